@@ -1,0 +1,7 @@
+"""Agents of the GLM-cutoff lending setting (Jiang, Jiang and Pacchiano 2021)."""
+
+from agents.lending.adaptive import Adaptive
+from agents.lending.base import CutoffAgent
+from agents.lending.greedy import Greedy
+
+__all__ = ["Adaptive", "CutoffAgent", "Greedy"]

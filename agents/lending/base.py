@@ -1,0 +1,71 @@
+"""What every cutoff-lending agent shares: the task's terms and the GLM fit."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+
+from agents.base import Agent
+from agents.lending.glm import GLMEstimator
+from osfb_gym.core.links import get_link
+from osfb_gym.core.validation import check_float
+
+
+class CutoffAgent(Agent):
+    """Approve an applicant when its score is positive; learn from revealed outcomes.
+
+    The score is ``mu(x . beta_hat) - c`` plus whatever exploration term
+    a subclass adds in :meth:`exploration`. ``beta_hat`` is refit on
+    every revealed example (the warm-start sample included) after each
+    batch, as the paper's learners do.
+    """
+
+    env_ids: ClassVar[tuple[str, ...]] = ("OneSidedLending-v0",)
+    l2: float
+
+    def reset(
+        self,
+        observation_space: gym.Space,
+        action_space: gym.Space,
+        *,
+        seed: int | None = None,
+        feedback: dict[str, Any] | None = None,
+    ) -> None:
+        """Read the cutoff and link from the reset feedback; fit the warm start."""
+        super().reset(observation_space, action_space, seed=seed, feedback=feedback)
+        if not feedback or "cutoff" not in feedback or "link" not in feedback:
+            raise ValueError(
+                f"{type(self).__name__}.reset needs feedback with the task's 'cutoff' and "
+                "'link' (the reset info['feedback'] of OneSidedLending), got "
+                f"{None if feedback is None else sorted(feedback)}"
+            )
+        check_float(self.l2, "l2", low=0.0, low_inclusive=False)
+        self.cutoff_ = float(feedback["cutoff"])
+        self.link_ = get_link(feedback["link"])
+        self.model_ = GLMEstimator(self.link_, observation_space.shape[-1], self.l2)
+        warm_x = feedback.get("X")
+        if warm_x is not None and len(warm_x):
+            self.model_.add(warm_x, feedback["y"])
+            self.model_.fit()
+        self.t_ = 0
+
+    def exploration(self, x: np.ndarray) -> np.ndarray | float:
+        """Term added to ``mu(x . beta_hat) - c`` before thresholding at 0."""
+        return 0.0
+
+    def act(self, observation: Any) -> np.ndarray:
+        """Approve the applicants whose score is positive."""
+        x = np.asarray(observation, dtype=float)
+        self.t_ += 1
+        score = self.model_.predict(x) - self.cutoff_ + self.exploration(x)
+        return (score > 0).astype(np.int8)
+
+    def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
+        """Add the revealed outcomes to the fit and refit."""
+        revealed = np.asarray(feedback["revealed"], dtype=bool)
+        if revealed.any():
+            x = np.asarray(observation, dtype=float)
+            self.model_.add(x[revealed], np.asarray(feedback["y"], dtype=float)[revealed])
+            self.model_.fit()

@@ -1,0 +1,39 @@
+"""Greedy: refit on the revealed outcomes, approve when the estimate beats the cutoff."""
+
+from __future__ import annotations
+
+from agents.lending.base import CutoffAgent
+
+
+class Greedy(CutoffAgent):
+    """The greedy one-sided learner (Jiang, Jiang and Pacchiano 2021, Section 5).
+
+    Fits ``beta_hat`` by ridge-regularised least squares (linear link) or
+    logistic regression (logistic link) on every outcome revealed so far,
+    the warm-start sample included, and approves exactly when
+    ``mu(x . beta_hat) > c``. It never explores: an applicant type it
+    underestimates is denied, never observed again, and never corrected
+    (Theorem 1), which the ``greedy_trap`` scenario demonstrates.
+
+    Parameters
+    ----------
+    l2
+        Ridge strength of the fit (``lambda``); keeps the logistic MLE
+        finite when the first labels are separable.
+
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> from osfb_gym.runner import run_episode
+    >>> trajectory = run_episode(gym.make("OneSidedLending-v0", horizon=20), Greedy(), seed=0)
+    >>> trajectory.rewards.shape
+    (20,)
+
+    References
+    ----------
+    Heinrich Jiang, Qijia Jiang, Aldo Pacchiano. Learning the Truth From
+    Only One Side of the Story. AISTATS 2021.
+    """
+
+    def __init__(self, l2: float = 1.0) -> None:
+        self.l2 = l2

@@ -1,0 +1,72 @@
+"""The one table of osfb-gym environment ids, and idempotent registration.
+
+Entry points are strings, so registering imports no environment module;
+``import osfb_gym`` calls :func:`register_all`, and
+``gym.make("osfb_gym:OneSidedLending-v0")`` works without that import
+(Gymnasium imports ``osfb_gym`` first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+
+
+@dataclass(frozen=True)
+class EnvEntry:
+    """One registered environment.
+
+    Attributes
+    ----------
+    id
+        The Gymnasium id, ``Name-vN``.
+    entry_point
+        ``"module:Class"``, imported only when the env is made.
+    family
+        The environment family (the paper's setting) the id belongs to.
+    kwargs
+        Defaults passed to the constructor (overridable in ``gym.make``).
+    max_episode_steps
+        Gymnasium's time limit; None where the env's own ``horizon`` rules.
+    """
+
+    id: str
+    entry_point: str
+    family: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    max_episode_steps: int | None = None
+
+
+ENVS: tuple[EnvEntry, ...] = (
+    EnvEntry(
+        id="OneSidedLending-v0",
+        entry_point="osfb_gym.envs.lending:OneSidedLendingEnv",
+        family="lending",
+    ),
+)
+
+
+def register_all() -> list[str]:
+    """Register every id not registered yet; return the ids of the table.
+
+    Examples
+    --------
+    >>> "OneSidedLending-v0" in register_all()
+    True
+    """
+    for entry in ENVS:
+        if entry.id not in gym.registry:
+            gym.register(
+                id=entry.id,
+                entry_point=entry.entry_point,
+                kwargs=dict(entry.kwargs),
+                max_episode_steps=entry.max_episode_steps,
+            )
+    return [entry.id for entry in ENVS]
+
+
+def env_ids(family: str | None = None) -> list[str]:
+    """Return the registered ids, optionally of one family."""
+    return [entry.id for entry in ENVS if family is None or entry.family == family]

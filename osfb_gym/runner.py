@@ -1,0 +1,198 @@
+"""The one loop that drives an agent in an environment, and evaluation over seeds.
+
+This module is the only place that reads ``info["oracle"]``: it feeds the
+episode metrics and the per-step loss, and hands the agent ``info`` with
+the oracle stripped (the agent's ``update`` receives the feedback alone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+
+from agents.base import Agent
+from osfb_gym.core.channels import FEEDBACK, ORACLE
+from osfb_gym.core.env import FeedbackEnv
+from osfb_gym.core.metrics import EpisodeMetrics
+from osfb_gym.core.seeding import spawn_seed
+from osfb_gym.core.validation import check_int
+
+AGENT_STREAM = 1
+
+
+@dataclass
+class Trajectory:
+    """What happened in one episode, step by step, and its summary.
+
+    Attributes
+    ----------
+    rewards
+        Reward of each step.
+    oracle_loss
+        The family's loss or regret term of each step (``oracle["loss"]``).
+    actions
+        Action of each step, stacked.
+    n_revealed
+        Number of outcomes each step revealed.
+    metrics
+        The family's episode metrics.
+    seed
+        The reset seed of the episode.
+    """
+
+    rewards: np.ndarray
+    oracle_loss: np.ndarray
+    actions: np.ndarray
+    n_revealed: np.ndarray
+    metrics: dict[str, float] = field(default_factory=dict)
+    seed: int | None = None
+
+    @property
+    def cumulative_loss(self) -> np.ndarray:
+        """``R_t``, the running sum of the oracle loss."""
+        return np.cumsum(self.oracle_loss)
+
+    @property
+    def average_loss(self) -> np.ndarray:
+        """``R_t / t``, the curve of the papers' figures."""
+        return self.cumulative_loss / np.arange(1, self.oracle_loss.size + 1)
+
+
+def _metrics_for(env: gym.Env) -> EpisodeMetrics:
+    unwrapped = env.unwrapped
+    if isinstance(unwrapped, FeedbackEnv):
+        return unwrapped.metrics_class()
+    return EpisodeMetrics()
+
+
+def run_episode(
+    env: gym.Env, agent: Agent, seed: int, *, max_steps: int | None = None
+) -> Trajectory:
+    """Run ``agent`` for one episode of ``env`` from ``reset(seed=seed)``.
+
+    The agent is reset with an independent seed derived from ``seed`` and
+    with the reset's ``info["feedback"]``; each step it acts on the
+    observation and then learns from ``(obs, action, reward, feedback)``.
+
+    Parameters
+    ----------
+    env
+        An osfb-gym environment (any wrappers allowed).
+    agent
+        The agent; it is reset here, so a fitted one starts afresh.
+    seed
+        Reset seed of the environment.
+    max_steps
+        Stop after this many steps even if the episode goes on.
+
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> from agents.lending import Greedy
+    >>> trajectory = run_episode(gym.make("OneSidedLending-v0", horizon=5), Greedy(), seed=1)
+    >>> len(trajectory.rewards), trajectory.metrics["steps"]
+    (5, 5.0)
+    """
+    check_int(seed, "seed", minimum=0)
+    if max_steps is not None:
+        check_int(max_steps, "max_steps", minimum=1)
+    obs, info = env.reset(seed=seed)
+    agent.reset(
+        env.observation_space,
+        env.action_space,
+        seed=spawn_seed(seed, AGENT_STREAM),
+        feedback=info.get(FEEDBACK),
+    )
+    metrics = _metrics_for(env)
+    rewards, losses, actions, revealed = [], [], [], []
+    while max_steps is None or len(rewards) < max_steps:
+        action = agent.act(obs)
+        next_obs, reward, terminated, truncated, info = env.step(action)
+        oracle = info[ORACLE]
+        feedback = info[FEEDBACK]
+        agent.update(obs, action, float(reward), feedback)
+        metrics.update(action, float(reward), feedback, oracle)
+        rewards.append(float(reward))
+        losses.append(float(oracle["loss"]))
+        actions.append(np.asarray(action))
+        revealed.append(int(np.count_nonzero(feedback["revealed"])))
+        obs = next_obs
+        if terminated or truncated:
+            break
+    return Trajectory(
+        rewards=np.asarray(rewards),
+        oracle_loss=np.asarray(losses),
+        actions=np.stack(actions) if actions else np.empty(0),
+        n_revealed=np.asarray(revealed),
+        metrics=metrics.get(),
+        seed=seed,
+    )
+
+
+EnvSource = str | gym.Env | Callable[[], gym.Env]
+
+
+def _make_env(env: EnvSource, env_kwargs: dict[str, Any] | None) -> gym.Env:
+    if isinstance(env, str):
+        return gym.make(env, **(env_kwargs or {}))
+    if env_kwargs:
+        raise ValueError("env_kwargs can only be given with an env id (a string)")
+    if isinstance(env, gym.Env):
+        return env
+    return env()
+
+
+def evaluate(
+    env: EnvSource,
+    agent: Agent,
+    seeds: Iterable[int],
+    *,
+    env_kwargs: dict[str, Any] | None = None,
+    return_trajectories: bool = False,
+) -> pd.DataFrame | tuple[pd.DataFrame, list[Trajectory]]:
+    """Run a fresh clone of ``agent`` for one episode per seed.
+
+    Parameters
+    ----------
+    env
+        An env id (made once with ``env_kwargs``), an env, or a factory.
+    agent
+        The agent; each seed gets ``agent.clone()``.
+    seeds
+        Reset seeds, one episode each.
+    env_kwargs
+        Keyword arguments for ``gym.make`` when ``env`` is an id.
+    return_trajectories
+        Also return the list of :class:`Trajectory`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per seed: ``seed``, ``agent`` and the episode metrics.
+
+    Examples
+    --------
+    >>> import osfb_gym
+    >>> from agents.lending import Greedy
+    >>> frame = evaluate("OneSidedLending-v0", Greedy(), seeds=[0, 1], env_kwargs={"horizon": 5})
+    >>> frame[["seed", "agent", "steps"]].to_dict("list")
+    {'seed': [0, 1], 'agent': ['Greedy', 'Greedy'], 'steps': [5.0, 5.0]}
+    """
+    environment = _make_env(env, env_kwargs)
+    rows, trajectories = [], []
+    try:
+        for seed in seeds:
+            trajectory = run_episode(environment, agent.clone(), seed)
+            rows.append({"seed": seed, "agent": type(agent).__name__, **trajectory.metrics})
+            if return_trajectories:
+                trajectories.append(trajectory)
+    finally:
+        if environment is not env:
+            environment.close()
+    frame = pd.DataFrame(rows)
+    return (frame, trajectories) if return_trajectories else frame
