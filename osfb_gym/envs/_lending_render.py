@@ -31,8 +31,8 @@ def render_rgb(
     the decisions, never the agent's model); otherwise the cumulative
     one-sided loss against t.
     """
-    from matplotlib.figure import Figure
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     figure = Figure(figsize=(8, 3.2), dpi=80)
     FigureCanvasAgg(figure)
@@ -49,7 +49,11 @@ def render_rgb(
     approved = action == 1
     left.scatter(index[approved], mu[approved], s=8, c="tab:green", label="approved")
     left.scatter(
-        index[~approved], mu[~approved], s=8, facecolors="none", edgecolors="tab:red",
+        index[~approved],
+        mu[~approved],
+        s=8,
+        facecolors="none",
+        edgecolors="tab:red",
         label="denied",
     )
     left.axhline(cutoff, color="black", lw=1, label="cutoff c")

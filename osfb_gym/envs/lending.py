@@ -105,7 +105,7 @@ class LendingWorld:
 
 
 def draw_gaussian_world(dim: int, beta_norm: float, rng: np.random.Generator) -> LendingWorld:
-    """A world with standard-normal features and ``beta*`` uniform on a sphere.
+    """Draw a world with standard-normal features and ``beta*`` uniform on a sphere.
 
     Features model standardised applicant attributes; ``||beta*|| = beta_norm``
     makes the score ``x . beta*`` exactly N(0, beta_norm^2).
@@ -123,7 +123,7 @@ def draw_trap_world(
     trap_probability: float,
     rng: np.random.Generator,
 ) -> LendingWorld:
-    """The construction of Theorem 1 (Jiang, Jiang and Pacchiano 2021).
+    """Draw the construction of Theorem 1 (Jiang, Jiang and Pacchiano 2021).
 
     With probability ``trap_probability`` an applicant is exactly ``v`` (a
     random direction of norm sqrt(dim)); every other applicant is Gaussian
@@ -253,23 +253,23 @@ class OneSidedLendingEnv(FeedbackEnv):
     Truncation after ``horizon`` steps. Synthetic streams never terminate.
 
     ## Arguments
-    | argument          | default      | meaning                                                    |
+    | argument          | default      | meaning |
     |-------------------|--------------|------------------------------------------------------------|
-    | ``link``          | "logistic"   | "linear" (OLS world) or "logistic" (Bernoulli outcomes)    |
-    | ``dim``           | 5            | number of features ``d``                                   |
-    | ``batch_size``    | 1            | applicants per step ``N`` (one application at a time)      |
-    | ``horizon``       | 2000         | steps per episode ``T``                                    |
-    | ``cutoff``        | None         | the cutoff ``c`` as a value                                |
-    | ``cutoff_quantile`` | None (0.7) | ``c`` at this quantile of ``mu`` (the paper's 50%/70%)     |
-    | ``warm_start``    | 20           | size ``K`` of the labelled warm-start sample               |
-    | ``noise_std``     | None (1.0)   | std of the Gaussian noise, ``link="linear"`` only          |
-    | ``beta_norm``     | 2.0          | ``||beta*||``, so scores are N(0, 4): a fair credit model  |
-    | ``scenario``      | "gaussian"   | "gaussian" or "greedy_trap" (Theorem 1)                    |
-    | ``tau``           | 0.1          | greedy trap: ``mu(v . beta*) = c + tau``                   |
-    | ``trap_probability`` | 0.1       | greedy trap: probability that an applicant is ``v``        |
-    | ``world_seed``    | None         | fix the world across resets                                |
-    | ``feedback``      | "one_sided"  | "one_sided" or "full"                                      |
-    | ``render_mode``   | None         | "ansi" or "rgb_array"                                      |
+    | ``link``          | "logistic"   | "linear" (OLS world) or "logistic" (Bernoulli outcomes) |
+    | ``dim``           | 5            | number of features ``d`` |
+    | ``batch_size``    | 1            | applicants per step ``N`` (one application at a time) |
+    | ``horizon``       | 2000         | steps per episode ``T`` |
+    | ``cutoff``        | None         | the cutoff ``c`` as a value |
+    | ``cutoff_quantile`` | None (0.7) | ``c`` at this quantile of ``mu`` (the paper's 50%/70%) |
+    | ``warm_start``    | 20           | size ``K`` of the labelled warm-start sample |
+    | ``noise_std``     | None (1.0)   | std of the Gaussian noise, ``link="linear"`` only |
+    | ``beta_norm``     | 2.0          | ``||beta*||``, so scores are N(0, 4): a fair credit model |
+    | ``scenario``      | "gaussian"   | "gaussian" or "greedy_trap" (Theorem 1) |
+    | ``tau``           | 0.1          | greedy trap: ``mu(v . beta*) = c + tau`` |
+    | ``trap_probability`` | 0.1       | greedy trap: probability that an applicant is ``v`` |
+    | ``world_seed``    | None         | fix the world across resets |
+    | ``feedback``      | "one_sided"  | "one_sided" or "full" |
+    | ``render_mode``   | None         | "ansi" or "rgb_array" |
 
     Give at most one of ``cutoff`` and ``cutoff_quantile``; with neither,
     the cutoff is the 70% quantile of ``mu`` (the lender approves the best
@@ -331,12 +331,18 @@ class OneSidedLendingEnv(FeedbackEnv):
         self.scenario = check_choice(scenario, "scenario", SCENARIOS)
         self.feedback_mode = check_choice(feedback, "feedback", FEEDBACK_MODES)
         self.world_seed = check_world_seed(world_seed)
-        self.render_mode = check_choice(render_mode, "render_mode", (None, *self.metadata["render_modes"]))
+        self.render_mode = check_choice(
+            render_mode, "render_mode", (None, *self.metadata["render_modes"])
+        )
         self.noise_std = self._check_noise_std(noise_std)
         self.cutoff = self._resolve_cutoff(cutoff, cutoff_quantile)
         self.tau = check_float(tau, "tau", low=0.0, low_inclusive=False)
         self.trap_probability = check_float(
-            trap_probability, "trap_probability", low=0.0, high=1.0, low_inclusive=False,
+            trap_probability,
+            "trap_probability",
+            low=0.0,
+            high=1.0,
+            low_inclusive=False,
             high_inclusive=False,
         )
         if self.scenario == "greedy_trap":
@@ -381,13 +387,21 @@ class OneSidedLendingEnv(FeedbackEnv):
         if cutoff is not None:
             if self.link.name == "logistic":
                 return check_float(
-                    cutoff, "cutoff", low=0.0, high=1.0, low_inclusive=False,
+                    cutoff,
+                    "cutoff",
+                    low=0.0,
+                    high=1.0,
+                    low_inclusive=False,
                     high_inclusive=False,
                 )
             return check_float(cutoff, "cutoff")
         quantile = DEFAULT_CUTOFF_QUANTILE if cutoff_quantile is None else cutoff_quantile
         quantile = check_float(
-            quantile, "cutoff_quantile", low=0.0, high=1.0, low_inclusive=False,
+            quantile,
+            "cutoff_quantile",
+            low=0.0,
+            high=1.0,
+            low_inclusive=False,
             high_inclusive=False,
         )
         return gaussian_score_cutoff(self.link, self.beta_norm, quantile)
@@ -396,8 +410,13 @@ class OneSidedLendingEnv(FeedbackEnv):
     def _draw_world(self, rng: np.random.Generator) -> LendingWorld:
         if self.scenario == "greedy_trap":
             return draw_trap_world(
-                self.dim, self.beta_norm, self.link, self.cutoff, self.tau,
-                self.trap_probability, rng,
+                self.dim,
+                self.beta_norm,
+                self.link,
+                self.cutoff,
+                self.tau,
+                self.trap_probability,
+                rng,
             )
         return draw_gaussian_world(self.dim, self.beta_norm, rng)
 

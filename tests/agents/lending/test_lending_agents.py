@@ -1,0 +1,120 @@
+"""The GLM fits behind the lending agents, and the agents' own behaviour."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression, Ridge
+
+import osfb_gym  # noqa: F401
+from agents.lending import Adaptive, Greedy
+from agents.lending.glm import GLMEstimator, fit_logistic_newton
+from osfb_gym.core.links import get_link
+from osfb_gym.runner import run_episode
+
+
+def data(n=200, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, d))
+    beta = rng.standard_normal(d)
+    y = (rng.random(n) < 1 / (1 + np.exp(-x @ beta))).astype(float)
+    return x, y
+
+
+def test_newton_matches_scikit_learn_logistic_regression():
+    x, y = data()
+    ours = fit_logistic_newton(x, y, l2=2.0)
+    reference = LogisticRegression(C=0.5, fit_intercept=False, tol=1e-12, max_iter=10_000)
+    np.testing.assert_allclose(ours, reference.fit(x, y).coef_[0], atol=1e-6)
+
+
+def test_newton_stays_finite_on_separable_data():
+    x = np.array([[1.0, 0.0], [-1.0, 0.0], [2.0, 1.0]])
+    beta = fit_logistic_newton(x, np.array([1.0, 0.0, 1.0]), l2=1e-3)
+    assert np.all(np.isfinite(beta))
+
+
+def test_linear_fit_matches_ridge_and_inverse_stays_exact():
+    x, _ = data()
+    y = x @ np.arange(4.0) + np.random.default_rng(1).standard_normal(len(x))
+    model = GLMEstimator(get_link("linear"), 4, l2=3.0)
+    for chunk in np.array_split(np.arange(len(x)), 7):
+        model.add(x[chunk], y[chunk])
+    reference = Ridge(alpha=3.0, fit_intercept=False).fit(x, y).coef_
+    np.testing.assert_allclose(model.fit(), reference, atol=1e-9)
+    np.testing.assert_allclose(model.A_inv, np.linalg.inv(model.A), atol=1e-12)
+    np.testing.assert_allclose(model.A, 3.0 * np.eye(4) + x.T @ x, atol=1e-9)
+
+
+def test_incremental_logistic_refits_equal_one_fit_on_everything():
+    x, y = data(n=300)
+    model = GLMEstimator(get_link("logistic"), 4, l2=1.0)
+    for chunk in np.array_split(np.arange(len(x)), 10):
+        model.add(x[chunk], y[chunk])
+        model.fit()
+    np.testing.assert_allclose(model.beta, fit_logistic_newton(x, y, 1.0), atol=1e-8)
+
+
+def test_adaptive_with_no_bonus_decides_exactly_like_greedy():
+    env = gym.make("OneSidedLending-v0", horizon=300, batch_size=2)
+    greedy = run_episode(env, Greedy(), seed=3)
+    no_bonus = run_episode(env, Adaptive(rho=0.0), seed=3)
+    np.testing.assert_array_equal(greedy.actions, no_bonus.actions)
+
+
+def test_bonus_makes_adaptive_approve_more_than_greedy():
+    env = gym.make("OneSidedLending-v0", horizon=300)
+    greedy = run_episode(env, Greedy(), seed=3).metrics["approval_rate"]
+    adaptive = run_episode(env, Adaptive(rho=1.0), seed=3).metrics["approval_rate"]
+    assert adaptive > greedy
+
+
+def test_theory_rho_runs_and_is_conservative():
+    env = gym.make("OneSidedLending-v0", horizon=50, link="linear")
+    agent = Adaptive(rho="theory", horizon=50)
+    trajectory = run_episode(env, agent, seed=0)
+    assert agent.rho_ > 1.0
+    assert trajectory.metrics["approval_rate"] > 0.9
+
+
+@pytest.mark.parametrize("link", ["linear", "logistic"])
+@pytest.mark.parametrize("cls", [Greedy, Adaptive])
+def test_agents_learn_beyond_trivial_policies(link, cls):
+    """Both beat approving everyone and approving no one, on a seeded world."""
+    env = gym.make("OneSidedLending-v0", link=link, horizon=500)
+    learned = run_episode(env, cls(), seed=5).metrics["cumulative_loss"]
+
+    class Constant(Greedy):
+        def __init__(self, value: int = 1) -> None:
+            self.value = value
+            self.l2 = 1.0
+
+        def act(self, observation):
+            return np.full(len(observation), self.value, dtype=np.int8)
+
+    for value in (0, 1):
+        trivial = run_episode(env, Constant(value), seed=5).metrics["cumulative_loss"]
+        assert learned < trivial / 3
+
+
+@pytest.mark.parametrize(
+    ("agent", "name"),
+    [
+        (Adaptive(rho=-1.0), "rho"),
+        (Adaptive(rho="big"), "rho"),
+        (Greedy(l2=0.0), "l2"),
+        (Adaptive(rho="theory", delta=2.0), "delta"),
+    ],
+)
+def test_bad_hyperparameters_name_themselves(agent, name):
+    env = gym.make("OneSidedLending-v0")
+    _, info = env.reset(seed=0)
+    with pytest.raises(ValueError, match=name):
+        agent.reset(env.observation_space, env.action_space, seed=0, feedback=info["feedback"])
+
+
+def test_reset_without_the_task_terms_is_a_clear_error():
+    env = gym.make("OneSidedLending-v0")
+    with pytest.raises(ValueError, match="cutoff"):
+        Greedy().reset(env.observation_space, env.action_space, seed=0, feedback={})
