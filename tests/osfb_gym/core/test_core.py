@@ -28,7 +28,7 @@ def test_links_are_increasing_and_invertible(a, b):
         link = get_link(name)
         lo, hi = min(a, b), max(a, b)
         assert link.mean(lo) <= link.mean(hi)
-        assert 0 < link.derivative(a) <= link.lipschitz
+        assert 0 < link.derivative(a) <= link.lipschitz * (1 + 1e-12)
         if name == "linear" or abs(a) < 15:  # beyond, 1 - mu(a) has too few bits left
             assert link.inverse(link.mean(a)) == pytest.approx(a, abs=1e-6)
 
