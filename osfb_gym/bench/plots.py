@@ -1,0 +1,44 @@
+"""PNG plots of benchmark results, as in the papers' figures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+def plot_average_loss(
+    curves: dict[tuple[str, str], np.ndarray], path: str | Path, *, title: str = ""
+) -> Path:
+    """Plot average loss ``R_t / t`` against ``t``: one panel per setting, bands over seeds.
+
+    ``curves`` maps ``(setting, agent)`` to an array of shape ``(seeds, T)``;
+    the line is the mean over seeds and the band one standard error.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    settings = list(dict.fromkeys(setting for setting, _ in curves))
+    figure = Figure(figsize=(5 * len(settings), 3.6), dpi=100)
+    FigureCanvasAgg(figure)
+    axes = np.atleast_1d(figure.subplots(1, len(settings), squeeze=False)[0])
+    for axis, setting in zip(axes, settings, strict=True):
+        for (label, agent), runs in curves.items():
+            if label != setting:
+                continue
+            t = np.arange(1, runs.shape[1] + 1)
+            mean = runs.mean(axis=0)
+            error = runs.std(axis=0, ddof=1) / np.sqrt(len(runs)) if len(runs) > 1 else 0 * mean
+            axis.plot(t, mean, label=agent)
+            axis.fill_between(t, mean - error, mean + error, alpha=0.25)
+        axis.set_xscale("log")
+        axis.set_xlabel("t")
+        axis.set_ylabel("average one-sided loss R_t / t")
+        axis.set_title(setting, fontsize=10)
+        axis.legend()
+    if title:
+        figure.suptitle(title)
+    figure.tight_layout()
+    path = Path(path)
+    figure.savefig(path)
+    return path

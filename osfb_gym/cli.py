@@ -1,0 +1,79 @@
+"""The ``osfb-bench`` command.
+
+Examples
+--------
+``osfb-bench run quick`` runs the main job and prints its table;
+``osfb-bench list`` shows the suites, env ids and agents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import osfb_gym  # noqa: F401  (registers the ids)
+from envs_registry import ENVS
+from osfb_gym.bench import SUITES, get_suite, run_suite
+from osfb_gym.core.validation import check_int
+
+
+def _positive_int(text: str) -> int:
+    try:
+        return check_int(int(text), "value", minimum=1)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from error
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of ``osfb-bench``."""
+    parser = argparse.ArgumentParser(
+        prog="osfb-bench", description="Benchmark agents under one-sided feedback."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run a built-in suite")
+    run.add_argument("suite", choices=sorted(SUITES), help="suite name")
+    run.add_argument("--out", default=None, help="output directory (default osfb-results/SUITE)")
+    run.add_argument("--seeds", type=_positive_int, default=None, help="number of seeds")
+    run.add_argument("--horizon", type=_positive_int, default=None, help="override T of every env")
+    run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    commands.add_parser("list", help="list suites, environments and agents")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``osfb-bench``; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    if args.command == "list":
+        print("suites:")
+        for suite in SUITES.values():
+            print(f"  {suite.name:12s} {suite.description}")
+        print("environments:")
+        for entry in ENVS:
+            print(f"  {entry.id:24s} family={entry.family}")
+        print("agents:")
+        agents = {
+            getattr(factory, "__name__", repr(factory)): cell.env_id
+            for suite in SUITES.values()
+            for cell in suite.cells
+            for factory in cell.agents
+        }
+        for name, env_id in agents.items():
+            print(f"  {name:12s} {env_id}")
+        return 0
+
+    suite = get_suite(args.suite)
+    seeds = None if args.seeds is None else tuple(range(args.seeds))
+    overrides = None if args.horizon is None else {"horizon": args.horizon}
+    out = args.out or f"osfb-results/{suite.name}"
+    result = run_suite(
+        suite, out, seeds=seeds, env_overrides=overrides, progress=not args.no_progress
+    )
+    print(f"\n{suite.description}\n")
+    print(result.table)
+    print("\nwritten: " + ", ".join(str(path) for path in result.files))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

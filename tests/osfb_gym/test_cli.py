@@ -1,0 +1,60 @@
+"""The osfb-bench command, run for real with tiny sizes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from osfb_gym.cli import main
+
+
+def test_quick_suite_writes_results_table_and_plot(tmp_path, capsys):
+    assert (
+        main(
+            [
+                "run",
+                "quick",
+                "--seeds",
+                "2",
+                "--horizon",
+                "30",
+                "--out",
+                str(tmp_path),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert "| setting" in printed and "Adaptive" in printed and "Greedy" in printed
+    results = pd.read_csv(tmp_path / "results.csv")
+    assert len(results) == 2 * 2 * 2  # settings x agents x seeds
+    assert set(results["steps"]) == {30.0}
+    assert (tmp_path / "table.md").read_text().startswith("# osfb-bench quick")
+    assert (tmp_path / "average_loss.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_list_names_suites_envs_and_agents(capsys):
+    assert main(["list"]) == 0
+    printed = capsys.readouterr().out
+    assert "quick" in printed and "OneSidedLending-v0" in printed and "Adaptive" in printed
+
+
+@pytest.mark.parametrize(
+    "argv", [["run", "nope"], ["run", "quick", "--seeds", "0"], ["run", "quick", "--horizon", "x"]]
+)
+def test_bad_arguments_exit_with_a_message(argv, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert "osfb-bench" in capsys.readouterr().err
+
+
+def test_console_script_is_installed():
+    done = subprocess.run(
+        [sys.executable, "-m", "osfb_gym.cli", "list"], capture_output=True, text=True, check=True
+    )
+    assert "OneSidedLending-v0" in done.stdout
