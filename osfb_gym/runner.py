@@ -109,7 +109,10 @@ def run_episode(
         feedback=info.get(FEEDBACK),
     )
     metrics = _metrics_for(env)
-    rewards, losses, actions, revealed = [], [], [], []
+    rewards: list[float] = []
+    losses: list[float] = []
+    actions: list[np.ndarray] = []
+    revealed: list[int] = []
     while max_steps is None or len(rewards) < max_steps:
         action = agent.act(obs)
         next_obs, reward, terminated, truncated, info = env.step(action)

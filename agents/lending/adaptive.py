@@ -165,9 +165,11 @@ class Adaptive(CutoffAgent):
             noise = 0.5 if logistic else 1.0
         bound = feature_bound * self.beta_bound
         eta = float(self.link_.derivative(bound))
+        dim = self.model_.dim
+        batch_size = int(np.prod(observation_space.shape or (1,))) // dim
         return dict(
-            dim=observation_space.shape[-1],
-            batch_size=observation_space.shape[0],
+            dim=dim,
+            batch_size=batch_size,
             horizon=self.horizon,
             delta=self.delta,
             lipschitz=self.link_.lipschitz,

@@ -44,7 +44,12 @@ class CutoffAgent(Agent):
         check_float(self.l2, "l2", low=0.0, low_inclusive=False)
         self.cutoff_ = float(feedback["cutoff"])
         self.link_ = get_link(feedback["link"])
-        self.model_ = GLMEstimator(self.link_, observation_space.shape[-1], self.l2)
+        shape = observation_space.shape
+        if shape is None or len(shape) != 2:
+            raise ValueError(
+                f"{type(self).__name__} needs a (batch, features) observation space, got {shape}"
+            )
+        self.model_ = GLMEstimator(self.link_, shape[1], self.l2)
         warm_x = feedback.get("X")
         if warm_x is not None and len(warm_x):
             self.model_.add(warm_x, feedback["y"])

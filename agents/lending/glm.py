@@ -78,7 +78,7 @@ class GLMEstimator:
         self.A = l2 * np.eye(dim)
         self.A_inv = np.eye(dim) / l2
         self.xty = np.zeros(dim)
-        self.beta = np.zeros(dim)
+        self.beta: np.ndarray = np.zeros(dim)
         self._x = np.empty((64, dim))
         self._y = np.empty(64)
         self.n = 0
