@@ -23,7 +23,9 @@ class Agent:
     Subclasses declare hyperparameters as keyword arguments of ``__init__``,
     store each unchanged under its own name, and implement :meth:`act`
     (and :meth:`update` if they learn). ``env_ids`` lists the environments
-    the agent is made for.
+    the agent is made for. A shared base class that is not meant to be
+    used itself sets ``abstract = True`` in its own body, so the generic
+    test suite skips it.
 
     Examples
     --------
@@ -40,6 +42,7 @@ class Agent:
     """
 
     env_ids: ClassVar[tuple[str, ...]] = ()
+    abstract: ClassVar[bool] = True  # concrete agents leave this out of their class body
 
     # ------------------------------------------------------------------ contract
     def reset(

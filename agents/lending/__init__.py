@@ -2,6 +2,22 @@
 
 from agents.lending.adaptive import Adaptive
 from agents.lending.base import CutoffAgent
+from agents.lending.exploration import (
+    EpsilonGreedy,
+    Margin,
+    Noise,
+    OneSidedEpsilonGreedy,
+    OneSidedNoise,
+)
 from agents.lending.greedy import Greedy
 
-__all__ = ["Adaptive", "CutoffAgent", "Greedy"]
+__all__ = [
+    "Adaptive",
+    "CutoffAgent",
+    "EpsilonGreedy",
+    "Greedy",
+    "Margin",
+    "Noise",
+    "OneSidedEpsilonGreedy",
+    "OneSidedNoise",
+]

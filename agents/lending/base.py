@@ -23,6 +23,7 @@ class CutoffAgent(Agent):
     """
 
     env_ids: ClassVar[tuple[str, ...]] = ("OneSidedLending-v0",)
+    abstract = True
     l2: float
 
     def reset(

@@ -27,8 +27,9 @@ def discover() -> list[type[Agent]]:
     while stack:
         cls = stack.pop()
         stack.extend(cls.__subclasses__())
-        # a class that declares its own __init__ is concrete; shared bases are not
-        if "__init__" in cls.__dict__ and cls.__module__.startswith("agents."):
+        # shared bases say so (abstract = True in their own body) or are private
+        concrete = not cls.__dict__.get("abstract", False) and not cls.__name__.startswith("_")
+        if concrete and cls.__module__.startswith("agents."):
             found.append(cls)
     return sorted(set(found), key=lambda cls: cls.__qualname__)
 
@@ -39,7 +40,8 @@ PAIRS = [(cls, env_id) for cls in AGENTS for env_id in cls.env_ids]
 
 def test_discovery_finds_the_known_agents():
     names = {cls.__name__ for cls in AGENTS}
-    assert {"Greedy", "Adaptive"} <= names
+    assert {"Greedy", "Adaptive", "EpsilonGreedy", "Margin"} <= names
+    assert "CutoffAgent" not in names
 
 
 @pytest.mark.parametrize("cls", AGENTS, ids=lambda cls: cls.__name__)

@@ -1,0 +1,118 @@
+"""The exploration baselines of Section 8: greedy plus a decaying perturbation.
+
+Each adds a term to greedy's score ``mu(x . beta_hat) - c`` that decays as
+``alpha / sqrt(t)`` (t the round), and approves where the sum is positive.
+The paper tunes ``alpha`` over a grid of powers of two for each dataset and
+cutoff; the default 1 is the middle of that grid, not a tuned value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.lending.base import CutoffAgent
+from osfb_gym.core.validation import check_float
+
+
+class _DecayingExploration(CutoffAgent):
+    alpha: float
+
+    def __init__(self, alpha: float = 1.0, l2: float = 1.0) -> None:
+        self.alpha = alpha
+        self.l2 = l2
+
+    def _scale(self) -> float:
+        return check_float(self.alpha, "alpha", low=0.0) / np.sqrt(self.t_)
+
+
+class EpsilonGreedy(_DecayingExploration):
+    """Greedy, but each decision is a fair coin with probability ``alpha / sqrt(t)``.
+
+    Parameters
+    ----------
+    alpha
+        Exploration scale; the probability is capped at 1.
+    l2
+        Ridge strength of the fit.
+
+    References
+    ----------
+    Sutton and Barto (2018), as the epsilon-greedy baseline of Jiang, Jiang
+    and Pacchiano (2021), Section 8.
+    """
+
+    def exploration(self, x: np.ndarray) -> np.ndarray:
+        """Return +inf/-inf (approve/deny) where a coin decides, 0 elsewhere."""
+        explore = self.rng_.random(len(x)) < self._scale()
+        coin = self.rng_.random(len(x)) < 0.5
+        return np.where(explore, np.where(coin, np.inf, -np.inf), 0.0)
+
+
+class OneSidedEpsilonGreedy(_DecayingExploration):
+    """Greedy, but approve anyway with probability ``alpha / sqrt(t)``.
+
+    The apple-tasting idea (Helmbold et al. 2000) in the lending setting:
+    exploration only ever approves, since only approvals reveal anything.
+
+    Parameters
+    ----------
+    alpha
+        Exploration scale; the probability is capped at 1.
+    l2
+        Ridge strength of the fit.
+    """
+
+    def exploration(self, x: np.ndarray) -> np.ndarray:
+        """Return +inf (approve) where the coin says explore, 0 elsewhere."""
+        return np.where(self.rng_.random(len(x)) < self._scale(), np.inf, 0.0)
+
+
+class Noise(_DecayingExploration):
+    """Greedy on a score perturbed by ``alpha * u / sqrt(t)``, ``u ~ U[-1/2, 1/2]``.
+
+    Parameters
+    ----------
+    alpha
+        Noise scale.
+    l2
+        Ridge strength of the fit.
+    """
+
+    def exploration(self, x: np.ndarray) -> np.ndarray:
+        """Return the symmetric perturbation of each score."""
+        return self._scale() * self.rng_.uniform(-0.5, 0.5, len(x))
+
+
+class OneSidedNoise(_DecayingExploration):
+    """Greedy on a score raised by ``alpha * u / sqrt(t)``, ``u ~ U[0, 1]``.
+
+    Parameters
+    ----------
+    alpha
+        Noise scale.
+    l2
+        Ridge strength of the fit.
+    """
+
+    def exploration(self, x: np.ndarray) -> np.ndarray:
+        """Return the upward perturbation of each score."""
+        return self._scale() * self.rng_.uniform(0.0, 1.0, len(x))
+
+
+class Margin(_DecayingExploration):
+    """Greedy on a score raised by ``alpha / sqrt(t)`` for every applicant.
+
+    A non-adaptive version of :class:`~agents.lending.Adaptive`: the same
+    optimism for everyone, however much is known about them.
+
+    Parameters
+    ----------
+    alpha
+        Margin scale.
+    l2
+        Ridge strength of the fit.
+    """
+
+    def exploration(self, x: np.ndarray) -> float:
+        """Return the margin, the same for every applicant."""
+        return self._scale()
