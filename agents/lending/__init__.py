@@ -1,6 +1,7 @@
 """Agents of the GLM-cutoff lending setting (Jiang, Jiang and Pacchiano 2021)."""
 
 from agents.lending.adaptive import Adaptive
+from agents.lending.bandits import LinUCB, ThompsonSampling
 from agents.lending.base import CutoffAgent
 from agents.lending.exploration import (
     EpsilonGreedy,
@@ -16,8 +17,10 @@ __all__ = [
     "CutoffAgent",
     "EpsilonGreedy",
     "Greedy",
+    "LinUCB",
     "Margin",
     "Noise",
     "OneSidedEpsilonGreedy",
     "OneSidedNoise",
+    "ThompsonSampling",
 ]
