@@ -78,12 +78,14 @@ class Noise(_DecayingExploration):
         Ridge strength of the fit.
     """
 
+    support: tuple[float, float] = (-0.5, 0.5)
+
     def exploration(self, x: np.ndarray) -> np.ndarray:
-        """Return the symmetric perturbation of each score."""
-        return self._scale() * self.rng_.uniform(-0.5, 0.5, len(x))
+        """Return ``alpha * u / sqrt(t)`` for each applicant, ``u`` uniform on ``support``."""
+        return self._scale() * self.rng_.uniform(*self.support, len(x))
 
 
-class OneSidedNoise(_DecayingExploration):
+class OneSidedNoise(Noise):
     """Greedy on a score raised by ``alpha * u / sqrt(t)``, ``u ~ U[0, 1]``.
 
     Parameters
@@ -94,9 +96,7 @@ class OneSidedNoise(_DecayingExploration):
         Ridge strength of the fit.
     """
 
-    def exploration(self, x: np.ndarray) -> np.ndarray:
-        """Return the upward perturbation of each score."""
-        return self._scale() * self.rng_.uniform(0.0, 1.0, len(x))
+    support = (0.0, 1.0)
 
 
 class Margin(_DecayingExploration):
