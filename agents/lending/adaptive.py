@@ -149,7 +149,7 @@ class Adaptive(CutoffAgent):
         super().reset(observation_space, action_space, seed=seed, feedback=feedback)
         self.rho_ = 0.0 if isinstance(self.rho, str) else float(self.rho)
         if self.rho == "theory":
-            self._theory = self._theory_constants(observation_space, feedback or {})
+            self.theory_constants_ = self._theory_constants(observation_space, feedback or {})
 
     def _theory_constants(self, observation_space: gym.Space, feedback: dict) -> dict:
         check_float(
@@ -185,5 +185,5 @@ class Adaptive(CutoffAgent):
     def exploration(self, x: np.ndarray) -> np.ndarray:
         """Return the bonus ``rho_t * sqrt(x^T A^{-1} x)``."""
         if self.rho == "theory":
-            self.rho_ = theory_rho(self.t_, **self._theory)
+            self.rho_ = theory_rho(self.t_, **self.theory_constants_)
         return self.rho_ * self.model_.widths(x)

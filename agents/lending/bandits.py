@@ -67,19 +67,24 @@ class LinUCB(CutoffAgent):
         self.beta_bound = beta_bound
         self.noise_scale = noise_scale
 
+    def _check_params(self) -> None:
+        super()._check_params()
+        check_float(self.alpha, "alpha", low=0.0)
+        check_float(self.delta, "delta", low=0.0, high=1.0, low_inclusive=False)
+        check_float(self.beta_bound, "beta_bound", low=0.0)
+        if self.noise_scale is not None:
+            check_float(self.noise_scale, "noise_scale", low=0.0)
+
     def confidence_width(self) -> float:
         """Return ``alpha * w_t`` for the data revealed so far."""
-        alpha = check_float(self.alpha, "alpha", low=0.0)
-        delta = check_float(self.delta, "delta", low=0.0, high=1.0, low_inclusive=False)
         sigma = self.noise_scale
         if sigma is None:
             sigma = 1.0 if self.link_.name == "linear" else 0.5
         model = self.model_
-        norms = np.linalg.norm(model.X, axis=1) if model.n else np.ones(1)
-        bound = float(norms.max())
+        bound = model.max_norm if model.n else 1.0
         log_det = model.dim * np.log1p(model.n * bound**2 / (model.dim * model.l2))
-        width = sigma * np.sqrt(log_det + 2.0 * np.log(1.0 / delta))
-        return alpha * (width + np.sqrt(model.l2) * self.beta_bound)
+        width = sigma * np.sqrt(log_det + 2.0 * np.log(1.0 / self.delta))
+        return self.alpha * (width + np.sqrt(model.l2) * self.beta_bound)
 
     def exploration(self, x: np.ndarray) -> np.ndarray:
         """Return the optimism ``L * alpha * w_t * sqrt(x^T A^{-1} x)``."""
@@ -112,6 +117,10 @@ class ThompsonSampling(CutoffAgent):
         self.nu = nu
         self.l2 = l2
 
+    def _check_params(self) -> None:
+        super()._check_params()
+        check_float(self.nu, "nu", low=0.0)
+
     def _hessian(self) -> np.ndarray:
         model = self.model_
         if model.link.name == "linear":
@@ -121,10 +130,9 @@ class ThompsonSampling(CutoffAgent):
 
     def exploration(self, x: np.ndarray) -> np.ndarray:
         """Return ``mu(x . beta_sample) - mu(x . beta_hat)``."""
-        nu = check_float(self.nu, "nu", low=0.0)
         lower = cholesky(self._hessian(), lower=True)
         # with H = L L^T, L^{-T} z ~ N(0, H^{-1}) for z ~ N(0, I)
         z = self.rng_.standard_normal(self.model_.dim)
-        draw = self.model_.beta + nu * solve_triangular(lower.T, z, lower=False)
+        draw = self.model_.beta + self.nu * solve_triangular(lower.T, z, lower=False)
         sample = np.asarray(self.link_.mean(x @ draw), dtype=float)
         return sample - self.model_.predict(x)

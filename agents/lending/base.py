@@ -42,7 +42,7 @@ class CutoffAgent(Agent):
                 "'link' (the reset info['feedback'] of OneSidedLending), got "
                 f"{None if feedback is None else sorted(feedback)}"
             )
-        check_float(self.l2, "l2", low=0.0, low_inclusive=False)
+        self._check_params()
         self.cutoff_ = float(feedback["cutoff"])
         self.link_ = get_link(feedback["link"])
         shape = observation_space.shape
@@ -56,6 +56,10 @@ class CutoffAgent(Agent):
             self.model_.add(warm_x, feedback["y"])
             self.model_.fit()
         self.t_ = 0
+
+    def _check_params(self) -> None:
+        """Validate hyperparameters once per episode (subclasses extend it)."""
+        check_float(self.l2, "l2", low=0.0, low_inclusive=False)
 
     def exploration(self, x: np.ndarray) -> np.ndarray | float:
         """Term added to ``mu(x . beta_hat) - c`` before thresholding at 0."""

@@ -21,8 +21,12 @@ class _DecayingExploration(CutoffAgent):
         self.alpha = alpha
         self.l2 = l2
 
+    def _check_params(self) -> None:
+        super()._check_params()
+        check_float(self.alpha, "alpha", low=0.0)
+
     def _scale(self) -> float:
-        return check_float(self.alpha, "alpha", low=0.0) / np.sqrt(self.t_)
+        return self.alpha / np.sqrt(self.t_)
 
 
 class EpsilonGreedy(_DecayingExploration):

@@ -82,6 +82,7 @@ class GLMEstimator:
         self._x = np.empty((64, dim))
         self._y = np.empty(64)
         self.n = 0
+        self.max_norm = 0.0
 
     @property
     def X(self) -> np.ndarray:
@@ -104,6 +105,8 @@ class GLMEstimator:
         self._x[self.n : self.n + len(x)] = x
         self._y[self.n : self.n + len(x)] = y
         self.n += len(x)
+        if len(x):
+            self.max_norm = max(self.max_norm, float(np.linalg.norm(x, axis=1).max()))
         self.A += x.T @ x
         self.xty += x.T @ y
         for row in x:

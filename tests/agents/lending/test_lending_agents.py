@@ -130,6 +130,9 @@ def test_agents_learn_beyond_trivial_policies(link, cls):
         (Adaptive(rho="big"), "rho"),
         (Greedy(l2=0.0), "l2"),
         (Adaptive(rho="theory", delta=2.0), "delta"),
+        (EpsilonGreedy(alpha=-1.0), "alpha"),
+        (LinUCB(delta=2.0), "delta"),
+        (ThompsonSampling(nu=-1.0), "nu"),
     ],
 )
 def test_bad_hyperparameters_name_themselves(agent, name):
