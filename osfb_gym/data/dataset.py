@@ -115,7 +115,9 @@ def from_arrays(
     if task == "binary":
         classes = np.unique(y)
         if not np.isin(classes, (0.0, 1.0)).all():
-            raise ValueError(f"y must be 0/1 for task='binary', found values {classes[:5].tolist()}")
+            raise ValueError(
+                f"y must be 0/1 for task='binary', found values {classes[:5].tolist()}"
+            )
         if len(classes) < 2:
             raise ValueError(
                 f"y must hold two classes for task='binary', found only {classes.tolist()}"
