@@ -1,6 +1,22 @@
-"""Tabular data sources: named datasets, a user's own files, synthetic generators."""
+"""Tabular data sources: named datasets, a user's own files, synthetic generators.
+
+``load(name)`` returns a frozen record for a named dataset (see
+``list_datasets()``), searching ``data_home``, ``$OSFB_DATA`` and the
+download cache, and downloading the original files when allowed.
+"""
 
 from osfb_gym.data.dataset import Dataset, from_arrays
+from osfb_gym.data.fico import FicoTables
 from osfb_gym.data.registry import list_datasets, load
+from osfb_gym.data.sources import DatasetNotFoundError
+from osfb_gym.data.text import TextDataset
 
-__all__ = ["Dataset", "from_arrays", "list_datasets", "load"]
+__all__ = [
+    "Dataset",
+    "DatasetNotFoundError",
+    "FicoTables",
+    "TextDataset",
+    "from_arrays",
+    "list_datasets",
+    "load",
+]

