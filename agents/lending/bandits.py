@@ -38,6 +38,9 @@ class LinUCB(CutoffAgent):
         its baselines.
     l2
         Ridge strength ``lambda``.
+    solver
+        ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
+        (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
     delta
         Confidence level.
     beta_bound
@@ -60,7 +63,9 @@ class LinUCB(CutoffAgent):
         delta: float = 0.1,
         beta_bound: float = 5.0,
         noise_scale: float | None = None,
+        solver: str = "incremental",
     ) -> None:
+        self.solver = solver
         self.alpha = alpha
         self.l2 = l2
         self.delta = delta
@@ -105,6 +110,9 @@ class ThompsonSampling(CutoffAgent):
         Posterior inflation (1: the Laplace posterior itself).
     l2
         Ridge strength ``lambda``, the prior precision.
+    solver
+        ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
+        (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
 
     References
     ----------
@@ -113,24 +121,18 @@ class ThompsonSampling(CutoffAgent):
     Evaluation of Thompson Sampling. NeurIPS 2011.
     """
 
-    def __init__(self, nu: float = 1.0, l2: float = 1.0) -> None:
+    def __init__(self, nu: float = 1.0, l2: float = 1.0, solver: str = "incremental") -> None:
         self.nu = nu
         self.l2 = l2
+        self.solver = solver
 
     def _check_params(self) -> None:
         super()._check_params()
         check_float(self.nu, "nu", low=0.0)
 
-    def _hessian(self) -> np.ndarray:
-        model = self.model_
-        if model.link.name == "linear":
-            return model.A
-        weights = np.asarray(model.link.derivative(model.X @ model.beta))
-        return (model.X * weights[:, None]).T @ model.X + model.l2 * np.eye(model.dim)
-
     def exploration(self, x: np.ndarray) -> np.ndarray:
         """Return ``mu(x . beta_sample) - mu(x . beta_hat)``."""
-        lower = cholesky(self._hessian(), lower=True)
+        lower = cholesky(self.model_.hessian(), lower=True)
         # with H = L L^T, L^{-T} z ~ N(0, H^{-1}) for z ~ N(0, I)
         z = self.rng_.standard_normal(self.model_.dim)
         draw = self.model_.beta + self.nu * solve_triangular(lower.T, z, lower=False)

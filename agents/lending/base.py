@@ -8,23 +8,26 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent
-from agents.lending.glm import GLMEstimator
+from agents.lending.glm import SOLVERS, GLMEstimator
 from osfb_gym.core.links import get_link
-from osfb_gym.core.validation import check_float
+from osfb_gym.core.validation import check_choice, check_float
 
 
 class CutoffAgent(Agent):
     """Approve an applicant when its score is positive; learn from revealed outcomes.
 
-    The score is ``mu(x . beta_hat) - c`` plus whatever exploration term
-    a subclass adds in :meth:`exploration`. ``beta_hat`` is refit on
-    every revealed example (the warm-start sample included) after each
-    batch, as the paper's learners do.
+    The score is ``mu(x . beta_) - c`` plus whatever exploration term
+    a subclass adds in :meth:`exploration`. The estimate ``beta_hat`` is
+    refit on every revealed example (the warm-start sample included) after
+    each batch, as the paper's learners do; ``beta_`` is the parameter
+    decisions use, ``beta_hat`` itself unless :meth:`decision_beta` says
+    otherwise (Adaptive's projection step).
     """
 
     env_ids: ClassVar[tuple[str, ...]] = ("OneSidedLending-v0",)
     abstract = True
     l2: float
+    solver: str
 
     def reset(
         self,
@@ -50,16 +53,22 @@ class CutoffAgent(Agent):
             raise ValueError(
                 f"{type(self).__name__} needs a (batch, features) observation space, got {shape}"
             )
-        self.model_ = GLMEstimator(self.link_, shape[1], self.l2)
+        self.model_ = GLMEstimator(self.link_, shape[1], self.l2, self.solver)
         warm_x = feedback.get("X")
         if warm_x is not None and len(warm_x):
             self.model_.add(warm_x, feedback["y"])
             self.model_.fit()
+        self.beta_ = self.decision_beta()
         self.t_ = 0
 
     def _check_params(self) -> None:
         """Validate hyperparameters once per episode (subclasses extend it)."""
         check_float(self.l2, "l2", low=0.0, low_inclusive=False)
+        check_choice(self.solver, "solver", SOLVERS)
+
+    def decision_beta(self) -> np.ndarray:
+        """Return the parameter decisions use after a fit (default: the estimate itself)."""
+        return self.model_.beta
 
     def exploration(self, x: np.ndarray) -> np.ndarray | float:
         """Term added to ``mu(x . beta_hat) - c`` before thresholding at 0."""
@@ -69,7 +78,8 @@ class CutoffAgent(Agent):
         """Approve the applicants whose score is positive."""
         x = np.asarray(observation, dtype=float)
         self.t_ += 1
-        score = self.model_.predict(x) - self.cutoff_ + self.exploration(x)
+        mu = np.asarray(self.link_.mean(x @ self.beta_), dtype=float)
+        score = mu - self.cutoff_ + self.exploration(x)
         return (score > 0).astype(np.int8)
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
@@ -79,3 +89,4 @@ class CutoffAgent(Agent):
             x = np.asarray(observation, dtype=float)
             self.model_.add(x[revealed], np.asarray(feedback["y"], dtype=float)[revealed])
             self.model_.fit()
+            self.beta_ = self.decision_beta()

@@ -17,9 +17,10 @@ from osfb_gym.core.validation import check_float
 class _DecayingExploration(CutoffAgent):
     alpha: float
 
-    def __init__(self, alpha: float = 1.0, l2: float = 1.0) -> None:
+    def __init__(self, alpha: float = 1.0, l2: float = 1.0, solver: str = "incremental") -> None:
         self.alpha = alpha
         self.l2 = l2
+        self.solver = solver
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -38,6 +39,9 @@ class EpsilonGreedy(_DecayingExploration):
         Exploration scale; the probability is capped at 1.
     l2
         Ridge strength of the fit.
+    solver
+        ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
+        (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
 
     References
     ----------
@@ -64,6 +68,9 @@ class OneSidedEpsilonGreedy(_DecayingExploration):
         Exploration scale; the probability is capped at 1.
     l2
         Ridge strength of the fit.
+    solver
+        ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
+        (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
     """
 
     def exploration(self, x: np.ndarray) -> np.ndarray:
@@ -80,6 +87,9 @@ class Noise(_DecayingExploration):
         Noise scale.
     l2
         Ridge strength of the fit.
+    solver
+        ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
+        (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
     """
 
     support: tuple[float, float] = (-0.5, 0.5)
@@ -98,6 +108,9 @@ class OneSidedNoise(Noise):
         Noise scale.
     l2
         Ridge strength of the fit.
+    solver
+        ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
+        (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
     """
 
     support = (0.0, 1.0)
@@ -115,6 +128,9 @@ class Margin(_DecayingExploration):
         Margin scale.
     l2
         Ridge strength of the fit.
+    solver
+        ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
+        (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
     """
 
     def exploration(self, x: np.ndarray) -> float:

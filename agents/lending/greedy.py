@@ -20,6 +20,9 @@ class Greedy(CutoffAgent):
     l2
         Ridge strength of the fit (``lambda``); keeps the logistic MLE
         finite when the first labels are separable.
+    solver
+        ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
+        (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
 
     Examples
     --------
@@ -35,5 +38,6 @@ class Greedy(CutoffAgent):
     Only One Side of the Story. AISTATS 2021.
     """
 
-    def __init__(self, l2: float = 1.0) -> None:
+    def __init__(self, l2: float = 1.0, solver: str = "incremental") -> None:
         self.l2 = l2
+        self.solver = solver
