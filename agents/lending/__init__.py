@@ -11,6 +11,8 @@ from agents.lending.exploration import (
     OneSidedNoise,
 )
 from agents.lending.greedy import Greedy
+from agents.lending.passive import Passive
+from agents.lending.sgd import SGD
 
 __all__ = [
     "Adaptive",
@@ -22,5 +24,7 @@ __all__ = [
     "Noise",
     "OneSidedEpsilonGreedy",
     "OneSidedNoise",
+    "Passive",
+    "SGD",
     "ThompsonSampling",
 ]

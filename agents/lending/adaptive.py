@@ -9,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.lending.base import CutoffAgent
+from agents.lending.glm import project_estimate
 from osfb_gym.core.validation import check_choice, check_float, check_int
 
 
@@ -85,12 +86,22 @@ class Adaptive(CutoffAgent):
         conservative (it approves nearly everyone for a long time).
     l2
         Ridge strength ``lambda`` of the fit and of ``A``.
+    project
+        Run Algorithm 2's projection step: when ``||beta_hat|| > M``,
+        decide with the closest ``beta`` inside the ball
+        (:func:`~agents.lending.glm.project_estimate`). The paper needs it
+        only for the analysis (it keeps ``mu'`` bounded below); off by
+        default, as in the paper's experiments.
+    solver
+        ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
+        (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
     delta
         Confidence level of ``rho="theory"``.
     horizon
         ``T`` in ``rho="theory"``.
     beta_bound
-        ``M``, the assumed bound on ``||beta*||``, in ``rho="theory"``.
+        ``M``, the assumed bound on ``||beta*||``, in ``rho="theory"`` and
+        in the projection step.
     noise_scale
         ``phi``, the sub-Gaussian scale of the noise, in ``rho="theory"``;
         None takes 1 for the linear link and 1/2 (Bernoulli) for logistic.
@@ -125,8 +136,12 @@ class Adaptive(CutoffAgent):
         horizon: int = 2000,
         beta_bound: float = 5.0,
         noise_scale: float | None = None,
+        project: bool = False,
+        solver: str = "incremental",
     ) -> None:
         self.rho = rho
+        self.project = project
+        self.solver = solver
         self.l2 = l2
         self.delta = delta
         self.horizon = horizon
@@ -146,6 +161,10 @@ class Adaptive(CutoffAgent):
             check_choice(self.rho, "rho", ("theory",))
         else:
             check_float(self.rho, "rho", low=0.0)
+        if not isinstance(self.project, bool):
+            raise TypeError(f"project must be a bool, got {self.project!r}")
+        if self.project:
+            check_float(self.beta_bound, "beta_bound", low=0.0, low_inclusive=False)
         super().reset(observation_space, action_space, seed=seed, feedback=feedback)
         self.rho_ = 0.0 if isinstance(self.rho, str) else float(self.rho)
         if self.rho == "theory":
@@ -181,6 +200,12 @@ class Adaptive(CutoffAgent):
             noise_scale=check_float(noise, "noise_scale", low=0.0),
             lambda0=float(np.linalg.eigvalsh(self.model_.A)[0]),
         )
+
+    def decision_beta(self) -> np.ndarray:
+        """``beta_hat``, projected onto ``||beta|| <= beta_bound`` if ``project``."""
+        if self.project:
+            return project_estimate(self.model_, self.beta_bound)
+        return self.model_.beta
 
     def exploration(self, x: np.ndarray) -> np.ndarray:
         """Return the bonus ``rho_t * sqrt(x^T A^{-1} x)``."""

@@ -9,6 +9,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 
 import osfb_gym  # noqa: F401
 from agents.lending import (
+    SGD,
     Adaptive,
     EpsilonGreedy,
     Greedy,
@@ -17,11 +18,23 @@ from agents.lending import (
     Noise,
     OneSidedEpsilonGreedy,
     OneSidedNoise,
+    Passive,
     ThompsonSampling,
 )
-from agents.lending.glm import GLMEstimator, fit_logistic_newton
+from agents.lending.glm import GLMEstimator, fit_logistic_newton, project_estimate
 from osfb_gym.core.links import get_link
 from osfb_gym.runner import run_episode
+
+
+class Constant(Greedy):
+    """Approve everyone (1) or no one (0): the trivial policies to beat."""
+
+    def __init__(self, value: int = 1) -> None:
+        super().__init__()
+        self.value = value
+
+    def act(self, observation):
+        return np.full(len(observation), self.value, dtype=np.int8)
 
 
 def data(n=200, d=4, seed=0):
@@ -57,13 +70,110 @@ def test_linear_fit_matches_ridge_and_inverse_stays_exact():
     np.testing.assert_allclose(model.A, 3.0 * np.eye(4) + x.T @ x, atol=1e-9)
 
 
-def test_incremental_logistic_refits_equal_one_fit_on_everything():
+def test_exact_logistic_refits_equal_one_fit_on_everything():
     x, y = data(n=300)
-    model = GLMEstimator(get_link("logistic"), 4, l2=1.0)
+    model = GLMEstimator(get_link("logistic"), 4, l2=1.0, solver="exact")
     for chunk in np.array_split(np.arange(len(x)), 10):
         model.add(x[chunk], y[chunk])
         model.fit()
     np.testing.assert_allclose(model.beta, fit_logistic_newton(x, y, 1.0), atol=1e-8)
+
+
+@pytest.mark.parametrize("link", ["linear", "logistic"])
+def test_incremental_solver_tracks_the_exact_fit_one_example_at_a_time(link):
+    x, y = data(n=2000, d=6, seed=2)
+    if link == "linear":
+        y = x @ np.linspace(-1, 1, 6) + np.random.default_rng(0).standard_normal(len(x))
+    fast = GLMEstimator(get_link(link), 6, l2=1.0)
+    exact = GLMEstimator(get_link(link), 6, l2=1.0, solver="exact")
+    gaps = []
+    for i in range(len(x)):
+        for model in (fast, exact):
+            model.add(x[i : i + 1], y[i : i + 1])
+        fast.fit()
+        if i % 50 == 49:
+            gaps.append(np.abs(fast.beta - exact.fit()).max() / np.abs(exact.beta).max())
+    # between exact refits the logistic estimate is a Newton step on a quadratic
+    # model: close, never equal; the linear one is recursive least squares
+    assert max(gaps) < (1e-9 if link == "linear" else 0.02)
+    assert fast.n_refits < 0.05 * len(x)  # geometric (every 10% more data), not per step
+    if link == "logistic":
+        np.testing.assert_allclose(fast.hessian(), exact.hessian(), rtol=0.05, atol=0.5)
+
+
+def test_incremental_and_exact_adaptive_decide_alike():
+    """The exact learner shadows the incremental one on the same history."""
+    env = gym.make("OneSidedLending-v0", horizon=1500, dim=8, batch_size=2)
+    fast, exact = Adaptive(), Adaptive(solver="exact")
+    obs, info = env.reset(seed=1)
+    for agent in (fast, exact):
+        agent.reset(env.observation_space, env.action_space, seed=0, feedback=info["feedback"])
+    disagree = []
+    for _ in range(1500):
+        action = fast.act(obs)
+        disagree.append(action != exact.act(obs))
+        next_obs, reward, _, _, info = env.step(action)
+        for agent in (fast, exact):
+            agent.update(obs, action, reward, info["feedback"])
+        obs = next_obs
+    assert np.mean(disagree) <= 0.01
+
+
+def test_projection_step_lands_in_the_ball_and_beats_the_radial_projection():
+    x, y = data(n=300, d=4, seed=3)
+    model = GLMEstimator(get_link("logistic"), 4, l2=1e-3, solver="exact")
+    model.add(3 * x, y)
+    beta_hat = model.fit()
+    bound = 0.5 * float(np.linalg.norm(beta_hat))
+    projected = project_estimate(model, bound)
+    assert np.linalg.norm(projected) <= bound + 1e-9
+
+    def distance(beta):
+        z, z_hat = 3 * x @ beta, 3 * x @ beta_hat
+        residual = (3 * x).T @ (1 / (1 + np.exp(-z)) - 1 / (1 + np.exp(-z_hat)))
+        return residual @ model.A_inv @ residual
+
+    assert distance(projected) < distance(beta_hat * bound / np.linalg.norm(beta_hat))
+    assert project_estimate(model, 2 * bound) is model.beta  # inside the ball: untouched
+
+
+def test_adaptive_projection_caps_the_decision_parameter():
+    env = gym.make("OneSidedLending-v0", horizon=100, beta_norm=4.0)
+    agent = Adaptive(project=True, beta_bound=1.0)
+    run_episode(env, agent, seed=0)
+    assert np.linalg.norm(agent.beta_) <= 1.0 + 1e-9 < np.linalg.norm(agent.model_.beta)
+
+
+@pytest.mark.parametrize("link", ["linear", "logistic"])
+def test_passive_pays_for_exploration_then_beats_trivial_policies(link):
+    env = gym.make("OneSidedLending-v0", link=link, horizon=2000)
+    agent = Passive(horizon=2000)
+    passive = run_episode(env, agent, seed=5)
+    explore = (agent.n_discretize_ + agent.n_explore_) - 20  # the warm start counts
+    after = passive.oracle_loss[explore:].mean()
+    for value in (0, 1):
+        trivial = run_episode(env, Constant(value), seed=5)
+        assert passive.cumulative_loss[-1] < trivial.cumulative_loss[-1]
+        assert after < trivial.oracle_loss[explore:].mean() / 4
+
+
+def test_passive_explores_then_never_changes_its_rule():
+    env = gym.make("OneSidedLending-v0", horizon=400, warm_start=0)
+    agent = Passive(horizon=400)
+    trajectory = run_episode(env, agent, seed=2)
+    explore = agent.n_discretize_ + agent.n_explore_
+    assert (agent.n_discretize_, agent.n_explore_) == (8, 55)
+    assert trajectory.actions[:explore].all()
+    assert trajectory.n_revealed[explore:].sum() == trajectory.actions[explore:].sum()
+    assert agent.candidates_.shape == (agent.n_candidates, 5)
+
+
+def test_sgd_steps_shrink_the_radius_and_bonus():
+    env = gym.make("OneSidedLending-v0", horizon=300, link="linear")
+    agent = SGD(alpha=0.5)
+    run_episode(env, agent, seed=0)
+    assert agent.n_steps_ > 0
+    assert agent.radius_ < agent.radius
 
 
 def test_adaptive_with_no_bonus_decides_exactly_like_greedy():
@@ -103,20 +213,13 @@ def test_theory_rho_runs_and_is_conservative():
         # approves about 60% of applicants and loses more than approving everyone
         lambda: LinUCB(alpha=0.1),
         ThompsonSampling,
+        SGD,
     ],
 )
 def test_agents_learn_beyond_trivial_policies(link, cls):
     """Each at least halves the loss of approving everyone or no one, on a seeded world."""
     env = gym.make("OneSidedLending-v0", link=link, horizon=500)
     learned = run_episode(env, cls(), seed=5).metrics["cumulative_loss"]  # type: ignore[operator]
-
-    class Constant(Greedy):
-        def __init__(self, value: int = 1) -> None:
-            self.value = value
-            self.l2 = 1.0
-
-        def act(self, observation):
-            return np.full(len(observation), self.value, dtype=np.int8)
 
     for value in (0, 1):
         trivial = run_episode(env, Constant(value), seed=5).metrics["cumulative_loss"]
@@ -133,6 +236,10 @@ def test_agents_learn_beyond_trivial_policies(link, cls):
         (EpsilonGreedy(alpha=-1.0), "alpha"),
         (LinUCB(delta=2.0), "delta"),
         (ThompsonSampling(nu=-1.0), "nu"),
+        (Greedy(solver="fast"), "solver"),
+        (Passive(n_explore=-1), "n_explore"),
+        (SGD(radius=-1.0), "radius"),
+        (Adaptive(project=True, beta_bound=0.0), "beta_bound"),
     ],
 )
 def test_bad_hyperparameters_name_themselves(agent, name):
