@@ -1,0 +1,199 @@
+"""How fast is Adaptive at batch size 1, and does the fast learner decide like the exact one?
+
+The paper refit scikit-learn's logistic regression after every batch and so
+used batches of 1000 on its largest datasets. This script measures, in one
+run on one core (BLAS limited to one thread):
+
+1. the whole dataset stream (default: Adult, logistic, batch size 1) with
+   Adaptive's incremental learner, env included: seconds and steps/s;
+2. on a prefix of the stream (default 2000 steps), the incremental learner
+   driving while two shadows decide on the same history: our exact Newton
+   refit and a scikit-learn ``LogisticRegression`` refit every step (the
+   paper's way). Reported: each learner's own time per step (act + update,
+   env excluded), the speed ratio against scikit-learn, and the share of
+   decisions where a shadow disagrees with the incremental learner.
+
+Targets from the issue: whole Adult stream < 60 s; ratio >= 100; disagreement
+<= 1%. Ratios come from one run, so machine noise hits both sides alike.
+
+Usage::
+
+    python benchmarks/lending_speed.py [--dataset adult] [--prefix 2000] [--data-home DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
+
+import osfb_gym  # noqa: F401
+from agents.lending import Adaptive
+from agents.lending.glm import GLMEstimator
+from osfb_gym.runner import run_episode
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@dataclass
+class Args:
+    """Command-line arguments."""
+
+    dataset: str = "adult"
+    """Dataset of the stream."""
+    prefix: int = 2000
+    """Steps of the prefix on which the exact and scikit-learn refits run."""
+    seed: int = 0
+    """Reset seed: the warm-start split and the stream order."""
+    data_home: str | None = None
+    """Directory holding the datasets (default: $OSFB_DATA, then ../shared/data)."""
+    out: str | None = None
+    """Write the measurements as JSON here."""
+
+
+class SklearnGLM(GLMEstimator):
+    """The paper's learner: scikit-learn's LogisticRegression refit on everything, every time."""
+
+    def fit(self) -> np.ndarray:
+        """Refit from scratch with ``C = 1 / l2`` (the same objective as ours)."""
+        model = LogisticRegression(C=1.0 / self.l2, fit_intercept=False, max_iter=1000)
+        self.beta = model.fit(self.X, self.y).coef_[0]
+        return self.beta
+
+
+class SklearnAdaptive(Adaptive):
+    """Adaptive deciding with :class:`SklearnGLM` (same ``A``, same bonus)."""
+
+    def reset(self, observation_space: Any, action_space: Any, **kwargs: Any) -> None:
+        """Build the usual state, then swap the learner for the scikit-learn refit."""
+        super().reset(observation_space, action_space, **kwargs)
+        fresh = SklearnGLM(self.link_, self.model_.dim, self.l2)
+        fresh.add(self.model_.X, self.model_.y)
+        self.model_ = fresh
+        self.beta_ = fresh.fit()
+
+
+def data_home(args: Args) -> str | None:
+    """The directory to read datasets from, if any."""
+    if args.data_home:
+        return args.data_home
+    if os.environ.get("OSFB_DATA"):
+        return None  # the loader reads it
+    return str(SHARED_DATA) if SHARED_DATA.is_dir() else None
+
+
+def make_env(args: Args, horizon: int | None = None) -> gym.Env:
+    """The dataset-backed lending stream, logistic link, batch size 1."""
+    kwargs: dict[str, Any] = dict(dataset=args.dataset, link="logistic", batch_size=1)
+    if horizon is not None:
+        kwargs["horizon"] = horizon
+    home = data_home(args)
+    if home is not None:
+        kwargs["data_home"] = home
+    return gym.make("OneSidedLending-v0", **kwargs)
+
+
+def whole_stream(args: Args) -> dict[str, float]:
+    """Time Adaptive (incremental) on the whole stream, env included."""
+    env = make_env(args)
+    start = time.perf_counter()
+    trajectory = run_episode(env, Adaptive(), seed=args.seed)
+    seconds = time.perf_counter() - start
+    steps = len(trajectory.rewards)
+    return {
+        "rows": steps,
+        "features": int(env.observation_space.shape[1]),
+        "seconds": seconds,
+        "steps_per_second": steps / seconds,
+        "cumulative_loss": float(trajectory.cumulative_loss[-1]),
+    }
+
+
+def shadow_prefix(args: Args) -> dict[str, float]:
+    """Incremental Adaptive drives; the exact and scikit-learn refits decide alongside."""
+    env = make_env(args, horizon=args.prefix)
+    agents = {
+        "incremental": Adaptive(),
+        "exact": Adaptive(solver="exact"),
+        "sklearn": SklearnAdaptive(),
+    }
+    seconds = dict.fromkeys(agents, 0.0)
+    disagree = dict.fromkeys(agents, 0)
+    obs, info = env.reset(seed=args.seed)
+    for agent in agents.values():
+        agent.reset(env.observation_space, env.action_space, seed=0, feedback=info["feedback"])
+    steps = 0
+    done = False
+    while not done:
+        actions = {}
+        for name, agent in agents.items():
+            start = time.perf_counter()
+            actions[name] = agent.act(obs)
+            seconds[name] += time.perf_counter() - start
+        action = actions["incremental"]
+        for name in agents:
+            disagree[name] += int(np.sum(actions[name] != action))
+        next_obs, reward, terminated, truncated, info = env.step(action)
+        for name, agent in agents.items():
+            start = time.perf_counter()
+            agent.update(obs, action, reward, info["feedback"])
+            seconds[name] += time.perf_counter() - start
+        obs, steps, done = next_obs, steps + 1, terminated or truncated
+    result: dict[str, float] = {"steps": steps}
+    for name in agents:
+        result[f"{name}_ms_per_step"] = 1000 * seconds[name] / steps
+    result["speedup_vs_sklearn"] = seconds["sklearn"] / seconds["incremental"]
+    result["speedup_vs_exact"] = seconds["exact"] / seconds["incremental"]
+    result["disagreement_vs_exact"] = disagree["exact"] / steps
+    result["disagreement_vs_sklearn"] = disagree["sklearn"] / steps
+    return result
+
+
+def main() -> None:
+    """Run both measurements on one core and print them."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    defaults = Args()
+    for field, value in vars(defaults).items():
+        parser.add_argument(
+            f"--{field.replace('_', '-')}", type=type(value) if value is not None else str,
+            default=value,
+        )
+    args = Args(**vars(parser.parse_args()))
+    with threadpool_limits(1):
+        stream = whole_stream(args)
+        print(
+            f"whole {args.dataset} stream, logistic, N=1: {stream['rows']} steps, "
+            f"d={stream['features']}, {stream['seconds']:.1f} s "
+            f"({stream['steps_per_second']:.0f} steps/s; target < 60 s)"
+        )
+        prefix = shadow_prefix(args)
+    print(
+        f"{prefix['steps']}-step prefix, learner time per step (act + update, env excluded): "
+        f"incremental {prefix['incremental_ms_per_step']:.3f} ms, "
+        f"exact Newton {prefix['exact_ms_per_step']:.3f} ms, "
+        f"scikit-learn refit {prefix['sklearn_ms_per_step']:.3f} ms"
+    )
+    print(
+        f"speed-up vs scikit-learn refit: {prefix['speedup_vs_sklearn']:.0f}x (target >= 100); "
+        f"vs exact Newton: {prefix['speedup_vs_exact']:.0f}x"
+    )
+    print(
+        f"decisions that differ from the incremental learner's: "
+        f"exact {100 * prefix['disagreement_vs_exact']:.2f}%, "
+        f"scikit-learn {100 * prefix['disagreement_vs_sklearn']:.2f}% (target <= 1%)"
+    )
+    if args.out:
+        Path(args.out).write_text(json.dumps({"stream": stream, "prefix": prefix}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
