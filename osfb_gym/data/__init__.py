@@ -3,12 +3,16 @@
 ``load(name)`` returns a frozen record for a named dataset (see
 ``list_datasets()``), searching ``data_home``, ``$OSFB_DATA`` and the
 download cache, and downloading the original files when allowed.
+``from_csv`` and ``from_arrays`` wrap a user's own data; ``make_glm`` and
+``make_separable`` draw seeded synthetic data.
 """
 
 from osfb_gym.data.dataset import Dataset, from_arrays
 from osfb_gym.data.fico import FicoTables
+from osfb_gym.data.files import from_csv
 from osfb_gym.data.registry import list_datasets, load
 from osfb_gym.data.sources import DatasetNotFoundError
+from osfb_gym.data.synthetic import make_glm, make_separable
 from osfb_gym.data.text import TextDataset
 
 __all__ = [
@@ -17,6 +21,9 @@ __all__ = [
     "FicoTables",
     "TextDataset",
     "from_arrays",
+    "from_csv",
     "list_datasets",
     "load",
+    "make_glm",
+    "make_separable",
 ]
