@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
@@ -21,9 +23,27 @@ from osfb_gym.core.validation import (
     check_int,
 )
 
+if TYPE_CHECKING:
+    from osfb_gym.data import Dataset
+
 SCENARIOS = ("gaussian", "greedy_trap")
 FEEDBACK_MODES = ("one_sided", "full")
 DEFAULT_CUTOFF_QUANTILE = 0.7
+DEFAULT_DIM = 5  # synthetic worlds; a dataset has its own
+DEFAULT_HORIZON = 2000  # synthetic worlds; a dataset's episode is its whole stream
+DEFAULT_WARM_START = 20  # synthetic worlds: the paper's initial K pairs
+DEFAULT_WARM_FRACTION = 0.05  # datasets: the paper's 5% stratified split
+# Arguments that shape a synthetic world only, with their defaults: a dataset
+# fixes features, beta* and outcomes, so a non-default value is an error there.
+SYNTHETIC_ONLY = {
+    "dim": None,
+    "noise_std": None,
+    "beta_norm": 2.0,
+    "scenario": "gaussian",
+    "tau": 0.1,
+    "trap_probability": 0.1,
+    "world_seed": None,
+}
 # Features are standard normal truncated at +-10 (Assumption 2 of the paper
 # wants bounded covariates; the truncation moves a probability below 1e-22).
 FEATURE_BOUND = 10.0
@@ -147,6 +167,159 @@ def draw_trap_world(
     return LendingWorld(beta=beta, trap_direction=v, trap_probability=trap_probability)
 
 
+def stratified_split(
+    y: np.ndarray, n_warm: int, rng: np.random.Generator, *, stratify: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Split row indices into a warm-start sample of ``n_warm`` rows and a shuffled stream.
+
+    With ``stratify`` each class gets its share of the warm sample
+    (``n_c * n_warm / n`` rounded by largest remainder, so the sizes add up
+    to ``n_warm``), the split scikit-learn's ``train_test_split(stratify=y)``
+    makes up to how it rounds; the rows of each class are drawn uniformly.
+    The stream is the rest in a uniformly random order, drawn separately.
+
+    Examples
+    --------
+    >>> y = np.array([0.0] * 80 + [1.0] * 20)
+    >>> warm, stream = stratified_split(y, 10, np.random.default_rng(0))
+    >>> int(y[warm].sum()), warm.size + stream.size, np.union1d(warm, stream).size
+    (2, 100, 100)
+    """
+    n = y.shape[0]
+    perm = rng.permutation(n)
+    is_warm = np.zeros(n, dtype=bool)
+    if stratify:
+        _, codes = np.unique(y, return_inverse=True)
+        counts = np.bincount(codes)
+        take = counts * n_warm // n
+        remainder = counts * n_warm % n
+        # largest remainders first, ties to the larger class, then to the first
+        extra = np.lexsort((np.arange(counts.size), -counts, -remainder))
+        take[extra[: n_warm - int(take.sum())]] += 1
+        codes_perm = codes[perm]
+        for k, size in enumerate(take):
+            is_warm[perm[codes_perm == k][:size]] = True
+    else:
+        is_warm[perm[:n_warm]] = True
+    warm = perm[is_warm[perm]]
+    stream = rng.permutation(np.flatnonzero(~is_warm))
+    return warm, stream
+
+
+def fit_beta(X: np.ndarray, y: np.ndarray, link: Link) -> np.ndarray:
+    """Fit ``beta*`` of a dataset whose last column of ``X`` is the intercept (all ones).
+
+    ``link="linear"``: ordinary least squares, the minimum-norm solution
+    through the SVD, so it stays defined when one-hot columns are collinear
+    with the intercept: ``np.linalg.lstsq`` with its default cutoff for
+    small singular values, computed by LAPACK's ``gelss`` instead of
+    ``gelsd``, which is several times faster on a tall matrix and never
+    slower. ``link="logistic"``: scikit-learn's ``LogisticRegression`` with
+    its default model (L2 penalty, ``C=1.0``, unpenalised intercept), the
+    fit the paper ran. The intercept is fitted by scikit-learn
+    (``fit_intercept=True`` on the other columns) rather than through the
+    ones column, which would penalise it. The ``newton-cholesky`` solver,
+    made for many more rows than features, reaches the optimum to a tight
+    tolerance in a few iterations: ``beta*`` is the oracle every loss is
+    measured against, so it should be the optimum, not near it.
+    """
+    if link.name == "linear":
+        from scipy.linalg import lstsq
+
+        cond = np.finfo(np.float64).eps * max(X.shape)  # np.linalg.lstsq's rcond=None
+        return np.asarray(lstsq(X, y, cond=cond, lapack_driver="gelss")[0])
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-10, max_iter=100)
+    model.fit(X[:, :-1], y)
+    return np.append(model.coef_[0], model.intercept_[0])
+
+
+@dataclass(frozen=True)
+class DatasetWorld:
+    """The fixed truth of a dataset-backed lending episode (read-only arrays).
+
+    Attributes
+    ----------
+    X
+        Standardised features with the ``"intercept"`` column (all ones)
+        last, ``float32`` exactly as observed.
+    y
+        The real outcomes (labels).
+    beta
+        ``beta*`` fitted on every row (:func:`fit_beta`).
+    mu
+        ``mu(x . beta*)`` of every row.
+    feature_names
+        Names of the columns of ``X``.
+    bound
+        The largest ``|feature|``: the observation space's bound.
+    binary
+        Whether the outcomes are 0/1 classes (then the warm split is stratified).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    beta: np.ndarray
+    mu: np.ndarray
+    feature_names: tuple[str, ...]
+    bound: float
+    binary: bool
+
+
+def build_dataset_world(data: Dataset, link: Link) -> DatasetWorld:
+    """Standardise ``data``, append the intercept column and fit ``beta*`` on all rows.
+
+    Features are rounded to ``float32`` before the fit, so ``beta*`` and
+    ``mu`` are computed from exactly what the agent observes.
+    """
+    if link.name == "logistic" and data.task != "binary":
+        raise ValueError(
+            f"link='logistic' needs 0/1 outcomes, but dataset {data.name!r} has "
+            f"task={data.task!r}; use link='linear'"
+        )
+    standard = data.standardized().X
+    X = np.hstack([standard, np.ones((standard.shape[0], 1))]).astype(np.float32)
+    X64 = X.astype(np.float64)
+    y = np.array(data.y, dtype=np.float64)
+    beta = fit_beta(X64, y, link)
+    mu = np.asarray(link.mean(X64 @ beta), dtype=np.float64)
+    for array in (X, y, beta, mu):
+        array.flags.writeable = False
+    return DatasetWorld(
+        X,
+        y,
+        beta,
+        mu,
+        (*data.feature_names, "intercept"),
+        bound=float(np.max(np.abs(X))),
+        binary=bool(np.isin(y, (0.0, 1.0)).all()),
+    )
+
+
+_WORLD_CACHE: OrderedDict[tuple[int, str], tuple[Dataset, DatasetWorld]] = OrderedDict()
+_WORLD_CACHE_SIZE = 8
+
+
+def dataset_world(data: Dataset, link: Link) -> DatasetWorld:
+    """Return :func:`build_dataset_world` of ``data``, fitted once per record and link.
+
+    ``load`` hands out the same record for the same name and folder, so
+    every env built on it (a vector env, the generic tests, a sweep) shares
+    one fit instead of repeating a logistic regression on 48,842 rows.
+    """
+    key = (id(data), link.name)
+    hit = _WORLD_CACHE.get(key)
+    if hit is not None and hit[0] is data:
+        _WORLD_CACHE.move_to_end(key)
+        return hit[1]
+    world = build_dataset_world(data, link)
+    _WORLD_CACHE[key] = (data, world)  # the record is kept so its id is not reused
+    while len(_WORLD_CACHE) > _WORLD_CACHE_SIZE:
+        _WORLD_CACHE.popitem(last=False)
+    return world
+
+
 class LendingMetrics(EpisodeMetrics):
     """Episode metrics of lending: approvals and agreement with the Bayes rule."""
 
@@ -197,20 +370,38 @@ class OneSidedLendingEnv(FeedbackEnv):
     The outcome of a denied applicant is never seen: the learner only
     hears "one side of the story".
 
+    With ``dataset`` set, the world is a real dataset, as in Section 8 of
+    the paper: the applicants are its rows in a seeded random order, the
+    outcomes are its labels, and ``beta*`` is the model (OLS or logistic)
+    fitted on every row, so ``mu(x . beta*)`` and the cutoff are measured
+    against the best linear model of the data.
+
     ## Action Space
     ``MultiBinary(batch_size)``: entry ``i`` is 1 to approve applicant
     ``i`` of the current batch, 0 to deny. Integer, boolean or float arrays
     are accepted if every entry is exactly 0 or 1.
 
     ## Observation Space
-    ``Box(-10, 10, (batch_size, dim), float32)``.
+    ``Box(-B, B, (batch_size, dim), float32)``.
 
     | Index     | Observation                        |
     |-----------|------------------------------------|
     | ``[i, j]``| feature ``j`` of applicant ``i``   |
 
-    Features model standardised applicant attributes: standard normal,
-    truncated at +-10 (bounded covariates, Assumption 2 of the paper).
+    Synthetic worlds: ``B = 10``. Features model standardised applicant
+    attributes: standard normal, truncated at +-10 (bounded covariates,
+    Assumption 2 of the paper).
+
+    Datasets: every column of the data is standardised over all rows
+    (mean 0, standard deviation 1; a constant column becomes 0) and a
+    constant column ``"intercept"`` of ones is appended last, so ``dim`` is
+    the dataset's number of features plus one (``feature_names`` lists
+    them). The agents fit ``mu(x . beta)`` with no separate intercept, and
+    the paper's scikit-learn fits had one: the ones column carries it.
+    ``B`` is the largest ``|feature|`` of the dataset, so every row fits:
+    a rare one-hot category standardises far beyond 10 (about
+    ``sqrt(n)`` for a category seen once). The bound is finite, which
+    Gymnasium's and stable-baselines3's checkers accept without warning.
 
     ## Feedback
     After a step, ``info["feedback"]`` holds ``"revealed"``, a boolean
@@ -225,7 +416,10 @@ class OneSidedLendingEnv(FeedbackEnv):
     (the full-information comparison). At reset ``info["feedback"]`` holds
     the warm-start sample, ``warm_start`` applicants approved at random
     before the episode, with their outcomes revealed (``"X"``, ``"y"``),
-    and the task's public terms, ``"cutoff"`` and ``"link"``.
+    and the task's public terms, ``"cutoff"`` and ``"link"``. For a
+    dataset the warm-start sample is the paper's stratified split: a
+    random ``warm_start`` share of the rows (5% by default) with the same
+    share of each class; those rows are never streamed.
 
     ## Rewards
     The profit of the approved applicants, ``sum_{i: a_i = 1} (y_i - c)``.
@@ -249,41 +443,79 @@ class OneSidedLendingEnv(FeedbackEnv):
     ``v``) is drawn at each reset from the reset seed, or fixed by
     ``world_seed``. The first batch is drawn from the reset seed.
 
+    A dataset's world is fixed by its rows: ``beta*`` and the cutoff are
+    computed once, when the env is made, and do not depend on any seed.
+    Each reset draws, from the reset seed, the warm-start split and the
+    order in which the other rows arrive, so the same reset seed and the
+    same actions give the same trajectory.
+
     ## Episode End
     Truncation after ``horizon`` steps. Synthetic streams never terminate.
+
+    A dataset's stream terminates (``terminated=True``) when its rows run
+    out, after ``n_steps = (rows - warm_start) // batch_size`` steps. The
+    ``n_dropped = (rows - warm_start) % batch_size`` rows that would not
+    fill a last batch are left out of the episode (the last rows of the
+    shuffled order, so a different random few each reset); both counts are
+    public attributes. The observation returned with ``terminated=True`` is
+    all zeros, there being no applicant left; stepping again raises
+    ``RuntimeError``. A ``horizon`` shorter than the stream truncates the
+    episode there (``truncated=True``) with the next real batch as the
+    observation; a longer one is capped at ``n_steps``, so ``horizon`` is
+    always the episode's length.
 
     ## Arguments
     | argument          | default      | meaning |
     |-------------------|--------------|------------------------------------------------------------|
     | ``link``          | "logistic"   | "linear" (OLS world) or "logistic" (Bernoulli outcomes) |
-    | ``dim``           | 5            | number of features ``d`` |
+    | ``dim``           | None (5)     | number of features ``d`` (S) |
     | ``batch_size``    | 1            | applicants per step ``N`` (one application at a time) |
-    | ``horizon``       | 2000         | steps per episode ``T`` |
+    | ``horizon``       | None         | steps per episode ``T``: 2000, or a whole dataset |
     | ``cutoff``        | None         | the cutoff ``c`` as a value |
     | ``cutoff_quantile`` | None (0.7) | ``c`` at this quantile of ``mu`` (the paper's 50%/70%) |
-    | ``warm_start``    | 20           | size ``K`` of the labelled warm-start sample |
-    | ``noise_std``     | None (1.0)   | std of the Gaussian noise, ``link="linear"`` only |
-    | ``beta_norm``     | 2.0          | ``||beta*||``, so scores are N(0, 4): a fair credit model |
-    | ``scenario``      | "gaussian"   | "gaussian" or "greedy_trap" (Theorem 1) |
-    | ``tau``           | 0.1          | greedy trap: ``mu(v . beta*) = c + tau`` |
-    | ``trap_probability`` | 0.1       | greedy trap: probability that an applicant is ``v`` |
-    | ``world_seed``    | None         | fix the world across resets |
+    | ``warm_start``    | None         | warm-start sample: 20 rows, or 5% of a dataset |
+    | ``noise_std``     | None (1.0)   | std of the Gaussian noise, ``link="linear"`` only (S) |
+    | ``beta_norm``     | 2.0          | ``||beta*||``: scores N(0, 4), a fair credit model (S) |
+    | ``scenario``      | "gaussian"   | "gaussian" or "greedy_trap" (Theorem 1) (S) |
+    | ``tau``           | 0.1          | greedy trap: ``mu(v . beta*) = c + tau`` (S) |
+    | ``trap_probability`` | 0.1       | greedy trap: probability that an applicant is ``v`` (S) |
+    | ``world_seed``    | None         | fix the world across resets (S) |
     | ``feedback``      | "one_sided"  | "one_sided" or "full" |
+    | ``dataset``       | None         | a name ``osfb_gym.data.load`` knows ("adult", ...) |
+    | ``data_home``     | None         | folder of the dataset files (default: ``OSFB_DATA``) |
     | ``render_mode``   | None         | "ansi" or "rgb_array" |
 
     Give at most one of ``cutoff`` and ``cutoff_quantile``; with neither,
     the cutoff is the 70% quantile of ``mu`` (the lender approves the best
     30%). In the greedy trap the quantile is taken over the ordinary
-    applicants, so ``v``'s place above the cutoff is set by ``tau`` alone.
+    applicants, so ``v``'s place above the cutoff is set by ``tau`` alone;
+    for a dataset it is ``np.quantile`` of ``mu(x . beta*)`` over all rows.
     ``horizon`` lives in the env rather than in ``max_episode_steps``
     because agents (the paper's ``rho_t``) may need ``T``.
+
+    ``warm_start`` is a count of rows (int) or, with a dataset, a fraction
+    of its rows (float in (0, 1), rounded down as scikit-learn's
+    ``train_size`` is); the default is 20 rows for a synthetic world and
+    0.05 for a dataset.
+
+    With a dataset, ``beta*`` is fitted on all rows (:func:`fit_beta`):
+    by least squares for ``link="linear"`` (on the labels, as the paper's
+    Table 1; the minimum-norm solution copes with one-hot columns
+    collinear with the intercept), and by scikit-learn's
+    ``LogisticRegression`` with its defaults (L2, ``C=1.0``, unpenalised
+    intercept) for ``link="logistic"``: the paper's own fit. Arguments
+    marked (S) shape a synthetic world only; giving one a
+    non-default value together with ``dataset`` raises ``ValueError``,
+    ``world_seed`` included, since the data fix the world. An unknown
+    dataset name raises the loader's error.
 
     ## References
     Heinrich Jiang, Qijia Jiang, Aldo Pacchiano. Learning the Truth From
     Only One Side of the Story. AISTATS 2021.
 
     ## Version History
-    - v0: initial version.
+    - v0: initial version; dataset-backed worlds added later (synthetic
+      worlds unchanged).
 
     ## Example
     >>> import gymnasium as gym
@@ -299,6 +531,15 @@ class OneSidedLendingEnv(FeedbackEnv):
     [True, True, True, True, True, False, False, False, False, False]
     >>> sorted(info["oracle"])
     ['bayes_action', 'loss', 'mu', 'y']
+
+    A dataset-backed world (scikit-learn's breast-cancer data, 569 rows):
+
+    >>> env = gym.make("OneSidedLending-v0", dataset="breast_cancer", batch_size=10)
+    >>> obs, info = env.reset(seed=0)
+    >>> obs.shape, info["feedback"]["X"].shape, env.unwrapped.feature_names[-1]
+    ((10, 31), (28, 31), 'intercept')
+    >>> env.unwrapped.n_steps, env.unwrapped.n_dropped, env.unwrapped.horizon
+    (54, 1, 54)
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012
@@ -307,12 +548,12 @@ class OneSidedLendingEnv(FeedbackEnv):
     def __init__(
         self,
         link: str = "logistic",
-        dim: int = 5,
+        dim: int | None = None,
         batch_size: int = 1,
-        horizon: int = 2000,
+        horizon: int | None = None,
         cutoff: float | None = None,
         cutoff_quantile: float | None = None,
-        warm_start: int = 20,
+        warm_start: int | float | None = None,
         noise_std: float | None = None,
         beta_norm: float = 2.0,
         scenario: str = "gaussian",
@@ -320,13 +561,12 @@ class OneSidedLendingEnv(FeedbackEnv):
         trap_probability: float = 0.1,
         world_seed: int | None = None,
         feedback: str = "one_sided",
+        dataset: str | None = None,
+        data_home: str | None = None,
         render_mode: str | None = None,
     ) -> None:
         self.link = get_link(link)
-        self.dim = check_int(dim, "dim", minimum=1)
         self.batch_size = check_int(batch_size, "batch_size", minimum=1)
-        self.horizon = check_int(horizon, "horizon", minimum=1)
-        self.warm_start = check_int(warm_start, "warm_start", minimum=0)
         self.beta_norm = check_float(beta_norm, "beta_norm", low=0.0, low_inclusive=False)
         self.scenario = check_choice(scenario, "scenario", SCENARIOS)
         self.feedback_mode = check_choice(feedback, "feedback", FEEDBACK_MODES)
@@ -334,8 +574,6 @@ class OneSidedLendingEnv(FeedbackEnv):
         self.render_mode = check_choice(
             render_mode, "render_mode", (None, *self.metadata["render_modes"])
         )
-        self.noise_std = self._check_noise_std(noise_std)
-        self.cutoff = self._resolve_cutoff(cutoff, cutoff_quantile)
         self.tau = check_float(tau, "tau", low=0.0, low_inclusive=False)
         self.trap_probability = check_float(
             trap_probability,
@@ -345,6 +583,64 @@ class OneSidedLendingEnv(FeedbackEnv):
             low_inclusive=False,
             high_inclusive=False,
         )
+        if dataset is not None and not isinstance(dataset, str):
+            raise TypeError(f"dataset must be a name (str) or None, got {dataset!r}")
+        if data_home is not None and not isinstance(data_home, str):
+            raise TypeError(f"data_home must be a path (str) or None, got {data_home!r}")
+        if data_home is not None and dataset is None:
+            raise ValueError(f"data_home applies with a dataset only, got data_home={data_home!r}")
+        self.dataset = dataset
+        self.data_home = data_home
+        # a dataset's world is fixed by its rows: its features, outcomes and beta*
+        self._data: DatasetWorld | None = None
+        self.feature_names: tuple[str, ...] | None = None
+        self._stratify = False
+        #: rows of the stream left out because they do not fill a whole batch
+        self.n_dropped = 0
+        #: steps until a dataset's stream runs out (None: synthetic, never)
+        self.n_steps: int | None = None
+        if dataset is None:
+            self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
+            self.noise_std = self._check_noise_std(noise_std)
+            self.warm_start = self._resolve_warm_start(warm_start, None)
+            self.horizon = (
+                DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
+            )
+        else:
+            given = {
+                "dim": dim,
+                "noise_std": noise_std,
+                "beta_norm": beta_norm,
+                "scenario": scenario,
+                "tau": tau,
+                "trap_probability": trap_probability,
+                "world_seed": world_seed,
+            }
+            for name, value in given.items():
+                if value != SYNTHETIC_ONLY[name]:
+                    raise ValueError(
+                        f"{name} shapes synthetic worlds only; with dataset={dataset!r} the "
+                        f"data fix the features, outcomes and beta*, got {name}={value!r}"
+                    )
+            # imported here: the data layer pulls in scikit-learn and pandas, which a
+            # synthetic world never needs
+            from osfb_gym.data import load
+
+            self._data = dataset_world(load(dataset, data_home=data_home), self.link)
+            self.feature_names = self._data.feature_names
+            self._stratify = self._data.binary
+            self.dim = self._data.X.shape[1]
+            self.noise_std = 0.0
+            n_rows = self._data.X.shape[0]
+            self.warm_start = self._resolve_warm_start(warm_start, n_rows)
+            stream = n_rows - self.warm_start
+            self.n_steps, self.n_dropped = divmod(stream, self.batch_size)
+            self.horizon = (
+                self.n_steps
+                if horizon is None
+                else min(check_int(horizon, "horizon", minimum=1), self.n_steps)
+            )
+        self.cutoff = self._resolve_cutoff(cutoff, cutoff_quantile)
         if self.scenario == "greedy_trap":
             if self.dim < 2:
                 raise ValueError(f"dim must be >= 2 for scenario='greedy_trap', got {self.dim}")
@@ -354,12 +650,14 @@ class OneSidedLendingEnv(FeedbackEnv):
                     f"cutoff is {self.cutoff:.4f}, got tau={self.tau}"
                 )
 
+        bound = FEATURE_BOUND if self._data is None else self._data.bound
         self.observation_space = spaces.Box(
-            -FEATURE_BOUND, FEATURE_BOUND, shape=(self.batch_size, self.dim), dtype=np.float32
+            -bound, bound, shape=(self.batch_size, self.dim), dtype=np.float32
         )
         self.action_space = spaces.MultiBinary(self.batch_size)
 
         self._world: LendingWorld | None = None
+        self._order = np.empty((0, self.batch_size), dtype=np.intp)
         self._x = np.empty((0, self.dim))
         self._mu = np.empty(0)
         self._y = np.empty(0)
@@ -377,6 +675,42 @@ class OneSidedLendingEnv(FeedbackEnv):
                 f"draws with no extra noise, got noise_std={noise_std!r}"
             )
         return check_float(noise_std, "noise_std", low=0.0)
+
+    def _resolve_warm_start(self, warm_start: int | float | None, n_rows: int | None) -> int:
+        """Return ``K``; ``n_rows`` is the dataset's size, None for a synthetic world."""
+        if warm_start is None:
+            if n_rows is None:
+                return DEFAULT_WARM_START
+            warm_start = DEFAULT_WARM_FRACTION
+        if isinstance(warm_start, bool) or not isinstance(warm_start, Real):
+            raise TypeError(
+                f"warm_start must be a count (int) or, with a dataset, a fraction (float), "
+                f"got {warm_start!r} ({type(warm_start).__name__})"
+            )
+        if isinstance(warm_start, Integral):
+            count = check_int(warm_start, "warm_start", minimum=0)
+        elif n_rows is None:
+            raise ValueError(
+                "warm_start as a fraction (float) needs a dataset; a synthetic world "
+                f"takes a count (int), got warm_start={warm_start!r}"
+            )
+        else:
+            fraction = check_float(
+                warm_start,
+                "warm_start",
+                low=0.0,
+                high=1.0,
+                low_inclusive=False,
+                high_inclusive=False,
+            )
+            count = int(np.floor(fraction * n_rows))  # scikit-learn's train_size rounding
+        if n_rows is not None and n_rows - count < self.batch_size:
+            raise ValueError(
+                f"warm_start must leave at least one batch of batch_size={self.batch_size} "
+                f"of the {n_rows} rows of dataset {self.dataset!r} to stream, got "
+                f"warm_start={warm_start!r} ({count} rows)"
+            )
+        return count
 
     def _resolve_cutoff(self, cutoff: float | None, cutoff_quantile: float | None) -> float:
         if cutoff is not None and cutoff_quantile is not None:
@@ -404,6 +738,8 @@ class OneSidedLendingEnv(FeedbackEnv):
             low_inclusive=False,
             high_inclusive=False,
         )
+        if self._data is not None:
+            return float(np.quantile(self._data.mu, quantile))
         return gaussian_score_cutoff(self.link, self.beta_norm, quantile)
 
     # ------------------------------------------------------------------ dynamics
@@ -433,22 +769,44 @@ class OneSidedLendingEnv(FeedbackEnv):
         return x, mu, y
 
     def _next_batch(self) -> np.ndarray:
-        self._x, self._mu, self._y = self._draw_applicants(self.batch_size)
-        return self._x.astype(np.float32)
+        data = self._data
+        if data is None:
+            self._x, self._mu, self._y = self._draw_applicants(self.batch_size)
+            return self._x.astype(np.float32)
+        if self._t >= self._order.shape[0]:
+            # the stream ran out: a placeholder inside the space, no applicant
+            self._x = np.zeros((0, self.dim), dtype=np.float32)
+            self._mu = self._y = np.empty(0)
+            return np.zeros((self.batch_size, self.dim), dtype=np.float32)
+        rows = self._order[self._t]
+        self._x, self._mu, self._y = data.X[rows], data.mu[rows], data.y[rows]
+        return self._x.copy()
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Draw a world (unless fixed), the warm-start sample and the first batch."""
         super().reset(seed=seed)
-        self._world = self._draw_world(world_rng(self.world_seed, self.np_random))
-        warm_x, _, warm_y = self._draw_applicants(self.warm_start)
-        obs = self._next_batch()
         self._t = 0
         self._history = []
         self._last_line = ""
+        data = self._data
+        if data is None:
+            self._world = self._draw_world(world_rng(self.world_seed, self.np_random))
+            warm_x, _, warm_y = self._draw_applicants(self.warm_start)
+            warm_x = warm_x.astype(np.float32)
+        else:
+            self._world = LendingWorld(beta=np.array(data.beta))
+            warm, stream = stratified_split(
+                data.y, self.warm_start, self.np_random, stratify=self._stratify
+            )
+            # the last n_dropped rows of the shuffled stream: a uniformly random subset
+            steps = len(stream) // self.batch_size
+            self._order = stream[: steps * self.batch_size].reshape(steps, self.batch_size)
+            warm_x, warm_y = data.X[warm], data.y[warm]
+        obs = self._next_batch()
         feedback = {
-            "X": warm_x.astype(np.float32),
+            "X": warm_x,
             "y": warm_y,
             "cutoff": self.cutoff,
             "link": self.link.name,
@@ -459,6 +817,11 @@ class OneSidedLendingEnv(FeedbackEnv):
         """Decide the current batch; reveal what the feedback mode reveals."""
         if self._world is None:
             raise RuntimeError("call reset() before step()")
+        if self._mu.size == 0:
+            raise RuntimeError(
+                f"the stream of dataset {self.dataset!r} is exhausted; call reset() "
+                "for a new episode"
+            )
         action = check_binary_array(action, "action", (self.batch_size,))
         approved = action == 1
         revealed = approved.copy() if self.feedback_mode == "one_sided" else np.ones_like(approved)
@@ -474,9 +837,10 @@ class OneSidedLendingEnv(FeedbackEnv):
         if self.render_mode is not None:
             self._record(action, loss)
         self._t += 1
-        truncated = self._t >= self.horizon
+        terminated = self.n_steps is not None and self._t >= self.n_steps
+        truncated = not terminated and self._t >= self.horizon
         obs = self._next_batch()
-        return obs, reward, False, truncated, make_info(feedback, oracle)
+        return obs, reward, terminated, truncated, make_info(feedback, oracle)
 
     def _override_hidden(self, action: Any, extreme: str) -> bool:
         hidden = np.asarray(action) == 0
