@@ -1,14 +1,26 @@
 """Environment cases every generic test runs on: each registered id, plus variants.
 
 A new id in ``envs_registry.ENVS`` is covered automatically; list here the
-keyword variants whose code paths differ (links, scenarios, feedback modes).
+keyword variants whose code paths differ (links, scenarios, feedback modes,
+dataset-backed worlds).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from envs_registry import env_ids
+
+# The shared copy of the papers' datasets sits next to the repository
+# (``../shared/data``); machines without it skip the cases that need it.
+SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+DATA_HOME = str(SHARED_DATA)
+# Reading and fitting these takes seconds (Adult: 48,842 rows), so their cases
+# run with ``-m slow``; the small ones keep the default run covered.
+SLOW_DATASETS = frozenset({"adult", "bank", "eeg"})
 
 VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("OneSidedLending-v0", {"batch_size": 4, "horizon": 30}),
@@ -17,6 +29,21 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("OneSidedLending-v0", {"link": "linear", "scenario": "greedy_trap", "horizon": 30}),
     ("OneSidedLending-v0", {"feedback": "full", "batch_size": 3, "horizon": 30}),
     ("OneSidedLending-v0", {"world_seed": 5, "dim": 2, "warm_start": 0, "horizon": 30}),
+    # dataset-backed worlds: breast_cancer ships with scikit-learn, so it runs everywhere
+    ("OneSidedLending-v0", {"dataset": "breast_cancer"}),
+    ("OneSidedLending-v0", {"dataset": "breast_cancer", "link": "linear", "batch_size": 10}),
+    # 541 streamed rows in batches of 60: the stream runs out after 9 steps, inside
+    # the rollouts, so termination and the vector env's autoreset are exercised
+    ("OneSidedLending-v0", {"dataset": "breast_cancer", "batch_size": 60, "feedback": "full"}),
+    ("OneSidedLending-v0", {"dataset": "german", "data_home": DATA_HOME}),
+    (
+        "OneSidedLending-v0",
+        {"dataset": "german", "data_home": DATA_HOME, "link": "linear", "batch_size": 10},
+    ),
+    (
+        "OneSidedLending-v0",
+        {"dataset": "adult", "data_home": DATA_HOME, "batch_size": 100, "horizon": 20},
+    ),
 ]
 
 CASES: list[tuple[str, dict[str, Any]]] = [(env_id, {}) for env_id in env_ids()] + VARIANTS
@@ -24,4 +51,17 @@ CASES: list[tuple[str, dict[str, Any]]] = [(env_id, {}) for env_id in env_ids()]
 
 def case_id(case: tuple[str, dict[str, Any]]) -> str:
     env_id, kwargs = case
-    return env_id + "".join(f"-{key}={value}" for key, value in kwargs.items())
+    return env_id + "".join(
+        f"-{key}={value}" for key, value in kwargs.items() if key != "data_home"
+    )
+
+
+def case_param(case: tuple[str, dict[str, Any]]) -> Any:
+    """Return ``case`` as a pytest parameter: slow for big datasets, skipped without data."""
+    data_home = case[1].get("data_home")
+    marks: list[Any] = []
+    if case[1].get("dataset") in SLOW_DATASETS:
+        marks.append(pytest.mark.slow)
+    if data_home is not None and not Path(data_home).is_dir():
+        marks.append(pytest.mark.skip(reason=f"no local copy of the datasets at {data_home}"))
+    return pytest.param(case, id=case_id(case), marks=marks)

@@ -15,9 +15,9 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 import osfb_gym
 from osfb_gym.core.channels import strip_oracle
 from tests.helpers import assert_same, differs
-from tests.osfb_gym.envs.cases import CASES, case_id
+from tests.osfb_gym.envs.cases import CASES, case_param
 
-pytestmark = pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+pytestmark = pytest.mark.parametrize("case", [case_param(c) for c in CASES])
 
 STEPS = 25
 

@@ -8,16 +8,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from scipy.special import expit
+from sklearn.linear_model import LinearRegression, LogisticRegression
 
 import osfb_gym  # noqa: F401
 from agents.lending import Adaptive, Greedy
 from osfb_gym.core.links import get_link
+from osfb_gym.data import from_arrays
 from osfb_gym.envs.lending import (
+    FEATURE_BOUND,
     bayes_decision,
+    build_dataset_world,
     gaussian_score_cutoff,
     one_sided_loss,
+    stratified_split,
 )
-from osfb_gym.runner import evaluate
+from osfb_gym.runner import evaluate, run_episode
+from tests.osfb_gym.envs.cases import DATA_HOME, SHARED_DATA
 
 ID = "OneSidedLending-v0"
 
@@ -204,3 +211,227 @@ def test_greedy_stalls_in_the_trap_while_adaptive_escapes():
     assert escaped["Greedy"] <= 3 and escaped["Adaptive"] >= escaped["Greedy"] + 3
     assert final["Greedy"] > tau * p_v / 2  # R_T/T bounded away from 0
     assert final["Adaptive"] < final["Greedy"] / 1.5
+
+
+# ----------------------------------------------------------------------------- datasets
+BC = {"dataset": "breast_cancer"}  # 569 rows, 30 features, ships with scikit-learn
+needs_shared_data = pytest.mark.skipif(
+    not SHARED_DATA.is_dir(), reason=f"no local copy of the datasets at {SHARED_DATA}"
+)
+
+
+def row_keys(x: np.ndarray) -> list[bytes]:
+    return [row.tobytes() for row in np.ascontiguousarray(x, dtype=np.float32)]
+
+
+@given(
+    st.lists(st.integers(0, 2), min_size=1, max_size=60).map(lambda y: np.array(y, float)),
+    st.data(),
+)
+def test_stratified_split_gives_each_class_its_share(y, data):
+    n_warm = data.draw(st.integers(0, y.size))
+    warm, stream = stratified_split(y, n_warm, np.random.default_rng(data.draw(st.integers(0, 9))))
+    assert warm.size == n_warm and warm.size + stream.size == y.size
+    assert np.union1d(warm, stream).size == y.size
+    for label in np.unique(y):
+        share = np.sum(y == label) * n_warm / y.size
+        assert np.floor(share) <= np.sum(y[warm] == label) <= np.ceil(share)
+
+
+def test_dataset_features_are_standardised_with_an_intercept_last():
+    env = gym.make(ID, **BC).unwrapped
+    X = env._data.X.astype(float)
+    assert env.dim == 31 and env.feature_names[-1] == "intercept"
+    np.testing.assert_array_equal(X[:, -1], 1.0)
+    np.testing.assert_allclose(X[:, :-1].mean(axis=0), 0.0, atol=1e-5)
+    np.testing.assert_allclose(X[:, :-1].std(axis=0), 1.0, atol=1e-5)
+    bound = env.observation_space.high.max()
+    assert bound == np.abs(X).max() and bound > FEATURE_BOUND  # 12.07: beyond the synthetic 10
+    assert env.observation_space.contains(env._data.X[:1])
+
+
+def test_dataset_stream_shows_every_row_once_then_terminates():
+    env = gym.make(ID, batch_size=50, **BC)
+    unwrapped = env.unwrapped
+    obs, info = env.reset(seed=4)
+    assert (unwrapped.warm_start, unwrapped.n_steps, unwrapped.n_dropped) == (28, 10, 41)
+    assert unwrapped.horizon == 10
+    seen = row_keys(info["feedback"]["X"])
+    flags = []
+    while True:
+        seen += row_keys(obs)
+        obs, _, terminated, truncated, _ = env.step(np.ones(50, dtype=np.int8))
+        flags.append((terminated, truncated))
+        if terminated or truncated:
+            break
+    assert flags == [(False, False)] * 9 + [(True, False)]
+    assert len(seen) == len(set(seen)) == 569 - 41  # no row twice; only the remainder unseen
+    assert not obs.any() and env.observation_space.contains(obs)
+    with pytest.raises(RuntimeError, match="exhausted"):
+        unwrapped.step(np.ones(50, dtype=np.int8))
+
+
+def test_horizon_truncates_a_dataset_stream_early_and_is_capped_by_it():
+    env = gym.make(ID, batch_size=10, horizon=3, **BC)
+    env.reset(seed=0)
+    flags = [env.step(np.zeros(10, dtype=np.int8))[2:4] for _ in range(3)]
+    assert flags == [(False, False), (False, False), (False, True)]
+    long = gym.make(ID, batch_size=100, horizon=2000, **BC).unwrapped
+    assert long.horizon == long.n_steps == 5
+
+
+@pytest.mark.parametrize(("warm_start", "size"), [(None, 28), (0.2, 113), (40, 40), (0, 0)])
+def test_warm_start_is_a_stratified_split_of_the_dataset(warm_start, size):
+    env = gym.make(ID, warm_start=warm_start, **BC)
+    _, info = env.reset(seed=1)
+    y = env.unwrapped._data.y
+    warm_y = info["feedback"]["y"]
+    assert info["feedback"]["X"].shape == (size, 31) and warm_y.shape == (size,)
+    assert abs(warm_y.sum() - size * y.mean()) <= 1  # the class shares of the whole dataset
+    assert env.unwrapped.n_steps == 569 - size
+
+
+@pytest.mark.parametrize("link", ["linear", "logistic"])
+@pytest.mark.parametrize("quantile", [0.5, 0.7])
+def test_dataset_cutoff_is_the_quantile_of_mu_over_all_rows(link, quantile):
+    env = gym.make(ID, link=link, cutoff_quantile=quantile, **BC).unwrapped
+    assert np.mean(env._data.mu <= env.cutoff) == pytest.approx(quantile, abs=2 / 569)
+    _, info = env.reset(seed=0)
+    assert info["feedback"]["cutoff"] == env.cutoff
+    explicit = gym.make(ID, link=link, cutoff=0.4, **BC).unwrapped
+    assert explicit.cutoff == 0.4
+
+
+def test_dataset_beta_is_the_ols_fit_of_the_labels():
+    env = gym.make(ID, link="linear", **BC).unwrapped
+    X, y = env._data.X.astype(float), env._data.y
+    fit = LinearRegression().fit(X[:, :-1], y)
+    np.testing.assert_allclose(env._data.beta, np.append(fit.coef_, fit.intercept_), atol=1e-9)
+    np.testing.assert_allclose(env._data.mu, X @ env._data.beta)
+
+
+def test_dataset_beta_is_scikit_learns_logistic_fit_and_solves_its_equations():
+    env = gym.make(ID, link="logistic", **BC).unwrapped
+    X, y, beta = env._data.X.astype(float), env._data.y, env._data.beta
+    # first-order conditions of the L2 (C = 1) likelihood, intercept unpenalised
+    gradient = X.T @ (y - expit(X @ beta)) - np.append(beta[:-1], 0.0)
+    assert np.abs(gradient).max() < 1e-3
+    fit = LogisticRegression(C=1.0, tol=1e-10, max_iter=10_000).fit(X[:, :-1], y)
+    np.testing.assert_allclose(beta, np.append(fit.coef_[0], fit.intercept_[0]), atol=1e-3)
+    np.testing.assert_allclose(env._data.mu, expit(X @ beta))
+
+
+def test_linear_link_with_collinear_one_hot_columns_gives_the_min_norm_fit():
+    rng = np.random.default_rng(0)
+    category = rng.integers(0, 3, 200)
+    X = np.column_stack([np.eye(3)[category], rng.standard_normal(200)])  # one-hots sum to 1
+    y = (X[:, 3] + category > 1.5).astype(float)
+    world = build_dataset_world(from_arrays(X, y), get_link("linear"))
+    design = world.X.astype(float)
+    assert np.linalg.matrix_rank(design) == 4  # 5 columns, intercept = sum of the one-hots
+    np.testing.assert_allclose(world.beta, np.linalg.pinv(design) @ y, atol=1e-8)
+
+
+def test_logistic_link_needs_binary_outcomes():
+    data = from_arrays(np.arange(10.0)[:, None], np.linspace(0, 3, 10), task="regression")
+    with pytest.raises(ValueError, match="link='logistic'"):
+        build_dataset_world(data, get_link("logistic"))
+    world = build_dataset_world(data, get_link("linear"))
+    assert not world.binary  # the warm split of a regression target is not stratified
+
+
+def test_dataset_seeds_change_the_split_and_order_but_not_the_world():
+    env = gym.make(ID, batch_size=5, **BC)
+    obs_0, info_0 = env.reset(seed=0)
+    obs_1, info_1 = env.reset(seed=1)
+    np.testing.assert_array_equal(info_0["oracle"]["beta"], info_1["oracle"]["beta"])
+    assert not np.array_equal(obs_0, obs_1)
+    assert set(row_keys(info_0["feedback"]["X"])) != set(row_keys(info_1["feedback"]["X"]))
+    again, info_again = env.reset(seed=0)
+    np.testing.assert_array_equal(again, obs_0)
+    np.testing.assert_array_equal(info_again["feedback"]["X"], info_0["feedback"]["X"])
+    other = gym.make(ID, batch_size=5, **BC).unwrapped
+    assert other.cutoff == env.unwrapped.cutoff  # fixed by the data when the env is made
+
+
+def test_dataset_outcomes_are_the_labels_and_the_loss_is_definition_1():
+    env = gym.make(ID, batch_size=20, **BC)
+    obs, _ = env.reset(seed=3)
+    data = env.unwrapped._data
+    index = {key: i for i, key in enumerate(row_keys(data.X))}
+    rows = [index[key] for key in row_keys(obs)]
+    action = np.tile([1, 0], 10)
+    _, reward, _, _, info = env.step(action)
+    oracle, cutoff = info["oracle"], env.unwrapped.cutoff
+    np.testing.assert_array_equal(oracle["y"], data.y[rows])
+    np.testing.assert_array_equal(oracle["mu"], data.mu[rows])
+    assert reward == pytest.approx(np.sum(data.y[rows][action == 1] - cutoff))
+    assert oracle["loss"] == pytest.approx(one_sided_loss(data.mu[rows], cutoff, action))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "name"),
+    [
+        ({"dim": 5}, ValueError, "dim"),
+        ({"link": "linear", "noise_std": 0.5}, ValueError, "noise_std"),
+        ({"beta_norm": 3.0}, ValueError, "beta_norm"),
+        ({"scenario": "greedy_trap"}, ValueError, "scenario"),
+        ({"tau": 0.2}, ValueError, "tau"),
+        ({"trap_probability": 0.2}, ValueError, "trap_probability"),
+        ({"world_seed": 0}, ValueError, "world_seed"),
+        ({"warm_start": 1.5}, ValueError, "warm_start"),
+        ({"warm_start": 0.0}, ValueError, "warm_start"),
+        ({"warm_start": 569}, ValueError, "warm_start"),
+        ({"warm_start": 560, "batch_size": 10}, ValueError, "warm_start"),
+        ({"warm_start": "5%"}, TypeError, "warm_start"),
+        ({"cutoff": 1.0}, ValueError, "cutoff"),
+        ({"dataset": 3}, TypeError, "dataset"),
+        ({"dataset": "no_such_data"}, ValueError, "no_such_data"),
+    ],
+)
+def test_bad_dataset_arguments_name_the_parameter(kwargs, error, name):
+    with pytest.raises(error, match=name):
+        gym.make(ID, **{**BC, **kwargs})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [({"warm_start": 0.05}, "warm_start"), ({"data_home": "/tmp"}, "data_home")],
+)
+def test_dataset_only_arguments_need_a_dataset(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        gym.make(ID, **kwargs)
+
+
+@pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
+def test_dataset_env_renders(mode):
+    env = gym.make(ID, render_mode=mode, batch_size=10, **BC)
+    env.reset(seed=0)
+    env.step(np.ones(10, dtype=np.int8))
+    frame = env.render()
+    assert "approved  10/10" in frame if mode == "ansi" else frame.ndim == 3
+
+
+def test_greedy_learns_a_dataset_world_from_its_warm_start():
+    """An agent fits the real data: far below approving or denying everyone."""
+    kwargs = {"link": "linear", "batch_size": 10, **BC}
+    trajectory = run_episode(gym.make(ID, **kwargs), Greedy(), seed=0)
+    assert trajectory.metrics["steps"] == 54
+    env = gym.make(ID, **kwargs)
+    baselines = []
+    for decision in (0, 1):
+        env.reset(seed=0)
+        oracle = [env.step(np.full(10, decision))[4]["oracle"] for _ in range(54)]
+        baselines.append(sum(o["loss"] for o in oracle))
+    assert trajectory.metrics["cumulative_loss"] < 0.6 * min(baselines)
+
+
+@pytest.mark.slow
+@needs_shared_data
+def test_adult_streams_the_papers_split():
+    env = gym.make(ID, dataset="adult", data_home=DATA_HOME, batch_size=1000).unwrapped
+    assert (env.warm_start, env.n_steps, env.n_dropped) == (2442, 46, 400)
+    assert env.observation_space.high.max() > FEATURE_BOUND  # rare one-hot categories
+    _, info = env.reset(seed=0)
+    share = info["feedback"]["y"].mean()
+    assert share == pytest.approx(env._data.y.mean(), abs=1 / 2442)
