@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import osfb_gym  # noqa: F401  (registers the ids)
 from envs_registry import ENVS
 from osfb_gym.bench import SUITES, get_suite, run_suite
+from osfb_gym.bench.jiang import JIANG_SUITES, run_jiang
 from osfb_gym.core.validation import check_int
 
 
@@ -32,11 +33,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run a built-in suite")
-    run.add_argument("suite", choices=sorted(SUITES), help="suite name")
+    run.add_argument("suite", choices=sorted({**SUITES, **JIANG_SUITES}), help="suite name")
     run.add_argument("--out", default=None, help="output directory (default osfb-results/SUITE)")
     run.add_argument("--seeds", type=_positive_int, default=None, help="number of seeds")
     run.add_argument("--horizon", type=_positive_int, default=None, help="override T of every env")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    paper = run.add_argument_group("jiang-linear / jiang-logistic")
+    paper.add_argument("--datasets", default=None, help="comma-separated dataset names")
+    paper.add_argument("--data-home", default=None, help="folder of the dataset files")
+    paper.add_argument(
+        "--alphas", default=None, help="exponents k of the grid 2^k, e.g. -6:3 (default)"
+    )
+    paper.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
     commands.add_parser("list", help="list suites, environments and agents")
     return parser
 
@@ -46,8 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "list":
         print("suites:")
-        for suite in SUITES.values():
-            print(f"  {suite.name:12s} {suite.description}")
+        descriptions = {name: suite.description for name, suite in SUITES.items()}
+        descriptions.update({name: suite.description for name, suite in JIANG_SUITES.items()})
+        for name, description in descriptions.items():
+            print(f"  {name:15s} {description}")
         print("environments:")
         for entry in ENVS:
             print(f"  {entry.id:24s} family={entry.family}")
@@ -62,6 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {name:12s} {env_id}")
         return 0
 
+    if args.suite in JIANG_SUITES:
+        return _run_paper_suite(args)
     suite = get_suite(args.suite)
     seeds = None if args.seeds is None else tuple(range(args.seeds))
     overrides = None if args.horizon is None else {"horizon": args.horizon}
@@ -72,6 +84,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"\n{suite.description}\n")
     print(result.table)
     print("\nwritten: " + ", ".join(str(path) for path in result.files))
+    return 0
+
+
+def _alpha_grid(text: str) -> tuple[float, ...]:
+    try:
+        low, high = (int(part) for part in text.split(":"))
+    except ValueError:
+        raise SystemExit(f"--alphas must read LOW:HIGH (exponents of 2), got {text!r}") from None
+    if low > high:
+        raise SystemExit(f"--alphas must have LOW <= HIGH, got {text!r}")
+    return tuple(2.0**k for k in range(low, high + 1))
+
+
+def _run_paper_suite(args: argparse.Namespace) -> int:
+    suite = JIANG_SUITES[args.suite]
+    result = run_jiang(
+        suite,
+        args.out or f"osfb-results/{suite.name}",
+        datasets=None if args.datasets is None else args.datasets.split(","),
+        seeds=None if args.seeds is None else tuple(range(args.seeds)),
+        alphas=None if args.alphas is None else _alpha_grid(args.alphas),
+        data_home=args.data_home,
+        horizon=args.horizon,
+        n_jobs=args.jobs,
+        progress=not args.no_progress,
+    )
+    print(result.files[2].read_text())
+    print("written: " + ", ".join(str(path) for path in result.files))
     return 0
 
 
