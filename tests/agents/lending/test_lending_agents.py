@@ -302,3 +302,15 @@ def test_linucb_width_grows_with_data_and_scales_with_alpha():
     assert agent.set_params(alpha=2.0).confidence_width() == pytest.approx(
         2 * agent.set_params(alpha=1.0).confidence_width()
     )
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [Greedy, Adaptive, EpsilonGreedy, OneSidedEpsilonGreedy, Noise, OneSidedNoise, Margin,
+     LinUCB, ThompsonSampling, Passive, SGD],
+)
+def test_every_agent_streams_a_real_dataset_to_its_end(cls):
+    env = gym.make("OneSidedLending-v0", dataset="breast_cancer", batch_size=10)
+    trajectory = run_episode(env, cls(), seed=0)
+    assert len(trajectory.rewards) == env.unwrapped.n_steps  # terminated, not truncated
+    assert np.isfinite(trajectory.cumulative_loss[-1])
