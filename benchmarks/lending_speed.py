@@ -7,11 +7,13 @@ run on one core (BLAS limited to one thread):
 1. the whole dataset stream (default: Adult, logistic, batch size 1) with
    Adaptive's incremental learner, env included: seconds and steps/s;
 2. on a prefix of the stream (default 2000 steps), the incremental learner
-   driving while two shadows decide on the same history: our exact Newton
-   refit and a scikit-learn ``LogisticRegression`` refit every step (the
-   paper's way). Reported: each learner's own time per step (act + update,
-   env excluded), the speed ratio against scikit-learn, and the share of
-   decisions where a shadow disagrees with the incremental learner.
+   driving while shadows decide on the same history: our exact Newton
+   refit, and scikit-learn's ``LogisticRegression`` refit after every step
+   (the paper's way: it retrained after every batch) or only after steps
+   that revealed an outcome (same decisions, less work). Reported: each
+   learner's own time per step (act + update, env excluded), the speed
+   ratios, and the share of decisions where a shadow disagrees with the
+   incremental learner.
 
 Targets from the issue: whole Adult stream < 60 s; ratio >= 100; disagreement
 <= 1%. Ratios come from one run, so machine noise hits both sides alike.
@@ -71,7 +73,22 @@ class SklearnGLM(GLMEstimator):
 
 
 class SklearnAdaptive(Adaptive):
-    """Adaptive deciding with :class:`SklearnGLM` (same ``A``, same bonus)."""
+    """Adaptive deciding with :class:`SklearnGLM` (same ``A``, same bonus).
+
+    ``every_step=True`` refits after every step, as the paper's loop retrains
+    after every batch; otherwise only after a step that revealed something
+    (the same decisions, less work: the stronger baseline).
+    """
+
+    def __init__(self, every_step: bool = False) -> None:
+        super().__init__()
+        self.every_step = every_step
+
+    def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
+        """Refit as the base does; with ``every_step`` also when nothing was revealed."""
+        super().update(observation, action, reward, feedback)
+        if self.every_step and not np.any(feedback["revealed"]):
+            self.beta_ = self.model_.fit()
 
     def reset(self, observation_space: Any, action_space: Any, **kwargs: Any) -> None:
         """Build the usual state, then swap the learner for the scikit-learn refit."""
@@ -125,6 +142,7 @@ def shadow_prefix(args: Args) -> dict[str, float]:
         "incremental": Adaptive(),
         "exact": Adaptive(solver="exact"),
         "sklearn": SklearnAdaptive(),
+        "sklearn_every_step": SklearnAdaptive(every_step=True),
     }
     seconds = dict.fromkeys(agents, 0.0)
     disagree = dict.fromkeys(agents, 0)
@@ -152,6 +170,9 @@ def shadow_prefix(args: Args) -> dict[str, float]:
     for name in agents:
         result[f"{name}_ms_per_step"] = 1000 * seconds[name] / steps
     result["speedup_vs_sklearn"] = seconds["sklearn"] / seconds["incremental"]
+    result["speedup_vs_sklearn_every_step"] = (
+        seconds["sklearn_every_step"] / seconds["incremental"]
+    )
     result["speedup_vs_exact"] = seconds["exact"] / seconds["incremental"]
     result["disagreement_vs_exact"] = disagree["exact"] / steps
     result["disagreement_vs_sklearn"] = disagree["sklearn"] / steps
@@ -180,10 +201,13 @@ def main() -> None:
         f"{prefix['steps']}-step prefix, learner time per step (act + update, env excluded): "
         f"incremental {prefix['incremental_ms_per_step']:.3f} ms, "
         f"exact Newton {prefix['exact_ms_per_step']:.3f} ms, "
-        f"scikit-learn refit {prefix['sklearn_ms_per_step']:.3f} ms"
+        f"scikit-learn refit every step {prefix['sklearn_every_step_ms_per_step']:.3f} ms, "
+        f"only after a reveal {prefix['sklearn_ms_per_step']:.3f} ms"
     )
     print(
-        f"speed-up vs scikit-learn refit: {prefix['speedup_vs_sklearn']:.0f}x (target >= 100); "
+        "speed-up vs scikit-learn refit every step: "
+        f"{prefix['speedup_vs_sklearn_every_step']:.0f}x (target >= 100); "
+        f"only after a reveal: {prefix['speedup_vs_sklearn']:.0f}x; "
         f"vs exact Newton: {prefix['speedup_vs_exact']:.0f}x"
     )
     print(
