@@ -45,6 +45,11 @@ ENVS: tuple[EnvEntry, ...] = (
         entry_point="osfb_gym.envs.lending:OneSidedLendingEnv",
         family="lending",
     ),
+    EnvEntry(
+        id="AppleTasting-v0",
+        entry_point="osfb_gym.envs.apple:AppleTastingEnv",
+        family="apple",
+    ),
 )
 
 

@@ -31,4 +31,5 @@ def test_module_prefix_make_needs_no_prior_import():
 
 def test_families():
     assert env_ids("lending") == ["OneSidedLending-v0"]
+    assert env_ids("apple") == ["AppleTasting-v0"]
     assert env_ids("no-such-family") == []

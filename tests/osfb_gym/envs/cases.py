@@ -44,6 +44,9 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
         "OneSidedLending-v0",
         {"dataset": "adult", "data_home": DATA_HOME, "batch_size": 100, "horizon": 20},
     ),
+    ("AppleTasting-v0", {"dim": 3, "noise": 0.1, "horizon": 30}),
+    ("AppleTasting-v0", {"feedback": "full", "horizon": 30}),
+    ("AppleTasting-v0", {"world_seed": 4, "gain": 2.0, "cost_fp": 0.5, "horizon": 30}),
 ]
 
 CASES: list[tuple[str, dict[str, Any]]] = [(env_id, {}) for env_id in env_ids()] + VARIANTS
