@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
@@ -15,6 +16,12 @@ from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import check_choice, check_float, check_int
+from osfb_gym.envs._text import hash_char_4grams
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+    from osfb_gym.data import Dataset, TextDataset
 
 SCENARIOS = ("separable", "minority", "gappy", "striped")
 ORDERS = ("random", "adversarial")
@@ -28,8 +35,8 @@ DEFAULT_STRIPE = (0.5, 0.5)  # striped: (stripe_offset, stripe_width)
 # The band of the gappy and striped worlds must stay well inside the feature
 # bound, so that the truncation below never touches their geometry.
 MAX_BAND = 4.0
-# Synthetic features are standard normal truncated at +-10 (the truncation moves
-# a probability below 1e-22; the gappy shift adds at most MAX_BAND).
+# Synthetic features are standard normal truncated at +-10: the truncation moves a
+# probability below 1e-22 per feature, below 1e-8 with the largest gappy shift.
 FEATURE_BOUND = 10.0
 # Synthetic examples are drawn this many at a time: one vectorised draw instead
 # of one per step, and an unbounded horizon still costs bounded memory.
@@ -43,23 +50,25 @@ NO_MISTAKE, FALSE_POSITIVE, FALSE_NEGATIVE = 0, 1, 2
 def check_action(action: Any) -> int:
     """Return a ``Discrete(2)`` action as a Python ``int``, or raise naming ``action``.
 
-    Integer scalars (Python or numpy) and 0-d integer arrays holding 0 or 1
-    are accepted; floats, strings, booleans and sequences are rejected, not
-    coerced.
+    Integer or boolean scalars (Python or numpy) and 0-d integer or boolean
+    arrays holding 0 or 1 are accepted; floats, strings and sequences are
+    rejected, not coerced.
 
     Examples
     --------
-    >>> check_action(np.int64(1))
-    1
+    >>> check_action(np.int64(1)), check_action(np.array(False))
+    (1, 0)
     >>> check_action(0.5)
     Traceback (most recent call last):
     ...
     TypeError: action must be an integer 0 or 1 (Discrete(2)), got 0.5 (float)
     """
     value = action
-    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu":
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "biu":
         value = value.item()
-    if isinstance(value, bool | np.bool_) or not isinstance(value, Integral):
+    if isinstance(value, np.bool_):
+        value = bool(value)
+    if not isinstance(value, Integral):
         raise TypeError(
             f"action must be an integer 0 or 1 (Discrete(2)), got {action!r} "
             f"({type(action).__name__})"
@@ -274,6 +283,105 @@ class AppleMetrics(EpisodeMetrics):
         return summary
 
 
+@dataclass(frozen=True)
+class DatasetStream:
+    """The fixed examples of a dataset-backed episode (read-only arrays).
+
+    Attributes
+    ----------
+    name
+        The dataset's name.
+    X
+        Tabular data: standardised features with the ``"intercept"`` column
+        (all ones) last, ``float32``. Text: the hashed character 4-grams, a
+        ``float32`` CSR matrix with unit-norm rows.
+    y
+        The 0/1 labels, ``int8``.
+    bound
+        The largest ``|feature|``: the observation space's bound.
+    feature_names
+        Names of the columns of a tabular ``X``; None for text.
+    """
+
+    name: str
+    X: np.ndarray | sp.csr_matrix
+    y: np.ndarray
+    bound: float
+    feature_names: tuple[str, ...] | None = None
+
+    @property
+    def n_rows(self) -> int:
+        """Number of examples."""
+        return int(self.y.shape[0])
+
+
+def binary_labels(y: np.ndarray, name: str) -> np.ndarray:
+    """Return 0/1 labels as ``int8``, or raise naming ``dataset`` and the values found.
+
+    Examples
+    --------
+    >>> binary_labels(np.array([0.0, 1.0, 1.0]), "mine").tolist()
+    [0, 1, 1]
+    >>> binary_labels(np.array([0.0, 2.5]), "mine")
+    Traceback (most recent call last):
+    ...
+    ValueError: dataset 'mine' must have labels in {0, 1} for apple tasting, found [0.0, 2.5]
+    """
+    values = np.unique(y)
+    if not np.isin(values, (0.0, 1.0)).all():
+        raise ValueError(
+            f"dataset {name!r} must have labels in {{0, 1}} for apple tasting, "
+            f"found {values[:5].tolist()}"
+        )
+    return np.asarray(y).astype(np.int8)
+
+
+def tabular_stream(data: Dataset) -> DatasetStream:
+    """Standardise ``data`` and append the intercept column; features rounded to ``float32``."""
+    y = binary_labels(data.y, data.name)
+    standard = data.standardized().X
+    X = np.hstack([standard, np.ones((standard.shape[0], 1))]).astype(np.float32)
+    for array in (X, y):
+        array.flags.writeable = False
+    return DatasetStream(
+        data.name, X, y, float(np.max(np.abs(X))), (*data.feature_names, "intercept")
+    )
+
+
+def text_stream(data: TextDataset, dim: int) -> DatasetStream:
+    """Hash ``data``'s texts into ``dim`` character 4-gram buckets (:func:`hash_char_4grams`)."""
+    y = binary_labels(data.y, data.name)
+    y.flags.writeable = False
+    return DatasetStream(data.name, hash_char_4grams(data.texts, dim), y, 1.0)
+
+
+_STREAM_CACHE: OrderedDict[tuple[int, int | None], tuple[Any, DatasetStream]] = OrderedDict()
+_STREAM_CACHE_SIZE = 8
+
+
+def dataset_stream(data: Dataset | TextDataset, dim: int | None) -> DatasetStream:
+    """Return the stream of ``data`` (``dim``: the hashing dimension of text), built once.
+
+    ``load`` hands out the same record for the same name and folder, so
+    every env built on it shares one standardisation or one vectorisation.
+    """
+    from osfb_gym.data import TextDataset
+
+    key = (id(data), dim)
+    hit = _STREAM_CACHE.get(key)
+    if hit is not None and hit[0] is data:
+        _STREAM_CACHE.move_to_end(key)
+        return hit[1]
+    if isinstance(data, TextDataset):
+        stream = text_stream(data, DEFAULT_TEXT_DIM if dim is None else dim)
+    else:
+        stream = tabular_stream(data)
+    _STREAM_CACHE[key] = (data, stream)  # the record is kept so its id is not reused
+    while len(_STREAM_CACHE) > _STREAM_CACHE_SIZE:
+        _STREAM_CACHE.popitem(last=False)
+    return stream
+
+
 # --------------------------------------------------------------------------- env
 class AppleTastingEnv(FeedbackEnv):
     r"""Predict positive to taste an example and see its label; predict negative and see nothing.
@@ -286,12 +394,49 @@ class AppleTastingEnv(FeedbackEnv):
     message goes to the inbox, where the user labels it) or negative (the
     message goes to the spam box, which nobody reads). Only tasted examples
     reveal their label, so a false negative is never seen: a purely
-    mistake-driven learner ratchets towards rejecting everything.
+    mistake-driven learner ratchets towards rejecting everything
+    (Sculley's Figure 1).
+
+    Synthetic worlds (``scenario``) are built around a hidden unit vector
+    ``w*``: features are standard normal, and an example's score
+    ``s = x . w*`` decides its clean label; each label is then flipped with
+    probability ``noise``.
+
+    - ``"separable"``: ``y = 1{s > t}`` with ``t`` the ``1 - positive_rate``
+      quantile of N(0, 1), so ``P(y = 1) = positive_rate`` exactly before
+      noise (0.5 by default: ``t = 0``, a hyperplane through the origin).
+    - ``"minority"``: the same with ``positive_rate = 0.05`` by default, the
+      rare-positive streams of Sculley's Section 5 (Reuters topics of
+      2%-30%).
+    - ``"gappy"`` (Sculley's Figure 8, left): ``y = 1{s > 0}``, but no
+      example has a score in the gap ``(gap_offset, gap_offset +
+      gap_width)`` inside the positive class: every score above
+      ``gap_offset`` is moved ``gap_width`` further along ``w*``. The data
+      stay linearly separable (the class sizes are unchanged), but a
+      margin learner whose hyperplane sits at the gap's far edge finds no
+      example between it and its exploration hyperplane once the gap is
+      wider than half its margin, and stalls there, rejecting the thin
+      slab of positives ``(0, gap_offset]`` (19% of the stream by default).
+    - ``"striped"`` (Figure 8, right): ``y = 1{s > 0}`` except a stripe
+      ``stripe_offset < s < stripe_offset + stripe_width`` of negatives
+      inside the positive side; not linearly separable. With the defaults
+      (stripe 15% of the stream, the positive slab before it 19%), the
+      best hyperplane is still ``s = 0``, but a learner exploring from the
+      positive side meets the stripe's negatives first, is pulled back by
+      their cost and never reaches the slab.
+
+    With ``dataset`` set the stream is a real dataset's rows in a seeded
+    random order: tabular data (``"breast_cancer"``, ``"spambase"``, a
+    record of your own from ``osfb_gym.data.from_arrays``/``from_csv``),
+    or text, as in Sculley's experiments: ``"sms_spam"`` (spam = 1) and
+    ``"reuters_r8"`` one topic against the rest (``topic``, default
+    ``"earn"``), as hashed character 4-grams.
 
     ## Action Space
     ``Discrete(2)``: 1 = predict positive (taste: the label is revealed),
-    0 = predict negative (nothing is revealed). Integer scalars and 0-d
-    integer arrays are accepted.
+    0 = predict negative (nothing is revealed). Integer or boolean scalars
+    (Python or numpy) and 0-d arrays of them are accepted; floats, strings
+    and sequences raise.
 
     ## Observation Space
     ``Box(-B, B, (dim,), float32)``.
@@ -301,7 +446,26 @@ class AppleTastingEnv(FeedbackEnv):
     | ``[j]`` | feature ``j`` of the example   |
 
     Synthetic worlds: ``B = 10``; features are standard normal truncated
-    at +-10 (with the gappy scenario's shift along ``w*``).
+    at +-10 (after the gappy shift along ``w*``): the truncation moves a
+    probability below 1e-22 per feature, below 1e-8 with the largest
+    gappy shift. Labels are computed from the ``float32`` features
+    exactly as observed. No constant feature is included: the
+    minority world's boundary ``s = t`` has an offset, so a linear learner
+    needs its own bias term, as the paper's learners have.
+
+    Tabular datasets: every column is standardised over all rows (mean 0,
+    standard deviation 1; a constant column becomes 0) and a constant
+    column ``"intercept"`` of ones is appended last, so ``dim`` is the
+    dataset's number of features plus one (``feature_names`` lists them);
+    ``B`` is the largest ``|feature|`` of the data.
+
+    Text datasets: ``dim`` hashed character 4-gram counts of the first
+    3000 characters of the (lower-cased) text, normalised to unit
+    Euclidean length (Sculley's Section 6.1 features; see
+    :func:`osfb_gym.envs._text.hash_char_4grams`); ``B = 1``. No intercept
+    is appended (rows stay unit-norm). The matrix is built once per
+    dataset and ``dim`` and kept sparse; each observation is the dense
+    ``float32`` row of the current example.
 
     ## Feedback
     After a step, ``info["feedback"]`` is ``{"revealed": bool, "y": int}``:
@@ -311,7 +475,8 @@ class AppleTastingEnv(FeedbackEnv):
     revealed exactly when the action is 1; ``feedback="full"`` reveals
     every label (the full-information comparison). At reset
     ``info["feedback"]`` holds the task's public terms,
-    ``{"gain": gain, "cost_fp": cost_fp}``, and nothing else.
+    ``{"gain": gain, "cost_fp": cost_fp}``, and nothing else: there is no
+    labelled warm start.
 
     ## Rewards
     ``+gain`` for a tasted positive, ``-cost_fp`` for a tasted negative,
@@ -326,39 +491,88 @@ class AppleTastingEnv(FeedbackEnv):
     | ``oracle["y"]``          | evaluator only | the example's label (step)                      |
     | ``oracle["mistake"]``    | evaluator only | 0 none, 1 false positive, 2 false negative      |
     | ``oracle["loss"]``       | evaluator only | ``cost_fp`` if FP, ``gain`` if FN, else 0       |
-    | ``oracle["w"]``          | evaluator only | the hidden unit normal ``w*`` (reset, synthetic) |
+    | ``oracle["w"]``          | evaluator only | ``w*`` (reset, synthetic worlds only)           |
 
-    The loss is the cost-weighted mistake, and each step
-    ``reward = gain * y - loss``. Over an episode, ``return = gain * P -
-    cumulative_loss`` with ``P`` the number of positives streamed: the
-    cumulative loss is the regret to tasting exactly the positives.
+    The loss is the cost-weighted mistake: each step
+    ``reward = gain * y - loss``, so over an episode
+    ``return = gain * P - cumulative_loss`` with ``P`` the number of
+    positives decided: the cumulative loss is the regret to tasting
+    exactly the positives. The episode metrics (:class:`AppleMetrics`) add
+    the confusion matrix, precision, recall, F1 and the label requests.
 
     ## Starting State
-    A synthetic world (the unit vector ``w*``) is drawn at each reset from
-    the reset seed, or fixed across resets by ``world_seed``; the examples
-    are drawn from the reset seed.
+    A synthetic world (``w*``) is drawn at each reset from the reset seed,
+    or fixed across resets by ``world_seed``; the examples are drawn from
+    the reset seed. A dataset is fixed when the env is made; each reset
+    draws the order of its rows from the reset seed.
+
+    ``order="adversarial"`` replaces the random order by one that ratchets
+    one-sided learners (Sculley's Section 4.5 "malicious orderings"):
+    every negative first, then every positive. In a synthetic world the
+    ``horizon + 1`` examples of the episode (the last one is shown with
+    the truncation) are drawn at reset; the negatives come by decreasing
+    score, the most positive-looking first (label-noise flips beyond the
+    boundary, then those just below it), and the positives by increasing
+    score, those nearest the boundary first (so memory grows with
+    ``horizon x dim``). A dataset has no true
+    ``w*``: its negatives, then its positives, each in a random order.
+
+    ``first_positive_first`` (default: on for ``"reuters_r8"``) moves the
+    first positive of the random order to the front, so the stream opens
+    with a positive, which a rare topic would otherwise make the learner
+    wait for; the rest keep their order.
 
     ## Episode End
-    Truncation after ``horizon`` steps; synthetic streams never terminate.
+    Truncation after ``horizon`` steps (``truncated=True``). Synthetic
+    streams never terminate; stepping on past the horizon works in random
+    order and raises ``RuntimeError`` once the adversarial order's
+    examples are used up.
+
+    A dataset's stream terminates (``terminated=True``) when its rows run
+    out, after ``n_steps`` = its number of rows; the observation returned
+    then is all zeros, and stepping again raises ``RuntimeError``. A
+    ``horizon`` shorter than the stream truncates the episode there with
+    the next real example as the observation; a longer one is capped at
+    ``n_steps``.
 
     ## Arguments
-    | argument        | default       | meaning |
-    |-----------------|---------------|------------------------------------------------------|
-    | ``scenario``    | "separable"   | "separable", "minority", "gappy" or "striped" (S) |
-    | ``dim``         | None (20)     | number of features (S) |
-    | ``horizon``     | None (2000)   | steps per episode |
-    | ``noise``       | 0.0           | label-noise rate in [0, 0.5] (S) |
-    | ``positive_rate`` | None        | clean ``P(y = 1)``: 0.5 separable, 0.05 minority (S) |
-    | ``gain``        | 1.0           | reward of a tasted positive (>= 0) |
-    | ``cost_fp``     | 1.0           | cost of a tasted negative (>= 0) |
-    | ``order``       | "random"      | "random" or "adversarial" |
-    | ``world_seed``  | None          | fix ``w*`` across resets (S) |
-    | ``feedback``    | "one_sided"   | "one_sided" or "full" |
-    | ``render_mode`` | None          | "ansi" |
+    | argument          | default       | meaning |
+    |-------------------|---------------|------------------------------------------------------|
+    | ``scenario``      | "separable"   | "separable", "minority", "gappy" or "striped" (S) |
+    | ``dim``           | None          | features: 20 synthetic (S), 4096 hashed for text |
+    | ``horizon``       | None          | steps per episode: 2000, or a whole dataset |
+    | ``noise``         | 0.0           | label-flip probability in [0, 0.5] (S) |
+    | ``positive_rate`` | None          | clean ``P(y = 1)``: 0.5 separable, 0.05 minority (S) |
+    | ``gap_offset``    | None (0.5)    | gappy: the gap starts at this score (S) |
+    | ``gap_width``     | None (1.0)    | gappy: width of the gap in score units (S) |
+    | ``stripe_offset`` | None (0.5)    | striped: the stripe starts at this score (S) |
+    | ``stripe_width``  | None (0.5)    | striped: width of the stripe in score units (S) |
+    | ``gain``          | 1.0           | reward of a tasted positive (>= 0) |
+    | ``cost_fp``       | 1.0           | cost of a tasted negative (>= 0) |
+    | ``order``         | "random"      | "random" or "adversarial" |
+    | ``world_seed``    | None          | fix ``w*`` across resets (S) |
+    | ``feedback``      | "one_sided"   | "one_sided" or "full" |
+    | ``dataset``       | None          | a name ``osfb_gym.data.load`` knows, or a record |
+    | ``data_home``     | None          | folder of the dataset files (default: ``OSFB_DATA``) |
+    | ``topic``         | None ("earn") | ``"reuters_r8"``: the positive topic |
+    | ``first_positive_first`` | None   | move the first positive to the front (datasets) |
+    | ``render_mode``   | None          | "ansi" |
+
+    Scores are in units of the feature's standard deviation along ``w*``
+    (N(0, 1) before the gappy shift). Offsets are >= 0 and widths > 0,
+    with offset + width <= 4. Giving ``positive_rate`` in a gappy or
+    striped world, or the gap (stripe) arguments in another scenario,
+    raises ``ValueError``. Arguments marked (S) shape a synthetic world
+    only: with ``dataset`` they raise ``ValueError`` (``dim`` is allowed
+    for text, where it is the hashing dimension). ``dataset`` also takes
+    a :class:`~osfb_gym.data.Dataset` or
+    :class:`~osfb_gym.data.TextDataset` record of your own; its labels
+    must be 0/1. ``horizon`` lives in the env rather than in
+    ``max_episode_steps`` because agents (e.g. a label budget) may need it.
 
     ## References
     David P. Helmbold, Nicholas Littlestone, Philip M. Long. Apple Tasting.
-    Information and Computation 161(2), 2000.
+    Information and Computation 161(2), 85-139, 2000.
 
     D. Sculley. Practical Learning from One-Sided Feedback. KDD 2007.
 
@@ -373,8 +587,18 @@ class AppleTastingEnv(FeedbackEnv):
     >>> obs.shape, env.action_space, info["feedback"]
     ((20,), Discrete(2), {'gain': 1.0, 'cost_fp': 1.0})
     >>> obs, reward, terminated, truncated, info = env.step(1)
-    >>> sorted(info["feedback"]), sorted(info["oracle"])
-    (['revealed', 'y'], ['loss', 'mistake', 'y'])
+    >>> info["feedback"]["revealed"], sorted(info["oracle"])
+    (True, ['loss', 'mistake', 'y'])
+    >>> reward == (1.0 if info["oracle"]["y"] else -1.0)
+    True
+
+    A dataset-backed stream (scikit-learn's breast-cancer data, 569 rows,
+    y = 1 for benign):
+
+    >>> env = gym.make("AppleTasting-v0", dataset="breast_cancer")
+    >>> obs, info = env.reset(seed=0)
+    >>> obs.shape, env.unwrapped.feature_names[-1], env.unwrapped.n_steps
+    ((31,), 'intercept', 569)
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012
@@ -387,11 +611,19 @@ class AppleTastingEnv(FeedbackEnv):
         horizon: int | None = None,
         noise: float = 0.0,
         positive_rate: float | None = None,
+        gap_offset: float | None = None,
+        gap_width: float | None = None,
+        stripe_offset: float | None = None,
+        stripe_width: float | None = None,
         gain: float = 1.0,
         cost_fp: float = 1.0,
         order: str = "random",
         world_seed: int | None = None,
         feedback: str = "one_sided",
+        dataset: str | Dataset | TextDataset | None = None,
+        data_home: str | None = None,
+        topic: str | None = None,
+        first_positive_first: bool | None = None,
         render_mode: str | None = None,
     ) -> None:
         self.scenario = check_choice(scenario, "scenario", SCENARIOS)
@@ -404,27 +636,96 @@ class AppleTastingEnv(FeedbackEnv):
         self.gain = check_float(gain, "gain", low=0.0)
         self.cost_fp = check_float(cost_fp, "cost_fp", low=0.0)
         self.noise = check_float(noise, "noise", low=0.0, high=0.5)
-        self.positive_rate = self._resolve_positive_rate(positive_rate)
-        self.band: tuple[float, float] | None = None
-        self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
-        self.horizon = (
-            DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
+        if data_home is not None and not isinstance(data_home, str):
+            raise TypeError(f"data_home must be a path (str) or None, got {data_home!r}")
+        if data_home is not None and dataset is None:
+            raise ValueError(f"data_home applies with a dataset only, got data_home={data_home!r}")
+        if first_positive_first is not None and not isinstance(first_positive_first, bool):
+            raise TypeError(
+                f"first_positive_first must be True, False or None, got {first_positive_first!r}"
+            )
+        #: the dataset's name (a record's own name), None for a synthetic world
+        self.dataset = (
+            dataset
+            if dataset is None or isinstance(dataset, str)
+            else getattr(dataset, "name", None)
         )
+        self.data_home = data_home
+        self._data: DatasetStream | None = None
+        #: column names of a tabular dataset (the intercept last); None otherwise
+        self.feature_names: tuple[str, ...] | None = None
         #: steps until a dataset's stream runs out (None: synthetic, never)
         self.n_steps: int | None = None
+        if dataset is None:
+            if topic is not None:
+                raise ValueError(f"topic applies to dataset='reuters_r8' only, got topic={topic!r}")
+            if first_positive_first is not None:
+                raise ValueError(
+                    "first_positive_first applies to datasets only; a synthetic stream is "
+                    f"drawn example by example, got first_positive_first={first_positive_first!r}"
+                )
+            self.positive_rate: float | None = self._resolve_positive_rate(positive_rate)
+            self.band = self._resolve_band(gap_offset, gap_width, stripe_offset, stripe_width)
+            self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
+            self.horizon = (
+                DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
+            )
+            self.first_positive_first = False
+            bound = FEATURE_BOUND
+        else:
+            given = {
+                "scenario": (scenario, "separable"),
+                "noise": (noise, 0.0),
+                "positive_rate": (positive_rate, None),
+                "gap_offset": (gap_offset, None),
+                "gap_width": (gap_width, None),
+                "stripe_offset": (stripe_offset, None),
+                "stripe_width": (stripe_width, None),
+                "world_seed": (world_seed, None),
+            }
+            for name, (value, default) in given.items():
+                if value != default:
+                    raise ValueError(
+                        f"{name} shapes synthetic worlds only; with dataset={self.dataset!r} "
+                        f"the data fix the examples and labels, got {name}={value!r}"
+                    )
+            self.positive_rate = None
+            self.band = None
+            self._data = self._load(dataset, dim, topic)
+            self.feature_names = self._data.feature_names
+            self.dim = self._data.X.shape[1]
+            self.n_steps = self._data.n_rows
+            self.horizon = (
+                self.n_steps
+                if horizon is None
+                else min(check_int(horizon, "horizon", minimum=1), self.n_steps)
+            )
+            self.first_positive_first = self._resolve_first_positive_first(first_positive_first)
+            bound = self._data.bound
 
-        self.observation_space = spaces.Box(
-            -FEATURE_BOUND, FEATURE_BOUND, shape=(self.dim,), dtype=np.float32
-        )
+        self.observation_space = spaces.Box(-bound, bound, shape=(self.dim,), dtype=np.float32)
         self.action_space = spaces.Discrete(2)
 
         self._world: SyntheticWorld | None = None
+        self._started = False
         self._x = np.empty((0, self.dim), dtype=np.float32)
         self._labels = np.empty(0, dtype=np.int8)
+        self._order: np.ndarray | None = None
+        self._n_rows = 0
         self._pos = 0
         self._y: int | None = None
         self._t = 0
         self._last_line = ""
+        self._indptr = self._indices = self._values = None
+        if self._data is not None:
+            self._labels = self._data.y
+            self._n_rows = self._data.n_rows
+            if isinstance(self._data.X, np.ndarray):
+                self._x = self._data.X
+            else:
+                self._indptr = self._data.X.indptr
+                self._indices = self._data.X.indices
+                self._values = self._data.X.data
 
     # ------------------------------------------------------------------ configuration
     def _resolve_positive_rate(self, positive_rate: float | None) -> float:
@@ -446,63 +747,173 @@ class AppleTastingEnv(FeedbackEnv):
             high_inclusive=False,
         )
 
-    # ------------------------------------------------------------------ dynamics
-    def _refill(self) -> None:
-        """Draw the next chunk of a synthetic random-order stream."""
-        world = self._world
-        if world is None:
-            raise RuntimeError("call reset() before step()")
-        self._x, self._labels, _ = world.sample(CHUNK, self.np_random)
-        self._pos = 0
+    def _resolve_band(
+        self,
+        gap_offset: float | None,
+        gap_width: float | None,
+        stripe_offset: float | None,
+        stripe_width: float | None,
+    ) -> tuple[float, float] | None:
+        """Return the gap's or stripe's score interval ``(low, high)``; None elsewhere."""
+        given = {
+            "gappy": {"gap_offset": gap_offset, "gap_width": gap_width},
+            "striped": {"stripe_offset": stripe_offset, "stripe_width": stripe_width},
+        }
+        for scenario, arguments in given.items():
+            for name, value in arguments.items():
+                if value is not None and scenario != self.scenario:
+                    raise ValueError(
+                        f"{name} applies to scenario={scenario!r} only, got {name}={value!r} "
+                        f"with scenario={self.scenario!r}"
+                    )
+        if self.scenario == "gappy":
+            names, values, defaults = (
+                ("gap_offset", "gap_width"),
+                (gap_offset, gap_width),
+                DEFAULT_GAP,
+            )
+        elif self.scenario == "striped":
+            names = ("stripe_offset", "stripe_width")
+            values, defaults = (stripe_offset, stripe_width), DEFAULT_STRIPE
+        else:
+            return None
+        low = check_float(
+            defaults[0] if values[0] is None else values[0], names[0], low=0.0, high=MAX_BAND
+        )
+        width = check_float(
+            defaults[1] if values[1] is None else values[1],
+            names[1],
+            low=0.0,
+            low_inclusive=False,
+            high=MAX_BAND - low,
+        )
+        return (low, low + width)
 
+    def _load(
+        self, dataset: str | Dataset | TextDataset, dim: int | None, topic: str | None
+    ) -> DatasetStream:
+        # imported here: the data layer pulls in scikit-learn and pandas, which a
+        # synthetic world never needs
+        from osfb_gym.data import Dataset, TextDataset, load
+        from osfb_gym.data.registry import get_spec
+
+        record: Any
+        if isinstance(dataset, str):
+            name = get_spec(dataset).name
+            if topic is not None and name != "reuters_r8":
+                raise ValueError(
+                    f"topic applies to dataset='reuters_r8' only, got topic={topic!r} "
+                    f"with dataset={dataset!r}"
+                )
+            options: dict[str, Any] = {} if topic is None else {"topic": topic}
+            record = load(dataset, data_home=self.data_home, **options)
+        elif isinstance(dataset, Dataset | TextDataset):
+            if topic is not None:
+                raise ValueError(
+                    f"topic applies to dataset='reuters_r8' by name only, got topic={topic!r}"
+                )
+            record = dataset
+        else:
+            raise TypeError(
+                f"dataset must be a name (str), a Dataset or TextDataset record, or None, "
+                f"got {dataset!r} ({type(dataset).__name__})"
+            )
+        if not isinstance(record, Dataset | TextDataset):
+            raise ValueError(
+                f"dataset {dataset!r} is not a stream of labelled examples "
+                f"({type(record).__name__}); apple tasting needs features and 0/1 labels"
+            )
+        if isinstance(record, TextDataset):
+            dim = DEFAULT_TEXT_DIM if dim is None else check_int(dim, "dim", minimum=1)
+        elif dim is not None:
+            raise ValueError(
+                f"dim is fixed by the columns of tabular dataset {record.name!r} "
+                f"(dim sets the hashing dimension of text datasets only), got dim={dim!r}"
+            )
+        return dataset_stream(record, dim)
+
+    def _resolve_first_positive_first(self, first_positive_first: bool | None) -> bool:
+        if first_positive_first is None:
+            name = None if self._data is None else self._data.name
+            return name == "reuters_r8" and self.order == "random"
+        if first_positive_first and self.order == "adversarial":
+            raise ValueError(
+                "first_positive_first=True contradicts order='adversarial' (negatives first)"
+            )
+        return first_positive_first
+
+    # ------------------------------------------------------------------ dynamics
     def _advance(self) -> np.ndarray:
         """Move to the next example; return its observation."""
-        if self._pos >= self._labels.shape[0]:
-            if self.order == "adversarial":
-                # the episode's examples are drawn at reset; stepping past the horizon
+        if self._pos >= self._n_rows:
+            if self._data is not None or self.order == "adversarial":
+                # the stream ran out: a placeholder inside the space, no example
                 self._y = None
                 return np.zeros(self.dim, dtype=np.float32)
-            self._refill()
-        row = self._pos
+            world = self._world
+            if world is None:
+                raise RuntimeError("call reset() before step()")
+            self._x, self._labels, _ = world.sample(CHUNK, self.np_random)
+            self._n_rows, self._pos = CHUNK, 0
+        i = self._pos if self._order is None else int(self._order[self._pos])
         self._pos += 1
-        self._y = int(self._labels[row])
-        return self._x[row].copy()
+        self._y = int(self._labels[i])
+        indptr = self._indptr
+        if indptr is None:
+            return self._x[i].copy()
+        row = np.zeros(self.dim, dtype=np.float32)
+        start, end = indptr[i], indptr[i + 1]
+        row[self._indices[start:end]] = self._values[start:end]  # type: ignore[index]
+        return row
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Draw a world (unless fixed) and the first example."""
+        """Draw a world (unless fixed) or a dataset's order, and the first example."""
         super().reset(seed=seed)
+        self._started = True
         self._t = 0
+        self._pos = 0
         self._last_line = ""
-        self._world = draw_world(
-            self.dim,
-            self.scenario,
-            world_rng(self.world_seed, self.np_random),
-            positive_rate=self.positive_rate,
-            band=self.band,
-            noise=self.noise,
-        )
-        if self.order == "adversarial":
-            # the whole episode plus the example shown with the truncation
-            x, labels, score = self._world.sample(self.horizon + 1, self.np_random)
-            order = adversarial_order(labels, score, self.np_random)
-            self._x, self._labels = x[order], labels[order]
-            self._pos = 0
+        data = self._data
+        oracle: dict[str, Any] = {}
+        if data is None:
+            self._world = draw_world(
+                self.dim,
+                self.scenario,
+                world_rng(self.world_seed, self.np_random),
+                positive_rate=self.positive_rate if self.positive_rate is not None else 0.5,
+                band=self.band,
+                noise=self.noise,
+            )
+            oracle["w"] = self._world.w.copy()
+            if self.order == "adversarial":
+                # the whole episode plus the example shown with the truncation
+                x, labels, score = self._world.sample(self.horizon + 1, self.np_random)
+                order = adversarial_order(labels, score, self.np_random)
+                self._x, self._labels = x[order], labels[order]
+                self._n_rows = self.horizon + 1
+            else:
+                self._n_rows = 0  # the first step draws a chunk
         else:
-            self._labels = np.empty(0, dtype=np.int8)
-            self._pos = 0
+            if self.order == "adversarial":
+                order = adversarial_order(data.y, None, self.np_random)
+            else:
+                order = self.np_random.permutation(data.n_rows)
+                if self.first_positive_first:
+                    order = move_first_positive_first(order, data.y)
+            self._order = order
         obs = self._advance()
         feedback = {"gain": self.gain, "cost_fp": self.cost_fp}
-        return obs, make_info(feedback, {"w": self._world.w.copy()})
+        return obs, make_info(feedback, oracle)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Decide the current example; reveal its label if tasted (or under full feedback)."""
-        if self._world is None:
+        if not self._started:
             raise RuntimeError("call reset() before step()")
         y = self._y
         if y is None:
-            raise RuntimeError("the episode's examples are used up; call reset() for a new one")
+            raise RuntimeError("the episode's examples are used up; call reset() for a new episode")
         a = check_action(action)
         reward, mistake, loss = outcome(a, y, self.gain, self.cost_fp)
         revealed = a == 1 or self.feedback_mode == "full"

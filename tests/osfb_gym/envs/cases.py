@@ -20,7 +20,7 @@ SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
 DATA_HOME = str(SHARED_DATA)
 # Reading and fitting these takes seconds (Adult: 48,842 rows), so their cases
 # run with ``-m slow``; the small ones keep the default run covered.
-SLOW_DATASETS = frozenset({"adult", "bank", "eeg"})
+SLOW_DATASETS = frozenset({"adult", "bank", "eeg", "reuters_r8"})
 
 VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("OneSidedLending-v0", {"batch_size": 4, "horizon": 30}),
@@ -47,6 +47,16 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("AppleTasting-v0", {"dim": 3, "noise": 0.1, "horizon": 30}),
     ("AppleTasting-v0", {"feedback": "full", "horizon": 30}),
     ("AppleTasting-v0", {"world_seed": 4, "gain": 2.0, "cost_fp": 0.5, "horizon": 30}),
+    ("AppleTasting-v0", {"scenario": "minority", "horizon": 30}),
+    ("AppleTasting-v0", {"scenario": "gappy", "dim": 5, "noise": 0.05, "horizon": 30}),
+    ("AppleTasting-v0", {"scenario": "striped", "order": "adversarial", "horizon": 30}),
+    ("AppleTasting-v0", {"dataset": "breast_cancer"}),
+    ("AppleTasting-v0", {"dataset": "breast_cancer", "order": "adversarial", "feedback": "full"}),
+    ("AppleTasting-v0", {"dataset": "sms_spam", "data_home": DATA_HOME, "dim": 256}),
+    (
+        "AppleTasting-v0",
+        {"dataset": "reuters_r8", "data_home": DATA_HOME, "topic": "ship", "dim": 128},
+    ),
 ]
 
 CASES: list[tuple[str, dict[str, Any]]] = [(env_id, {}) for env_id in env_ids()] + VARIANTS

@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.utils.seeding import np_random
+from scipy.stats import norm
 
 import osfb_gym  # noqa: F401
+from agents.base import Agent
+from osfb_gym.data import from_arrays
 from osfb_gym.envs.apple import (
     FALSE_NEGATIVE,
     FALSE_POSITIVE,
     NO_MISTAKE,
     AppleMetrics,
+    adversarial_order,
     check_action,
+    draw_world,
+    move_first_positive_first,
     outcome,
 )
+from osfb_gym.runner import run_episode
+from tests.osfb_gym.envs.cases import DATA_HOME, SHARED_DATA
 
 ID = "AppleTasting-v0"
 
@@ -94,7 +105,7 @@ def test_metrics_are_zero_where_undefined():
     assert m["precision"] == m["recall"] == m["f1"] == 0.0
 
 
-@pytest.mark.parametrize("action", [2, -1, 0.5, 1.0, True, "1", [1], np.array([1]), None])
+@pytest.mark.parametrize("action", [2, -1, 0.5, 1.0, "1", [1], np.array([1]), np.array(0.0), None])
 def test_check_action_rejects_everything_but_0_and_1(action):
     with pytest.raises((TypeError, ValueError), match="action"):
         check_action(action)
@@ -102,6 +113,7 @@ def test_check_action_rejects_everything_but_0_and_1(action):
 
 def test_check_action_accepts_numpy_integers():
     assert check_action(np.int64(1)) == 1 and check_action(np.array(0)) == 0
+    assert check_action(True) == 1 and check_action(np.bool_(False)) == 0
 
 
 @pytest.mark.parametrize(
@@ -123,3 +135,260 @@ def test_check_action_accepts_numpy_integers():
 def test_bad_arguments_name_the_parameter(kwargs, name):
     with pytest.raises((TypeError, ValueError), match=name):
         gym.make(ID, **kwargs)
+
+
+# --------------------------------------------------------------------------- synthetic worlds
+def stream(env: gym.Env, seed: int, steps: int | None = None) -> tuple[np.ndarray, np.ndarray, Any]:
+    """Reject everything; return the observed features, the true labels and ``w*``."""
+    obs, info = env.reset(seed=seed)
+    xs, ys = [], []
+    while steps is None or len(ys) < steps:
+        xs.append(obs)
+        obs, _, terminated, truncated, info_step = env.step(0)
+        ys.append(info_step["oracle"]["y"])
+        if terminated or truncated:
+            break
+    return np.array(xs), np.array(ys), info["oracle"].get("w")
+
+
+def test_separable_labels_are_the_side_of_w_and_noise_flips_its_share():
+    x, y, w = stream(gym.make(ID, dim=5, horizon=4000), seed=0)
+    score = x.astype(np.float64) @ w
+    assert np.array_equal(y, (score > 0).astype(int))
+    assert np.linalg.norm(w) == pytest.approx(1.0)
+    x, y, w = stream(gym.make(ID, dim=5, noise=0.2, horizon=4000), seed=1)
+    flipped = y != (x.astype(np.float64) @ w > 0)
+    assert flipped.mean() == pytest.approx(0.2, abs=0.02)
+
+
+def test_world_seed_fixes_w_not_the_stream():
+    env = gym.make(ID, world_seed=3, horizon=10)
+    obs_a, info_a = env.reset(seed=0)
+    obs_b, info_b = env.reset(seed=1)
+    np.testing.assert_array_equal(info_a["oracle"]["w"], info_b["oracle"]["w"])
+    assert not np.array_equal(obs_a, obs_b)
+    _, info_c = gym.make(ID, horizon=10).reset(seed=0)
+    assert not np.array_equal(info_a["oracle"]["w"], info_c["oracle"]["w"])
+
+
+@pytest.mark.parametrize("rate", [0.05, 0.2])
+def test_minority_rate_holds(rate):
+    world = draw_world(10, "minority", np.random.default_rng(0), positive_rate=rate)
+    _, y, score = world.sample(100_000, np.random.default_rng(1))
+    assert y.mean() == pytest.approx(rate, rel=0.05)
+    assert world.threshold == pytest.approx(norm.ppf(1 - rate))
+    assert np.array_equal(y, score > world.threshold)
+    _, y, _ = stream(gym.make(ID, scenario="minority", horizon=4000), seed=2)
+    assert y.mean() == pytest.approx(0.05, abs=0.012)
+
+
+def test_gappy_has_no_example_in_the_gap_and_stays_separable():
+    env = gym.make(ID, scenario="gappy", gap_offset=0.3, gap_width=1.2, horizon=5000)
+    x, y, w = stream(env, seed=0)
+    score = x.astype(np.float64) @ w
+    assert not np.any((score > 0.3 + 1e-5) & (score < 1.5 - 1e-5))
+    assert np.any((score > 0) & (score < 0.3)) and np.any((score > 1.5) & (score < 1.6))
+    assert np.array_equal(y, (score > 0).astype(int))
+    # the gap moves scores, not classes: the positive share is still a half
+    assert y.mean() == pytest.approx(0.5, abs=0.03)
+    assert np.all(np.abs(x) <= env.observation_space.high)
+
+
+def test_striped_has_a_stripe_of_negatives_inside_the_positives():
+    x, y, w = stream(gym.make(ID, scenario="striped", horizon=5000), seed=0)
+    score = x.astype(np.float64) @ w
+    stripe = (score > 0.5) & (score < 1.0)
+    assert stripe.mean() == pytest.approx(norm.cdf(1.0) - norm.cdf(0.5), abs=0.02)
+    assert np.all(y[stripe] == 0)
+    assert np.all(y[(score > 0) & ~stripe] == 1) and np.all(y[score <= 0] == 0)
+    # the best hyperplane is still s = 0: the stripe costs less than the slab before it
+    assert stripe.sum() < ((score > 0) & (score <= 0.5)).sum()
+
+
+@pytest.mark.parametrize("scenario", ["separable", "minority", "striped"])
+def test_adversarial_order_puts_negatives_first_hardest_first(scenario):
+    env = gym.make(ID, scenario=scenario, order="adversarial", noise=0.1, horizon=600)
+    x, y, w = stream(env, seed=4)
+    assert len(y) == 600
+    score = x.astype(np.float64) @ w
+    n_neg = int(np.sum(y == 0))
+    assert np.all(y[:n_neg] == 0) and np.all(y[n_neg:] == 1)
+    assert np.all(np.diff(score[:n_neg]) <= 0) and np.all(np.diff(score[n_neg:]) >= 0)
+
+
+def test_adversarial_order_of_a_dataset_and_first_positive_helpers():
+    y = np.array([1, 0, 0, 1, 0, 1])
+    order = adversarial_order(y, None, np.random.default_rng(0))
+    assert sorted(order.tolist()) == list(range(6)) and y[order].tolist() == [0, 0, 0, 1, 1, 1]
+    moved = move_first_positive_first(np.array([1, 2, 5, 0, 3, 4]), y)
+    assert moved.tolist() == [5, 1, 2, 0, 3, 4]
+    env = gym.make(ID, dataset="breast_cancer", order="adversarial")
+    _, labels, _ = stream(env, seed=0)
+    assert np.all(np.diff(labels) >= 0) and len(labels) == 569
+
+
+# --------------------------------------------------------------------------- datasets
+def small_record(n: int = 12):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3)) * [1.0, 10.0, 0.1] + [0.0, 5.0, -2.0]
+    return from_arrays(X, (np.arange(n) % 3 == 0).astype(float), name="small")
+
+
+def test_dataset_rows_stream_once_standardised_then_terminate():
+    record = small_record()
+    env = gym.make(ID, dataset=record)
+    unwrapped = env.unwrapped
+    assert unwrapped.n_steps == unwrapped.horizon == 12 and unwrapped.dim == 4
+    assert unwrapped.feature_names == ("x0", "x1", "x2", "intercept")
+    x, y, w = stream(env, seed=0)
+    assert w is None and len(y) == 12
+    standard = (record.X - record.X.mean(0)) / record.X.std(0)
+    expected = np.hstack([standard, np.ones((12, 1))]).astype(np.float32)
+    rows = {tuple(row) for row in expected}
+    assert {tuple(row) for row in x} == rows
+    lookup = {tuple(row): label for row, label in zip(expected, record.y, strict=True)}
+    assert [lookup[tuple(row)] for row in x] == y.tolist()
+    env.reset(seed=0)
+    for _ in range(11):
+        assert env.step(1)[2:4] == (False, False)
+    obs, _, terminated, truncated, _ = env.step(1)
+    assert terminated and not truncated and not obs.any()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.unwrapped.step(1)
+    env = gym.make(ID, dataset=record, horizon=5)
+    assert len(stream(env, seed=0)[1]) == 5
+    assert gym.make(ID, dataset=record, horizon=50).unwrapped.horizon == 12
+
+
+def test_a_dataset_order_follows_the_reset_seed():
+    env = gym.make(ID, dataset="breast_cancer")
+    env.reset(seed=7)
+    expected = np_random(7)[0].permutation(569)
+    np.testing.assert_array_equal(env.unwrapped._order, expected)
+
+
+def test_vector_env_autoresets_a_finished_dataset():
+    vec = gym.vector.SyncVectorEnv([lambda: gym.make(ID, dataset=small_record(5))] * 2)
+    vec.reset(seed=[0, 1])
+    done = np.zeros(2, dtype=bool)
+    for _ in range(5):
+        _, _, terminated, _, info = vec.step(np.array([1, 0]))
+        done |= terminated
+        assert info["feedback"]["revealed"].dtype == bool
+    assert done.all()
+    vec.close()
+
+
+def test_dataset_arguments_are_checked():
+    with pytest.raises(ValueError, match="dataset 'real'.*labels in"):
+        gym.make(
+            ID, dataset=from_arrays([[0.0], [1.0]], [0.5, 2.0], name="real", task="regression")
+        )
+    for name, value in [
+        ("scenario", "gappy"),
+        ("noise", 0.1),
+        ("positive_rate", 0.1),
+        ("world_seed", 1),
+        ("gap_width", 1.0),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            gym.make(ID, dataset="breast_cancer", **{name: value})
+    with pytest.raises(ValueError, match="dim"):
+        gym.make(ID, dataset="breast_cancer", dim=10)
+    with pytest.raises(ValueError, match="topic"):
+        gym.make(ID, dataset="breast_cancer", topic="earn")
+    with pytest.raises(ValueError, match="topic"):
+        gym.make(ID, topic="earn")
+    with pytest.raises(ValueError, match="first_positive_first"):
+        gym.make(ID, first_positive_first=True)
+    with pytest.raises(ValueError, match="first_positive_first"):
+        gym.make(ID, dataset="breast_cancer", order="adversarial", first_positive_first=True)
+    with pytest.raises(ValueError, match="data_home"):
+        gym.make(ID, data_home="/tmp")
+    with pytest.raises(TypeError, match="dataset"):
+        gym.make(ID, dataset=3)
+    with pytest.raises(ValueError, match="unknown dataset"):
+        gym.make(ID, dataset="no_such_data")
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"scenario": "gappy", "positive_rate": 0.2}, "positive_rate"),
+        ({"scenario": "separable", "gap_width": 1.0}, "gap_width"),
+        ({"scenario": "gappy", "stripe_offset": 1.0}, "stripe_offset"),
+        ({"scenario": "gappy", "gap_width": 0.0}, "gap_width"),
+        ({"scenario": "gappy", "gap_offset": -0.1}, "gap_offset"),
+        ({"scenario": "striped", "stripe_offset": 3.0, "stripe_width": 1.5}, "stripe_width"),
+    ],
+)
+def test_scenario_arguments_belong_to_their_scenario(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        gym.make(ID, **kwargs)
+
+
+# --------------------------------------------------------------------------- text
+needs_data = pytest.mark.skipif(
+    not (SHARED_DATA / "sms_spam").is_dir(), reason=f"no local copy of the datasets at {DATA_HOME}"
+)
+
+
+@needs_data
+def test_sms_spam_rows_are_unit_norm_sparse_hashed_4grams():
+    env = gym.make(ID, dataset="sms_spam", data_home=DATA_HOME)
+    unwrapped = env.unwrapped
+    X = unwrapped._data.X
+    assert X.shape == (5574, 4096) and X.format == "csr" and X.dtype == np.float32
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1))).ravel()
+    assert np.allclose(norms[X.getnnz(axis=1) > 0], 1.0, atol=1e-5)
+    assert X.getnnz(axis=1).max() < 1000 and X.nnz / X.shape[0] < 150
+    assert env.observation_space.shape == (4096,) and env.observation_space.high[0] == 1.0
+    obs, _ = env.reset(seed=0)
+    first = unwrapped._order[0]
+    np.testing.assert_array_equal(obs, X[first].toarray().ravel())
+    assert np.linalg.norm(obs) == pytest.approx(1.0, abs=1e-5)
+    assert unwrapped._data.y.mean() == pytest.approx(747 / 5574)
+    assert not unwrapped.first_positive_first
+    # one vectorisation per (texts, dim), shared by every env
+    again = gym.make(ID, dataset="sms_spam", data_home=DATA_HOME).unwrapped
+    assert again._data.X is X
+    assert gym.make(
+        ID, dataset="sms_spam", data_home=DATA_HOME, dim=64
+    ).observation_space.shape == (64,)
+
+
+@needs_data
+@pytest.mark.slow
+def test_reuters_moves_the_first_positive_to_the_front():
+    kwargs = {"dataset": "reuters_r8", "data_home": DATA_HOME, "topic": "ship", "dim": 128}
+    env = gym.make(ID, **kwargs)
+    assert env.unwrapped.first_positive_first
+    y = env.unwrapped._data.y
+    for seed in range(3):
+        env.reset(seed=seed)
+        assert env.step(0)[4]["oracle"]["y"] == 1
+        permutation = np_random(seed)[0].permutation(y.size)
+        expected = move_first_positive_first(permutation, y)
+        np.testing.assert_array_equal(env.unwrapped._order, expected)
+    plain = gym.make(ID, **kwargs, first_positive_first=False)
+    firsts = [plain.reset(seed=s) and plain.step(0)[4]["oracle"]["y"] for s in range(5)]
+    assert sum(firsts) < 5
+
+
+# --------------------------------------------------------------------------- runner
+class _TasteAbove(Agent):
+    env_ids = ("AppleTasting-v0",)
+
+    def __init__(self, threshold: float = 0.0):
+        self.threshold = threshold
+
+    def act(self, observation):
+        return int(observation[0] > self.threshold)
+
+
+def test_runner_scores_an_episode_with_the_apple_metrics():
+    trajectory = run_episode(gym.make(ID, horizon=200), _TasteAbove(), seed=0)
+    m = trajectory.metrics
+    assert m["steps"] == 200 and {"tp", "fp", "tn", "fn", "f1", "label_requests"} <= set(m)
+    assert m["label_requests"] == trajectory.n_revealed.sum() == trajectory.actions.sum()
+    assert m["cumulative_loss"] == pytest.approx(trajectory.oracle_loss.sum())
