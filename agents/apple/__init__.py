@@ -8,9 +8,13 @@ learner and taste some of its predicted negatives too:
 
 from agents.apple.base import LinearLearner
 from agents.apple.perceptron import MarginPerceptron, Perceptron
+from agents.apple.sampling import AppleTastingSampling, LabelEfficient, SamplingStrategy
 
 __all__ = [
+    "AppleTastingSampling",
+    "LabelEfficient",
     "LinearLearner",
     "MarginPerceptron",
     "Perceptron",
+    "SamplingStrategy",
 ]
