@@ -9,12 +9,14 @@ learner and taste some of its predicted negatives too:
 from agents.apple.base import LinearLearner
 from agents.apple.perceptron import MarginPerceptron, Perceptron
 from agents.apple.sampling import AppleTastingSampling, LabelEfficient, SamplingStrategy
+from agents.apple.svm import OnlineSVM
 
 __all__ = [
     "AppleTastingSampling",
     "LabelEfficient",
     "LinearLearner",
     "MarginPerceptron",
+    "OnlineSVM",
     "Perceptron",
     "SamplingStrategy",
 ]

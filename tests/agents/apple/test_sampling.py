@@ -13,6 +13,7 @@ from agents.apple import (
     LabelEfficient,
     LinearLearner,
     MarginPerceptron,
+    OnlineSVM,
     Perceptron,
 )
 from agents.lending import Greedy
@@ -149,6 +150,12 @@ def test_nested_wrapper_runs_reproduce_and_pickle_mid_episode():
         obs = next_obs
     copy = pickle.loads(pickle.dumps(agent))
     assert [agent.act(obs) for _ in range(20)] == [copy.act(obs) for _ in range(20)]
+
+
+def test_wrappers_take_any_linear_learner_including_the_svm():
+    agent = LabelEfficient(OnlineSVM(C=1.0), beta=0.1)
+    metrics = mean_metrics(agent, seeds=(0,), horizon=200)
+    assert metrics["f1"] > 0.7
 
 
 @pytest.mark.parametrize(
