@@ -102,8 +102,15 @@ class Agent:
         return self
 
     def clone(self, **overrides: Any) -> Agent:
-        """Return a fresh, unfitted agent with the same (or overridden) hyperparameters."""
-        params = copy.deepcopy(self.get_params())
+        """Return a fresh, unfitted agent with the same (or overridden) hyperparameters.
+
+        A hyperparameter that is itself an agent (a wrapped base learner) is
+        cloned too, so the copy shares no learned state with the original.
+        """
+        params = {
+            name: value.clone() if isinstance(value, Agent) else copy.deepcopy(value)
+            for name, value in self.get_params().items()
+        }
         params.update(overrides)
         return type(self)(**params)
 

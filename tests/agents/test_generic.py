@@ -17,7 +17,10 @@ from agents.base import Agent
 from osfb_gym.runner import run_episode
 from tests.helpers import assert_same
 
-SMALL = {"OneSidedLending-v0": {"horizon": 40, "batch_size": 3}}
+SMALL = {
+    "OneSidedLending-v0": {"horizon": 40, "batch_size": 3},
+    "AppleTasting-v0": {"horizon": 300},
+}
 
 
 def discover() -> list[type[Agent]]:
