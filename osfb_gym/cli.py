@@ -12,10 +12,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+import pandas as pd
+
 import osfb_gym  # noqa: F401  (registers the ids)
 from envs_registry import ENVS
 from osfb_gym.bench import SUITES, get_suite, run_suite
-from osfb_gym.bench.jiang import JIANG_SUITES, run_jiang
+from osfb_gym.bench.jiang import JIANG_SUITES, run_jiang, write_report
 from osfb_gym.core.validation import check_int
 
 
@@ -46,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     paper.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
     commands.add_parser("list", help="list suites, environments and agents")
+    table = commands.add_parser(
+        "table", help="rebuild a jiang-* table from results.csv files (e.g. runs of grid parts)"
+    )
+    table.add_argument("suite", choices=sorted(JIANG_SUITES), help="suite name")
+    table.add_argument("results", nargs="+", help="results.csv files written by runs")
+    table.add_argument("--out", required=True, help="output directory")
+    table.add_argument("--data-home", default=None, help="folder of the dataset files")
     return parser
 
 
@@ -72,6 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {name:12s} {env_id}")
         return 0
 
+    if args.command == "table":
+        frame = pd.concat([pd.read_csv(path) for path in args.results], ignore_index=True)
+        report = write_report(frame, JIANG_SUITES[args.suite], args.out, data_home=args.data_home)
+        print(report.files[2].read_text())
+        return 0
     if args.suite in JIANG_SUITES:
         return _run_paper_suite(args)
     suite = get_suite(args.suite)

@@ -73,3 +73,20 @@ def test_missing_datasets_are_skipped_and_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="none of the datasets"):
         run_jiang(JIANG_SUITES["jiang-linear"], tmp_path, datasets=["german"],
                   data_home=str(tmp_path), progress=False)
+
+
+@needs_data
+def test_table_command_joins_runs_of_grid_parts(tmp_path, capsys):
+    common = ["--datasets", "blood", "--seeds", "2", "--horizon", "2", "--data-home", str(SHARED),
+              "--no-progress"]
+    for part, grid in (("low", "-2:-2"), ("high", "0:0")):
+        argv = ["run", "jiang-linear", f"--alphas={grid}", "--out", str(tmp_path / part), *common]
+        assert main(argv) == 0
+    parts = [str(tmp_path / part / "results.csv") for part in ("low", "high")]
+    argv = ["table", "jiang-linear", *parts, "--out", str(tmp_path / "all"),
+            "--data-home", str(SHARED)]
+    assert main(argv) == 0
+    joined = pd.read_csv(tmp_path / "all" / "results.csv")
+    # greedy ran in both parts; it is kept once per (cutoff, seed)
+    assert len(joined) == 2 * (1 + 6 * 2) * 2
+    assert "{2^-2, 2^0}" in (tmp_path / "all" / "table.md").read_text()
