@@ -18,6 +18,7 @@ import osfb_gym  # noqa: F401  (registers the ids)
 from envs_registry import ENVS
 from osfb_gym.bench import SUITES, get_suite, run_suite
 from osfb_gym.bench.jiang import JIANG_SUITES, run_jiang, write_report
+from osfb_gym.bench.sculley import SCULLEY_SUITES, run_sculley
 from osfb_gym.core.validation import check_int
 
 
@@ -35,7 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run a built-in suite")
-    run.add_argument("suite", choices=sorted({**SUITES, **JIANG_SUITES}), help="suite name")
+    run.add_argument(
+        "suite", choices=sorted({**SUITES, **JIANG_SUITES, **SCULLEY_SUITES}), help="suite name"
+    )
     run.add_argument("--out", default=None, help="output directory (default osfb-results/SUITE)")
     run.add_argument("--seeds", type=_positive_int, default=None, help="number of seeds")
     run.add_argument("--horizon", type=_positive_int, default=None, help="override T of every env")
@@ -44,9 +47,27 @@ def build_parser() -> argparse.ArgumentParser:
     paper.add_argument("--datasets", default=None, help="comma-separated dataset names")
     paper.add_argument("--data-home", default=None, help="folder of the dataset files")
     paper.add_argument(
-        "--alphas", default=None, help="exponents k of the grid 2^k, e.g. -6:3 (default)"
+        "--alphas", default=None, help="exponents k of the grid 2^k, LOW:HIGH (default -10:3)"
     )
     paper.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    sculley = run.add_argument_group(
+        "sculley-spam / sculley-reuters (also --datasets for spam, --data-home, --seeds)"
+    )
+    sculley.add_argument("--topics", default=None, help="comma-separated R8 topics (reuters)")
+    sculley.add_argument(
+        "--learners", default=None, help="comma-separated learners, e.g. svm,margin_perceptron"
+    )
+    sculley.add_argument(
+        "--svm-seeds",
+        type=_positive_int,
+        default=None,
+        help="reuters: how many of the seeds the Online SVM runs (default 2)",
+    )
+    sculley.add_argument(
+        "--full-grid",
+        action="store_true",
+        help="reuters: the SVM's example weights over the paper's whole C_neg grid 0.001..128",
+    )
     commands.add_parser("list", help="list suites, environments and agents")
     table = commands.add_parser(
         "table", help="rebuild a jiang-* table from results.csv files (e.g. runs of grid parts)"
@@ -65,6 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("suites:")
         descriptions = {name: suite.description for name, suite in SUITES.items()}
         descriptions.update({name: suite.description for name, suite in JIANG_SUITES.items()})
+        descriptions.update({name: suite.description for name, suite in SCULLEY_SUITES.items()})
         for name, description in descriptions.items():
             print(f"  {name:15s} {description}")
         print("environments:")
@@ -88,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.suite in JIANG_SUITES:
         return _run_paper_suite(args)
+    if args.suite in SCULLEY_SUITES:
+        return _run_sculley_suite(args)
     suite = get_suite(args.suite)
     seeds = None if args.seeds is None else tuple(range(args.seeds))
     overrides = None if args.horizon is None else {"horizon": args.horizon}
@@ -125,6 +149,37 @@ def _run_paper_suite(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
     )
     print(result.files[2].read_text())
+    print("written: " + ", ".join(str(path) for path in result.files))
+    return 0
+
+
+def _names(text: str | None) -> list[str] | None:
+    return None if text is None else [name.strip() for name in text.split(",") if name.strip()]
+
+
+def _run_sculley_suite(args: argparse.Namespace) -> int:
+    options: dict[str, object] = {
+        "seeds": None if args.seeds is None else tuple(range(args.seeds)),
+        "learners": _names(args.learners),
+        "data_home": args.data_home,
+        "horizon": args.horizon,
+        "progress": not args.no_progress,
+    }
+    if args.suite == "sculley-spam":
+        if args.topics is not None or args.svm_seeds is not None or args.full_grid:
+            raise SystemExit("--topics, --svm-seeds and --full-grid apply to sculley-reuters")
+        options["datasets"] = _names(args.datasets)
+    else:
+        if args.datasets is not None:
+            raise SystemExit("sculley-reuters streams reuters_r8; choose topics with --topics")
+        options.update(
+            topics=_names(args.topics), svm_seeds=args.svm_seeds, full_grid=args.full_grid
+        )
+    try:
+        result = run_sculley(args.suite, args.out or f"osfb-results/{args.suite}", **options)
+    except ValueError as error:
+        raise SystemExit(str(error)) from None
+    print(result.report)
     print("written: " + ", ".join(str(path) for path in result.files))
     return 0
 
