@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
@@ -16,18 +15,15 @@ from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import check_choice, check_float, check_int
-from osfb_gym.envs._text import hash_char_4grams
+from osfb_gym.envs._stream import DatasetStream, load_stream
 
 if TYPE_CHECKING:
-    import scipy.sparse as sp
-
     from osfb_gym.data import Dataset, TextDataset
 
 SCENARIOS = ("separable", "minority", "gappy", "striped")
 ORDERS = ("random", "adversarial")
 FEEDBACK_MODES = ("one_sided", "full")
 DEFAULT_DIM = 20  # synthetic worlds; a tabular dataset has its own
-DEFAULT_TEXT_DIM = 4096  # hashed character 4-grams of a text dataset
 DEFAULT_HORIZON = 2000  # synthetic worlds; a dataset's episode is its whole stream
 DEFAULT_POSITIVE_RATE = {"separable": 0.5, "minority": 0.05}
 DEFAULT_GAP = (0.5, 1.0)  # gappy: (gap_offset, gap_width)
@@ -281,105 +277,6 @@ class AppleMetrics(EpisodeMetrics):
             error_rate=(fp + fn) / max(self.steps, 1),
         )
         return summary
-
-
-@dataclass(frozen=True)
-class DatasetStream:
-    """The fixed examples of a dataset-backed episode (read-only arrays).
-
-    Attributes
-    ----------
-    name
-        The dataset's name.
-    X
-        Tabular data: standardised features with the ``"intercept"`` column
-        (all ones) last, ``float32``. Text: the hashed character 4-grams, a
-        ``float32`` CSR matrix with unit-norm rows.
-    y
-        The 0/1 labels, ``int8``.
-    bound
-        The largest ``|feature|``: the observation space's bound.
-    feature_names
-        Names of the columns of a tabular ``X``; None for text.
-    """
-
-    name: str
-    X: np.ndarray | sp.csr_matrix
-    y: np.ndarray
-    bound: float
-    feature_names: tuple[str, ...] | None = None
-
-    @property
-    def n_rows(self) -> int:
-        """Number of examples."""
-        return int(self.y.shape[0])
-
-
-def binary_labels(y: np.ndarray, name: str) -> np.ndarray:
-    """Return 0/1 labels as ``int8``, or raise naming ``dataset`` and the values found.
-
-    Examples
-    --------
-    >>> binary_labels(np.array([0.0, 1.0, 1.0]), "mine").tolist()
-    [0, 1, 1]
-    >>> binary_labels(np.array([0.0, 2.5]), "mine")
-    Traceback (most recent call last):
-    ...
-    ValueError: dataset 'mine' must have labels in {0, 1} for apple tasting, found [0.0, 2.5]
-    """
-    values = np.unique(y)
-    if not np.isin(values, (0.0, 1.0)).all():
-        raise ValueError(
-            f"dataset {name!r} must have labels in {{0, 1}} for apple tasting, "
-            f"found {values[:5].tolist()}"
-        )
-    return np.asarray(y).astype(np.int8)
-
-
-def tabular_stream(data: Dataset) -> DatasetStream:
-    """Standardise ``data`` and append the intercept column; features rounded to ``float32``."""
-    y = binary_labels(data.y, data.name)
-    standard = data.standardized().X
-    X = np.hstack([standard, np.ones((standard.shape[0], 1))]).astype(np.float32)
-    for array in (X, y):
-        array.flags.writeable = False
-    return DatasetStream(
-        data.name, X, y, float(np.max(np.abs(X))), (*data.feature_names, "intercept")
-    )
-
-
-def text_stream(data: TextDataset, dim: int) -> DatasetStream:
-    """Hash ``data``'s texts into ``dim`` character 4-gram buckets (:func:`hash_char_4grams`)."""
-    y = binary_labels(data.y, data.name)
-    y.flags.writeable = False
-    return DatasetStream(data.name, hash_char_4grams(data.texts, dim), y, 1.0)
-
-
-_STREAM_CACHE: OrderedDict[tuple[int, int | None], tuple[Any, DatasetStream]] = OrderedDict()
-_STREAM_CACHE_SIZE = 8
-
-
-def dataset_stream(data: Dataset | TextDataset, dim: int | None) -> DatasetStream:
-    """Return the stream of ``data`` (``dim``: the hashing dimension of text), built once.
-
-    ``load`` hands out the same record for the same name and folder, so
-    every env built on it shares one standardisation or one vectorisation.
-    """
-    from osfb_gym.data import TextDataset
-
-    key = (id(data), dim)
-    hit = _STREAM_CACHE.get(key)
-    if hit is not None and hit[0] is data:
-        _STREAM_CACHE.move_to_end(key)
-        return hit[1]
-    if isinstance(data, TextDataset):
-        stream = text_stream(data, DEFAULT_TEXT_DIM if dim is None else dim)
-    else:
-        stream = tabular_stream(data)
-    _STREAM_CACHE[key] = (data, stream)  # the record is kept so its id is not reused
-    while len(_STREAM_CACHE) > _STREAM_CACHE_SIZE:
-        _STREAM_CACHE.popitem(last=False)
-    return stream
 
 
 # --------------------------------------------------------------------------- env
@@ -691,7 +588,9 @@ class AppleTastingEnv(FeedbackEnv):
                     )
             self.positive_rate = None
             self.band = None
-            self._data = self._load(dataset, dim, topic)
+            self._data = load_stream(
+                dataset, data_home=data_home, dim=dim, topic=topic, setting="apple tasting"
+            )
             self.feature_names = self._data.feature_names
             self.dim = self._data.X.shape[1]
             self.n_steps = self._data.n_rows
@@ -716,16 +615,9 @@ class AppleTastingEnv(FeedbackEnv):
         self._y: int | None = None
         self._t = 0
         self._last_line = ""
-        self._indptr = self._indices = self._values = None
         if self._data is not None:
             self._labels = self._data.y
             self._n_rows = self._data.n_rows
-            if isinstance(self._data.X, np.ndarray):
-                self._x = self._data.X
-            else:
-                self._indptr = self._data.X.indptr
-                self._indices = self._data.X.indices
-                self._values = self._data.X.data
 
     # ------------------------------------------------------------------ configuration
     def _resolve_positive_rate(self, positive_rate: float | None) -> float:
@@ -789,49 +681,6 @@ class AppleTastingEnv(FeedbackEnv):
         )
         return (low, low + width)
 
-    def _load(
-        self, dataset: str | Dataset | TextDataset, dim: int | None, topic: str | None
-    ) -> DatasetStream:
-        # imported here: the data layer pulls in scikit-learn and pandas, which a
-        # synthetic world never needs
-        from osfb_gym.data import Dataset, TextDataset, load
-        from osfb_gym.data.registry import get_spec
-
-        record: Any
-        if isinstance(dataset, str):
-            name = get_spec(dataset).name
-            if topic is not None and name != "reuters_r8":
-                raise ValueError(
-                    f"topic applies to dataset='reuters_r8' only, got topic={topic!r} "
-                    f"with dataset={dataset!r}"
-                )
-            options: dict[str, Any] = {} if topic is None else {"topic": topic}
-            record = load(dataset, data_home=self.data_home, **options)
-        elif isinstance(dataset, Dataset | TextDataset):
-            if topic is not None:
-                raise ValueError(
-                    f"topic applies to dataset='reuters_r8' by name only, got topic={topic!r}"
-                )
-            record = dataset
-        else:
-            raise TypeError(
-                f"dataset must be a name (str), a Dataset or TextDataset record, or None, "
-                f"got {dataset!r} ({type(dataset).__name__})"
-            )
-        if not isinstance(record, Dataset | TextDataset):
-            raise ValueError(
-                f"dataset {dataset!r} is not a stream of labelled examples "
-                f"({type(record).__name__}); apple tasting needs features and 0/1 labels"
-            )
-        if isinstance(record, TextDataset):
-            dim = DEFAULT_TEXT_DIM if dim is None else check_int(dim, "dim", minimum=1)
-        elif dim is not None:
-            raise ValueError(
-                f"dim is fixed by the columns of tabular dataset {record.name!r} "
-                f"(dim sets the hashing dimension of text datasets only), got dim={dim!r}"
-            )
-        return dataset_stream(record, dim)
-
     def _resolve_first_positive_first(self, first_positive_first: bool | None) -> bool:
         if first_positive_first is None:
             name = None if self._data is None else self._data.name
@@ -858,13 +707,9 @@ class AppleTastingEnv(FeedbackEnv):
         i = self._pos if self._order is None else int(self._order[self._pos])
         self._pos += 1
         self._y = int(self._labels[i])
-        indptr = self._indptr
-        if indptr is None:
-            return self._x[i].copy()
-        row = np.zeros(self.dim, dtype=np.float32)
-        start, end = indptr[i], indptr[i + 1]
-        row[self._indices[start:end]] = self._values[start:end]  # type: ignore[index]
-        return row
+        if self._data is not None:
+            return self._data.row(i)
+        return self._x[i].copy()
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
