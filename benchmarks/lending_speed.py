@@ -170,9 +170,7 @@ def shadow_prefix(args: Args) -> dict[str, float]:
     for name in agents:
         result[f"{name}_ms_per_step"] = 1000 * seconds[name] / steps
     result["speedup_vs_sklearn"] = seconds["sklearn"] / seconds["incremental"]
-    result["speedup_vs_sklearn_every_step"] = (
-        seconds["sklearn_every_step"] / seconds["incremental"]
-    )
+    result["speedup_vs_sklearn_every_step"] = seconds["sklearn_every_step"] / seconds["incremental"]
     result["speedup_vs_exact"] = seconds["exact"] / seconds["incremental"]
     result["disagreement_vs_exact"] = disagree["exact"] / steps
     result["disagreement_vs_sklearn"] = disagree["sklearn"] / steps
@@ -185,7 +183,8 @@ def main() -> None:
     defaults = Args()
     for field, value in vars(defaults).items():
         parser.add_argument(
-            f"--{field.replace('_', '-')}", type=type(value) if value is not None else str,
+            f"--{field.replace('_', '-')}",
+            type=type(value) if value is not None else str,
             default=value,
         )
     args = Args(**vars(parser.parse_args()))

@@ -20,6 +20,7 @@ from tests.helpers import assert_same
 SMALL = {
     "OneSidedLending-v0": {"horizon": 40, "batch_size": 3},
     "AppleTasting-v0": {"horizon": 300},
+    "RejectOption-v0": {"horizon": 300},
 }
 
 

@@ -306,8 +306,19 @@ def test_linucb_width_grows_with_data_and_scales_with_alpha():
 
 @pytest.mark.parametrize(
     "cls",
-    [Greedy, Adaptive, EpsilonGreedy, OneSidedEpsilonGreedy, Noise, OneSidedNoise, Margin,
-     LinUCB, ThompsonSampling, Passive, SGD],
+    [
+        Greedy,
+        Adaptive,
+        EpsilonGreedy,
+        OneSidedEpsilonGreedy,
+        Noise,
+        OneSidedNoise,
+        Margin,
+        LinUCB,
+        ThompsonSampling,
+        Passive,
+        SGD,
+    ],
 )
 def test_every_agent_streams_a_real_dataset_to_its_end(cls):
     env = gym.make("OneSidedLending-v0", dataset="breast_cancer", batch_size=10)

@@ -39,8 +39,14 @@ def test_tuning_takes_each_methods_best_alpha_and_greedy_as_is():
         ("ours", 1.0, [2.0, 3.0]),
     ]:
         rows += [
-            {"dataset": "german", "cutoff": 0.5, "method": method, "alpha": alpha,
-             "seed": seed, "cumulative_loss": loss}
+            {
+                "dataset": "german",
+                "cutoff": 0.5,
+                "method": method,
+                "alpha": alpha,
+                "seed": seed,
+                "cumulative_loss": loss,
+            }
             for seed, loss in enumerate(losses)
         ]
     tuned = tune(pd.DataFrame(rows))
@@ -54,9 +60,22 @@ def test_tuning_takes_each_methods_best_alpha_and_greedy_as_is():
 
 @needs_data
 def test_cli_runs_a_tiny_reproduction_and_writes_the_table(tmp_path, capsys):
-    argv = ["run", "jiang-logistic", "--datasets", "german,blood", "--seeds", "2",
-            "--alphas=-1:0", "--horizon", "2", "--data-home", str(SHARED), "--out", str(tmp_path),
-            "--no-progress"]
+    argv = [
+        "run",
+        "jiang-logistic",
+        "--datasets",
+        "german,blood",
+        "--seeds",
+        "2",
+        "--alphas=-1:0",
+        "--horizon",
+        "2",
+        "--data-home",
+        str(SHARED),
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    ]
     assert main(argv) == 0
     results = pd.read_csv(tmp_path / "results.csv")
     # 2 datasets x 2 cutoffs x (greedy + 6 methods x 2 alphas) x 2 seeds
@@ -71,20 +90,41 @@ def test_cli_runs_a_tiny_reproduction_and_writes_the_table(tmp_path, capsys):
 
 def test_missing_datasets_are_skipped_and_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="none of the datasets"):
-        run_jiang(JIANG_SUITES["jiang-linear"], tmp_path, datasets=["german"],
-                  data_home=str(tmp_path), progress=False)
+        run_jiang(
+            JIANG_SUITES["jiang-linear"],
+            tmp_path,
+            datasets=["german"],
+            data_home=str(tmp_path),
+            progress=False,
+        )
 
 
 @needs_data
 def test_table_command_joins_runs_of_grid_parts(tmp_path, capsys):
-    common = ["--datasets", "blood", "--seeds", "2", "--horizon", "2", "--data-home", str(SHARED),
-              "--no-progress"]
+    common = [
+        "--datasets",
+        "blood",
+        "--seeds",
+        "2",
+        "--horizon",
+        "2",
+        "--data-home",
+        str(SHARED),
+        "--no-progress",
+    ]
     for part, grid in (("low", "-2:-2"), ("high", "0:0")):
         argv = ["run", "jiang-linear", f"--alphas={grid}", "--out", str(tmp_path / part), *common]
         assert main(argv) == 0
     parts = [str(tmp_path / part / "results.csv") for part in ("low", "high")]
-    argv = ["table", "jiang-linear", *parts, "--out", str(tmp_path / "all"),
-            "--data-home", str(SHARED)]
+    argv = [
+        "table",
+        "jiang-linear",
+        *parts,
+        "--out",
+        str(tmp_path / "all"),
+        "--data-home",
+        str(SHARED),
+    ]
     assert main(argv) == 0
     joined = pd.read_csv(tmp_path / "all" / "results.csv")
     # greedy ran in both parts; it is kept once per (cutoff, seed)

@@ -22,9 +22,7 @@ def test_numeric_features_and_0_1_target_are_taken_as_they_are(tmp_path: Path) -
     assert data.feature_names == ("a", "b")
     assert data.X.tolist() == [[1.0, 2.5], [3.0, 4.5], [5.0, 6.5]]
     assert data.y.tolist() == [0.0, 1.0, 1.0]
-    assert {"origin", "license", "rows", "columns", "source", "preprocessing"} <= set(
-        data.metadata
-    )
+    assert {"origin", "license", "rows", "columns", "source", "preprocessing"} <= set(data.metadata)
 
 
 def test_string_target_with_positive_and_one_hot_features(tmp_path: Path) -> None:

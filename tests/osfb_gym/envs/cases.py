@@ -57,6 +57,21 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
         "AppleTasting-v0",
         {"dataset": "reuters_r8", "data_home": DATA_HOME, "topic": "ship", "dim": 128},
     ),
+    ("RejectOption-v0", {"horizon": 30}),
+    ("RejectOption-v0", {"scenario": "separable", "noise": 0.1, "dim": 3, "horizon": 30}),
+    ("RejectOption-v0", {"d": 0.4, "query_cost": 0.05, "settle": "never", "horizon": 30}),
+    ("RejectOption-v0", {"feedback": "full", "world_seed": 2, "separation": 4.0, "horizon": 30}),
+    ("RejectOption-v0", {"dataset": "breast_cancer"}),
+    # 5 rows drawn with replacement: the episode ends inside the rollouts; the lump
+    # settled at the end reveals the hidden losses' sum by design, so this case
+    # settles never (test_reject.py checks the settlement itself)
+    (
+        "RejectOption-v0",
+        {"dataset": "breast_cancer", "replacement": True, "horizon": 5, "settle": "never"},
+    ),
+    ("RejectOption-v0", {"dataset": "phishing", "data_home": DATA_HOME, "d": 0.1}),
+    ("RejectOption-v0", {"dataset": "guide", "data_home": DATA_HOME, "horizon": 40}),
+    ("RejectOption-v0", {"dataset": "sms_spam", "data_home": DATA_HOME, "dim": 64}),
 ]
 
 CASES: list[tuple[str, dict[str, Any]]] = [(env_id, {}) for env_id in env_ids()] + VARIANTS

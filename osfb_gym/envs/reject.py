@@ -1,0 +1,634 @@
+"""RejectOption: classify, reject, and pay to see a label; unseen losses are settled at the end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from gymnasium import spaces
+from scipy.special import expit
+
+from osfb_gym.core.channels import make_info
+from osfb_gym.core.env import FeedbackEnv
+from osfb_gym.core.losses import check_rejection_cost
+from osfb_gym.core.metrics import EpisodeMetrics
+from osfb_gym.core.seeding import check_world_seed, world_rng
+from osfb_gym.core.validation import check_choice, check_float, check_int
+from osfb_gym.envs._stream import DatasetStream, load_stream
+
+if TYPE_CHECKING:
+    from osfb_gym.data import Dataset, TextDataset
+
+SCENARIOS = ("overlap", "separable")
+FEEDBACK_MODES = ("one_sided", "full")
+SETTLE_MODES = ("episode_end", "never")
+DEFAULT_DIM = 10  # synthetic worlds; a dataset has its own
+DEFAULT_HORIZON = 10_000  # the paper's T; a dataset streamed without replacement: all its rows
+DEFAULT_SEPARATION = 2.0
+MAX_SEPARATION = 8.0
+# Synthetic features are Gaussian truncated at +-12: with a class mean at most
+# 4 from the origin along w*, the truncation moves a probability below 1e-15.
+FEATURE_BOUND = 12.0
+CHUNK = 256  # synthetic examples drawn at a time
+
+#: decisions, the first entry of an action
+PREDICT_NEGATIVE, REJECT, PREDICT_POSITIVE = 0, 1, 2
+DECISION_LABEL = {PREDICT_NEGATIVE: -1, PREDICT_POSITIVE: 1}
+
+
+def check_action(action: Any) -> tuple[int, int]:
+    """Return a ``MultiDiscrete([3, 2])`` action as ``(decision, query)``, or raise naming it.
+
+    Sequences and arrays of two integers (or booleans) are accepted;
+    floats, strings and other shapes are rejected, not coerced.
+
+    Examples
+    --------
+    >>> check_action([2, 1]), check_action(np.array([1, 0]))
+    ((2, 1), (1, 0))
+    >>> check_action([3, 0])
+    Traceback (most recent call last):
+    ...
+    ValueError: action[0] (the decision) must be 0 (predict -1), 1 (reject) or 2 (predict +1), got 3
+    """
+    try:
+        array = np.asarray(action)
+    except Exception as error:  # ragged lists and the like
+        raise TypeError(f"action must be a pair (decision, query), got {action!r}") from error
+    if array.shape != (2,):
+        raise ValueError(
+            f"action must be a pair (decision, query) of shape (2,), got shape {array.shape}"
+        )
+    if array.dtype.kind not in "biu":
+        raise TypeError(
+            f"action must hold integers (MultiDiscrete([3, 2])), got {action!r} "
+            f"(dtype {array.dtype})"
+        )
+    decision, query = (int(v) for v in array)
+    if decision not in (0, 1, 2):
+        raise ValueError(
+            "action[0] (the decision) must be 0 (predict -1), 1 (reject) or 2 (predict +1), "
+            f"got {decision}"
+        )
+    if query not in (0, 1):
+        raise ValueError(f"action[1] (the query) must be 0 or 1 (ask for the label), got {query}")
+    return decision, query
+
+
+def decision_loss(decision: int, y: int, d: float) -> float:
+    """Return ``L_d`` of ``decision`` on an example of label ``y`` (+-1).
+
+    Examples
+    --------
+    >>> decision_loss(REJECT, 1, 0.25), decision_loss(PREDICT_NEGATIVE, 1, 0.25)
+    (0.25, 1.0)
+    """
+    if decision == REJECT:
+        return d
+    return 0.0 if DECISION_LABEL[decision] == y else 1.0
+
+
+def chow_risk(posterior: np.ndarray, d: float) -> np.ndarray:
+    """Conditional risk of the Bayes reject-option rule (Chow, 1970) at ``P(y = +1 | x)``.
+
+    Predict +1 when the posterior exceeds ``1 - d``, -1 when it is below
+    ``d``, reject otherwise: the risk is ``min(eta, 1 - eta, d)``.
+
+    Examples
+    --------
+    >>> chow_risk(np.array([0.02, 0.5, 0.9]), d=0.25).tolist()
+    [0.02, 0.25, 0.09999999999999998]
+    """
+    return np.minimum(np.minimum(posterior, 1.0 - posterior), d)
+
+
+@dataclass(frozen=True)
+class SyntheticWorld:
+    """The hidden truth of a synthetic reject-option episode.
+
+    Attributes
+    ----------
+    w
+        The hidden unit normal ``w*``; an example's score is ``s = x . w*``.
+    scenario
+        ``"overlap"``: two Gaussian classes, means ``+-separation / 2`` along
+        ``w*``, identity covariance, equal priors; ``"separable"``: standard
+        normal features and ``y = sign(s)``.
+    separation
+        Distance between the class means (overlap only).
+    noise
+        Probability that a label is flipped.
+    """
+
+    w: np.ndarray
+    scenario: str
+    separation: float
+    noise: float
+
+    def posterior(self, score: np.ndarray) -> np.ndarray:
+        """``P(y = +1 | x)`` as a function of the score ``s = x . w*``."""
+        if self.scenario == "overlap":
+            clean = expit(self.separation * score)  # the log-likelihood ratio is separation * s
+        else:
+            clean = (score > 0).astype(float)
+        return self.noise + (1.0 - 2.0 * self.noise) * clean
+
+    def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Draw ``n`` examples: ``float32`` features, +-1 ``int8`` labels and posteriors.
+
+        Labels and posteriors are computed from the ``float32`` features
+        exactly as observed.
+        """
+        dim = self.w.shape[0]
+        x = rng.standard_normal((n, dim))
+        if self.scenario == "overlap":
+            clean = np.where(rng.random(n) < 0.5, 1, -1)
+            x += np.outer(clean * self.separation / 2, self.w)
+        np.clip(x, -FEATURE_BOUND, FEATURE_BOUND, out=x)
+        x32 = x.astype(np.float32)
+        score = x32.astype(np.float64) @ self.w
+        if self.scenario == "separable":
+            clean = np.where(score > 0, 1, -1)
+        flipped = rng.random(n) < self.noise
+        y = np.where(flipped, -clean, clean).astype(np.int8)
+        return x32, y, self.posterior(score)
+
+
+def draw_world(
+    dim: int, scenario: str, rng: np.random.Generator, *, separation: float, noise: float
+) -> SyntheticWorld:
+    """Draw ``w*`` uniformly on the unit sphere."""
+    direction = rng.standard_normal(dim)
+    return SyntheticWorld(direction / np.linalg.norm(direction), scenario, separation, noise)
+
+
+class RejectMetrics(EpisodeMetrics):
+    """Episode metrics of reject-option classification, with their curves over t.
+
+    ``average_risk`` is the mean ``L_d`` of the decisions (the paper's
+    risk), ``query_rate`` the fraction of labels asked for,
+    ``misclassification_rate`` and ``rejection_rate`` the fractions of
+    examples misclassified and rejected (so ``average_risk =
+    misclassification_rate + d * rejection_rate``). ``n_queries`` counts
+    the labels asked for. ``bayes_risk`` is the mean conditional risk of
+    the Bayes rule on the same examples (synthetic worlds; NaN for a
+    dataset, whose posterior is unknown). :meth:`curves` gives each rate as
+    a running average over t, the paper's plots.
+
+    Examples
+    --------
+    >>> m = RejectMetrics()
+    >>> for action, risk in [((2, 1), 0.0), ((1, 0), 0.25), ((0, 1), 1.0)]:
+    ...     m.update(action, 0.0, {"revealed": action[1] == 1},
+    ...              {"loss": risk, "risk": risk, "misclassified": risk == 1.0,
+    ...               "rejected": action[0] == 1})
+    >>> {k: round(m.get()[k], 3) for k in ("average_risk", "query_rate", "rejection_rate")}
+    {'average_risk': 0.417, 'query_rate': 0.667, 'rejection_rate': 0.333}
+    >>> m.curves()["risk"].round(3).tolist()
+    [0.0, 0.125, 0.417]
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._risk: list[float] = []
+        self._queried: list[bool] = []
+        self._misclassified: list[bool] = []
+        self._rejected: list[bool] = []
+        self._bayes: list[float] = []
+
+    def update(
+        self, action: Any, reward: float, feedback: dict[str, Any], oracle: dict[str, Any]
+    ) -> None:
+        """Account for one decision."""
+        super().update(action, reward, feedback, oracle)
+        self._risk.append(float(oracle["risk"]))
+        self._queried.append(bool(np.asarray(action)[1] == 1))
+        self._misclassified.append(bool(oracle["misclassified"]))
+        self._rejected.append(bool(oracle["rejected"]))
+        self._bayes.append(float(oracle.get("bayes_risk", np.nan)))
+
+    def get(self) -> dict[str, float]:
+        """Return the episode summary."""
+        summary = super().get()
+        steps = max(self.steps, 1)
+        summary.update(
+            average_risk=sum(self._risk) / steps,
+            query_rate=sum(self._queried) / steps,
+            n_queries=float(sum(self._queried)),
+            misclassification_rate=sum(self._misclassified) / steps,
+            rejection_rate=sum(self._rejected) / steps,
+            bayes_risk=sum(self._bayes) / steps if self.steps else float("nan"),
+        )
+        return summary
+
+    def curves(self) -> dict[str, np.ndarray]:
+        """Return the running averages over ``t = 1..T`` and the labels asked for up to ``t``."""
+        t = np.arange(1, self.steps + 1)
+        queried = np.cumsum(self._queried)
+        return {
+            "risk": np.cumsum(self._risk) / t,
+            "query_rate": queried / t,
+            "misclassification_rate": np.cumsum(self._misclassified) / t,
+            "rejection_rate": np.cumsum(self._rejected) / t,
+            "n_queries": queried.astype(float),
+        }
+
+
+# --------------------------------------------------------------------------- env
+class RejectOptionEnv(FeedbackEnv):
+    r"""Predict -1, reject or predict +1; ask for the label at a price; hidden losses settle late.
+
+    ## Description
+    Online reject-option classification with active learning (Shah and
+    Manwani, 2020). A stream of examples ``(x, y)``, ``y`` in {-1, +1},
+    arrives one at a time. For each the learner decides (predict -1,
+    reject, predict +1) and whether to ask for the label. A
+    misclassification costs 1 and a rejection ``d`` (``L_d``, eq. 2 of the
+    paper); the learner sees the label, and so the loss it incurred, only
+    when it asks. A doctor who can defer a diagnosis to a specialist and
+    order a test to learn the truth is the paper's example.
+
+    Synthetic worlds (``scenario``) are built around a hidden unit vector
+    ``w*`` and the score ``s = x . w*``:
+
+    - ``"overlap"`` (default): two Gaussian classes with identity
+      covariance and equal priors whose means sit ``+-separation / 2``
+      along ``w*``. The classes overlap, so ``P(y = +1 | x) =
+      sigmoid(separation * s)`` and there is a band where rejecting is the
+      Bayes decision: the regime the reject option is for. The default
+      ``separation = 2`` puts each class one standard deviation from the
+      boundary (a Bayes error of 15.9% without rejection; Chow's rule with
+      ``d = 0.25`` rejects 26.5% of the examples and reaches a risk of
+      0.127, with ``d = 0.1`` it rejects 52.1% for 0.070, with ``d = 0.4``
+      9.8% for 0.154: computed from the normal distribution).
+    - ``"separable"``: standard normal features and ``y = sign(s)``; with
+      ``noise = 0`` nothing needs rejecting.
+
+    In either, each label is then flipped with probability ``noise``.
+
+    With ``dataset`` set the stream is a real dataset's rows (the paper's
+    ``"phishing"`` and ``"guide"``, any binary dataset of the data layer, a
+    record of your own): label 1 becomes +1 and 0 becomes -1; tabular
+    features are standardised with an intercept column appended, text is
+    hashed character 4-grams (as in AppleTasting-v0). By default the rows
+    come once each in a seeded random order; ``replacement=True`` draws
+    them independently and uniformly instead, the paper's "sample x_t in
+    S" with ``T = 10,000`` trials (more than Guide's 7,089 rows).
+
+    ## Action Space
+    ``MultiDiscrete([3, 2])``: ``(decision, query)``. ``decision``: 0 =
+    predict -1, 1 = reject, 2 = predict +1; ``query``: 1 = ask for the
+    label. Sequences and arrays of two integers are accepted; floats,
+    strings and other shapes raise.
+
+    ## Observation Space
+    ``Box(-B, B, (dim,), float32)``: the example's features. Synthetic:
+    ``B = 12`` (Gaussian features truncated there, a probability below
+    1e-15 moved); no constant feature (the Bayes boundary passes through
+    the origin). Datasets: ``B`` is the data's largest ``|feature|``.
+
+    ## Feedback
+    After a step, ``info["feedback"]`` is ``{"revealed": bool, "y": int,
+    "settled": float}``: ``y`` is the label (+-1) when ``revealed``, else 0;
+    ``settled`` is the lump of hidden losses paid on the episode's last
+    step (0.0 on every other step). With ``feedback="one_sided"``
+    (default) a label is revealed exactly when it is asked for;
+    ``feedback="full"`` reveals every label. At reset ``info["feedback"]``
+    holds the task's public terms, ``{"d": d, "query_cost": query_cost}``.
+
+    ## Rewards
+    A step whose label is revealed pays ``-(L_d + query_cost * query)``: the
+    loss of the decision, which the label shows, and the price of asking.
+    A step whose label stays hidden pays 0, whatever the decision cost:
+    no reward depends on a hidden label. With ``settle="episode_end"``
+    (default) the hidden losses are paid as one lump with the last
+    step's reward, so the episode's return is minus the true objective
+    ``sum_t (L_d + query_cost * query)``; ``settle="never"`` leaves them
+    out of the reward altogether (the oracle still counts them).
+
+    ## Info
+    | key                       | channel        | content                                        |
+    |---------------------------|----------------|------------------------------------------------|
+    | ``feedback["revealed"]``  | agent          | whether the label was revealed (step)          |
+    | ``feedback["y"]``         | agent          | the label if revealed, else 0 (step)           |
+    | ``feedback["settled"]``   | agent          | hidden losses paid now (last step; else 0.0)   |
+    | ``feedback["d"]``, ``["query_cost"]`` | agent | the task's terms (reset)                   |
+    | ``oracle["y"]``           | evaluator only | the label (step)                               |
+    | ``oracle["risk"]``        | evaluator only | ``L_d`` of the decision                        |
+    | ``oracle["loss"]``        | evaluator only | ``L_d + query_cost * query``                   |
+    | ``oracle["misclassified"]``, ``["rejected"]`` | evaluator only | the decision's outcome |
+    | ``oracle["bayes_risk"]``  | evaluator only | Chow's rule's conditional risk (synthetic)     |
+    | ``oracle["w"]``           | evaluator only | ``w*`` (reset, synthetic worlds only)          |
+
+    The episode metrics (:class:`RejectMetrics`) give the average risk,
+    the fraction of labels asked for, the misclassification and rejection
+    rates, and each as a curve over t.
+
+    ## Starting State
+    A synthetic world (``w*``) is drawn at each reset from the reset seed,
+    or fixed across resets by ``world_seed``; the examples are drawn from
+    the reset seed. A dataset is fixed when the env is made; each reset
+    draws its order (or its sample) from the reset seed.
+
+    ## Episode End
+    Synthetic worlds and ``replacement=True``: truncation after
+    ``horizon`` steps (default 10,000, the paper's T). A dataset streamed
+    without replacement terminates when its rows run out (the observation
+    then is all zeros), or truncates at a shorter ``horizon``. Stepping
+    after the end raises ``RuntimeError``: the losses are settled.
+
+    ## Arguments
+    | argument       | default       | meaning |
+    |----------------|---------------|------------------------------------------------------|
+    | ``d``          | 0.25          | cost of a rejection, in (0, 0.5) |
+    | ``query_cost`` | 0.0           | price of asking for a label (>= 0) |
+    | ``settle``     | "episode_end" | "episode_end" or "never": when hidden losses are paid |
+    | ``scenario``   | "overlap"     | "overlap" or "separable" (S) |
+    | ``dim``        | None          | features: 10 synthetic (S), hashing dimension of text |
+    | ``horizon``    | None          | 10,000 steps, or a whole dataset |
+    | ``separation`` | None (2.0)    | overlap: distance of the class means, in (0, 8] (S) |
+    | ``noise``      | 0.0           | label-flip probability in [0, 0.5] (S) |
+    | ``world_seed`` | None          | fix ``w*`` across resets (S) |
+    | ``feedback``   | "one_sided"   | "one_sided" or "full" |
+    | ``dataset``    | None          | a name ``osfb_gym.data.load`` knows, or a record |
+    | ``data_home``  | None          | folder of the dataset files |
+    | ``topic``      | None          | ``"reuters_r8"``: the positive topic |
+    | ``replacement``| False         | draw dataset rows independently (datasets only) |
+    | ``render_mode``| None          | "ansi" |
+
+    Arguments marked (S) shape a synthetic world only and raise
+    ``ValueError`` with ``dataset`` (``dim`` is allowed for text).
+
+    ## References
+    Kulin Shah, Naresh Manwani. Online Active Learning of Reject Option
+    Classifiers. AAAI 2020.
+
+    C. K. Chow. On optimum recognition error and reject tradeoff. IEEE
+    Transactions on Information Theory 16(1), 41-46, 1970.
+
+    ## Version History
+    - v0: initial version.
+
+    ## Example
+    >>> import gymnasium as gym
+    >>> import osfb_gym
+    >>> env = gym.make("RejectOption-v0", horizon=3)
+    >>> obs, info = env.reset(seed=0)
+    >>> obs.shape, env.action_space, info["feedback"]
+    ((10,), MultiDiscrete([3 2]), {'d': 0.25, 'query_cost': 0.0})
+    >>> _, reward, *_ = env.step([1, 0])   # reject, do not ask: nothing shown
+    >>> reward
+    0.0
+    >>> _, reward, *_ = env.step([1, 1])   # reject and ask: the rejection's cost
+    >>> reward
+    -0.25
+    >>> _, reward, terminated, truncated, info = env.step([1, 0])
+    >>> reward, info["feedback"]["settled"], truncated   # the two hidden rejections, settled
+    (-0.5, 0.5, True)
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012
+    metrics_class = RejectMetrics
+
+    def __init__(
+        self,
+        d: float = 0.25,
+        query_cost: float = 0.0,
+        settle: str = "episode_end",
+        scenario: str = "overlap",
+        dim: int | None = None,
+        horizon: int | None = None,
+        separation: float | None = None,
+        noise: float = 0.0,
+        world_seed: int | None = None,
+        feedback: str = "one_sided",
+        dataset: str | Dataset | TextDataset | None = None,
+        data_home: str | None = None,
+        topic: str | None = None,
+        replacement: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
+        self.d = check_rejection_cost(d)
+        self.query_cost = check_float(query_cost, "query_cost", low=0.0)
+        self.settle = check_choice(settle, "settle", SETTLE_MODES)
+        self.scenario = check_choice(scenario, "scenario", SCENARIOS)
+        self.feedback_mode = check_choice(feedback, "feedback", FEEDBACK_MODES)
+        self.world_seed = check_world_seed(world_seed)
+        self.noise = check_float(noise, "noise", low=0.0, high=0.5)
+        self.render_mode = check_choice(
+            render_mode, "render_mode", (None, *self.metadata["render_modes"])
+        )
+        if not isinstance(replacement, bool):
+            raise TypeError(f"replacement must be True or False, got {replacement!r}")
+        if data_home is not None and not isinstance(data_home, str):
+            raise TypeError(f"data_home must be a path (str) or None, got {data_home!r}")
+        if data_home is not None and dataset is None:
+            raise ValueError(f"data_home applies with a dataset only, got data_home={data_home!r}")
+        self.replacement = replacement
+        self.data_home = data_home
+        self._data: DatasetStream | None = None
+        #: the dataset's name (a record's own name), None for a synthetic world
+        self.dataset = (
+            dataset
+            if dataset is None or isinstance(dataset, str)
+            else getattr(dataset, "name", None)
+        )
+        #: column names of a tabular dataset (the intercept last); None otherwise
+        self.feature_names: tuple[str, ...] | None = None
+        self.separation: float | None
+        if dataset is None:
+            for name, value in (("topic", topic), ("replacement", replacement or None)):
+                if value is not None:
+                    raise ValueError(f"{name} applies to datasets only, got {name}={value!r}")
+            if separation is not None and self.scenario != "overlap":
+                raise ValueError(
+                    f"separation applies to scenario='overlap' only, got separation="
+                    f"{separation!r} with scenario={self.scenario!r}"
+                )
+            self.separation = (
+                check_float(
+                    DEFAULT_SEPARATION if separation is None else separation,
+                    "separation",
+                    low=0.0,
+                    low_inclusive=False,
+                    high=MAX_SEPARATION,
+                )
+                if self.scenario == "overlap"
+                else None
+            )
+            self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
+            self.horizon = (
+                DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
+            )
+            bound = FEATURE_BOUND
+        else:
+            given: dict[str, tuple[Any, Any]] = {
+                "scenario": (scenario, "overlap"),
+                "separation": (separation, None),
+                "noise": (noise, 0.0),
+                "world_seed": (world_seed, None),
+            }
+            for name, (value, default) in given.items():
+                if value != default:
+                    raise ValueError(
+                        f"{name} shapes synthetic worlds only; with dataset={self.dataset!r} "
+                        f"the data fix the examples and labels, got {name}={value!r}"
+                    )
+            self.separation = None
+            self._data = load_stream(
+                dataset, data_home=data_home, dim=dim, topic=topic, setting="reject option"
+            )
+            self.feature_names = self._data.feature_names
+            self.dim = self._data.dim
+            if replacement:
+                self.horizon = (
+                    DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
+                )
+            else:
+                n_rows = self._data.n_rows
+                self.horizon = (
+                    n_rows
+                    if horizon is None
+                    else min(check_int(horizon, "horizon", minimum=1), n_rows)
+                )
+            bound = self._data.bound
+        #: steps until a dataset streamed without replacement runs out (None otherwise)
+        self.n_steps = (
+            self._data.n_rows if self._data is not None and not self.replacement else None
+        )
+
+        self.observation_space = spaces.Box(-bound, bound, shape=(self.dim,), dtype=np.float32)
+        self.action_space = spaces.MultiDiscrete([3, 2])
+
+        self._world: SyntheticWorld | None = None
+        self._started = False
+        self._x = np.empty((0, self.dim), dtype=np.float32)
+        self._labels = np.empty(0, dtype=np.int8)
+        self._posterior = np.empty(0)
+        self._order: np.ndarray | None = None
+        self._n_rows = 0
+        self._pos = 0
+        self._y: int | None = None
+        self._bayes = float("nan")
+        self._t = 0
+        self._hidden = 0.0
+        self._over = False
+        self._last_line = ""
+
+    # ------------------------------------------------------------------ dynamics
+    def _advance(self) -> np.ndarray:
+        """Move to the next example; return its observation."""
+        data = self._data
+        if data is not None:
+            order = self._order
+            if order is None or self._pos >= order.size:
+                self._y = None  # the stream ran out: a placeholder inside the space
+                return np.zeros(self.dim, dtype=np.float32)
+            i = int(order[self._pos])
+            self._pos += 1
+            self._y = 1 if data.y[i] == 1 else -1
+            return data.row(i)
+        if self._pos >= self._n_rows:
+            world = self._world
+            if world is None:
+                raise RuntimeError("call reset() before step()")
+            self._x, self._labels, self._posterior = world.sample(CHUNK, self.np_random)
+            self._n_rows, self._pos = CHUNK, 0
+        i = self._pos
+        self._pos += 1
+        self._y = int(self._labels[i])
+        self._bayes = float(chow_risk(self._posterior[i], self.d))
+        return self._x[i].copy()
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Draw a world (unless fixed) or a dataset's order, and the first example."""
+        super().reset(seed=seed)
+        self._started = True
+        self._over = False
+        self._t = 0
+        self._pos = 0
+        self._hidden = 0.0
+        self._last_line = ""
+        oracle: dict[str, Any] = {}
+        data = self._data
+        if data is None:
+            self._world = draw_world(
+                self.dim,
+                self.scenario,
+                world_rng(self.world_seed, self.np_random),
+                separation=self.separation if self.separation is not None else 0.0,
+                noise=self.noise,
+            )
+            self._n_rows = 0  # the first step draws a chunk
+            oracle["w"] = self._world.w.copy()
+        elif self.replacement:
+            # the episode's rows and the one shown with the truncation
+            self._order = self.np_random.integers(0, data.n_rows, size=self.horizon + 1)
+        else:
+            self._order = self.np_random.permutation(data.n_rows)
+        obs = self._advance()
+        return obs, make_info({"d": self.d, "query_cost": self.query_cost}, oracle)
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Decide the current example; reveal its label if asked for (or under full feedback)."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        if self._over:
+            raise RuntimeError("the episode is over and its losses are settled; call reset()")
+        decision, query = check_action(action)
+        y = self._y
+        if y is None:  # pragma: no cover - the episode ends with the last example
+            raise RuntimeError("the episode's examples are used up; call reset()")
+        risk = decision_loss(decision, y, self.d)
+        loss = risk + self.query_cost * query
+        revealed = query == 1 or self.feedback_mode == "full"
+        if revealed:
+            reward = -loss
+        else:
+            reward = 0.0
+            self._hidden += loss
+        self._t += 1
+        terminated = self.n_steps is not None and self._t >= self.n_steps
+        truncated = not terminated and self._t >= self.horizon
+        settled = 0.0
+        if (terminated or truncated) and self.settle == "episode_end":
+            settled = self._hidden
+            reward -= settled
+        self._over = terminated or truncated
+        feedback = {"revealed": revealed, "y": y if revealed else 0, "settled": settled}
+        oracle = {
+            "y": y,
+            "loss": loss,
+            "risk": risk,
+            "misclassified": risk == 1.0,
+            "rejected": decision == REJECT,
+        }
+        if self._data is None:
+            oracle["bayes_risk"] = self._bayes
+        if self.render_mode is not None:
+            verdict = {PREDICT_NEGATIVE: "predict -1", REJECT: "reject    "}.get(
+                decision, "predict +1"
+            )
+            self._last_line = (
+                f"t={self._t:5d}  {verdict}  {'ask ' if query else 'skip'}  "
+                f"y={y if revealed else '?':>2}  L_d {risk:.2f}"
+            )
+        obs = self._advance()
+        return obs, float(reward), terminated, truncated, make_info(feedback, oracle)
+
+    def _override_hidden(self, action: Any, extreme: str) -> bool:
+        if self.feedback_mode == "full" or self._y is None:
+            return False
+        if int(np.asarray(action)[1]) == 1:
+            return False
+        self._y = -1 if extreme == "low" else 1
+        return True
+
+    def render(self) -> str | None:
+        """Render the last step as a text line."""
+        if self.render_mode == "ansi":
+            return self._last_line
+        return None
