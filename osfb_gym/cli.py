@@ -19,6 +19,7 @@ from envs_registry import ENVS
 from osfb_gym.bench import SUITES, get_suite, run_suite
 from osfb_gym.bench.jiang import JIANG_SUITES, run_jiang, write_report
 from osfb_gym.bench.sculley import SCULLEY_SUITES, run_sculley
+from osfb_gym.bench.shah import SHAH_SUITES, run_shah
 from osfb_gym.core.validation import check_int
 
 
@@ -37,13 +38,15 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run a built-in suite")
     run.add_argument(
-        "suite", choices=sorted({**SUITES, **JIANG_SUITES, **SCULLEY_SUITES}), help="suite name"
+        "suite",
+        choices=sorted({**SUITES, **JIANG_SUITES, **SCULLEY_SUITES, **SHAH_SUITES}),
+        help="suite name",
     )
     run.add_argument("--out", default=None, help="output directory (default osfb-results/SUITE)")
     run.add_argument("--seeds", type=_positive_int, default=None, help="number of seeds")
     run.add_argument("--horizon", type=_positive_int, default=None, help="override T of every env")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    paper = run.add_argument_group("jiang-linear / jiang-logistic")
+    paper = run.add_argument_group("jiang-linear / jiang-logistic (and shah-reject)")
     paper.add_argument("--datasets", default=None, help="comma-separated dataset names")
     paper.add_argument("--data-home", default=None, help="folder of the dataset files")
     paper.add_argument(
@@ -87,6 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         descriptions = {name: suite.description for name, suite in SUITES.items()}
         descriptions.update({name: suite.description for name, suite in JIANG_SUITES.items()})
         descriptions.update({name: suite.description for name, suite in SCULLEY_SUITES.items()})
+        descriptions.update({name: suite.description for name, suite in SHAH_SUITES.items()})
         for name, description in descriptions.items():
             print(f"  {name:15s} {description}")
         print("environments:")
@@ -112,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_paper_suite(args)
     if args.suite in SCULLEY_SUITES:
         return _run_sculley_suite(args)
+    if args.suite in SHAH_SUITES:
+        return _run_shah_suite(args)
     suite = get_suite(args.suite)
     seeds = None if args.seeds is None else tuple(range(args.seeds))
     overrides = None if args.horizon is None else {"horizon": args.horizon}
@@ -177,6 +183,26 @@ def _run_sculley_suite(args: argparse.Namespace) -> int:
         )
     try:
         result = run_sculley(args.suite, args.out or f"osfb-results/{args.suite}", **options)
+    except ValueError as error:
+        raise SystemExit(str(error)) from None
+    print(result.report)
+    print("written: " + ", ".join(str(path) for path in result.files))
+    return 0
+
+
+def _run_shah_suite(args: argparse.Namespace) -> int:
+    suite = SHAH_SUITES[args.suite]
+    try:
+        result = run_shah(
+            suite,
+            args.out or f"osfb-results/{suite.name}",
+            datasets=_names(args.datasets),
+            seeds=None if args.seeds is None else tuple(range(args.seeds)),
+            horizon=args.horizon,
+            data_home=args.data_home,
+            n_jobs=args.jobs,
+            progress=not args.no_progress,
+        )
     except ValueError as error:
         raise SystemExit(str(error)) from None
     print(result.report)

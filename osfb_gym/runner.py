@@ -41,6 +41,8 @@ class Trajectory:
         Number of outcomes each step revealed.
     metrics
         The family's episode metrics.
+    curves
+        The family's per-step curves (e.g. running rates of reject option).
     seed
         The reset seed of the episode.
     """
@@ -51,6 +53,7 @@ class Trajectory:
     n_revealed: np.ndarray
     metrics: dict[str, float] = field(default_factory=dict)
     seed: int | None = None
+    curves: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def cumulative_loss(self) -> np.ndarray:
@@ -134,6 +137,7 @@ def run_episode(
         n_revealed=np.asarray(revealed),
         metrics=metrics.get(),
         seed=seed,
+        curves=metrics.curves(),
     )
 
 

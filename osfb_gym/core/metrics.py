@@ -41,6 +41,10 @@ class EpisodeMetrics:
         self.cumulative_loss += float(oracle["loss"])
         self.n_revealed += int(np.count_nonzero(feedback["revealed"]))
 
+    def curves(self) -> dict[str, np.ndarray]:
+        """Return per-step curves of the episode (a family may keep some; none here)."""
+        return {}
+
     def get(self) -> dict[str, float]:
         """Return the episode summary."""
         steps = max(self.steps, 1)

@@ -1,0 +1,81 @@
+"""The shah-reject reproduction, run for real on a dataset scikit-learn ships."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from osfb_gym.bench.shah import SHAH_SUITES, ShahSuite, run_shah, summary
+from osfb_gym.cli import main
+from tests.osfb_gym.envs.cases import DATA_HOME, SHARED_DATA
+
+TINY = ShahSuite(
+    name="tiny",
+    description="breast cancer, 2 runs of 300 trials",
+    datasets=("breast_cancer",),
+    seeds=(0, 1),
+    horizon=300,
+)
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    return run_shah(TINY, tmp_path_factory.mktemp("shah"), progress=False)
+
+
+def test_every_cell_runs_every_seed_and_files_are_written(result):
+    assert len(result.results) == 3 * 3 * 2  # d values x learners x seeds
+    assert set(result.results["steps"]) == {300.0}
+    names = {path.name for path in result.files}
+    assert names == {"results.csv", "curves.csv", "report.md", "breast_cancer.png"}
+    for path in result.files:
+        assert path.stat().st_size > 0
+    assert result.report.startswith("# osfb-bench tiny")
+    assert "## The paper's claims, as measured" in result.report
+
+
+def test_curves_end_at_the_per_run_means(result):
+    last = result.curves[result.curves["t"] == 300].set_index(["d", "learner"])
+    means = result.results.groupby(["d", "learner"], observed=True)[
+        ["average_risk", "query_rate", "rejection_rate"]
+    ].mean()
+    for key, row in means.iterrows():
+        assert last.loc[key, "risk"] == pytest.approx(row["average_risk"])
+        assert last.loc[key, "query_rate"] == pytest.approx(row["query_rate"])
+        assert last.loc[key, "rejection_rate"] == pytest.approx(row["rejection_rate"])
+
+
+def test_summary_compares_with_dsol_at_the_same_label_count(result):
+    table = summary(result.results, result.curves)
+    dsol = table[table["learner"] == "DSOL"]
+    # DSOL asks every label, so at its own label count its risk is its risk at T
+    np.testing.assert_allclose(dsol["dsol_risk_same_labels"], dsol["average_risk"])
+    active = table[table["learner"] != "DSOL"]
+    assert (active["query_rate"] < 1.0).all()
+    assert active["dsol_risk_same_labels"].notna().all()
+
+
+def test_unknown_datasets_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="not in tiny"):
+        run_shah(TINY, tmp_path, datasets=["phishing"], progress=False)
+
+
+def test_cli_runs_the_suite_on_the_papers_data_or_says_what_is_missing(tmp_path, capsys):
+    argv = ["run", "shah-reject", "--seeds", "1", "--horizon", "100", "--datasets", "phishing",
+            "--out", str(tmp_path), "--no-progress", "--data-home"]  # fmt: skip
+    if not SHARED_DATA.is_dir():
+        with pytest.raises(SystemExit, match="phishing"):
+            main([*argv, str(tmp_path / "nowhere")])
+        return
+    assert main([*argv, DATA_HOME]) == 0
+    results = pd.read_csv(tmp_path / "results.csv")
+    assert set(results["dataset"]) == {"phishing"} and len(results) == 9
+    assert "## phishing" in capsys.readouterr().out
+
+
+def test_the_suite_is_the_papers_grid():
+    suite = SHAH_SUITES["shah-reject"]
+    assert suite.d_values == (0.1, 0.25, 0.4)
+    assert suite.horizon == 10_000 and len(suite.seeds) == 100
+    assert suite.datasets == ("phishing", "guide") and suite.kernels == {"guide": "poly"}
