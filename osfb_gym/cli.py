@@ -9,15 +9,20 @@ Examples
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
+from typing import Any
 
+import gymnasium as gym
 import pandas as pd
 
 import osfb_gym  # noqa: F401  (registers the ids)
 from envs_registry import ENVS
 from osfb_gym.bench import SUITES, get_suite, run_suite
 from osfb_gym.bench.jiang import JIANG_SUITES, run_jiang, write_report
+from osfb_gym.bench.rl import ALGORITHMS, VEC_ENVS, model_path, train
+from osfb_gym.bench.rl_vs_bandit import RL_DESCRIPTION, RL_SUITE, run_rl_vs_bandit
 from osfb_gym.bench.sculley import SCULLEY_SUITES, run_sculley
 from osfb_gym.bench.shah import SHAH_SUITES, run_shah
 from osfb_gym.core.validation import check_int
@@ -39,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a built-in suite")
     run.add_argument(
         "suite",
-        choices=sorted({**SUITES, **JIANG_SUITES, **SCULLEY_SUITES, **SHAH_SUITES}),
+        choices=sorted({**SUITES, **JIANG_SUITES, **SCULLEY_SUITES, **SHAH_SUITES, RL_SUITE: 0}),
         help="suite name",
     )
     run.add_argument("--out", default=None, help="output directory (default osfb-results/SUITE)")
@@ -71,6 +76,43 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="reuters: the SVM's example weights over the paper's whole C_neg grid 0.001..128",
     )
+    train = commands.add_parser(
+        "train", help="train a stable-baselines3 agent on an env, save it and score it"
+    )
+    train.add_argument("env_id", help="a registered id, e.g. OneSidedLending-v0")
+    train.add_argument("--algo", default="PPO", choices=ALGORITHMS, help="algorithm")
+    train.add_argument(
+        "--total-timesteps", type=_positive_int, default=20_000, help="env steps of training"
+    )
+    train.add_argument("--seed", type=int, default=0, help="seed of the algorithm and envs")
+    train.add_argument("--n-envs", type=_positive_int, default=1, help="parallel env copies")
+    train.add_argument("--vec", default="dummy", choices=VEC_ENVS, help="how the copies run")
+    train.add_argument(
+        "--env-kwargs", default="{}", help="env arguments as JSON, e.g. '{\"horizon\": 200}'"
+    )
+    train.add_argument(
+        "--world-seed",
+        type=int,
+        default=None,
+        help="fix the world across episodes (the fixed-world regime); default: resampled",
+    )
+    train.add_argument(
+        "--algo-kwargs", default="{}", help="algorithm arguments as JSON, e.g. '{\"n_steps\": 256}'"
+    )
+    train.add_argument("--tensorboard", default=None, help="folder for TensorBoard logs")
+    train.add_argument("--save", default="osfb-results/models", help="folder for the model")
+    train.add_argument(
+        "--eval-seeds", type=int, default=10, help="held-out episodes to score it on (0: none)"
+    )
+    train.add_argument("--threads", type=_positive_int, default=1, help="torch threads")
+    train.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    rl = run.add_argument_group("rl-vs-bandit (--seeds: held-out episodes per agent)")
+    rl.add_argument(
+        "--total-timesteps", type=_positive_int, default=None, help="training steps per RL agent"
+    )
+    rl.add_argument("--families", default=None, help="comma-separated: lending,apple,reject")
+    rl.add_argument("--regimes", default=None, help="comma-separated: fixed,resampled")
+    rl.add_argument("--algos", default=None, help="comma-separated: PPO,RecurrentPPO,A2C,DQN")
     commands.add_parser("list", help="list suites, environments and agents")
     table = commands.add_parser(
         "table", help="rebuild a jiang-* table from results.csv files (e.g. runs of grid parts)"
@@ -91,6 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         descriptions.update({name: suite.description for name, suite in JIANG_SUITES.items()})
         descriptions.update({name: suite.description for name, suite in SCULLEY_SUITES.items()})
         descriptions.update({name: suite.description for name, suite in SHAH_SUITES.items()})
+        descriptions[RL_SUITE] = RL_DESCRIPTION
         for name, description in descriptions.items():
             print(f"  {name:15s} {description}")
         print("environments:")
@@ -107,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {name:12s} {env_id}")
         return 0
 
+    if args.command == "train":
+        return _train(args)
     if args.command == "table":
         frame = pd.concat([pd.read_csv(path) for path in args.results], ignore_index=True)
         report = write_report(frame, JIANG_SUITES[args.suite], args.out, data_home=args.data_home)
@@ -118,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_sculley_suite(args)
     if args.suite in SHAH_SUITES:
         return _run_shah_suite(args)
+    if args.suite == RL_SUITE:
+        return _run_rl_suite(args)
     suite = get_suite(args.suite)
     seeds = None if args.seeds is None else tuple(range(args.seeds))
     overrides = None if args.horizon is None else {"horizon": args.horizon}
@@ -183,6 +230,75 @@ def _run_sculley_suite(args: argparse.Namespace) -> int:
         )
     try:
         result = run_sculley(args.suite, args.out or f"osfb-results/{args.suite}", **options)
+    except ValueError as error:
+        raise SystemExit(str(error)) from None
+    print(result.report)
+    print("written: " + ", ".join(str(path) for path in result.files))
+    return 0
+
+
+#: held-out scoring seeds start here, far from the training envs' seeds
+EVAL_SEED_OFFSET = 10_000
+
+
+def _json_dict(text: str, flag: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SystemExit(f"{flag} must be a JSON object, got {text!r}: {error}") from None
+    if not isinstance(value, dict):
+        raise SystemExit(f"{flag} must be a JSON object, got {text!r}")
+    return value
+
+
+def _train(args: argparse.Namespace) -> int:
+    from agents.rl import SB3Agent
+    from osfb_gym.runner import evaluate
+
+    env_kwargs = _json_dict(args.env_kwargs, "--env-kwargs")
+    if args.world_seed is not None:
+        env_kwargs["world_seed"] = args.world_seed
+    try:
+        model = train(
+            args.env_id,
+            args.algo,
+            total_timesteps=args.total_timesteps,
+            env_kwargs=env_kwargs,
+            n_envs=args.n_envs,
+            seed=args.seed,
+            vec=args.vec,
+            algo_kwargs=_json_dict(args.algo_kwargs, "--algo-kwargs"),
+            tensorboard_log=args.tensorboard,
+            progress_bar=not args.no_progress,
+            torch_threads=args.threads,
+        )
+    except (ValueError, TypeError, gym.error.Error) as error:
+        raise SystemExit(f"osfb-bench train: {error}") from None
+    path = model_path(args.save, args.algo, args.env_id, args.seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(path)
+    print(f"trained {args.algo} on {args.env_id} for {model.num_timesteps:,} steps; saved {path}")
+    if args.eval_seeds > 0:
+        seeds = range(EVAL_SEED_OFFSET, EVAL_SEED_OFFSET + args.eval_seeds)
+        frame = evaluate(args.env_id, SB3Agent(model), seeds, env_kwargs=env_kwargs)
+        assert isinstance(frame, pd.DataFrame)
+        summary = frame.drop(columns=["seed", "agent"]).agg(["mean", "std"]).T
+        print(f"\nscored on {args.eval_seeds} held-out episodes (seeds {seeds.start}..):")
+        print(summary.to_markdown(floatfmt=".4g"))
+    return 0
+
+
+def _run_rl_suite(args: argparse.Namespace) -> int:
+    options: dict[str, Any] = {"progress": not args.no_progress}
+    if args.total_timesteps is not None:
+        options["total_timesteps"] = args.total_timesteps
+    if args.seeds is not None:
+        options["eval_seeds"] = args.seeds
+    for name in ("families", "regimes", "algos"):
+        if getattr(args, name) is not None:
+            options[name] = _names(getattr(args, name))
+    try:
+        result = run_rl_vs_bandit(args.out or f"osfb-results/{RL_SUITE}", **options)
     except ValueError as error:
         raise SystemExit(str(error)) from None
     print(result.report)

@@ -58,3 +58,27 @@ def test_console_script_is_installed():
         [sys.executable, "-m", "osfb_gym.cli", "list"], capture_output=True, text=True, check=True
     )
     assert "OneSidedLending-v0" in done.stdout
+
+
+def test_train_saves_a_model_and_scores_it_on_held_out_episodes(tmp_path, capsys):
+    argv = ["train", "RejectOption-v0", "--algo", "A2C", "--total-timesteps", "40",
+            "--env-kwargs", '{"horizon": 20}', "--world-seed", "1", "--algo-kwargs",
+            '{"n_steps": 8}', "--save", str(tmp_path), "--eval-seeds", "2",
+            "--no-progress"]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert (tmp_path / "A2C_RejectOption-v0_seed0.zip").is_file()
+    assert "scored on 2 held-out episodes" in printed and "average_risk" in printed
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["train", "RejectOption-v0", "--env-kwargs", "[1]"], "--env-kwargs must be a JSON object"),
+        (["train", "RejectOption-v0", "--env-kwargs", '{"d": 0.9}'], "d must be"),
+        (["train", "NoSuchEnv-v0"], "NoSuchEnv"),
+    ],
+)
+def test_train_errors_are_one_line_messages(argv, message):
+    with pytest.raises(SystemExit, match=message):
+        main([*argv, "--no-progress"])

@@ -1,0 +1,178 @@
+"""stable-baselines3 models as agents, so RL and the papers' agents run in the same loop.
+
+:class:`SB3Agent` wraps a trained model (PPO, A2C, DQN from
+stable-baselines3, RecurrentPPO from sb3-contrib). It acts on the env's own
+observations and returns the env's own actions: when the model was trained
+on the adapted env of :func:`osfb_gym.wrappers.rl_env` (a flattened
+observation, ``Discrete`` actions for DQN), the agent applies the same
+adaptation itself, so it is scored on the plain env by the same runner and
+metrics as every other agent. A recurrent policy's state is carried from
+step to step and reset at every episode start.
+
+The model is frozen: :meth:`SB3Agent.update` learns nothing (training is
+``osfb-bench train`` / :func:`osfb_gym.bench.rl.train`). What the model
+learned across training episodes is its experience; within an episode only
+a recurrent policy can adapt, through its state.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from agents.base import Agent
+
+
+def _same_space(a: gym.Space, b: gym.Space) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, spaces.Box):
+        return a.shape == b.shape  # bounds may be float32 / float64 copies
+    return a == b
+
+
+class SB3Agent(Agent):
+    """A trained stable-baselines3 model acting through the Agent contract.
+
+    Parameters
+    ----------
+    model
+        A trained ``BaseAlgorithm`` (``PPO``, ``A2C``, ``DQN``,
+        ``RecurrentPPO``, ...).
+    deterministic
+        Act on the policy's mode (True) or sample from it (False; the
+        sample is seeded from ``reset``'s seed through torch's generator).
+
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> from stable_baselines3 import PPO
+    >>> from osfb_gym.wrappers import rl_env
+    >>> from osfb_gym.runner import run_episode
+    >>> model = PPO("MlpPolicy", rl_env("RejectOption-v0", horizon=50), n_steps=64, seed=0)
+    >>> agent = SB3Agent(model)
+    >>> trajectory = run_episode(gym.make("RejectOption-v0", horizon=50), agent, seed=0)
+    >>> trajectory.actions.shape
+    (50, 2)
+    """
+
+    # every family: the model's own spaces decide where it can act
+    env_ids: ClassVar[tuple[str, ...]] = (
+        "OneSidedLending-v0",
+        "AppleTasting-v0",
+        "RejectOption-v0",
+    )
+
+    def __init__(self, model: Any = None, deterministic: bool = True) -> None:
+        self.model = model
+        self.deterministic = deterministic
+
+    @classmethod
+    def load(cls, path: str | Path, algo: str | None = None, **kwargs: Any) -> SB3Agent:
+        """Load a model saved by ``model.save(path)`` (or ``osfb-bench train``).
+
+        ``algo`` names its class (``"PPO"``, ``"A2C"``, ``"DQN"``,
+        ``"RecurrentPPO"``); by default it is read from the file name
+        ``<ALGO>_...zip`` that ``osfb-bench train`` writes.
+        """
+        from osfb_gym.bench.rl import algorithm
+
+        name = algo if algo is not None else Path(path).name.split("_", 1)[0]
+        return cls(algorithm(name).load(str(path), device="cpu"), **kwargs)
+
+    def clone(self, **overrides: Any) -> SB3Agent:
+        """Return a fresh agent sharing the (frozen) model; nothing learned is copied."""
+        params = {**self.get_params(), **overrides}
+        return type(self)(**params)
+
+    # ------------------------------------------------------------------ contract
+    def reset(
+        self,
+        observation_space: gym.Space,
+        action_space: gym.Space,
+        *,
+        seed: int | None = None,
+        feedback: dict[str, Any] | None = None,
+    ) -> None:
+        """Match the env's spaces to the model's; clear the recurrent state.
+
+        The env's observation is flattened when the model was trained on
+        the flattened space, and a ``Discrete`` model action is mapped to
+        the env's ``MultiDiscrete`` / ``MultiBinary(1)`` action, as
+        :func:`osfb_gym.wrappers.rl_env` does for training.
+        """
+        super().reset(observation_space, action_space, seed=seed, feedback=feedback)
+        model = self.model
+        if model is None or not hasattr(model, "predict"):
+            raise ValueError(
+                f"SB3Agent needs a trained stable-baselines3 model, got model={model!r}"
+            )
+        if not isinstance(self.deterministic, bool):
+            raise TypeError(f"deterministic must be True or False, got {self.deterministic!r}")
+        self.flatten_ = self._observation_adapter(observation_space, model.observation_space)
+        self.unravel_ = self._action_adapter(action_space, model.action_space)
+        self.state_: tuple[np.ndarray, ...] | None = None
+        self.episode_start_ = np.ones(1, dtype=bool)
+        if not self.deterministic and seed is not None:
+            import torch
+
+            torch.manual_seed(seed)
+
+    @staticmethod
+    def _observation_adapter(env_space: gym.Space, model_space: gym.Space) -> bool:
+        if _same_space(env_space, model_space):
+            return False
+        flat = spaces.flatten_space(env_space)
+        if _same_space(flat, model_space):
+            return True
+        raise ValueError(
+            f"the model was trained on observations {model_space}, the env gives {env_space} "
+            f"(flattened: {flat}); score it on the env it was trained on"
+        )
+
+    @staticmethod
+    def _action_adapter(env_space: gym.Space, model_space: gym.Space) -> tuple[int, ...] | None:
+        if _same_space(env_space, model_space):
+            return None
+        if (
+            isinstance(env_space, spaces.MultiBinary)
+            and isinstance(model_space, spaces.MultiDiscrete)
+            and np.all(np.asarray(model_space.nvec) == 2)
+            and model_space.shape == env_space.shape
+        ):
+            return ()  # the same 0/1 decisions in integer form (BinaryAsMultiDiscrete)
+        if isinstance(model_space, spaces.Discrete):
+            if isinstance(env_space, spaces.MultiDiscrete):
+                nvec = tuple(int(n) for n in np.asarray(env_space.nvec).ravel())
+            elif isinstance(env_space, spaces.MultiBinary) and int(np.prod(env_space.shape)) == 1:
+                nvec = (2,)
+            else:
+                nvec = ()
+            if nvec and int(np.prod(nvec)) == int(model_space.n):
+                return nvec
+        raise ValueError(
+            f"the model acts in {model_space}, the env takes {env_space}; score it on the env "
+            "it was trained on"
+        )
+
+    def act(self, observation: Any) -> Any:
+        """Return the model's action for ``observation``, in the env's action space."""
+        obs = spaces.flatten(self.observation_space_, observation) if self.flatten_ else observation
+        action, self.state_ = self.model.predict(
+            obs,
+            state=self.state_,
+            episode_start=self.episode_start_,
+            deterministic=self.deterministic,
+        )
+        self.episode_start_ = np.zeros(1, dtype=bool)
+        space = self.action_space_
+        if self.unravel_:
+            joint = np.array(np.unravel_index(int(action), self.unravel_))
+            return joint.reshape(space.shape).astype(space.dtype)
+        if isinstance(space, spaces.Discrete):
+            return int(action)
+        return np.asarray(action).reshape(space.shape).astype(space.dtype)

@@ -1,0 +1,64 @@
+"""The RL adapters: DiscreteActions and rl_env."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from stable_baselines3.common.env_checker import check_env
+
+import osfb_gym  # noqa: F401
+from osfb_gym.wrappers import DiscreteActions, rl_env
+
+
+def test_discrete_actions_enumerate_every_joint_action_once():
+    env = DiscreteActions(gym.make("RejectOption-v0", horizon=5))
+    joints = {tuple(env.action(k).tolist()) for k in range(env.action_space.n)}
+    assert joints == {(d, q) for d in range(3) for q in range(2)}
+    assert env.action(3).dtype == env.unwrapped.action_space.dtype
+
+
+def test_one_applicant_a_step_becomes_a_binary_choice():
+    env = DiscreteActions(gym.make("OneSidedLending-v0", horizon=5))
+    assert env.action_space == gym.spaces.Discrete(2)
+    np.testing.assert_array_equal(env.action(1), np.array([1], dtype=np.int8))
+    env.reset(seed=0)
+    env.step(1)
+
+
+def test_a_batch_of_applicants_cannot_be_enumerated():
+    with pytest.raises(ValueError, match="batch_size=1"):
+        DiscreteActions(gym.make("OneSidedLending-v0", batch_size=4))
+    with pytest.raises(TypeError, match="MultiDiscrete"):
+        DiscreteActions(gym.make("AppleTasting-v0"))
+    env = DiscreteActions(gym.make("RejectOption-v0"))
+    with pytest.raises(ValueError, match="action"):
+        env.action(6)
+
+
+CASES = [
+    ("OneSidedLending-v0", {"batch_size": 3, "horizon": 20}, False),
+    ("OneSidedLending-v0", {"horizon": 20}, False),
+    ("OneSidedLending-v0", {"horizon": 20}, True),
+    ("AppleTasting-v0", {"horizon": 20}, False),
+    ("AppleTasting-v0", {"horizon": 20}, True),
+    ("RejectOption-v0", {"horizon": 20}, False),
+    ("RejectOption-v0", {"horizon": 20}, True),
+]
+
+
+@pytest.mark.parametrize(("env_id", "kwargs", "discrete"), CASES)
+def test_rl_env_passes_sb3s_checker_without_the_oracle(env_id, kwargs, discrete):
+    env = rl_env(env_id, discrete_actions=discrete, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env, warn=True)
+    assert len(env.observation_space.shape) == 1
+    if discrete:
+        assert isinstance(env.action_space, gym.spaces.Discrete)
+    _, info = env.reset(seed=0)
+    _, _, _, _, info = env.step(env.action_space.sample())
+    assert "oracle" not in info and "feedback" in info
+    assert "oracle" in rl_env(env_id, hide_oracle=False, **kwargs).reset(seed=0)[1]
