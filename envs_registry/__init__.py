@@ -50,6 +50,11 @@ ENVS: tuple[EnvEntry, ...] = (
         entry_point="osfb_gym.envs.apple:AppleTastingEnv",
         family="apple",
     ),
+    EnvEntry(
+        id="MultiServiceChoice-v0",
+        entry_point="osfb_gym.envs.services:MultiServiceChoiceEnv",
+        family="services",
+    ),
 )
 
 

@@ -57,6 +57,18 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
         "AppleTasting-v0",
         {"dataset": "reuters_r8", "data_home": DATA_HOME, "topic": "ship", "dim": 128},
     ),
+    ("MultiServiceChoice-v0", {"n_users": 40, "n_services": 5}),
+    ("MultiServiceChoice-v0", {"n_users": 40, "loss": "mahalanobis", "dim": 3, "n_services": 8}),
+    ("MultiServiceChoice-v0", {"n_users": 40, "loss": "huber", "dynamics_rounds": 3}),
+    ("MultiServiceChoice-v0", {"n_users": 30, "loss": "cosine", "dim": 4, "n_groups": 3}),
+    (
+        "MultiServiceChoice-v0",
+        {"population": "linear", "n_users": 30, "dim": 3, "samples_per_user": 10, "n_services": 6},
+    ),
+    (
+        "MultiServiceChoice-v0",
+        {"population": "census", "data_home": DATA_HOME, "dynamics_rounds": 2},
+    ),
 ]
 
 CASES: list[tuple[str, dict[str, Any]]] = [(env_id, {}) for env_id in env_ids()] + VARIANTS
