@@ -20,6 +20,7 @@ from tests.helpers import assert_same
 SMALL = {
     "OneSidedLending-v0": {"horizon": 40, "batch_size": 3},
     "AppleTasting-v0": {"horizon": 300},
+    "MultiServiceChoice-v0": {"n_users": 60, "n_services": 5},
 }
 
 
