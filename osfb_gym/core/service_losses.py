@@ -123,6 +123,10 @@ class Population:
         check_choice(self.family, "loss", FAMILIES)
         if self.family == "mahalanobis" and (self.matrices is None or self.matrix_index is None):
             raise ValueError("the mahalanobis family needs matrices and matrix_index")
+        if self.matrices is not None:
+            check_spd(self.matrices, "matrices")
+        if not np.all(self.weights > 0):
+            raise ValueError("weights must be positive: a user must feel a miss")
         if self.family == "huber" and self.deltas is None:
             raise ValueError("the huber family needs deltas")
 
