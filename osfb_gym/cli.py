@@ -17,6 +17,7 @@ import pandas as pd
 import osfb_gym  # noqa: F401  (registers the ids)
 from envs_registry import ENVS
 from osfb_gym.bench import SUITES, get_suite, run_suite
+from osfb_gym.bench.dean import DEAN_SUITES, run_dean
 from osfb_gym.bench.jiang import JIANG_SUITES, run_jiang, write_report
 from osfb_gym.bench.sculley import SCULLEY_SUITES, run_sculley
 from osfb_gym.core.validation import check_int
@@ -37,7 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run a built-in suite")
     run.add_argument(
-        "suite", choices=sorted({**SUITES, **JIANG_SUITES, **SCULLEY_SUITES}), help="suite name"
+        "suite",
+        choices=sorted({**SUITES, **JIANG_SUITES, **SCULLEY_SUITES, **DEAN_SUITES}),
+        help="suite name",
     )
     run.add_argument("--out", default=None, help="output directory (default osfb-results/SUITE)")
     run.add_argument("--seeds", type=_positive_int, default=None, help="number of seeds")
@@ -87,6 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         descriptions = {name: suite.description for name, suite in SUITES.items()}
         descriptions.update({name: suite.description for name, suite in JIANG_SUITES.items()})
         descriptions.update({name: suite.description for name, suite in SCULLEY_SUITES.items()})
+        descriptions.update({name: suite.description for name, suite in DEAN_SUITES.items()})
         for name, description in descriptions.items():
             print(f"  {name:15s} {description}")
         print("environments:")
@@ -112,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_paper_suite(args)
     if args.suite in SCULLEY_SUITES:
         return _run_sculley_suite(args)
+    if args.suite in DEAN_SUITES:
+        return _run_dean_suite(args)
     suite = get_suite(args.suite)
     seeds = None if args.seeds is None else tuple(range(args.seeds))
     overrides = None if args.horizon is None else {"horizon": args.horizon}
@@ -179,6 +185,21 @@ def _run_sculley_suite(args: argparse.Namespace) -> int:
         result = run_sculley(args.suite, args.out or f"osfb-results/{args.suite}", **options)
     except ValueError as error:
         raise SystemExit(str(error)) from None
+    print(result.report)
+    print("written: " + ", ".join(str(path) for path in result.files))
+    return 0
+
+
+def _run_dean_suite(args: argparse.Namespace) -> int:
+    """dean-services: --seeds, --data-home, --out; --horizon caps k (quick checks)."""
+    result = run_dean(
+        DEAN_SUITES[args.suite],
+        args.out or f"osfb-results/{args.suite}",
+        seeds=None if args.seeds is None else tuple(range(args.seeds)),
+        data_home=args.data_home,
+        max_services=args.horizon,
+        progress=not args.no_progress,
+    )
     print(result.report)
     print("written: " + ", ".join(str(path) for path in result.files))
     return 0

@@ -320,6 +320,11 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._choice = np.full(n, k, dtype=np.int64)
         self._t = 0
 
+    @property
+    def world(self) -> Population | None:
+        """The hidden population of the episode: for evaluators (benchmarks), never agents."""
+        return self._world
+
     # ------------------------------------------------------------------ dynamics
     def _draw_world(self, rng: np.random.Generator) -> Population:
         if self._fixed is not None:
