@@ -68,6 +68,7 @@ class Setting:
 
 SYNTHETIC = (
     Setting("clusters, squared", {"loss": "squared"}),
+    Setting("clusters, squared, 2% outliers", {"loss": "squared", "outlier_fraction": 0.02}),
     Setting("clusters, Mahalanobis", {"loss": "mahalanobis"}),
     Setting("clusters, Huber", {"loss": "huber"}),
     Setting("clusters, cosine (d=3)", {"loss": "cosine", "dim": 3}),
@@ -108,11 +109,11 @@ class DeanSuite:
     name: str = "dean-services"
     max_services: int = 30
     reference_ks: tuple[int, ...] = (5, 10, 20, 30)
-    reference_restarts: int = 3
+    reference_restarts: int = 5
     fair_ks: tuple[int, ...] = (5, 10, 20)
     dynamics_services: int = 10
     dynamics_rounds: int = 50
-    seeds: tuple[int, ...] = tuple(range(10))
+    seeds: tuple[int, ...] = tuple(range(20))
     description: str = field(
         default=(
             "AcQUIre (Algorithms 1-2) against uniform, greedy and group-balanced "
@@ -204,11 +205,18 @@ def run_curves(
 
 def run_fairness(
     suite: DeanSuite, settings: Sequence[Setting], data_home: str | None, bar: tqdm
-) -> pd.DataFrame:
-    """Each group's average loss after each k of ``fair_ks``, per agent and seed."""
-    rows = []
+) -> tuple[pd.DataFrame, dict[str, tuple[str, ...]]]:
+    """Each group's average loss after each k of ``fair_ks``, per agent and seed.
+
+    Also returns the names of the groups of the settings whose groups have names.
+    """
+    rows, names = [], {}
     for setting in settings:
         env = _make(setting, data_home, n_services=max(suite.fair_ks), reference_restarts=0)
+        env.reset(seed=suite.seeds[0])
+        world = env.unwrapped.world  # type: ignore[attr-defined]
+        if world.group_names is not None:
+            names[setting.label] = world.group_names
         for seed in suite.seeds:
             for name in FAIR_AGENTS:
                 run_episode(env, AGENTS[name](), seed)
@@ -221,7 +229,7 @@ def run_fairness(
                     rows.append(row)
                 bar.update()
         env.close()
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows), names
 
 
 def run_dynamics(
@@ -363,9 +371,11 @@ def run_dean(
     total = n * (len(settings) * 2 * len(CURVE_AGENTS) + len(fair_settings) * len(FAIR_AGENTS))
     with tqdm(total=total, desc=f"osfb-bench {suite.name}", disable=not progress) as bar:
         curves, references = run_curves(suite, settings, data_home, bar)
-        fairness = run_fairness(suite, fair_settings, data_home, bar)
+        fairness, group_names = run_fairness(suite, fair_settings, data_home, bar)
         dynamics = run_dynamics(suite, settings, data_home, bar)
-    return write_report(suite, out_dir, curves, references, fairness, dynamics, skipped)
+    return write_report(
+        suite, out_dir, curves, references, fairness, dynamics, skipped, group_names
+    )
 
 
 def _replace(suite: DeanSuite, **changes: Any) -> DeanSuite:
@@ -382,6 +392,7 @@ def write_report(
     fairness: pd.DataFrame,
     dynamics: pd.DataFrame,
     skipped: Sequence[str] = (),
+    group_names: dict[str, tuple[str, ...]] | None = None,
 ) -> DeanResult:
     """Lay out the tables and statements and write every file."""
     out = Path(out_dir)
@@ -458,6 +469,13 @@ def write_report(
         "picks user i with probability proportional to 1/|G(i)| (Appendix E).",
         "",
         fair_table.to_markdown(index=False),
+        "",
+        *(
+            f"Groups of {label}: "
+            + ", ".join(f"{g} = {name}" for g, name in enumerate(names))
+            + "."
+            for label, names in (group_names or {}).items()
+        ),
         "",
         "## Learning dynamics",
         "",

@@ -107,6 +107,8 @@ class Population:
     sizes
         Number of people behind each user (1 for individuals; the sample
         count of a subpopulation). Public, not part of the loss.
+    group_names
+        A name per group id, when the groups have names (census).
     """
 
     family: str
@@ -118,6 +120,7 @@ class Population:
     deltas: np.ndarray | None = None
     offsets: np.ndarray | None = None
     sizes: np.ndarray | None = None
+    group_names: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         check_choice(self.family, "loss", FAMILIES)

@@ -8,6 +8,7 @@ its seed alone.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 import numpy as np
 
@@ -55,6 +56,11 @@ def draw_groups(
     return np.where(rng.random(labels.size) < correlation, home, other).astype(np.int64)
 
 
+def _loners(n: int, fraction: float, rng: np.random.Generator) -> np.ndarray:
+    """Pick ``floor(fraction * n)`` users at random to be outliers."""
+    return rng.choice(n, int(fraction * n), replace=False)
+
+
 def draw_clusters(
     n: int,
     dim: int,
@@ -63,6 +69,7 @@ def draw_clusters(
     n_groups: int,
     group_correlation: float,
     rng: np.random.Generator,
+    outlier_fraction: float = 0.0,
 ) -> Population:
     """Draw preference clusters with heterogeneous loss geometries.
 
@@ -73,6 +80,11 @@ def draw_clusters(
     lognormal weight per user; Huber, a threshold per cluster in
     [0.25, 2]; cosine, unit-norm preferences around random directions
     (angular spread 0.1 to 0.4 per cluster) and lognormal weights.
+
+    ``outlier_fraction`` of the users (rounded down) are loners: their
+    preference is uniform in the box ``[-12, 12]^d`` (three times the
+    centres' spread), or uniform on the sphere for cosine; the geometry of
+    each keeps its cluster's.
     """
     labels = cluster_labels(n, n_clusters, rng)
     groups = draw_groups(labels, n_groups, group_correlation, rng)
@@ -81,12 +93,17 @@ def draw_clusters(
         centres /= np.linalg.norm(centres, axis=1, keepdims=True)
         spread = rng.uniform(*COSINE_SPREAD_RANGE, n_clusters)[labels]
         phi = centres[labels] + spread[:, None] * rng.standard_normal((n, dim))
+        loners = _loners(n, outlier_fraction, rng)
+        phi[loners] = rng.standard_normal((loners.size, dim))
         phi /= np.linalg.norm(phi, axis=1, keepdims=True)
         weights = np.exp(WEIGHT_LOG_STD * rng.standard_normal(n))
         return Population("cosine", phi, weights, groups)
     centres = CENTRE_SPREAD * rng.standard_normal((n_clusters, dim))
     spread = rng.uniform(*SPREAD_RANGE, n_clusters)[labels]
     phi = centres[labels] + spread[:, None] * rng.standard_normal((n, dim))
+    loners = _loners(n, outlier_fraction, rng)
+    bound = 3 * CENTRE_SPREAD
+    phi[loners] = rng.uniform(-bound, bound, (loners.size, dim))
     if loss == "squared":
         return Population("squared", phi, np.ones(n), groups)
     if loss == "huber":
@@ -207,5 +224,11 @@ def census_population(
     keep = counts[members] >= min_samples
     kept_cells, members = np.unique(members[keep], return_inverse=True)
     cell_group = (cells[kept_cells] // split_cols.size).astype(np.int64)
-    _, cell_group = np.unique(cell_group, return_inverse=True)
-    return linear_population(X[keep], y[keep], members, cell_group)
+    present, cell_group = np.unique(cell_group, return_inverse=True)
+    labels = tuple(
+        f"{names[sex_cols[g // n_race]].split('=', 1)[1]}/"
+        f"{names[race_cols[g % n_race]].split('=', 1)[1]}"
+        for g in present
+    )
+    population = linear_population(X[keep], y[keep], members, cell_group)
+    return replace(population, group_names=labels)

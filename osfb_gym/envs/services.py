@@ -166,6 +166,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     | ``n_clusters``       | None (10)   | preference clusters (synthetic) |
     | ``n_groups``         | None (2)    | demographic groups (synthetic) |
     | ``group_correlation`` | 0.5        | chance a user's group is its cluster's (synthetic) |
+    | ``outlier_fraction`` | 0.0         | share of loners far from every cluster (clusters) |
     | ``reveal_groups``    | True        | group ids in the observation (public demographics) |
     | ``dynamics_rounds``  | 0           | learning-dynamics rounds after the last service |
     | ``samples_per_user`` | 50          | samples of each "linear" subpopulation (> dim) |
@@ -222,6 +223,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         n_clusters: int | None = None,
         n_groups: int | None = None,
         group_correlation: float = 0.5,
+        outlier_fraction: float = 0.0,
         reveal_groups: bool = True,
         dynamics_rounds: int = 0,
         samples_per_user: int = 50,
@@ -238,6 +240,14 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self.dynamics_rounds = check_int(dynamics_rounds, "dynamics_rounds", minimum=0)
         self.reference_restarts = check_int(reference_restarts, "reference_restarts", minimum=0)
         self.group_correlation = check_float(group_correlation, "group_correlation", low=0, high=1)
+        self.outlier_fraction = check_float(
+            outlier_fraction, "outlier_fraction", low=0, high=1, high_inclusive=False
+        )
+        if self.outlier_fraction > 0 and population != "clusters":
+            raise ValueError(
+                f"outlier_fraction applies to population='clusters' only, got "
+                f"outlier_fraction={outlier_fraction!r} with population={population!r}"
+            )
         self.world_seed = check_world_seed(world_seed)
         self._fixed: Population | None = None
         self.dataset: str | None
@@ -350,6 +360,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             self.n_groups,
             self.group_correlation,
             rng,
+            self.outlier_fraction,
         )
 
     def _observation(self) -> dict[str, Any]:

@@ -129,6 +129,8 @@ def test_a_non_positive_definite_mahalanobis_matrix_is_rejected():
         ({"group_correlation": 1.5}, "group_correlation"),
         ({"reveal_groups": 1}, "reveal_groups"),
         ({"dynamics_rounds": -1}, "dynamics_rounds"),
+        ({"population": "linear", "outlier_fraction": 0.1}, "outlier_fraction"),
+        ({"outlier_fraction": 1.0}, "outlier_fraction"),
         ({"population": "linear", "dim": 4, "samples_per_user": 4}, "samples_per_user"),
         ({"dataset": "adult"}, "dataset"),
         ({"population": "census", "n_users": 10, "data_home": DATA_HOME}, "n_users"),
