@@ -54,6 +54,7 @@ class ServiceMetrics(EpisodeMetrics):
         last = self.last
         for key in (
             "total_loss",
+            "excess_loss",
             "fairness",
             "loss_before_dynamics",
             "loss_after_dynamics",
@@ -130,6 +131,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     | ``feedback["revealed"]``              | agent     | mask of the acquired user (step) |
     | ``feedback["groups"]``                | agent     | group ids, ``reveal_groups`` (reset) |
     | ``oracle["loss"]``, ``["total_loss"]`` | evaluator | ``L(Theta_t)`` after the step  |
+    | ``oracle["excess_loss"]``             | evaluator | ``L`` minus every user's own minimum |
     | ``oracle["fairness"]``                | evaluator | max group average loss, eq. (3) |
     | ``oracle["group_losses"]``            | evaluator | average loss per group         |
     | ``oracle["services"]``                | evaluator | ``(t, d)``: the services so far |
@@ -329,6 +331,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._best = np.zeros(n)
         self._choice = np.full(n, k, dtype=np.int64)
         self._t = 0
+        self._floor = 0.0
 
     @property
     def world(self) -> Population | None:
@@ -384,6 +387,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._best = np.zeros(self.n_users)
         self._choice = np.full(self.n_users, self.n_services, dtype=np.int64)
         self._t = 0
+        self._floor = float(self._world.minimum_loss().sum())
         feedback: dict[str, Any] = {"n_users": self.n_users, "n_services": self.n_services}
         if self.reveal_groups:
             feedback["groups"] = self._world.groups.copy()
@@ -427,6 +431,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         oracle.update(
             loss=total,
             total_loss=total,
+            excess_loss=total - self._floor,
             fairness=fairness_objective(self._best, world.groups, world.n_groups),
             group_losses=group_losses(self._best, world.groups, world.n_groups),
             services=self._services[: self._t].copy(),
