@@ -43,9 +43,6 @@ class AcQUIre(ServiceAgent):
     Algorithm 1 and Theorem 1.
     """
 
-    def __init__(self, allow_repeats: bool = False) -> None:
-        self.allow_repeats = allow_repeats
-
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
         """Return the reported losses."""
         return reported_losses(observation)
@@ -70,9 +67,6 @@ class FairAcQUIre(ServiceAgent):
     "Initializing Services in Interactive ML Systems for Diverse Users",
     Algorithm 2 and the fairness objective (3).
     """
-
-    def __init__(self, allow_repeats: bool = False) -> None:
-        self.allow_repeats = allow_repeats
 
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
         """Return ``l_i / |G(i)|``, or ``1 / |G(i)|`` before the first service."""

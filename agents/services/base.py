@@ -19,6 +19,12 @@ class ServiceAgent(Agent):
     when every weight is 0 the pick is uniform. The agent remembers whom
     it acquired from its own actions: nothing of the hidden world.
 
+    Parameters
+    ----------
+    allow_repeats
+        Whether a user acquired before may be drawn again (the paper's
+        sampling with replacement); by default it is not.
+
     Attributes
     ----------
     n_users_
@@ -29,7 +35,9 @@ class ServiceAgent(Agent):
 
     env_ids: ClassVar[tuple[str, ...]] = ("MultiServiceChoice-v0",)
     abstract = True
-    allow_repeats: bool
+
+    def __init__(self, allow_repeats: bool = False) -> None:
+        self.allow_repeats = allow_repeats
 
     def reset(
         self,

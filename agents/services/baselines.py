@@ -19,9 +19,6 @@ class Uniform(ServiceAgent):
         sampling with replacement); by default it is not.
     """
 
-    def __init__(self, allow_repeats: bool = False) -> None:
-        self.allow_repeats = allow_repeats
-
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
         """Return equal weights."""
         return np.ones(self.n_users_)
@@ -40,9 +37,6 @@ class GroupBalancedUniform(ServiceAgent):
         As for :class:`Uniform`.
     """
 
-    def __init__(self, allow_repeats: bool = False) -> None:
-        self.allow_repeats = allow_repeats
-
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
         """Return ``1 / |G(i)|``."""
         return inverse_group_sizes(observation, type(self).__name__)
@@ -60,9 +54,6 @@ class MaxLossGreedy(ServiceAgent):
     allow_repeats
         As for :class:`Uniform`.
     """
-
-    def __init__(self, allow_repeats: bool = False) -> None:
-        self.allow_repeats = allow_repeats
 
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
         """Return 1 for the users of largest loss among the candidates, 0 elsewhere."""
