@@ -42,6 +42,7 @@ from osfb_gym.core.validation import check_choice, check_int
 
 FAMILIES = ("squared", "mahalanobis", "huber", "cosine")
 HUBER_IRLS_STEPS = 10
+GATHER_BLOCK = 4096  # users per block when per-user matrices are gathered
 
 
 def huber(r: np.ndarray, delta: np.ndarray | float) -> np.ndarray:
@@ -175,8 +176,13 @@ class Population:
         index = self.matrix_index if users is None else self.matrix_index[users]
         quad = np.empty(diff.shape[0])
         if self.matrices.shape[0] > 64:
-            # one matrix per subpopulation: gather them (few subpopulations)
-            quad[:] = np.einsum("ni,nij,nj->n", diff, self.matrices[index], diff)
+            # one matrix per subpopulation: gather them, a block of users at a time so
+            # the gathered (block, d, d) copy stays small whatever n is
+            for start in range(0, diff.shape[0], GATHER_BLOCK):
+                rows = slice(start, start + GATHER_BLOCK)
+                quad[rows] = np.einsum(
+                    "ni,nij,nj->n", diff[rows], self.matrices[index[rows]], diff[rows]
+                )
         else:
             for k, matrix in enumerate(self.matrices):
                 rows = np.flatnonzero(index == k)

@@ -262,3 +262,24 @@ def test_census_population_is_adults_sex_race_occupation_cells():
     assert env.unwrapped.n_users == world.n and obs["groups"].shape == (world.n,)
     # every subpopulation's loss at its own OLS fit is its residual, the minimum
     np.testing.assert_allclose(world.loss_matrix(world.preferences).diagonal(), world.offsets)
+
+
+def test_per_subpopulation_matrices_give_the_same_losses_in_blocks_as_in_one_pass():
+    from osfb_gym.core import service_losses
+
+    world = draw_linear(300, 3, 8, 4, 2, 0.5, np.random.default_rng(2))
+    theta = world.preferences[5]
+    direct = np.einsum(
+        "ni,nij,nj->n",
+        world.preferences - theta,
+        world.matrices[world.matrix_index],
+        world.preferences - theta,
+    )
+    blocked = world.loss_at(theta) - world.offsets
+    np.testing.assert_allclose(blocked, direct, rtol=1e-10, atol=1e-12)
+    old = service_losses.GATHER_BLOCK
+    try:
+        service_losses.GATHER_BLOCK = 64  # 300 users: five blocks
+        np.testing.assert_allclose(world.loss_at(theta) - world.offsets, direct, rtol=1e-10)
+    finally:
+        service_losses.GATHER_BLOCK = old
