@@ -94,3 +94,20 @@ def test_no_agent_acquires_a_user_twice_even_when_its_loss_stays_positive():
     repeats = AcQUIre(allow_repeats=True)
     drawn = [run_episode(env, repeats, seed=s).actions for s in range(5)]
     assert any(len(set(a.tolist())) < 12 for a in drawn)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"loss": "squared"}, {"loss": "mahalanobis"}, {"loss": "huber"},
+     {"loss": "cosine", "dim": 3}, {"population": "linear", "dim": 3}],
+    ids=lambda kwargs: "-".join(map(str, kwargs.values())),
+)  # fmt: skip
+def test_full_size_acquire_beats_uniform_and_stays_near_the_reference(kwargs):
+    """The dean-services sizes: 500 users, k = 30, 10 seeds, every family."""
+    env = gym.make(ENV, n_services=30, reference_restarts=3, **kwargs)
+    acquire = [run_episode(env, AcQUIre(), seed=s).metrics for s in range(10)]
+    uniform = [run_episode(env, Uniform(), seed=s).metrics for s in range(10)]
+    for ours, theirs in zip(acquire, uniform, strict=True):
+        assert ours["total_loss"] < theirs["total_loss"]
+    assert np.mean([m["approximation_ratio"] for m in acquire]) <= math.log(30) + 2
