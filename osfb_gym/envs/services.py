@@ -186,7 +186,15 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     services in dimension ``dim + 1`` (an intercept).
 
     Groups are revealed by default, as demographics a provider records;
-    the paper's AcQUIre ignores them, Fair AcQUIre needs them.
+    the paper's AcQUIre ignores them, Fair AcQUIre needs them. With
+    ``reveal_groups=False`` the reset observation carries nothing that
+    varies with the seed (no service, no group), as in the paper.
+
+    The synthetic defaults model a small service market: 500 users in 10
+    taste communities of very unequal sizes (Dirichlet(1) shares), in the
+    plane so that worlds can be looked at; nothing in them is tuned to
+    favour an agent. The feedback is always the paper's bandit feedback
+    (``feedback_mode = "one_sided"``): there is no full-information mode.
 
     ## References
     "Initializing Services in Interactive ML Systems for Diverse Users"
