@@ -179,9 +179,9 @@ class Population:
             # one matrix per subpopulation: gather them, a block of users at a time so
             # the gathered (block, d, d) copy stays small whatever n is
             for start in range(0, diff.shape[0], GATHER_BLOCK):
-                rows = slice(start, start + GATHER_BLOCK)
-                quad[rows] = np.einsum(
-                    "ni,nij,nj->n", diff[rows], self.matrices[index[rows]], diff[rows]
+                block = slice(start, start + GATHER_BLOCK)
+                quad[block] = np.einsum(
+                    "ni,nij,nj->n", diff[block], self.matrices[index[block]], diff[block]
                 )
         else:
             for k, matrix in enumerate(self.matrices):

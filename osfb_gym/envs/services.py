@@ -20,16 +20,24 @@ from osfb_gym.core.service_losses import (
     reference_loss,
 )
 from osfb_gym.core.validation import check_choice, check_float, check_int
-from osfb_gym.envs._services_populations import census_population, draw_clusters, draw_linear
+from osfb_gym.envs._services_populations import (
+    census_population,
+    draw_clusters,
+    draw_linear,
+    movielens_population,
+)
 
-POPULATIONS = ("clusters", "linear", "census")
-CENSUS_DATASETS = ("adult",)
+POPULATIONS = ("clusters", "linear", "census", "movielens")
+# populations built from a data set, and the data sets each accepts (first: default)
+DATA_POPULATIONS = {"census": ("adult",), "movielens": ("movielens",)}
 DEFAULT_N_USERS = 500
 DEFAULT_DIM = 2  # synthetic worlds: preferences in the plane, easy to look at
 DEFAULT_CENSUS_DIM = 10  # the paper's 10 SVD components
 DEFAULT_N_CLUSTERS = 10
 DEFAULT_N_GROUPS = 2
 CENSUS_MIN_SAMPLES = 30
+DEFAULT_MOVIES = 50  # movielens: the most-rated movies a service predicts
+DEFAULT_SUBPOPULATIONS = 200  # movielens: k-means clusters of viewers
 # float32's largest value: losses are unbounded in principle, finite in every world here
 LOSS_BOUND = float(np.finfo(np.float32).max)
 
@@ -164,7 +172,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     | ``n_services``       | 10          | ``k``, services per episode, ``1 <= k <= n`` |
     | ``dim``              | None (2)    | preference dimension; census: SVD components (10) |
     | ``loss``             | "squared"   | "squared", "mahalanobis", "huber", "cosine" (clusters) |
-    | ``population``       | "clusters"  | "clusters", "linear" (Section 4) or "census" |
+    | ``population``       | "clusters"  | "clusters", "linear" (Sec. 4), "census", "movielens" |
     | ``n_clusters``       | None (10)   | preference clusters (synthetic) |
     | ``n_groups``         | None (2)    | demographic groups (synthetic) |
     | ``group_correlation`` | 0.5        | chance a user's group is its cluster's (synthetic) |
@@ -172,8 +180,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     | ``reveal_groups``    | True        | group ids in the observation (public demographics) |
     | ``dynamics_rounds``  | 0           | learning-dynamics rounds after the last service |
     | ``samples_per_user`` | 50          | samples of each "linear" subpopulation (> dim) |
-    | ``dataset``          | None        | census: the data set ("adult", the default) |
-    | ``data_home``        | None        | census: folder of the data files |
+    | ``dataset``          | None        | census: "adult"; movielens: "movielens" (defaults) |
+    | ``data_home``        | None        | census, movielens: folder of the data files |
     | ``world_seed``       | None        | fix the synthetic world across resets |
     | ``reference_restarts`` | 10        | restarts of the reference solver; 0 skips it |
 
@@ -183,7 +191,12 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     included), acquiring it fits OLS on them; ``loss`` must stay
     "squared" there. Census: Adult's sex x race x occupation cells with at
     least 30 people, groups sex x race, score ``log(hours-per-week)``,
-    services in dimension ``dim + 1`` (an intercept).
+    services in dimension ``dim + 1`` (an intercept). MovieLens 10M:
+    ``n_users`` subpopulations (default 200) of viewers clustered on
+    their other ratings, a service predicts a rating for each of the
+    ``dim`` most-rated movies (default 50), a subpopulation's loss is its
+    mean squared error on its ratings of them (see
+    ``osfb_gym.envs._services_populations.movielens_population``).
 
     Groups are revealed by default, as demographics a provider records;
     the paper's AcQUIre ignores them, Fair AcQUIre needs them. With
@@ -266,35 +279,50 @@ class MultiServiceChoiceEnv(FeedbackEnv):
                 f"loss is the empirical squared error for population={population!r}; "
                 f"got loss={loss!r}"
             )
-        if self.population == "census":
-            synthetic_only = {
-                "n_users": n_users,
-                "n_clusters": n_clusters,
-                "n_groups": n_groups,
-                "world_seed": world_seed,
-            }
-            for name, value in synthetic_only.items():
-                if value is not None:
+        if self.population in DATA_POPULATIONS:
+            fixed_by_data = ["n_clusters", "n_groups", "world_seed"]
+            if self.population == "census":
+                fixed_by_data.append("n_users")
+            given = {"n_users": n_users, "n_clusters": n_clusters, "n_groups": n_groups,
+                     "world_seed": world_seed}  # fmt: skip
+            for name in fixed_by_data:
+                if given[name] is not None:
                     raise ValueError(
-                        f"{name} shapes synthetic worlds only; the census population is "
-                        f"fixed by its data, got {name}={value!r}"
+                        f"{name} shapes synthetic worlds only; the {population} population "
+                        f"is fixed by its data, got {name}={given[name]!r}"
                     )
+            choices = DATA_POPULATIONS[self.population]
             self.dataset = check_choice(
-                "adult" if dataset is None else dataset, "dataset", CENSUS_DATASETS
+                choices[0] if dataset is None else dataset, "dataset", choices
             )
             if data_home is not None and not isinstance(data_home, str):
                 raise TypeError(f"data_home must be a path (str) or None, got {data_home!r}")
             self.data_home = data_home
-            self.dim = DEFAULT_CENSUS_DIM if dim is None else check_int(dim, "dim", minimum=1)
-            self._fixed = census_population(self.dataset, data_home, self.dim, CENSUS_MIN_SAMPLES)
+            if self.population == "census":
+                self.dim = DEFAULT_CENSUS_DIM if dim is None else check_int(dim, "dim", minimum=1)
+                self._fixed = census_population(
+                    self.dataset, data_home, self.dim, CENSUS_MIN_SAMPLES
+                )
+                self.service_dim = self.dim + 1
+            else:
+                self.dim = DEFAULT_MOVIES if dim is None else check_int(dim, "dim", minimum=1)
+                subpopulations = (
+                    DEFAULT_SUBPOPULATIONS
+                    if n_users is None
+                    else check_int(n_users, "n_users", minimum=1)
+                )
+                self._fixed = movielens_population(
+                    self.dataset, data_home, self.dim, subpopulations
+                )
+                self.service_dim = self.dim
             self.n_users = self._fixed.n
             self.n_groups = self._fixed.n_groups
             self.n_clusters = None
-            self.service_dim = self.dim + 1
         else:
             if dataset is not None or data_home is not None:
                 raise ValueError(
-                    f"dataset and data_home apply to population='census' only, got "
+                    f"dataset and data_home apply to population='census' or 'movielens' "
+                    f"only, got "
                     f"dataset={dataset!r}, data_home={data_home!r}"
                 )
             self.dataset = None

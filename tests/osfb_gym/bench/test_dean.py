@@ -37,3 +37,15 @@ def test_uniform_match_reports_more_than_the_range_when_never_matched():
     frame = pd.DataFrame({"setting": "s", "seed": 0, "agent": ["AcQUIre"] * 2 + ["Uniform"] * 2,
                           "k": [1, 2] * 2, "total_loss": [5.0, 1.0, 5.0, 4.0]})  # fmt: skip
     assert uniform_services_to_match(frame, k=2)["uniform_services"].tolist() == ["> 2"]
+
+
+def test_movielens_runs_when_its_ratings_are_found(tmp_path):
+    from osfb_gym.bench.dean import DEAN_SUITES, run_dean
+    from tests.osfb_gym.envs.test_services import write_ratings
+
+    home = write_ratings(tmp_path / "data", users=260, movies=80)
+    result = run_dean(DEAN_SUITES["dean-services"], tmp_path / "out", seeds=[0], data_home=home,
+                      max_services=3, progress=False)  # fmt: skip
+    assert "MovieLens 10M (200 subpopulations, 50 movies)" in set(result.curves["setting"])
+    movielens = result.curves[result.curves["setting"].str.startswith("MovieLens")]
+    assert len(movielens) == 3 * 3 and (movielens["excess_loss"] >= 0).all()

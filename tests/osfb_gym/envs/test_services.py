@@ -283,3 +283,54 @@ def test_per_subpopulation_matrices_give_the_same_losses_in_blocks_as_in_one_pas
         np.testing.assert_allclose(world.loss_at(theta) - world.offsets, direct, rtol=1e-10)
     finally:
         service_losses.GATHER_BLOCK = old
+
+
+def write_ratings(root: Path, users: int = 60, movies: int = 30, seed: int = 0) -> str:
+    """A small generated MovieLens 10M file: two tastes, every viewer rates 12 movies."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for user in range(1, users + 1):
+        taste = user % 2
+        for movie in rng.choice(movies, 12, replace=False) + 1:
+            liked = 1 if movie % 2 == taste else -1
+            stars = np.clip(np.round(2 * (3 + liked + rng.normal())) / 2, 0.5, 5)
+            lines.append(f"{user}::{movie}::{stars:g}::0")
+    folder = root / "movielens_10m"
+    folder.mkdir(parents=True)
+    (folder / "ratings.dat").write_text("\n".join(lines) + "\n")
+    return str(root)
+
+
+def test_movielens_subpopulation_loss_is_its_mean_squared_error_on_the_top_movies(tmp_path):
+    from osfb_gym.data import load
+    from osfb_gym.envs._services_populations import movielens_population
+
+    home = write_ratings(tmp_path)
+    world = movielens_population("movielens", home, 5, 1, prior=1.0, n_components=3)
+    data = load("movielens", data_home=home)
+    counts = np.bincount(data.item, minlength=data.n_items)
+    top = np.argsort(-counts, kind="stable")[:5]
+    theta = np.random.default_rng(1).uniform(1, 5, 5)
+    errors = []
+    for i, movie in enumerate(top):
+        ratings = data.rating[data.item == movie]
+        errors += list((theta[i] - ratings) ** 2) + [(theta[i] - ratings.mean()) ** 2]
+    assert world.loss_at(theta)[0] == pytest.approx(np.mean(errors))
+    assert world.loss_at(world.preferences[0])[0] == pytest.approx(world.offsets[0])
+
+
+def test_movielens_population_passes_the_generic_checks(tmp_path):
+    home = write_ratings(tmp_path)
+    case = (ENV, {"population": "movielens", "data_home": home, "n_users": 4, "dim": 6,
+                  "n_services": 3})  # fmt: skip
+    # one group and no service: the reset observation is the same for every seed, so the
+    # generic seed-differs check is the one left out
+    for check in (generic.test_gymnasium_check_env, generic.test_sb3_check_env,
+                  generic.test_hidden_outcomes_do_not_leak,
+                  generic.test_reset_returns_to_the_same_start,
+                  generic.test_vector_env_is_deterministic):  # fmt: skip
+        check(case)
+    env = gym.make(ENV, **case[1])
+    assert env.unwrapped.world is None and env.observation_space["losses"].shape == (4,)
+    with pytest.raises(ValueError, match="n_clusters"):
+        gym.make(ENV, population="movielens", data_home=home, n_clusters=3)
