@@ -439,7 +439,9 @@ BLOOD_COLUMNS = ("recency_months", "frequency_times", "monetary_cc", "time_month
 
 def _read_blood(paths: Sequence[Path]) -> pd.DataFrame:
     # The header's label name differs between copies; the columns are fixed.
-    return pd.read_csv(paths[0], header=0, names=[*BLOOD_COLUMNS, "donated"], skipinitialspace=True)
+    return pd.read_csv(
+        paths[0], header=0, names=[*BLOOD_COLUMNS, "donated"], skipinitialspace=True
+    )
 
 
 BLOOD = Tabular(
