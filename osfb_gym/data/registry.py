@@ -430,7 +430,9 @@ def _openml_frames(data_id: int, data_home: str) -> tuple[Any, Any]:
 
 
 @functools.lru_cache(maxsize=64)
-def _read_cached(name: str, kind: str, location: str, options: tuple[tuple[str, Any], ...]) -> Any:
+def _read_cached(
+    name: str, kind: str, location: str, options: tuple[tuple[str, Any], ...]
+) -> Any:
     """Read a dataset once per (name, where from, options): the parsed record is immutable.
 
     ``kind`` is ``"bundled"``, ``"files"`` (``location`` is the folder) or
