@@ -43,7 +43,13 @@ LOSS_BOUND = float(np.finfo(np.float32).max)
 
 
 class ServiceMetrics(EpisodeMetrics):
-    """Episode metrics of MultiServiceChoice: final total loss, fairness, dynamics, ratio."""
+    """Episode metrics of MultiServiceChoice: final total loss, fairness, dynamics, ratio.
+
+    ``total_loss`` is the objective (after the dynamics, when they run).
+    The inherited ``cumulative_loss`` sums ``oracle["loss"] = L(Theta_t)``
+    over the steps: the area under the loss-against-k curve, not the
+    objective.
+    """
 
     def __init__(self) -> None:
         super().__init__()
