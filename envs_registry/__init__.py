@@ -55,6 +55,11 @@ ENVS: tuple[EnvEntry, ...] = (
         entry_point="osfb_gym.envs.reject:RejectOptionEnv",
         family="reject",
     ),
+    EnvEntry(
+        id="MultiServiceChoice-v0",
+        entry_point="osfb_gym.envs.services:MultiServiceChoiceEnv",
+        family="services",
+    ),
 )
 
 

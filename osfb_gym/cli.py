@@ -20,6 +20,7 @@ import pandas as pd
 import osfb_gym  # noqa: F401  (registers the ids)
 from envs_registry import ENVS
 from osfb_gym.bench import SUITES, get_suite, run_suite
+from osfb_gym.bench.dean import DEAN_SUITES, run_dean
 from osfb_gym.bench.jiang import JIANG_SUITES, run_jiang, write_report
 from osfb_gym.bench.rl import ALGORITHMS, VEC_ENVS, model_path, train
 from osfb_gym.bench.rl_vs_bandit import RL_DESCRIPTION, RL_SUITE, run_rl_vs_bandit
@@ -44,7 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a built-in suite")
     run.add_argument(
         "suite",
-        choices=sorted({**SUITES, **JIANG_SUITES, **SCULLEY_SUITES, **SHAH_SUITES, RL_SUITE: 0}),
+        choices=sorted(
+            {**SUITES, **JIANG_SUITES, **SCULLEY_SUITES, **SHAH_SUITES, **DEAN_SUITES, RL_SUITE: 0}
+        ),
         help="suite name",
     )
     run.add_argument("--out", default=None, help="output directory (default osfb-results/SUITE)")
@@ -134,6 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         descriptions.update({name: suite.description for name, suite in SCULLEY_SUITES.items()})
         descriptions.update({name: suite.description for name, suite in SHAH_SUITES.items()})
         descriptions[RL_SUITE] = RL_DESCRIPTION
+        descriptions.update({name: suite.description for name, suite in DEAN_SUITES.items()})
         for name, description in descriptions.items():
             print(f"  {name:15s} {description}")
         print("environments:")
@@ -165,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_shah_suite(args)
     if args.suite == RL_SUITE:
         return _run_rl_suite(args)
+    if args.suite in DEAN_SUITES:
+        return _run_dean_suite(args)
     suite = get_suite(args.suite)
     seeds = None if args.seeds is None else tuple(range(args.seeds))
     overrides = None if args.horizon is None else {"horizon": args.horizon}
@@ -321,6 +327,21 @@ def _run_shah_suite(args: argparse.Namespace) -> int:
         )
     except ValueError as error:
         raise SystemExit(str(error)) from None
+    print(result.report)
+    print("written: " + ", ".join(str(path) for path in result.files))
+    return 0
+
+
+def _run_dean_suite(args: argparse.Namespace) -> int:
+    """dean-services: --seeds, --data-home, --out; --horizon caps k (quick checks)."""
+    result = run_dean(
+        DEAN_SUITES[args.suite],
+        args.out or f"osfb-results/{args.suite}",
+        seeds=None if args.seeds is None else tuple(range(args.seeds)),
+        data_home=args.data_home,
+        max_services=args.horizon,
+        progress=not args.no_progress,
+    )
     print(result.report)
     print("written: " + ", ".join(str(path) for path in result.files))
     return 0

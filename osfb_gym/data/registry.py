@@ -24,6 +24,7 @@ from sklearn.datasets import load_breast_cancer
 from osfb_gym.data import sources, tabular
 from osfb_gym.data.dataset import Dataset, from_arrays
 from osfb_gym.data.fico import FicoTables, read_fico
+from osfb_gym.data.movielens import Ratings, read_movielens
 from osfb_gym.data.sources import DatasetNotFoundError, Download, PackageCopy
 from osfb_gym.data.text import TextDataset, read_reuters_r8, read_sms_spam
 
@@ -343,6 +344,25 @@ SPECS: tuple[DatasetSpec, ...] = (
             "license": "tabulations of a US-government report (public)",
         },
     ),
+    DatasetSpec(
+        "movielens",
+        read_movielens,
+        aliases=("movielens_10m", "ml10m"),
+        folder="movielens_10m",
+        files=("ratings.dat",),
+        downloads=(
+            Download(
+                "ratings.dat",
+                "https://files.grouplens.org/datasets/movielens/ml-10m.zip",
+                member="ml-10M100K/ratings.dat",
+            ),
+        ),
+        metadata={
+            "origin": "MovieLens 10M (Harper & Konstan 2015), GroupLens Research",
+            "license": "GroupLens research license: no redistribution, cite the paper",
+            "paper": "AcQUIre, Section 5 (movie recommendations)",
+        },
+    ),
 )
 
 _BY_NAME: dict[str, DatasetSpec] = {
@@ -477,6 +497,14 @@ def load(
 ) -> FicoTables: ...
 @overload
 def load(
+    name: Literal["movielens", "movielens_10m", "ml10m"],
+    *,
+    data_home: str | os.PathLike[str] | None = ...,
+    download: bool = ...,
+    **options: Any,
+) -> Ratings: ...
+@overload
+def load(
     name: str,
     *,
     data_home: str | os.PathLike[str] | None = ...,
@@ -489,7 +517,7 @@ def load(
     data_home: str | os.PathLike[str] | None = None,
     download: bool = True,
     **options: Any,
-) -> Dataset | TextDataset | FicoTables:
+) -> Dataset | TextDataset | FicoTables | Ratings:
     """Load a named dataset as a frozen record with provenance metadata.
 
     Parameters
@@ -514,7 +542,8 @@ def load(
     -------
     Dataset or TextDataset or FicoTables
         A :class:`Dataset` for tabular data, a :class:`TextDataset` for
-        ``sms_spam`` and ``reuters_r8``, :class:`FicoTables` for ``fico``.
+        ``sms_spam`` and ``reuters_r8``, :class:`FicoTables` for ``fico``,
+        :class:`~osfb_gym.data.movielens.Ratings` for ``movielens``.
         Arrays are read-only; repeated calls with the same arguments return
         the same object.
 

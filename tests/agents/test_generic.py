@@ -22,6 +22,7 @@ SMALL = {
     "OneSidedLending-v0": {"horizon": 40, "batch_size": 3},
     "AppleTasting-v0": {"horizon": 300},
     "RejectOption-v0": {"horizon": 300},
+    "MultiServiceChoice-v0": {"n_users": 60, "n_services": 5},
 }
 
 

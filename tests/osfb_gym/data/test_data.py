@@ -196,7 +196,7 @@ def test_fico_tables_and_seeded_samples(shared: Path) -> None:
 
 # --------------------------------------------------------------------------- names and options
 def test_list_datasets_names_every_dataset() -> None:
-    expected = {*TABULAR, "breast_cancer", "sms_spam", "reuters_r8", "fico"}
+    expected = {*TABULAR, "breast_cancer", "sms_spam", "reuters_r8", "fico", "movielens"}
     assert set(list_datasets()) == expected
     assert list(list_datasets()) == sorted(expected)
 

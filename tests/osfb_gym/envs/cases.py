@@ -72,6 +72,18 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("RejectOption-v0", {"dataset": "phishing", "data_home": DATA_HOME, "d": 0.1}),
     ("RejectOption-v0", {"dataset": "guide", "data_home": DATA_HOME, "horizon": 40}),
     ("RejectOption-v0", {"dataset": "sms_spam", "data_home": DATA_HOME, "dim": 64}),
+    ("MultiServiceChoice-v0", {"n_users": 40, "n_services": 5}),
+    ("MultiServiceChoice-v0", {"n_users": 40, "loss": "mahalanobis", "dim": 3, "n_services": 8}),
+    ("MultiServiceChoice-v0", {"n_users": 40, "loss": "huber", "dynamics_rounds": 3}),
+    ("MultiServiceChoice-v0", {"n_users": 30, "loss": "cosine", "dim": 4, "n_groups": 3}),
+    (
+        "MultiServiceChoice-v0",
+        {"population": "linear", "n_users": 30, "dim": 3, "samples_per_user": 10, "n_services": 6},
+    ),
+    (
+        "MultiServiceChoice-v0",
+        {"population": "census", "data_home": DATA_HOME, "dynamics_rounds": 2},
+    ),
 ]
 
 CASES: list[tuple[str, dict[str, Any]]] = [(env_id, {}) for env_id in env_ids()] + VARIANTS

@@ -1,0 +1,524 @@
+"""MultiServiceChoice: acquire users' preferences to place services; users pick their best one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from osfb_gym.core.channels import make_info
+from osfb_gym.core.env import FeedbackEnv
+from osfb_gym.core.metrics import EpisodeMetrics
+from osfb_gym.core.seeding import check_world_seed, world_rng
+from osfb_gym.core.service_losses import (
+    FAMILIES,
+    Population,
+    fairness_objective,
+    group_losses,
+    learning_dynamics,
+    reference_loss,
+)
+from osfb_gym.core.validation import check_choice, check_float, check_int
+from osfb_gym.envs._services_populations import (
+    census_population,
+    draw_clusters,
+    draw_linear,
+    movielens_population,
+)
+
+POPULATIONS = ("clusters", "linear", "census", "movielens")
+# populations built from a data set, and the data sets each accepts (first: default)
+DATA_POPULATIONS = {"census": ("adult",), "movielens": ("movielens",)}
+DEFAULT_N_USERS = 500
+DEFAULT_DIM = 2  # synthetic worlds: preferences in the plane, easy to look at
+DEFAULT_CENSUS_DIM = 10  # the paper's 10 SVD components
+DEFAULT_N_CLUSTERS = 10
+DEFAULT_N_GROUPS = 2
+CENSUS_MIN_SAMPLES = 30
+DEFAULT_MOVIES = 50  # movielens: the most-rated movies a service predicts
+DEFAULT_SUBPOPULATIONS = 200  # movielens: k-means clusters of viewers
+# float32's largest value: losses are unbounded in principle, finite in every world here
+LOSS_BOUND = float(np.finfo(np.float32).max)
+
+
+class ServiceMetrics(EpisodeMetrics):
+    """Episode metrics of MultiServiceChoice: final total loss, fairness, dynamics, ratio.
+
+    ``total_loss`` is the objective (after the dynamics, when they run).
+    The inherited ``cumulative_loss`` sums ``oracle["loss"] = L(Theta_t)``
+    over the steps: the area under the loss-against-k curve, not the
+    objective.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last: dict[str, Any] = {}
+
+    def update(
+        self, action: Any, reward: float, feedback: dict[str, Any], oracle: dict[str, Any]
+    ) -> None:
+        """Keep the latest oracle: the episode's figures are those of its last step."""
+        super().update(action, reward, feedback, oracle)
+        self.last = oracle
+
+    def get(self) -> dict[str, float]:
+        """Return the episode summary."""
+        summary = super().get()
+        last = self.last
+        for key in (
+            "total_loss",
+            "excess_loss",
+            "fairness",
+            "loss_before_dynamics",
+            "loss_after_dynamics",
+            "reference_loss",
+            "approximation_ratio",
+        ):
+            if key in last:
+                summary[key] = float(last[key])
+        return summary
+
+
+class MultiServiceChoiceEnv(FeedbackEnv):
+    r"""Place services at acquired users' preferences; each user takes its best service.
+
+    ## Description
+    The setting of "Initializing Services in Interactive ML Systems for
+    Diverse Users" (AcQUIre). ``n`` users (or subpopulations) have hidden
+    preferences ``phi_i``, hidden losses ``f_i(theta) >= 0`` minimised only
+    at ``phi_i`` (family ``loss``) and demographic groups. Each step the
+    provider acquires one user's preference (a survey, an incentive) and
+    launches a service there; then every user takes the service with the
+    lowest loss for them and reports that loss (bandit feedback: the loss
+    at the chosen service only). After ``n_services`` services the episode
+    ends, optionally after ``dynamics_rounds`` rounds of learning dynamics
+    (users re-choose, each service refits to minimise its users' total
+    loss), whose effect is scored in the last reward.
+
+    ## Action Space
+    ``Discrete(n)``: the user whose preference is acquired. Acquiring a
+    user twice adds a duplicate service (allowed, useless).
+
+    ## Observation Space
+    A flat ``Dict`` (stable-baselines3's ``MultiInputPolicy`` takes it):
+
+    | key            | space                          | content                               |
+    |----------------|--------------------------------|---------------------------------------|
+    | ``losses``     | ``Box(0, F, (n,), float32)``   | each user's loss at its chosen service |
+    | ``choices``    | ``MultiDiscrete([k + 1] * n)`` | its chosen service; ``k``: none yet   |
+    | ``n_services`` | ``Discrete(k + 1)``            | services placed so far                |
+    | ``groups``     | ``MultiDiscrete([G] * n)``     | group ids (with ``reveal_groups``)    |
+
+    ``F`` is float32's largest value.
+    Before the first service the losses read 0 and every choice reads ``k``.
+
+    ## Feedback
+    ``info["feedback"]`` after a step: ``"losses"`` (float64, the same
+    reported losses as the observation), ``"choices"``, and ``"revealed"``,
+    the mask of the user whose preference was acquired this step. The
+    acquired preference itself is held by the provider's new service, not
+    reported to the agent: the agents of the paper never need it, and
+    leaving it out makes the observation a function of reported losses and
+    choices alone. At reset: ``"n_users"``, ``"n_services"`` and, with
+    ``reveal_groups``, ``"groups"``.
+
+    No leak: nothing the agent sees depends on the hidden preferences
+    except through reported losses. The probe of the generic no-leak test
+    (``_override_hidden``) rotates the whole hidden world, preferences,
+    services and loss geometries alike (``phi -> Q phi``, ``M -> Q M Q^T``),
+    which keeps every loss at every service and changes every preference:
+    the test then proves that no preference coordinate reaches the agent.
+    ``tests/osfb_gym/envs/test_services.py`` adds that moving one
+    unacquired user changes that user's entries only.
+
+    ## Rewards
+    The decrease of the total reported loss, the loss before any service
+    counted as 0: the first reward is ``-L(Theta_1)``, then
+    ``L(Theta_{t-1}) - L(Theta_t)``, so the return is minus the final total
+    loss (after the learning dynamics, when they run).
+
+    ## Info
+    | key                                   | channel   | content                        |
+    |---------------------------------------|-----------|--------------------------------|
+    | ``feedback["losses"]``, ``["choices"]`` | agent   | reported losses, choices (step) |
+    | ``feedback["revealed"]``              | agent     | mask of the acquired user (step) |
+    | ``feedback["groups"]``                | agent     | group ids, ``reveal_groups`` (reset) |
+    | ``oracle["loss"]``, ``["total_loss"]`` | evaluator | ``L(Theta_t)`` after the step  |
+    | ``oracle["excess_loss"]``             | evaluator | ``L`` minus every user's own minimum |
+    | ``oracle["fairness"]``                | evaluator | max group average loss, eq. (3) |
+    | ``oracle["group_losses"]``            | evaluator | average loss per group         |
+    | ``oracle["services"]``                | evaluator | ``(t, d)``: the services so far |
+    | ``oracle["loss_before_dynamics"]``    | evaluator | last step                      |
+    | ``oracle["loss_after_dynamics"]``     | evaluator | last step                      |
+    | ``oracle["reference_loss"]``          | evaluator | last step (``reference_restarts``) |
+    | ``oracle["approximation_ratio"]``     | evaluator | last step (``reference_restarts``) |
+    | ``oracle["preferences"]``, ``["groups"]`` | evaluator | the hidden world (reset)   |
+
+    The reference loss is the best total loss that Lloyd-style alternating
+    minimisation finds for ``k`` services from ``reference_restarts``
+    seeded restarts (scikit-learn's ``KMeans`` for the squared family): an
+    upper bound on the optimum, so the ratio reported is a lower bound on
+    the true approximation ratio.
+
+    ## Starting State
+    No service. The world (population) is drawn at each reset from the
+    reset seed, or fixed by ``world_seed``; the census population is fixed
+    by its data, its cells listed in an order drawn from the reset seed.
+    The episode has no other randomness: with the world
+    fixed, the same actions give the same trajectory whatever the seed.
+
+    ## Episode End
+    Terminates after ``n_services`` steps.
+
+    ## Arguments
+    | argument             | default     | meaning |
+    |----------------------|-------------|---------------------------------------------------------|
+    | ``n_users``          | None (500)  | users (subpopulations for "linear"); census: its cells |
+    | ``n_services``       | 10          | ``k``, services per episode, ``1 <= k <= n`` |
+    | ``dim``              | None (2)    | preference dimension; census: SVD components (10) |
+    | ``loss``             | "squared"   | "squared", "mahalanobis", "huber", "cosine" (clusters) |
+    | ``population``       | "clusters"  | "clusters", "linear" (Sec. 4), "census", "movielens" |
+    | ``n_clusters``       | None (10)   | preference clusters (synthetic) |
+    | ``n_groups``         | None (2)    | demographic groups (synthetic) |
+    | ``group_correlation`` | 0.5        | chance a user's group is its cluster's (synthetic) |
+    | ``outlier_fraction`` | 0.0         | share of loners far from every cluster (clusters) |
+    | ``reveal_groups``    | True        | group ids in the observation (public demographics) |
+    | ``dynamics_rounds``  | 0           | learning-dynamics rounds after the last service |
+    | ``samples_per_user`` | 50          | samples of each "linear" subpopulation (> dim) |
+    | ``dataset``          | None        | census: "adult"; movielens: "movielens" (defaults) |
+    | ``data_home``        | None        | census, movielens: folder of the data files |
+    | ``world_seed``       | None        | fix the synthetic world across resets |
+    | ``reference_restarts`` | 10        | restarts of the reference solver; 0 skips it |
+
+    The "linear" and "census" populations are subpopulations of linear
+    predictors: a service is a regressor, a subpopulation's loss its
+    empirical squared error on its private samples (OLS residual
+    included), acquiring it fits OLS on them; ``loss`` must stay
+    "squared" there. Census: Adult's sex x race x occupation cells with at
+    least 30 people, groups sex x race, score ``log(hours-per-week)``,
+    services in dimension ``dim + 1`` (an intercept). MovieLens 10M:
+    ``n_users`` subpopulations (default 200) of viewers clustered on
+    their other ratings, a service predicts a rating for each of the
+    ``dim`` most-rated movies (default 50), a subpopulation's loss is its
+    mean squared error on its ratings of them (see
+    ``osfb_gym.envs._services_populations.movielens_population``).
+
+    Groups are revealed by default, as demographics a provider records;
+    the paper's AcQUIre ignores them, Fair AcQUIre needs them. With
+    ``reveal_groups=False`` the reset observation carries nothing that
+    varies with the seed (no service, no group), as in the paper.
+
+    The synthetic defaults model a small service market: 500 users in 10
+    taste communities of very unequal sizes (Dirichlet(1) shares), in the
+    plane so that worlds can be looked at; nothing in them is tuned to
+    favour an agent. The feedback is always the paper's bandit feedback
+    (``feedback_mode = "one_sided"``): there is no full-information mode.
+
+    ## References
+    "Initializing Services in Interactive ML Systems for Diverse Users"
+    (AcQUIre), Algorithms 1 and 2, Section 4 and Section 5.
+
+    ## Version History
+    - v0: initial version.
+
+    ## Example
+    >>> import gymnasium as gym
+    >>> import osfb_gym
+    >>> env = gym.make("MultiServiceChoice-v0", n_users=50, n_services=3)
+    >>> obs, info = env.reset(seed=0)
+    >>> sorted(obs), env.action_space
+    (['choices', 'groups', 'losses', 'n_services'], Discrete(50))
+    >>> obs["losses"].sum(), obs["n_services"]
+    (np.float32(0.0), 0)
+    >>> obs, reward, terminated, truncated, info = env.step(7)
+    >>> bool(obs["losses"][7] == 0), set(obs["choices"].tolist()), terminated
+    (True, {0}, False)
+    >>> round(reward, 6) == round(-float(info["feedback"]["losses"].sum()), 6)
+    True
+    """
+
+    metadata = {"render_modes": []}  # noqa: RUF012
+    metrics_class = ServiceMetrics
+    feedback_mode = "one_sided"
+
+    def __init__(
+        self,
+        n_users: int | None = None,
+        n_services: int = 10,
+        dim: int | None = None,
+        loss: str = "squared",
+        population: str = "clusters",
+        n_clusters: int | None = None,
+        n_groups: int | None = None,
+        group_correlation: float = 0.5,
+        outlier_fraction: float = 0.0,
+        reveal_groups: bool = True,
+        dynamics_rounds: int = 0,
+        samples_per_user: int = 50,
+        dataset: str | None = None,
+        data_home: str | None = None,
+        world_seed: int | None = None,
+        reference_restarts: int = 10,
+    ) -> None:
+        self.population = check_choice(population, "population", POPULATIONS)
+        self.loss = check_choice(loss, "loss", FAMILIES)
+        if not isinstance(reveal_groups, bool):
+            raise TypeError(f"reveal_groups must be a bool, got {reveal_groups!r}")
+        self.reveal_groups = reveal_groups
+        self.dynamics_rounds = check_int(dynamics_rounds, "dynamics_rounds", minimum=0)
+        self.reference_restarts = check_int(reference_restarts, "reference_restarts", minimum=0)
+        self.group_correlation = check_float(group_correlation, "group_correlation", low=0, high=1)
+        self.outlier_fraction = check_float(
+            outlier_fraction, "outlier_fraction", low=0, high=1, high_inclusive=False
+        )
+        if self.outlier_fraction > 0 and population != "clusters":
+            raise ValueError(
+                f"outlier_fraction applies to population='clusters' only, got "
+                f"outlier_fraction={outlier_fraction!r} with population={population!r}"
+            )
+        self.world_seed = check_world_seed(world_seed)
+        self._fixed: Population | None = None
+        self.dataset: str | None
+        if self.population != "clusters" and self.loss != "squared":
+            raise ValueError(
+                f"loss is the empirical squared error for population={population!r}; "
+                f"got loss={loss!r}"
+            )
+        if self.population in DATA_POPULATIONS:
+            fixed_by_data = ["n_clusters", "n_groups", "world_seed"]
+            if self.population == "census":
+                fixed_by_data.append("n_users")
+            given = {"n_users": n_users, "n_clusters": n_clusters, "n_groups": n_groups,
+                     "world_seed": world_seed}  # fmt: skip
+            for name in fixed_by_data:
+                if given[name] is not None:
+                    raise ValueError(
+                        f"{name} shapes synthetic worlds only; the {population} population "
+                        f"is fixed by its data, got {name}={given[name]!r}"
+                    )
+            choices = DATA_POPULATIONS[self.population]
+            self.dataset = check_choice(
+                choices[0] if dataset is None else dataset, "dataset", choices
+            )
+            if data_home is not None and not isinstance(data_home, str):
+                raise TypeError(f"data_home must be a path (str) or None, got {data_home!r}")
+            self.data_home = data_home
+            if self.population == "census":
+                self.dim = DEFAULT_CENSUS_DIM if dim is None else check_int(dim, "dim", minimum=1)
+                self._fixed = census_population(
+                    self.dataset, data_home, self.dim, CENSUS_MIN_SAMPLES
+                )
+                self.service_dim = self.dim + 1
+            else:
+                self.dim = DEFAULT_MOVIES if dim is None else check_int(dim, "dim", minimum=1)
+                subpopulations = (
+                    DEFAULT_SUBPOPULATIONS
+                    if n_users is None
+                    else check_int(n_users, "n_users", minimum=1)
+                )
+                self._fixed = movielens_population(
+                    self.dataset, data_home, self.dim, subpopulations
+                )
+                self.service_dim = self.dim
+            self.n_users = self._fixed.n
+            self.n_groups = self._fixed.n_groups
+            self.n_clusters = None
+        else:
+            if dataset is not None or data_home is not None:
+                raise ValueError(
+                    f"dataset and data_home apply to population='census' or 'movielens' "
+                    f"only, got "
+                    f"dataset={dataset!r}, data_home={data_home!r}"
+                )
+            self.dataset = None
+            self.data_home = None
+            self.n_users = (
+                DEFAULT_N_USERS if n_users is None else check_int(n_users, "n_users", minimum=1)
+            )
+            self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
+            self.service_dim = self.dim
+            self.n_groups = (
+                DEFAULT_N_GROUPS if n_groups is None else check_int(n_groups, "n_groups", minimum=1)
+            )
+            self.n_clusters = (
+                min(DEFAULT_N_CLUSTERS, self.n_users)
+                if n_clusters is None
+                else check_int(n_clusters, "n_clusters", minimum=1, maximum=self.n_users)
+            )
+        # a subpopulation needs more samples than features for its OLS fit (Assumption 5)
+        self.samples_per_user = check_int(
+            samples_per_user,
+            "samples_per_user",
+            minimum=self.service_dim + 1 if self.population == "linear" else 1,
+        )
+        self.n_services = check_int(n_services, "n_services", minimum=1)
+        if self.n_services > self.n_users:
+            raise ValueError(
+                f"n_services must be <= n_users ({self.n_users}): a service is placed at an "
+                f"acquired user's preference, got n_services={n_services}"
+            )
+        n, k = self.n_users, self.n_services
+        observation = {
+            "losses": spaces.Box(0.0, LOSS_BOUND, shape=(n,), dtype=np.float32),
+            "choices": spaces.MultiDiscrete(np.full(n, k + 1)),
+            "n_services": spaces.Discrete(k + 1),
+        }
+        if self.reveal_groups:
+            observation["groups"] = spaces.MultiDiscrete(np.full(n, self.n_groups))
+        self.observation_space = spaces.Dict(observation)
+        self.action_space = spaces.Discrete(n)
+        self._world: Population | None = None
+        self._services = np.empty((0, self.service_dim))
+        self._best = np.zeros(n)
+        self._choice = np.full(n, k, dtype=np.int64)
+        self._t = 0
+        self._floor = 0.0
+
+    @property
+    def world(self) -> Population | None:
+        """The hidden population of the episode: for evaluators (benchmarks), never agents."""
+        return self._world
+
+    # ------------------------------------------------------------------ dynamics
+    def _draw_world(self, rng: np.random.Generator) -> Population:
+        if self._fixed is not None:
+            # the census cells are fixed by the data; their order (the action
+            # indices) is drawn per reset, as a dataset's stream order is
+            return self._fixed.take(self.np_random.permutation(self._fixed.n))
+        assert self.n_clusters is not None
+        if self.population == "linear":
+            return draw_linear(
+                self.n_users,
+                self.dim,
+                self.samples_per_user,
+                self.n_clusters,
+                self.n_groups,
+                self.group_correlation,
+                rng,
+            )
+        return draw_clusters(
+            self.n_users,
+            self.dim,
+            self.loss,
+            self.n_clusters,
+            self.n_groups,
+            self.group_correlation,
+            rng,
+            self.outlier_fraction,
+        )
+
+    def _observation(self) -> dict[str, Any]:
+        obs: dict[str, Any] = {
+            "losses": self._best.astype(np.float32),
+            "choices": self._choice.copy(),
+            "n_services": self._t,
+        }
+        if self.reveal_groups:
+            assert self._world is not None
+            obs["groups"] = self._world.groups.copy()
+        return obs
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Draw a world (unless fixed); no service yet."""
+        super().reset(seed=seed)
+        self._world = self._draw_world(world_rng(self.world_seed, self.np_random))
+        self._services = np.full((self.n_services, self.service_dim), np.nan)
+        self._best = np.zeros(self.n_users)
+        self._choice = np.full(self.n_users, self.n_services, dtype=np.int64)
+        self._t = 0
+        self._floor = float(self._world.minimum_loss().sum())
+        feedback: dict[str, Any] = {"n_users": self.n_users, "n_services": self.n_services}
+        if self.reveal_groups:
+            feedback["groups"] = self._world.groups.copy()
+        oracle = {
+            "preferences": self._world.preferences.copy(),
+            "groups": self._world.groups.copy(),
+        }
+        return self._observation(), make_info(feedback, oracle)
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Acquire user ``action``, place a service there, let every user choose."""
+        world = self._world
+        if world is None:
+            raise RuntimeError("call reset() before step()")
+        if self._t >= self.n_services:
+            raise RuntimeError("all n_services are placed; call reset() for a new episode")
+        user = self._check_action(action)
+        previous = float(self._best.sum())
+        theta = world.preferences[user]
+        self._services[self._t] = theta
+        losses = world.loss_at(theta)
+        if self._t == 0:
+            self._best, self._choice[:] = losses, 0
+        else:
+            better = losses < self._best
+            self._best = np.where(better, losses, self._best)
+            self._choice[better] = self._t
+        self._t += 1
+        terminated = self._t >= self.n_services
+        oracle: dict[str, Any] = {}
+        if terminated:
+            oracle.update(self._finish(world))
+        total = float(self._best.sum())
+        revealed = np.zeros(self.n_users, dtype=bool)
+        revealed[user] = True
+        feedback = {
+            "losses": self._best.copy(),
+            "choices": self._choice.copy(),
+            "revealed": revealed,
+        }
+        oracle.update(
+            loss=total,
+            total_loss=total,
+            excess_loss=total - self._floor,
+            fairness=fairness_objective(self._best, world.groups, world.n_groups),
+            group_losses=group_losses(self._best, world.groups, world.n_groups),
+            services=self._services[: self._t].copy(),
+        )
+        if terminated and "reference_loss" in oracle:
+            oracle["approximation_ratio"] = total / oracle["reference_loss"]
+        return self._observation(), previous - total, terminated, False, make_info(feedback, oracle)
+
+    def _finish(self, world: Population) -> dict[str, float]:
+        """Run the learning dynamics and the reference solver after the last service."""
+        out = {"loss_before_dynamics": float(self._best.sum())}
+        if self.dynamics_rounds > 0:
+            services, choice, losses = learning_dynamics(
+                world, self._services, self.dynamics_rounds
+            )
+            self._services, self._choice, self._best = services, choice.astype(np.int64), losses
+        out["loss_after_dynamics"] = float(self._best.sum())
+        if self.reference_restarts > 0:
+            out["reference_loss"] = reference_loss(
+                world, self.n_services, restarts=self.reference_restarts, seed=0
+            )
+        return out
+
+    def _check_action(self, action: Any) -> int:
+        if isinstance(action, np.ndarray) and action.ndim == 0:
+            action = action[()]
+        return check_int(action, "action", minimum=0, maximum=self.n_users - 1)
+
+    def _override_hidden(self, action: Any, extreme: str) -> bool:
+        """Reflect the hidden world: every loss at every service stays, preferences move.
+
+        ``"high"`` negates every coordinate, ``"low"`` the first one only
+        (nothing when ``d = 1``). Applied to preferences, loss matrices and
+        the services placed so far alike, such a reflection keeps every
+        loss exactly, bit for bit (IEEE arithmetic is symmetric under sign
+        changes), so any difference in what the agent sees would be a leak.
+        """
+        if self._world is None:
+            return False
+        reflection = np.ones(self.service_dim)
+        if extreme == "high":
+            reflection[:] = -1.0
+        elif self.service_dim > 1:
+            reflection[0] = -1.0
+        rotation = np.diag(reflection)
+        self._world = self._world.rotated(rotation)
+        self._services = self._services * reflection
+        return True

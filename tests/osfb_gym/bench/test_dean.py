@@ -1,0 +1,51 @@
+"""The AcQUIre reproduction: a tiny run through the CLI, and its statements."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from osfb_gym.bench.dean import uniform_services_to_match
+from osfb_gym.cli import main
+from tests.osfb_gym.envs.cases import DATA_HOME
+
+
+def test_cli_runs_a_tiny_reproduction_and_writes_tables_and_plot(tmp_path, capsys):
+    argv = ["run", "dean-services", "--seeds", "2", "--horizon", "5", "--out", str(tmp_path),
+            "--data-home", DATA_HOME, "--no-progress"]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "## Total loss against k" in printed and "## Learning dynamics" in printed
+    curves = pd.read_csv(tmp_path / "curves.csv")
+    assert set(curves["k"]) == set(range(1, 6)) and set(curves["seed"]) == {0, 1}
+    assert set(curves["agent"]) == {"AcQUIre", "Uniform", "Greedy"}
+    # same world, same agent seed, and a uniform first pick for all three: the same first
+    # user, so the curves are paired from k = 1 on; they part afterwards
+    first = curves[curves["k"] == 1].groupby(["setting", "seed"])["total_loss"].nunique()
+    last = curves[curves["k"] == 5].groupby(["setting", "seed"])["total_loss"].nunique()
+    assert first.max() == 1 and last.min() > 1
+    references = pd.read_csv(tmp_path / "references.csv")
+    assert set(references["k"]) == {5}
+    joined = curves.merge(references, on=["setting", "seed", "k"])
+    assert (joined["total_loss"] >= joined["reference_loss"] * (1 - 1e-6)).mean() > 0.9
+    dynamics = pd.read_csv(tmp_path / "dynamics.csv")
+    assert (dynamics["after_dynamics"] <= dynamics["after_initialisation"] * (1 + 1e-9)).all()
+    assert (tmp_path / "total_loss.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "report.md").read_text().startswith("# osfb-bench dean-services")
+
+
+def test_uniform_match_reports_more_than_the_range_when_never_matched():
+    frame = pd.DataFrame({"setting": "s", "seed": 0, "agent": ["AcQUIre"] * 2 + ["Uniform"] * 2,
+                          "k": [1, 2] * 2, "total_loss": [5.0, 1.0, 5.0, 4.0]})  # fmt: skip
+    assert uniform_services_to_match(frame, k=2)["uniform_services"].tolist() == ["> 2"]
+
+
+def test_movielens_runs_when_its_ratings_are_found(tmp_path):
+    from osfb_gym.bench.dean import DEAN_SUITES, run_dean
+    from tests.osfb_gym.envs.test_services import write_ratings
+
+    home = write_ratings(tmp_path / "data", users=260, movies=80)
+    result = run_dean(DEAN_SUITES["dean-services"], tmp_path / "out", seeds=[0], data_home=home,
+                      max_services=3, progress=False)  # fmt: skip
+    assert "MovieLens 10M (200 subpopulations, 50 movies)" in set(result.curves["setting"])
+    movielens = result.curves[result.curves["setting"].str.startswith("MovieLens")]
+    assert len(movielens) == 3 * 3 and (movielens["excess_loss"] >= 0).all()
