@@ -65,6 +65,7 @@ class SB3Agent(Agent):
         "OneSidedLending-v0",
         "AppleTasting-v0",
         "RejectOption-v0",
+        "MultiServiceChoice-v0",
     )
 
     def __init__(self, model: Any = None, deterministic: bool = True) -> None:

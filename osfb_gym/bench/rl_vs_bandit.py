@@ -36,6 +36,7 @@ from agents.base import Agent
 from agents.lending import Adaptive, Greedy
 from agents.reject import DRAL, DSAL, DSOL
 from agents.rl import SB3Agent
+from agents.services import AcQUIre, MaxLossGreedy, Uniform
 from osfb_gym.bench.rl import train
 from osfb_gym.runner import evaluate
 
@@ -75,7 +76,8 @@ class Matchup:
 
 
 # Episodes of 200 decisions: long enough for the principled agents to learn,
-# short enough that RL sees dozens of episodes in its budget.
+# short enough that RL sees dozens of episodes in its budget. Services: the
+# env's default (500 users, k = 10 services).
 MATCHUPS: tuple[Matchup, ...] = (
     Matchup("lending", "OneSidedLending-v0", {"horizon": 200}, "cumulative_loss", True,
             (Greedy, Adaptive)),
@@ -83,6 +85,8 @@ MATCHUPS: tuple[Matchup, ...] = (
             (MarginPerceptron, LabelEfficient)),
     Matchup("reject", "RejectOption-v0", {"horizon": 200}, "average_risk", True,
             (DSOL, DRAL, DSAL)),
+    Matchup("services", "MultiServiceChoice-v0", {}, "total_loss", True,
+            (AcQUIre, Uniform, MaxLossGreedy)),
 )  # fmt: skip
 
 
@@ -170,10 +174,10 @@ def run_rl_vs_bandit(
             for regime in regimes:
                 kwargs = {**matchup.env_kwargs, **REGIMES[regime]}
                 key = {"family": matchup.family, "regime": regime, "objective": matchup.objective}
-                horizon = int(kwargs["horizon"])
                 for factory in matchup.principled:
                     frame = evaluate(matchup.env_id, factory(), held_out, env_kwargs=kwargs)
-                    rows += _rows(frame, key, factory.__name__, "principled", horizon, matchup)
+                    steps = int(frame["steps"].iloc[0])  # the scored episode's length
+                    rows += _rows(frame, key, factory.__name__, "principled", steps, matchup)
                 score = functools.partial(
                     _score, matchup.env_id, kwargs, matchup.objective, held_out[:5]
                 )
@@ -194,7 +198,7 @@ def run_rl_vs_bandit(
                     curves += [{**key, "agent": algo, "timesteps": t, "value": v}
                                for t, v in callback.points]  # fmt: skip
                     frame = evaluate(matchup.env_id, SB3Agent(model), held_out, env_kwargs=kwargs)
-                    rows += _rows(frame, key, algo, "rl", horizon + model.num_timesteps, matchup,
+                    rows += _rows(frame, key, algo, "rl", steps + model.num_timesteps, matchup,
                                   train_seconds=seconds)  # fmt: skip
                     bar.update()
     results = pd.DataFrame(rows)

@@ -46,6 +46,8 @@ CASES = [
     ("AppleTasting-v0", {"horizon": 20}, True),
     ("RejectOption-v0", {"horizon": 20}, False),
     ("RejectOption-v0", {"horizon": 20}, True),
+    ("MultiServiceChoice-v0", {"n_users": 30, "n_services": 4}, False),
+    ("MultiServiceChoice-v0", {"n_users": 30, "n_services": 4}, True),
 ]
 
 
