@@ -287,7 +287,6 @@ def _train(args: argparse.Namespace) -> int:
     if args.eval_seeds > 0:
         seeds = range(EVAL_SEED_OFFSET, EVAL_SEED_OFFSET + args.eval_seeds)
         frame = evaluate(args.env_id, SB3Agent(model), seeds, env_kwargs=env_kwargs)
-        assert isinstance(frame, pd.DataFrame)
         summary = frame.drop(columns=["seed", "agent"]).agg(["mean", "std"]).T
         print(f"\nscored on {args.eval_seeds} held-out episodes (seeds {seeds.start}..):")
         print(summary.to_markdown(floatfmt=".4g"))

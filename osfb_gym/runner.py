@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, overload
 
 import gymnasium as gym
 import numpy as np
@@ -152,6 +152,28 @@ def _make_env(env: EnvSource, env_kwargs: dict[str, Any] | None) -> gym.Env:
     if isinstance(env, gym.Env):
         return env
     return env()
+
+
+@overload
+def evaluate(
+    env: EnvSource,
+    agent: Agent,
+    seeds: Iterable[int],
+    *,
+    env_kwargs: dict[str, Any] | None = None,
+    return_trajectories: Literal[False] = False,
+) -> pd.DataFrame: ...
+
+
+@overload
+def evaluate(
+    env: EnvSource,
+    agent: Agent,
+    seeds: Iterable[int],
+    *,
+    env_kwargs: dict[str, Any] | None = None,
+    return_trajectories: Literal[True],
+) -> tuple[pd.DataFrame, list[Trajectory]]: ...
 
 
 def evaluate(

@@ -213,7 +213,6 @@ def _score(
 ) -> float:
     """Mean ``objective`` of ``model`` over held-out ``seeds`` (a learning-curve point)."""
     frame = evaluate(env_id, SB3Agent(model), seeds, env_kwargs=env_kwargs)
-    assert isinstance(frame, pd.DataFrame)
     return float(frame[objective].mean())
 
 
