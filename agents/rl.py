@@ -17,6 +17,7 @@ a recurrent policy can adapt, through its state.
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -46,6 +47,10 @@ class SB3Agent(Agent):
     deterministic
         Act on the policy's mode (True) or sample from it (False; the
         sample is seeded from ``reset``'s seed through torch's generator).
+    normalizer
+        The ``VecNormalize`` the model was trained behind; None takes the
+        model's own (``train(..., normalize=True)``), if any. Its
+        statistics are applied frozen, as they were at the end of training.
 
     Examples
     --------
@@ -68,9 +73,12 @@ class SB3Agent(Agent):
         "MultiServiceChoice-v0",
     )
 
-    def __init__(self, model: Any = None, deterministic: bool = True) -> None:
+    def __init__(
+        self, model: Any = None, deterministic: bool = True, normalizer: Any = None
+    ) -> None:
         self.model = model
         self.deterministic = deterministic
+        self.normalizer = normalizer
 
     @classmethod
     def load(cls, path: str | Path, algo: str | None = None, **kwargs: Any) -> SB3Agent:
@@ -80,9 +88,15 @@ class SB3Agent(Agent):
         ``"RecurrentPPO"``); by default it is read from the file name
         ``<ALGO>_...zip`` that ``osfb-bench train`` writes.
         """
-        from osfb_gym.bench.rl import algorithm
+        from osfb_gym.bench.rl import algorithm, normalizer_path
 
         name = algo if algo is not None else Path(path).name.split("_", 1)[0]
+        stats = normalizer_path(path)
+        if stats.is_file() and "normalizer" not in kwargs:
+            # VecNormalize.save pickles the wrapper without its envs; only its
+            # statistics are needed to act, so no env is attached
+            with stats.open("rb") as handle:
+                kwargs["normalizer"] = pickle.load(handle)
         return cls(algorithm(name).load(str(path), device="cpu"), **kwargs)
 
     def clone(self, **overrides: Any) -> SB3Agent:
@@ -116,6 +130,14 @@ class SB3Agent(Agent):
             raise TypeError(f"deterministic must be True or False, got {self.deterministic!r}")
         self.flatten_ = self._observation_adapter(observation_space, model.observation_space)
         self.unravel_ = self._action_adapter(action_space, model.action_space)
+        normalizer = self.normalizer
+        if normalizer is None and hasattr(model, "get_vec_normalize_env"):
+            normalizer = model.get_vec_normalize_env()
+        self.obs_stats_: tuple[np.ndarray, np.ndarray, float] | None = None
+        if normalizer is not None and normalizer.norm_obs:
+            rms = normalizer.obs_rms
+            scale = np.sqrt(rms.var + normalizer.epsilon)
+            self.obs_stats_ = (rms.mean.copy(), scale, float(normalizer.clip_obs))
         self.state_: tuple[np.ndarray, ...] | None = None
         self.episode_start_ = np.ones(1, dtype=bool)
         if not self.deterministic and seed is not None:
@@ -163,6 +185,9 @@ class SB3Agent(Agent):
     def act(self, observation: Any) -> Any:
         """Return the model's action for ``observation``, in the env's action space."""
         obs = spaces.flatten(self.observation_space_, observation) if self.flatten_ else observation
+        if self.obs_stats_ is not None:
+            mean, scale, clip = self.obs_stats_
+            obs = np.clip((np.asarray(obs) - mean) / scale, -clip, clip).astype(np.float32)
         action, self.state_ = self.model.predict(
             obs,
             state=self.state_,

@@ -22,7 +22,7 @@ from envs_registry import ENVS
 from osfb_gym.bench import SUITES, get_suite, run_suite
 from osfb_gym.bench.dean import DEAN_SUITES, run_dean
 from osfb_gym.bench.jiang import JIANG_SUITES, run_jiang, write_report
-from osfb_gym.bench.rl import ALGORITHMS, VEC_ENVS, model_path, train
+from osfb_gym.bench.rl import ALGORITHMS, VEC_ENVS, model_path, normalizer_path, train
 from osfb_gym.bench.rl_vs_bandit import RL_DESCRIPTION, RL_SUITE, run_rl_vs_bandit
 from osfb_gym.bench.sculley import SCULLEY_SUITES, run_sculley
 from osfb_gym.bench.shah import SHAH_SUITES, run_shah
@@ -108,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--eval-seeds", type=int, default=10, help="held-out episodes to score it on (0: none)"
     )
     train.add_argument("--threads", type=_positive_int, default=1, help="torch threads")
+    train.add_argument(
+        "--normalize", action="store_true", help="normalise observations (SB3's VecNormalize)"
+    )
     train.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     rl = run.add_argument_group("rl-vs-bandit (--seeds: held-out episodes per agent)")
     rl.add_argument(
@@ -277,12 +280,15 @@ def _train(args: argparse.Namespace) -> int:
             tensorboard_log=args.tensorboard,
             progress_bar=not args.no_progress,
             torch_threads=args.threads,
+            normalize=args.normalize,
         )
     except (ValueError, TypeError, gym.error.Error) as error:
         raise SystemExit(f"osfb-bench train: {error}") from None
     path = model_path(args.save, args.algo, args.env_id, args.seed)
     path.parent.mkdir(parents=True, exist_ok=True)
     model.save(path)
+    if args.normalize:
+        model.get_vec_normalize_env().save(str(normalizer_path(path)))
     print(f"trained {args.algo} on {args.env_id} for {model.num_timesteps:,} steps; saved {path}")
     if args.eval_seeds > 0:
         seeds = range(EVAL_SEED_OFFSET, EVAL_SEED_OFFSET + args.eval_seeds)

@@ -113,6 +113,7 @@ def train(
     progress_bar: bool = False,
     callback: Any = None,
     torch_threads: int | None = None,
+    normalize: bool = False,
 ) -> Any:
     """Train ``algo`` on ``env_id`` for ``total_timesteps`` env steps; return the model.
 
@@ -136,6 +137,11 @@ def train(
         SB3's progress bar (needs ``rich``, which ``tqdm`` may pull in).
     callback
         An SB3 callback (e.g. evaluations for a learning curve).
+    normalize
+        Normalise observations with running statistics (SB3's
+        ``VecNormalize``; rewards are left alone). The statistics travel
+        with the model (``model.get_vec_normalize_env()``) and
+        :class:`~agents.rl.SB3Agent` applies them, frozen, when it acts.
     torch_threads
         Set torch's thread count (a process-wide setting; small MLPs on a
         few cores often run fastest on 1). None leaves it alone.
@@ -154,6 +160,10 @@ def train(
 
         torch.set_num_threads(check_int(torch_threads, "torch_threads", minimum=1))
     env = training_env(env_id, algo, env_kwargs=env_kwargs, n_envs=n_envs, seed=seed, vec=vec)
+    if normalize:
+        from stable_baselines3.common.vec_env import VecNormalize
+
+        env = VecNormalize(env, norm_obs=True, norm_reward=False)
     model = algorithm(algo)(
         policy(algo),
         env,
@@ -165,6 +175,12 @@ def train(
     )
     model.learn(total_timesteps=total_timesteps, progress_bar=progress_bar, callback=callback)
     return model
+
+
+def normalizer_path(path: str | Path) -> Path:
+    """Return where a model's observation statistics are saved, beside the model file."""
+    path = Path(path)
+    return path.with_name(path.name.removesuffix(".zip") + ".vecnormalize.pkl")
 
 
 def model_path(folder: str | Path, algo: str, env_id: str, seed: int) -> Path:

@@ -160,3 +160,25 @@ def test_contract_clone_shares_the_frozen_model_and_bad_uses_are_explained():
         SB3Agent().reset(reject.observation_space, reject.action_space)
     with pytest.raises(ValueError, match="deterministic"):
         agent.set_params(no_such=1)
+
+
+def test_observation_statistics_are_applied_frozen_and_travel_with_a_saved_model(tmp_path):
+    import gymnasium as gym
+
+    from osfb_gym.bench.rl import normalizer_path
+
+    kwargs = {"n_users": 40, "n_services": 5}  # losses in the hundreds: worth normalising
+    model = train("MultiServiceChoice-v0", "PPO", total_timesteps=64, env_kwargs=kwargs,
+                  algo_kwargs=SMALL["PPO"], normalize=True)  # fmt: skip
+    normalizer = model.get_vec_normalize_env()
+    assert normalizer is not None and normalizer.obs_rms.count > 1
+    env = gym.make("MultiServiceChoice-v0", **kwargs)
+    agent = SB3Agent(model)
+    agent.reset(env.observation_space, env.action_space, seed=0)
+    mean, scale, clip = agent.obs_stats_
+    np.testing.assert_allclose(mean, normalizer.obs_rms.mean)
+    path = model_path(tmp_path, "PPO", "MultiServiceChoice-v0", 0)
+    model.save(path)
+    normalizer.save(str(normalizer_path(path)))
+    loaded = SB3Agent.load(path)
+    assert_same(run_episode(env, agent, seed=2).actions, run_episode(env, loaded, seed=2).actions)
