@@ -155,6 +155,13 @@ def train(
     ('A2C', 50)
     """
     check_int(total_timesteps, "total_timesteps", minimum=1)
+    if tensorboard_log is not None:
+        import importlib.util
+
+        if importlib.util.find_spec("tensorboard") is None:
+            raise ValueError(
+                "tensorboard_log needs the tensorboard package: pip install 'osfb-gym[tensorboard]'"
+            )
     if torch_threads is not None:
         import torch
 

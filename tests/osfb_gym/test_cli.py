@@ -82,3 +82,12 @@ def test_train_saves_a_model_and_scores_it_on_held_out_episodes(tmp_path, capsys
 def test_train_errors_are_one_line_messages(argv, message):
     with pytest.raises(SystemExit, match=message):
         main([*argv, "--no-progress"])
+
+
+def test_tensorboard_without_its_package_is_explained(tmp_path):
+    import importlib.util
+
+    if importlib.util.find_spec("tensorboard") is not None:
+        pytest.skip("tensorboard is installed here: the message is for machines without it")
+    with pytest.raises(SystemExit, match="osfb-gym\\[tensorboard\\]"):
+        main(["train", "AppleTasting-v0", "--tensorboard", str(tmp_path), "--no-progress"])
