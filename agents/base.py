@@ -73,6 +73,8 @@ class Agent:
     # ------------------------------------------------------------------ parameters
     @classmethod
     def _param_names(cls) -> list[str]:
+        if cls.__init__ is object.__init__:  # no __init__ anywhere: no hyperparameters
+            return []
         signature = inspect.signature(cls.__init__)
         names = []
         for name, parameter in signature.parameters.items():

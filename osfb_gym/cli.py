@@ -127,7 +127,49 @@ def build_parser() -> argparse.ArgumentParser:
     table.add_argument("results", nargs="+", help="results.csv files written by runs")
     table.add_argument("--out", required=True, help="output directory")
     table.add_argument("--data-home", default=None, help="folder of the dataset files")
+    _add_grade_parser(commands)
     return parser
+
+
+def _add_grade_parser(commands: Any) -> None:
+    grade = commands.add_parser(
+        "grade",
+        help="grade a student's agent file on held-out seeds beside the reference agents",
+    )
+    grade.add_argument("path", help="the .py file defining one agents.base.Agent subclass")
+    grade.add_argument("--env", required=True, help="a registered id, e.g. OneSidedLending-v0")
+    grade.add_argument("--agent", default=None, help="the class to grade, if the file has several")
+    grade.add_argument("--seeds", type=_positive_int, default=10, help="held-out episodes")
+    grade.add_argument(
+        "--env-kwargs", default=None, help="env arguments as JSON (default: the family's)"
+    )
+    grade.add_argument(
+        "--time-limit", type=float, default=30.0, help="seconds allowed per episode (and import)"
+    )
+    grade.add_argument("--out", default="osfb-results/grade", help="folder for the plot")
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from osfb_gym.grade import Diagnosis, grade
+
+    env_kwargs = None if args.env_kwargs is None else _json_dict(args.env_kwargs, "--env-kwargs")
+    try:
+        report = grade(
+            args.path,
+            args.env,
+            n_seeds=args.seeds,
+            env_kwargs=env_kwargs,
+            class_name=args.agent,
+            time_limit=args.time_limit,
+            out=args.out,
+        )
+    except Diagnosis as diagnosis:
+        print(diagnosis, file=sys.stderr)
+        return 1
+    except (ValueError, TypeError, gym.error.Error) as error:
+        raise SystemExit(f"osfb-bench grade: {error}") from None
+    print(report)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -159,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.command == "train":
         return _train(args)
+    if args.command == "grade":
+        return _grade(args)
     if args.command == "table":
         frame = pd.concat([pd.read_csv(path) for path in args.results], ignore_index=True)
         report = write_report(frame, JIANG_SUITES[args.suite], args.out, data_home=args.data_home)
