@@ -148,3 +148,13 @@ def test_summary_table_orders_best_first_for_scores():
     frame = pd.DataFrame({"agent": ["A", "A", "B", "B"], "f1": [0.2, 0.4, 0.9, 0.7]})
     table = summary_table(frame, "f1", higher_is_better=True)
     assert table.index("| B") < table.index("| A")
+
+
+def test_the_students_template_runs_and_is_graded(tmp_path):
+    template = (
+        Path(__file__).resolve().parents[2] / "examples" / "assignments" / "template_agent.py"
+    )
+    report = grade(template, "OneSidedLending-v0", n_seeds=1, env_kwargs=SMALL, out=None)
+    # it approves everyone until the student fills it in
+    mine = report.results[report.results["agent"] == "MyAgent (yours)"]
+    assert (mine["approval_rate"] == 1.0).all()
