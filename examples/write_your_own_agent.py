@@ -1,4 +1,4 @@
-"""Write your own agent: a ten-line explore-then-commit lender, scored beside the papers'.
+"""Write your own agent: an explore-then-commit lender, scored beside the papers..
 
 An agent is a class with four methods (see ``agents/base.py``):
 ``__init__`` stores hyperparameters only, ``reset`` creates the learned state
