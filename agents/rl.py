@@ -63,6 +63,12 @@ class SB3Agent(Agent):
     >>> trajectory = run_episode(gym.make("RejectOption-v0", horizon=50), agent, seed=0)
     >>> trajectory.actions.shape
     (50, 2)
+
+    References
+    ----------
+    Antonin Raffin, Ashley Hill, Adam Gleave, Anssi Kanervisto, Maximilian
+    Ernestus, Noah Dormann. Stable-Baselines3: Reliable Reinforcement
+    Learning Implementations. JMLR 22(268), 2021.
     """
 
     # every family: the model's own spaces decide where it can act

@@ -48,6 +48,15 @@ class LinUCB(CutoffAgent):
     noise_scale
         ``sigma``; None takes 1 for the linear link and 1/2 for logistic.
 
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> from osfb_gym.runner import run_episode
+    >>> env = gym.make("OneSidedLending-v0", horizon=500, world_seed=5)
+    >>> [round(run_episode(env, LinUCB(alpha=alpha), seed=5).metrics["approval_rate"], 2)
+    ...  for alpha in (1.0, 0.1)]
+    [0.6, 0.33]
+
     References
     ----------
     Yasin Abbasi-Yadkori, David Pal, Csaba Szepesvari. Improved Algorithms
@@ -113,6 +122,14 @@ class ThompsonSampling(CutoffAgent):
     solver
         ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
         (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
+
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> from osfb_gym.runner import run_episode
+    >>> trajectory = run_episode(gym.make("OneSidedLending-v0", horizon=200), ThompsonSampling(), 0)
+    >>> round(trajectory.metrics["bayes_agreement"], 3)
+    0.83
 
     References
     ----------

@@ -43,6 +43,15 @@ class EpsilonGreedy(_DecayingExploration):
         ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
         (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
 
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> from osfb_gym.runner import run_episode
+    >>> env = gym.make("OneSidedLending-v0", horizon=200)
+    >>> metrics = run_episode(env, EpsilonGreedy(alpha=1.0), seed=0).metrics
+    >>> round(metrics["approval_rate"], 3), round(metrics["cumulative_loss"], 2)
+    (0.25, 8.47)
+
     References
     ----------
     Sutton and Barto (2018), as the epsilon-greedy baseline of Jiang, Jiang
@@ -71,6 +80,23 @@ class OneSidedEpsilonGreedy(_DecayingExploration):
     solver
         ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
         (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
+
+    Examples
+    --------
+    Exploring only ever approves, so it approves at least as often as greedy here:
+
+    >>> import gymnasium as gym, osfb_gym
+    >>> from osfb_gym.runner import run_episode
+    >>> from agents.lending import Greedy
+    >>> env = gym.make("OneSidedLending-v0", horizon=300)
+    >>> [round(run_episode(env, agent, seed=3).metrics["approval_rate"], 3)
+    ...  for agent in (Greedy(), OneSidedEpsilonGreedy(alpha=1.0))]
+    [0.207, 0.3]
+
+    References
+    ----------
+    Heinrich Jiang, Qijia Jiang, Aldo Pacchiano. Learning the Truth From
+    Only One Side of the Story. AISTATS 2021, Section 8 (the one-sided baselines).
     """
 
     def exploration(self, x: np.ndarray) -> np.ndarray:
@@ -90,6 +116,20 @@ class Noise(_DecayingExploration):
     solver
         ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
         (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
+
+    Examples
+    --------
+    The perturbation is symmetric, so it denies as often as it approves:
+
+    >>> Noise.support
+    (-0.5, 0.5)
+    >>> Noise(alpha=0.25)
+    Noise(alpha=0.25, l2=1.0, solver='incremental')
+
+    References
+    ----------
+    Heinrich Jiang, Qijia Jiang, Aldo Pacchiano. Learning the Truth From
+    Only One Side of the Story. AISTATS 2021, Section 8 (the baselines).
     """
 
     support: tuple[float, float] = (-0.5, 0.5)
@@ -111,6 +151,18 @@ class OneSidedNoise(Noise):
     solver
         ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
         (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
+
+    Examples
+    --------
+    The perturbation only raises scores, so exploring only approves:
+
+    >>> OneSidedNoise.support
+    (0.0, 1.0)
+
+    References
+    ----------
+    Heinrich Jiang, Qijia Jiang, Aldo Pacchiano. Learning the Truth From
+    Only One Side of the Story. AISTATS 2021, Section 8 (the baselines).
     """
 
     support = (0.0, 1.0)
@@ -131,6 +183,24 @@ class Margin(_DecayingExploration):
     solver
         ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
         (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
+
+    Examples
+    --------
+    On the greedy trap (Theorem 1) the margin lets it see the applicants greedy
+    keeps denying:
+
+    >>> import gymnasium as gym, osfb_gym
+    >>> from osfb_gym.runner import run_episode
+    >>> from agents.lending import Greedy
+    >>> env = gym.make("OneSidedLending-v0", scenario="greedy_trap", horizon=1000)
+    >>> [round(run_episode(env, agent, seed=0).metrics["wrongly_denied"], 3)
+    ...  for agent in (Greedy(), Margin(alpha=1.0))]
+    [90.0, 1.0]
+
+    References
+    ----------
+    Heinrich Jiang, Qijia Jiang, Aldo Pacchiano. Learning the Truth From
+    Only One Side of the Story. AISTATS 2021, Section 8 (the baselines).
     """
 
     def exploration(self, x: np.ndarray) -> float:

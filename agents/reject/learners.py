@@ -49,6 +49,11 @@ class DRAL(RejectLearner):
     >>> metrics = run_episode(gym.make("RejectOption-v0", horizon=2000), DRAL(), seed=0).metrics
     >>> metrics["average_risk"] < 0.25   # always rejecting costs d = 0.25
     True
+
+    References
+    ----------
+    Kulin Shah, Naresh Manwani. Online Active Learning of Reject Option
+    Classifiers. AAAI 2020, Algorithm 1 and eq. 3.
     """
 
     def __init__(
@@ -112,6 +117,11 @@ class DSAL(RejectLearner):
     >>> metrics = run_episode(gym.make("RejectOption-v0", horizon=2000), DSAL(), seed=0).metrics
     >>> metrics["average_risk"] < 0.25, metrics["query_rate"] < 1.0
     (True, True)
+
+    References
+    ----------
+    Kulin Shah, Naresh Manwani. Online Active Learning of Reject Option
+    Classifiers. AAAI 2020, Algorithm 2 and eqs. 5-7.
     """
 
     def __init__(
@@ -158,6 +168,11 @@ class DSOL(DSAL):
     the active learners are measured against: the same risk with fewer
     labels is what DRAL and DSAL are for.
 
+    Parameters
+    ----------
+    d, gamma, eta, eta_decay, eta_min, rho0, kernel, kernel_params, budget
+        As for :class:`DSAL`.
+
     Examples
     --------
     >>> import gymnasium as gym, osfb_gym
@@ -165,6 +180,11 @@ class DSOL(DSAL):
     >>> metrics = run_episode(gym.make("RejectOption-v0", horizon=500), DSOL(), seed=0).metrics
     >>> metrics["query_rate"]
     1.0
+
+    References
+    ----------
+    Kulin Shah, Naresh Manwani. Online Active Learning of Reject Option
+    Classifiers. AAAI 2020, Section 6: the online (fully supervised) baseline.
     """
 
     def wants_label(self, score: float) -> bool:

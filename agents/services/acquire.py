@@ -62,6 +62,15 @@ class FairAcQUIre(ServiceAgent):
     allow_repeats
         As for :class:`AcQUIre`.
 
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> from osfb_gym.runner import run_episode
+    >>> env = gym.make("MultiServiceChoice-v0", n_users=60, n_groups=3, reveal_groups=True)
+    >>> metrics = run_episode(env, FairAcQUIre(), seed=0).metrics
+    >>> metrics["fairness"] >= metrics["total_loss"] / 60  # the worst group is at least the mean
+    True
+
     References
     ----------
     "Initializing Services in Interactive ML Systems for Diverse Users",

@@ -17,6 +17,20 @@ class Uniform(ServiceAgent):
     allow_repeats
         Whether a user acquired before may be drawn again (the paper's
         sampling with replacement); by default it is not.
+
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> from osfb_gym.runner import run_episode
+    >>> env = gym.make("MultiServiceChoice-v0", n_users=40, n_services=5)
+    >>> trajectory = run_episode(env, Uniform(), seed=0)
+    >>> len(set(trajectory.actions.tolist()))  # five different users asked
+    5
+
+    References
+    ----------
+    "Initializing Services in Interactive ML Systems for Diverse Users"
+    (AcQUIre), Section 5: the uniform baseline.
     """
 
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
@@ -35,6 +49,19 @@ class GroupBalancedUniform(ServiceAgent):
     ----------
     allow_repeats
         As for :class:`Uniform`.
+
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> from osfb_gym.runner import run_episode
+    >>> env = gym.make("MultiServiceChoice-v0", n_users=40, n_groups=2, reveal_groups=True)
+    >>> run_episode(env, GroupBalancedUniform(), seed=0).metrics["steps"]
+    10.0
+
+    References
+    ----------
+    "Initializing Services in Interactive ML Systems for Diverse Users"
+    (AcQUIre), Appendix E: the baseline of Fair AcQUIre.
     """
 
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
@@ -53,6 +80,20 @@ class MaxLossGreedy(ServiceAgent):
     ----------
     allow_repeats
         As for :class:`Uniform`.
+
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> from osfb_gym.runner import run_episode
+    >>> env = gym.make("MultiServiceChoice-v0", n_users=40, n_services=5)
+    >>> metrics = run_episode(env, MaxLossGreedy(), seed=0).metrics
+    >>> round(metrics["total_loss"], 1)
+    124.7
+
+    References
+    ----------
+    "Initializing Services in Interactive ML Systems for Diverse Users"
+    (AcQUIre), Appendix E, Figure 6: the greedy baseline.
     """
 
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
