@@ -21,6 +21,18 @@ def write(tmp_path: Path, name: str) -> Path:
     return path
 
 
+def grade_source(tmp_path: Path, name: str, **options):
+    """Grade the submission ``name`` of SOURCES: one short lending episode, no plot."""
+    return grade(
+        write(tmp_path, name),
+        "OneSidedLending-v0",
+        n_seeds=1,
+        env_kwargs=SMALL,
+        out=None,
+        **options,
+    )
+
+
 def test_a_correct_submission_is_graded_beside_the_references(tmp_path):
     report = grade(GOOD, "OneSidedLending-v0", n_seeds=2, env_kwargs=SMALL, out=tmp_path)
     assert report.agent == "BonusLending(alpha=0.5, l2=1.0)"
@@ -36,13 +48,7 @@ def test_a_correct_submission_is_graded_beside_the_references(tmp_path):
 
 def test_the_submission_never_sees_the_oracle(tmp_path):
     # Snoop raises if anything of the oracle reaches reset or update; graded means it never did.
-    report = grade(
-        write(tmp_path, "snoops_for_the_oracle"),
-        "OneSidedLending-v0",
-        n_seeds=1,
-        env_kwargs=SMALL,
-        out=None,
-    )
+    report = grade_source(tmp_path, "snoops_for_the_oracle")
     assert "Snoop (yours)" in report.table
 
 
@@ -78,14 +84,7 @@ def test_the_submission_never_sees_the_oracle(tmp_path):
 )
 def test_each_broken_submission_gets_its_diagnosis(tmp_path, name, kind, phrases):
     with pytest.raises(Diagnosis) as caught:
-        grade(
-            write(tmp_path, name),
-            "OneSidedLending-v0",
-            n_seeds=1,
-            env_kwargs=SMALL,
-            time_limit=2,
-            out=None,
-        )
+        grade_source(tmp_path, name, time_limit=2)
     assert caught.value.kind == kind
     for phrase in phrases:
         assert phrase in caught.value.message
@@ -101,14 +100,7 @@ def test_a_missing_file_and_a_wrong_env_are_diagnosed(tmp_path):
 
 
 def test_the_agent_option_picks_one_of_several_classes(tmp_path):
-    report = grade(
-        write(tmp_path, "two_agents"),
-        "OneSidedLending-v0",
-        n_seeds=1,
-        env_kwargs=SMALL,
-        class_name="DenyAll",
-        out=None,
-    )
+    report = grade_source(tmp_path, "two_agents", class_name="DenyAll")
     # denying everyone reveals nothing: its loss is every good applicant it turned away
     assert (
         report.results.loc[report.results["agent"] == "DenyAll (yours)", "n_revealed"] == 0
