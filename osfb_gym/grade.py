@@ -19,8 +19,8 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import multiprocessing
-import queue
 import sys
+import time
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -442,7 +442,7 @@ def _child(
     from osfb_gym.runner import run_episode
 
     def send(*message: Any) -> None:
-        connection.put(message)
+        connection.send(message)  # unbuffered: a child that dies has said where it was
 
     try:
         send("stage", "importing the file")
@@ -464,6 +464,39 @@ def _child(
         send("diagnosis", "raises", f"{type(error).__name__}: {error}")
 
 
+def _next_message(receiver: Any, process: Any, time_limit: float, stage: str) -> tuple[Any, ...]:
+    """Wait for the child's next message; diagnose a time-out or a child that died silently."""
+    deadline = time.monotonic() + time_limit
+    while True:
+        if receiver.poll(min(0.5, time_limit)):
+            try:
+                message: tuple[Any, ...] = receiver.recv()
+                return message
+            except EOFError:  # the child closed its end: it is exiting, diagnosed below
+                process.join(timeout=1.0)
+        if not process.is_alive():
+            if receiver.poll(0):  # a last message written as the child exited
+                try:
+                    message = receiver.recv()
+                    return message
+                except EOFError:
+                    pass
+            raise Diagnosis(
+                "raises",
+                f"The agent's process ended abruptly (exit code {process.exitcode}) while "
+                f"{stage}: a call such as os._exit() or sys.exit() in a thread, a crash "
+                "in a compiled extension, or running out of memory.",
+            )
+        if time.monotonic() > deadline:
+            raise Diagnosis(
+                "timeout",
+                f"The agent ran past the time limit of {time_limit:g} s while {stage} (the "
+                "process was stopped). Look for a loop that never ends in act() or update(), "
+                "or work that grows with every step; an episode of a reference agent takes "
+                "about a second.",
+            )
+
+
 def run_submission(
     path: str | Path,
     env_id: str,
@@ -483,30 +516,20 @@ def run_submission(
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     methods = multiprocessing.get_all_start_methods()
     context: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    messages = context.Queue()
+    receiver, sender = context.Pipe(duplex=False)
     process = context.Process(
         target=_child,
-        args=(messages, str(path), class_name, env_id, dict(env_kwargs or {}), list(seeds)),
+        args=(sender, str(path), class_name, env_id, dict(env_kwargs or {}), list(seeds)),
         daemon=True,
     )
     process.start()
+    sender.close()  # the child's copy is the only writer, so its exit is seen as EOF
     stage, name = "starting", ""
     rows: list[dict[str, Any]] = []
     curves: dict[str, np.ndarray] = {}
     try:
         while True:
-            try:
-                message = messages.get(timeout=time_limit)
-            except queue.Empty:
-                alive = process.is_alive()
-                raise Diagnosis(
-                    "timeout",
-                    f"The agent ran past the time limit of {time_limit:g} s while {stage}"
-                    + (" (the process was stopped)." if alive else " (the process died).")
-                    + " Look for a loop that never ends in act() or update(), or work that "
-                    "grows with every step; an episode of a reference agent takes about a "
-                    "second.",
-                ) from None
+            message = _next_message(receiver, process, time_limit, stage)
             kind = message[0]
             if kind == "stage":
                 stage = message[1]
@@ -523,7 +546,7 @@ def run_submission(
         if process.is_alive():
             process.terminate()
         process.join(timeout=5)
-        messages.close()
+        receiver.close()
     return name, pd.DataFrame(rows), curves
 
 

@@ -75,6 +75,7 @@ def test_the_submission_never_sees_the_oracle(tmp_path):
             "invalid_action",
             ["returned 0.7 (a float)", "MultiBinary(1)", "np.ones(1, dtype=np.int8)"],
         ),
+        ("exits_abruptly", "raises", ["ended abruptly (exit code 3)", "seed 1000000"]),
         (
             "infinite_loop",
             "timeout",

@@ -123,4 +123,16 @@ class Snoop(Agent):
         if "oracle" in feedback or "mu" in feedback or "loss" in feedback:
             raise RuntimeError("saw the oracle")
 """,
+    "exits_abruptly": """\
+import os
+
+import numpy as np
+
+from agents.base import Agent
+
+
+class Quits(Agent):
+    def act(self, observation):
+        os._exit(3)
+""",
 }
