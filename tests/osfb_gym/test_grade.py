@@ -151,3 +151,36 @@ def test_the_students_template_runs_and_is_graded(tmp_path):
     # it approves everyone until the student fills it in
     mine = report.results[report.results["agent"] == "MyAgent (yours)"]
     assert (mine["approval_rate"] == 1.0).all()
+
+
+@pytest.mark.parametrize(
+    ("env_id", "env_kwargs", "objective", "references"),
+    [
+        (
+            "AppleTasting-v0",
+            {"horizon": 60},
+            "f1",
+            {"Perceptron", "MarginPerceptron", "LabelEfficient"},
+        ),
+        ("RejectOption-v0", {"horizon": 60}, "average_risk", {"DSOL", "DRAL", "DSAL"}),
+        (
+            "MultiServiceChoice-v0",
+            {"n_users": 30, "n_services": 3, "reference_restarts": 0},
+            "total_loss",
+            {"Uniform", "AcQUIre"},
+        ),
+    ],
+)
+def test_every_family_is_graded_on_its_objective_beside_its_references(
+    tmp_path, env_id, env_kwargs, objective, references
+):
+    path = write(tmp_path, "random_any_env")
+    report = grade(path, env_id, n_seeds=2, env_kwargs=env_kwargs, out=None)
+    assert set(report.results["agent"]) == references | {"RandomActions (yours)"}
+    assert f"{objective} (mean ± s.e.)" in report.table
+    assert report.results[objective].notna().all()
+
+
+def test_cli_reports_a_bad_env_argument_as_a_usage_error(capsys):
+    with pytest.raises(SystemExit, match="osfb-bench grade: .*bogus"):
+        main(["grade", str(GOOD), "--env", "OneSidedLending-v0", "--env-kwargs", '{"bogus": 1}'])

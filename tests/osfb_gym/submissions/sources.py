@@ -135,4 +135,17 @@ class Quits(Agent):
     def act(self, observation):
         os._exit(3)
 """,
+    "random_any_env": """\
+from agents.base import Agent
+
+
+class RandomActions(Agent):
+    # a legal action on any env: a draw from the action space, seeded in reset
+    def reset(self, observation_space, action_space, *, seed=None, feedback=None):
+        super().reset(observation_space, action_space, seed=seed, feedback=feedback)
+        action_space.seed(seed)
+
+    def act(self, observation):
+        return self.action_space_.sample()
+""",
 }
