@@ -30,6 +30,10 @@ class EnvEntry:
         Defaults passed to the constructor (overridable in ``gym.make``).
     max_episode_steps
         Gymnasium's time limit; None where the env's own ``horizon`` rules.
+    hidden_oracle_kwargs
+        Defaults for an env whose oracle nobody reads (RL training behind
+        ``HideOracle``; :func:`osfb_gym.wrappers.rl_env` applies them):
+        switches off work done only for the oracle.
     """
 
     id: str
@@ -37,6 +41,7 @@ class EnvEntry:
     family: str
     kwargs: dict[str, Any] = field(default_factory=dict)
     max_episode_steps: int | None = None
+    hidden_oracle_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
 ENVS: tuple[EnvEntry, ...] = (
@@ -59,6 +64,8 @@ ENVS: tuple[EnvEntry, ...] = (
         id="MultiServiceChoice-v0",
         entry_point="osfb_gym.envs.services:MultiServiceChoiceEnv",
         family="services",
+        # the reference optimum (Lloyd restarts at every episode end) is oracle-only
+        hidden_oracle_kwargs={"reference_restarts": 0},
     ),
 )
 

@@ -126,6 +126,15 @@ def needs_flattening(space: gym.Space) -> bool:
     return isinstance(space, spaces.Box) and len(space.shape) > 1
 
 
+def _hidden_oracle_kwargs(env_id: str) -> dict[str, Any]:
+    from envs_registry import ENVS
+
+    for entry in ENVS:
+        if entry.id == env_id:
+            return dict(entry.hidden_oracle_kwargs)
+    return {}
+
+
 def rl_env(
     env_id: str,
     *,
@@ -148,7 +157,10 @@ def rl_env(
         :class:`BinaryAsMultiDiscrete` (RecurrentPPO needs it).
     hide_oracle
         Wrap in :class:`~osfb_gym.core.channels.HideOracle` (training);
-        scoring keeps the oracle for the evaluator.
+        scoring keeps the oracle for the evaluator. A hidden oracle also
+        applies the registry's ``hidden_oracle_kwargs`` (work done only for
+        the oracle, e.g. the services' reference optimum, is skipped)
+        unless ``kwargs`` set them.
     **kwargs
         Arguments of the env.
 
@@ -159,6 +171,8 @@ def rl_env(
     >>> env.observation_space.shape, env.action_space
     ((20,), MultiBinary(4))
     """
+    if hide_oracle:
+        kwargs = {**_hidden_oracle_kwargs(env_id), **kwargs}
     env = gym.make(env_id, **kwargs)
     if hide_oracle:
         env = HideOracle(env)

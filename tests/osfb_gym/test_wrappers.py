@@ -64,3 +64,12 @@ def test_rl_env_passes_sb3s_checker_without_the_oracle(env_id, kwargs, discrete)
     _, _, _, _, info = env.step(env.action_space.sample())
     assert "oracle" not in info and "feedback" in info
     assert "oracle" in rl_env(env_id, hide_oracle=False, **kwargs).reset(seed=0)[1]
+
+
+def test_a_hidden_oracle_skips_oracle_only_work_unless_asked():
+    hidden = rl_env("MultiServiceChoice-v0", n_users=30, n_services=3)
+    assert hidden.unwrapped.reference_restarts == 0
+    shown = rl_env("MultiServiceChoice-v0", hide_oracle=False, n_users=30, n_services=3)
+    assert shown.unwrapped.reference_restarts > 0
+    asked = rl_env("MultiServiceChoice-v0", n_users=30, n_services=3, reference_restarts=2)
+    assert asked.unwrapped.reference_restarts == 2
