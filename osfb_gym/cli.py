@@ -269,6 +269,7 @@ def _run_paper_suite(args: argparse.Namespace) -> int:
         horizon=args.horizon,
         n_jobs=args.jobs,
         progress=not args.no_progress,
+        resume=args.resume,
     )
     print(result.files[2].read_text())
     print("written: " + ", ".join(str(path) for path in result.files))

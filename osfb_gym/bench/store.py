@@ -12,6 +12,7 @@ the cells whose file exists.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -19,6 +20,18 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+
+def stable_key(*parts: Any) -> str:
+    """Return a stable hash of JSON-friendly ``parts``: a cell's file name.
+
+    Examples
+    --------
+    >>> stable_key("env", {"b": 1, "a": 2}, 0) == stable_key("env", {"a": 2, "b": 1}, 0)
+    True
+    """
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
 class ResultStore:

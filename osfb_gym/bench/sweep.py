@@ -33,7 +33,6 @@ A TOML spec::
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import inspect
 import itertools
@@ -51,6 +50,7 @@ import numpy as np
 from agents.base import Agent
 from envs_registry import ENVS, register_all
 from osfb_gym.bench.rl import ALGORITHMS
+from osfb_gym.bench.store import stable_key
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -185,14 +185,12 @@ class Cell:
     @property
     def key(self) -> str:
         """A stable hash of (env id, env kwargs, agent, params, seed): the cell's file name."""
-        text = _json([self.env_id, self.env_kwargs, self.agent, self.params, self.seed])
-        return hashlib.sha256(text.encode()).hexdigest()[:20]
+        return stable_key(self.env_id, self.env_kwargs, self.agent, self.params, self.seed)
 
     @property
     def model_key(self) -> str:
         """For an RL cell, the hash of what its trained model depends on (not the seed)."""
-        text = _json([self.env_id, self.env_kwargs, self.agent, self.params])
-        return hashlib.sha256(text.encode()).hexdigest()[:20]
+        return stable_key(self.env_id, self.env_kwargs, self.agent, self.params)
 
 
 @dataclass(frozen=True)
