@@ -194,10 +194,12 @@ def execute(
 
 def _pool(tasks: list[Task], workers: int) -> Iterator[list[dict[str, Any]]]:
     import multiprocessing
+    import sys
 
-    # spawn, not fork: a parent that trained an RL model has torch's thread pool,
-    # which a forked child can deadlock on
-    context = multiprocessing.get_context("spawn")
+    # fork starts workers at once; but a parent that has loaded torch (an RL model
+    # was trained) has its thread pool, which a forked child can deadlock on: spawn then
+    method = "spawn" if "torch" in sys.modules or sys.platform != "linux" else "fork"
+    context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         pending: set[Future] = {pool.submit(run_task, task) for task in tasks}
         while pending:
