@@ -390,6 +390,7 @@ def _run_shah_suite(args: argparse.Namespace) -> int:
             data_home=args.data_home,
             n_jobs=args.jobs,
             progress=not args.no_progress,
+            resume=args.resume,
         )
     except ValueError as error:
         raise SystemExit(str(error)) from None

@@ -34,6 +34,13 @@ def stable_key(*parts: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
+def _builtin(value: Any) -> Any:
+    """Return numpy scalars and arrays as Python numbers and lists, for ``json.dump``."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"a result row holds {type(value).__name__}, which JSON cannot store")
+
+
 class ResultStore:
     """The per-cell files under ``root/cells``.
 
@@ -66,7 +73,7 @@ class ResultStore:
         key = str(row["key"])
         temporary = self.cells / f".{key}.{os.getpid()}.tmp"
         with open(temporary, "w") as handle:
-            json.dump(row, handle)
+            json.dump(row, handle, default=_builtin)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, self.path(key))
