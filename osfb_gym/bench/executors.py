@@ -98,8 +98,13 @@ def _rl() -> tuple[str, ...]:
     return ALGORITHMS
 
 
-def train_models(cells: Sequence[Cell], folder: str | Path) -> dict[str, bytes]:
-    """Train each RL model the cells need, once, saved under ``folder`` (reused on resume)."""
+def train_models(
+    cells: Sequence[Cell], folder: str | Path, *, progress: bool = False
+) -> dict[str, bytes]:
+    """Train each RL model the cells need, once, saved under ``folder`` (reused on resume).
+
+    ``progress`` shows stable-baselines3's progress bar while a model trains.
+    """
     from osfb_gym.bench.rl import train
 
     models: dict[str, bytes] = {}
@@ -118,6 +123,7 @@ def train_models(cells: Sequence[Cell], folder: str | Path) -> dict[str, bytes]:
                 seed=int(params.get("train_seed", 100_000)),
                 algo_kwargs=dict(params.get("algo_kwargs", {})),
                 torch_threads=1,
+                progress_bar=progress,
             )
             path.parent.mkdir(parents=True, exist_ok=True)
             buffer = io.BytesIO()

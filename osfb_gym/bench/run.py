@@ -98,7 +98,7 @@ def run_sweep(
     cells = spec.cells()
     finished = store.done() if resume else set()
     todo = [cell for cell in cells if cell.key not in finished]
-    models = train_models(todo, out / "models")
+    models = train_models(todo, out / "models", progress=progress)
     with tqdm(total=len(todo), desc=f"osfb-bench {spec.name}", disable=not progress) as bar:
 
         def write(rows: list[dict[str, Any]]) -> None:
