@@ -87,9 +87,14 @@ def run_cell(cell: Cell, model: bytes | None = None) -> dict[str, Any]:
 
 def run_task(task: Task) -> list[dict[str, Any]]:
     """Run a chunk of cells in order; the unit of work of every executor."""
+    from threadpoolctl import threadpool_limits
+
     cells, models = task
-    return [run_cell(cell, models.get(cell.model_key) if cell.agent in _rl() else None)
-            for cell in cells]  # fmt: skip
+    # one BLAS thread everywhere: the workers share the cores, and a sum's order
+    # (so its last bits) must not depend on the executor's thread settings
+    with threadpool_limits(limits=1):
+        return [run_cell(cell, models.get(cell.model_key) if cell.agent in _rl() else None)
+                for cell in cells]  # fmt: skip
 
 
 def _rl() -> tuple[str, ...]:

@@ -204,3 +204,17 @@ def test_resume_after_kill_9_loses_and_duplicates_no_cell(tmp_path):
     fresh = run_sweep(load_spec(spec_path), tmp_path / "fresh", progress=False).results
     assert metrics(resumed).equals(metrics(pd.read_csv(tmp_path / "fresh" / "results.csv")))
     assert len(fresh) == 80
+
+
+@pytest.mark.slow
+def test_quick_on_ray_with_its_ppo_gives_the_rows_of_one_process(tmp_path):
+    pytest.importorskip("ray")
+    common = ["run", "quick", "--seeds", "2", "--horizon", "20", "--total-timesteps", "64",
+              "--no-progress"]  # fmt: skip
+    assert main([*common, "--out", str(tmp_path / "local")]) == 0
+    assert (
+        main([*common, "--out", str(tmp_path / "ray"), "--executor", "ray", "--workers", "2"]) == 0
+    )
+    local, remote = (pd.read_csv(tmp_path / name / "results.csv") for name in ("local", "ray"))
+    assert "PPO" in set(local["agent"])
+    assert metrics(local).equals(metrics(remote))
