@@ -218,3 +218,13 @@ def test_quick_on_ray_with_its_ppo_gives_the_rows_of_one_process(tmp_path):
     local, remote = (pd.read_csv(tmp_path / name / "results.csv") for name in ("local", "ray"))
     assert "PPO" in set(local["agent"])
     assert metrics(local).equals(metrics(remote))
+
+
+def test_the_readme_spec_is_valid(tmp_path):
+    import re
+
+    blocks = re.findall(r"```toml\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert blocks
+    for block in blocks:
+        spec = load_spec(tiny(tmp_path, block))
+        assert {"OneSidedEpsilonGreedy", "PPO"} <= {agent.name for agent in spec.agents}
