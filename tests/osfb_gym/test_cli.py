@@ -92,3 +92,18 @@ def test_tensorboard_without_its_package_is_explained(tmp_path):
         pytest.skip("tensorboard is installed here: the message is for machines without it")
     with pytest.raises(SystemExit, match="osfb-gym\\[tensorboard\\]"):
         main(["train", "AppleTasting-v0", "--tensorboard", str(tmp_path), "--no-progress"])
+
+
+@pytest.mark.parametrize(
+    ("alias", "suite"),
+    [("reject-option", "shah-reject"), ("acquire", "dean-services"),
+     ("sculley-minority", "sculley-reuters")],
+)  # fmt: skip
+def test_the_issues_suite_names_run_the_paper_suites(alias, suite, monkeypatch):
+    import osfb_gym.cli as cli
+
+    seen = []
+    for name in ("_run_shah_suite", "_run_dean_suite", "_run_sculley_suite"):
+        monkeypatch.setattr(cli, name, lambda args: seen.append(args.suite) or 0)
+    assert main(["run", alias, "--no-progress"]) == 0
+    assert seen == [suite]
