@@ -19,7 +19,7 @@ import pandas as pd
 
 import osfb_gym  # noqa: F401  (registers the ids)
 from envs_registry import ENVS
-from osfb_gym.bench import SUITES, get_suite, run_suite
+from osfb_gym.bench import ALIASES, SUITES, get_suite, run_suite
 from osfb_gym.bench.dean import DEAN_SUITES, run_dean
 from osfb_gym.bench.jiang import JIANG_SUITES, run_jiang, write_report
 from osfb_gym.bench.rl import ALGORITHMS, VEC_ENVS, model_path, normalizer_path, train
@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         "suite",
         choices=sorted(
             {**SUITES, **JIANG_SUITES, **SCULLEY_SUITES, **SHAH_SUITES, **DEAN_SUITES, RL_SUITE: 0}
+            | ALIASES.keys()
         ),
         help="suite name",
     )
@@ -114,11 +115,22 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     rl = run.add_argument_group("rl-vs-bandit (--seeds: held-out episodes per agent)")
     rl.add_argument(
-        "--total-timesteps", type=_positive_int, default=None, help="training steps per RL agent"
+        "--total-timesteps",
+        type=_positive_int,
+        default=None,
+        help="training steps per RL agent (also quick's PPO)",
     )
     rl.add_argument("--families", default=None, help="comma-separated: lending,apple,reject")
     rl.add_argument("--regimes", default=None, help="comma-separated: fixed,resampled")
     rl.add_argument("--algos", default=None, help="comma-separated: PPO,RecurrentPPO,A2C,DQN")
+    _add_executor_arguments(run.add_argument_group("quick: where the cells run"))
+    sweep = commands.add_parser(
+        "sweep", help="run a sweep spec (TOML): envs x agents x grids x seeds, resumable"
+    )
+    sweep.add_argument("spec", help="a TOML sweep spec, e.g. examples/sweeps/lending_alpha.toml")
+    sweep.add_argument("--out", default=None, help="output directory (default osfb-results/NAME)")
+    sweep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    _add_executor_arguments(sweep)
     commands.add_parser("list", help="list suites, environments and agents")
     table = commands.add_parser(
         "table", help="rebuild a jiang-* table from results.csv files (e.g. runs of grid parts)"
@@ -172,9 +184,57 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_executor_arguments(group: Any) -> None:
+    group.add_argument(
+        "--resume", action="store_true", help="skip the cells already finished in --out"
+    )
+    group.add_argument("--workers", type=_positive_int, default=1, help="worker processes/CPUs")
+    group.add_argument(
+        "--executor", default="local", choices=("local", "ray"), help="local processes or Ray"
+    )
+    group.add_argument(
+        "--address", default=None, help="Ray cluster address ('auto': the running one)"
+    )
+
+
+def _executor_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "resume": args.resume,
+        "workers": args.workers,
+        "executor": args.executor,
+        "address": args.address,
+        "progress": not args.no_progress,
+    }
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from osfb_gym.bench import load_spec, run_sweep
+
+    try:
+        spec = load_spec(args.spec)
+        result = run_sweep(spec, args.out or f"osfb-results/{spec.name}", **_executor_options(args))
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"osfb-bench sweep: {error}") from None
+    print(result.summary)
+    return 0
+
+
+def _list_agents_by_env() -> None:
+    from osfb_gym.bench.sweep import agents_for
+
+    print("agents by environment (RL algorithms are trained, then scored):")
+    for entry in ENVS:
+        print(f"  {entry.id:24s} {', '.join(agents_for(entry.id))}")
+    print("aliases: " + ", ".join(f"{alias} -> {name}" for alias, name in ALIASES.items()))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``osfb-bench``; returns the exit code."""
     args = build_parser().parse_args(argv)
+    if args.command == "sweep":
+        return _sweep(args)
+    if args.command == "run":
+        args.suite = ALIASES.get(args.suite, args.suite)
     if args.command == "list":
         print("suites:")
         descriptions = {name: suite.description for name, suite in SUITES.items()}
@@ -188,15 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("environments:")
         for entry in ENVS:
             print(f"  {entry.id:24s} family={entry.family}")
-        print("agents:")
-        agents = {
-            getattr(factory, "__name__", repr(factory)): cell.env_id
-            for suite in SUITES.values()
-            for cell in suite.cells
-            for factory in cell.agents
-        }
-        for name, env_id in agents.items():
-            print(f"  {name:12s} {env_id}")
+        _list_agents_by_env()
         return 0
 
     if args.command == "train":
@@ -218,16 +270,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_rl_suite(args)
     if args.suite in DEAN_SUITES:
         return _run_dean_suite(args)
+    return _run_quick(args)
+
+
+def _run_quick(args: argparse.Namespace) -> int:
     suite = get_suite(args.suite)
-    seeds = None if args.seeds is None else tuple(range(args.seeds))
-    overrides = None if args.horizon is None else {"horizon": args.horizon}
-    out = args.out or f"osfb-results/{suite.name}"
-    result = run_suite(
-        suite, out, seeds=seeds, env_overrides=overrides, progress=not args.no_progress
-    )
+    try:
+        result = run_suite(
+            suite,
+            args.out or f"osfb-results/{suite.name}",
+            seeds=None if args.seeds is None else tuple(range(args.seeds)),
+            env_overrides=None if args.horizon is None else {"horizon": args.horizon},
+            total_timesteps=args.total_timesteps,
+            **_executor_options(args),
+        )
+    except ValueError as error:
+        raise SystemExit(f"osfb-bench run {suite.name}: {error}") from None
     print(f"\n{suite.description}\n")
-    print(result.table)
-    print("\nwritten: " + ", ".join(str(path) for path in result.files))
+    print(result.summary)
     return 0
 
 
@@ -253,6 +313,7 @@ def _run_paper_suite(args: argparse.Namespace) -> int:
         horizon=args.horizon,
         n_jobs=args.jobs,
         progress=not args.no_progress,
+        resume=args.resume,
     )
     print(result.files[2].read_text())
     print("written: " + ", ".join(str(path) for path in result.files))
@@ -373,6 +434,7 @@ def _run_shah_suite(args: argparse.Namespace) -> int:
             data_home=args.data_home,
             n_jobs=args.jobs,
             progress=not args.no_progress,
+            resume=args.resume,
         )
     except ValueError as error:
         raise SystemExit(str(error)) from None

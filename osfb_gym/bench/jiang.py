@@ -37,6 +37,7 @@ from agents.lending import (
     OneSidedNoise,
 )
 from osfb_gym.bench.paper_tables import METHODS, published
+from osfb_gym.bench.store import ResultStore, stable_key
 from osfb_gym.data import DatasetNotFoundError, load
 from osfb_gym.runner import run_episode
 
@@ -138,6 +139,7 @@ def _run_task(task: _Task) -> list[dict[str, Any]]:
         trajectory = run_episode(env, agent, seed)
         rows.append(
             {
+                "key": _row_key(task, seed),
                 "dataset": task.dataset,
                 "cutoff": task.cutoff,
                 "method": task.method,
@@ -278,6 +280,7 @@ def run_jiang(
     horizon: int | None = None,
     n_jobs: int = 1,
     progress: bool = True,
+    resume: bool = False,
 ) -> JiangResult:
     """Run ``suite`` on the datasets found locally; write results and the table.
 
@@ -300,6 +303,10 @@ def run_jiang(
         Worker processes (joblib); -1 uses every core.
     progress
         Show a progress bar.
+    resume
+        Skip the tasks (method, alpha, setting) whose every seed is already
+        in ``out_dir``'s store; every finished episode is stored there
+        atomically as its task returns (:class:`~osfb_gym.bench.store.ResultStore`).
     """
     names = suite.datasets if datasets is None else tuple(datasets)
     found, missing = available_datasets(names, data_home)
@@ -319,15 +326,25 @@ def run_jiang(
         suite.description,
     )
     tasks = list(_tasks(spec, found, data_home, horizon))
-    rows: list[dict[str, Any]] = []
+    store = ResultStore(out_dir)
+    keys = [_row_key(task, seed) for task in tasks for seed in task.seeds]
+    if resume:
+        done = store.done()
+        tasks = [t for t in tasks if not all(_row_key(t, seed) in done for seed in t.seeds)]
     runner = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     with tqdm(total=len(tasks), desc=f"osfb-bench {suite.name}", disable=not progress) as bar:
         for task_rows in runner(delayed(_run_task)(task) for task in tasks):
-            rows.extend(task_rows)
+            for row in task_rows:
+                store.write(row)
             bar.update()
+    results = store.read(keys).drop(columns="key")
     return write_report(
-        pd.DataFrame(rows), suite, out_dir, data_home=data_home, missing=missing, horizon=horizon
+        results, suite, out_dir, data_home=data_home, missing=missing, horizon=horizon
     )
+
+
+def _row_key(task: _Task, seed: int) -> str:
+    return stable_key("jiang", task.env_kwargs, task.method, task.alpha, seed)
 
 
 def write_report(

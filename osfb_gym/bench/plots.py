@@ -15,6 +15,24 @@ def plot_average_loss(
     ``curves`` maps ``(setting, agent)`` to an array of shape ``(seeds, T)``;
     the line is the mean over seeds and the band one standard error.
     """
+    at = {key: np.arange(1, runs.shape[1] + 1) for key, runs in curves.items()}
+    return plot_curves({key: (at[key], runs) for key, runs in curves.items()}, path, title=title)
+
+
+def plot_curves(
+    curves: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]],
+    path: str | Path,
+    *,
+    title: str = "",
+    ylabel: str = "average one-sided loss R_t / t",
+    xlabel: str = "t",
+    log_x: bool = True,
+) -> Path:
+    """Plot curves sampled at steps ``t``: one panel per setting, mean and ±1 s.e. over seeds.
+
+    ``curves`` maps ``(setting, agent)`` to ``(t, runs)``, ``runs`` of shape
+    ``(seeds, len(t))``.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -23,19 +41,19 @@ def plot_average_loss(
     FigureCanvasAgg(figure)
     axes = np.atleast_1d(figure.subplots(1, len(settings), squeeze=False)[0])
     for axis, setting in zip(axes, settings, strict=True):
-        for (label, agent), runs in curves.items():
+        for (label, agent), (t, runs) in curves.items():
             if label != setting:
                 continue
-            t = np.arange(1, runs.shape[1] + 1)
             mean = runs.mean(axis=0)
             error = runs.std(axis=0, ddof=1) / np.sqrt(len(runs)) if len(runs) > 1 else 0 * mean
             axis.plot(t, mean, label=agent)
             axis.fill_between(t, mean - error, mean + error, alpha=0.25)
-        axis.set_xscale("log")
-        axis.set_xlabel("t")
-        axis.set_ylabel("average one-sided loss R_t / t")
+        if log_x:
+            axis.set_xscale("log")
+        axis.set_xlabel(xlabel)
+        axis.set_ylabel(ylabel)
         axis.set_title(setting, fontsize=10)
-        axis.legend()
+        axis.legend(fontsize=8)
     if title:
         figure.suptitle(title)
     figure.tight_layout()

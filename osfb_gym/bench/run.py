@@ -1,110 +1,243 @@
-"""Run a suite: every cell, agent and seed, into a results table, a markdown table and a plot."""
+"""Run a sweep: cells into the store, then tables, plots and a one-screen summary.
+
+:func:`run_sweep` runs the cells of a :class:`~osfb_gym.bench.sweep.SweepSpec`
+that are not finished yet (all of them without ``resume``) on an executor,
+writes each finished cell to the :class:`~osfb_gym.bench.store.ResultStore`
+as it arrives, and then builds, from the store, ``results.csv``, one tuned
+table per env family (``table.md``) and one plot per family.
+:func:`run_suite` runs a built-in suite (``quick``) with its overrides.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from osfb_gym.bench.plots import plot_average_loss
-from osfb_gym.bench.suites import Suite
-from osfb_gym.bench.tables import summary_table
-from osfb_gym.runner import Trajectory, run_episode
+from osfb_gym.bench.executors import execute, train_models
+from osfb_gym.bench.plots import plot_curves
+from osfb_gym.bench.store import ResultStore
+from osfb_gym.bench.sweep import EnvSpec, SweepSpec, _family, env_arguments, objective, validate
+from osfb_gym.bench.tables import tuned, tuned_table
+
+#: metrics shown beside each family's objective in its table
+EXTRA_COLUMNS: dict[str, tuple[str, ...]] = {
+    "lending": ("approval_rate", "bayes_agreement"),
+    "apple": ("f1", "label_requests"),
+    "reject": ("rejection_rate", "query_rate"),
+    "services": ("fairness", "approximation_ratio"),
+}
+CURVE_COLUMNS = ("curve_t", "curve_average_loss", "curve_loss")
 
 
 @dataclass
 class SuiteResult:
-    """What a suite run produced.
+    """What a sweep run produced.
 
     Attributes
     ----------
     results
-        One row per (cell, agent, seed) with the episode metrics.
+        One row per cell of the sweep (from the store), metrics and summary.
     curves
-        ``(cell label, agent name) -> array (seeds, T)`` of ``R_t / t``.
+        ``(setting, agent) -> (t, runs)``: each agent's tuned setting's
+        ``R_t / t`` curves over seeds (per-step loss for services).
     table
-        The markdown summary table.
+        The markdown tables, one per env family.
     files
-        Paths written (results CSV, table, plot).
+        Paths written (results CSV, tables, plots).
+    summary
+        The one-screen summary printed at the end.
     """
 
     results: pd.DataFrame
-    curves: dict[tuple[str, str], np.ndarray]
+    curves: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]
     table: str
     files: list[Path]
+    summary: str = ""
+
+
+def run_sweep(
+    spec: SweepSpec,
+    out_dir: str | Path,
+    *,
+    resume: bool = False,
+    executor: str = "local",
+    workers: int = 1,
+    address: str | None = None,
+    chunk_size: int | None = None,
+    progress: bool = True,
+) -> SuiteResult:
+    """Run ``spec`` into ``out_dir``; see the module docstring.
+
+    Parameters
+    ----------
+    spec
+        The sweep (validated again here, before any work).
+    out_dir
+        Folder of the store (``cells/``), trained RL models (``models/``),
+        ``results.csv``, ``table.md`` and the PNG plots.
+    resume
+        Skip the cells already in the store; without it every cell runs
+        again and replaces its file.
+    executor, workers, address, chunk_size
+        Where the cells run (:func:`osfb_gym.bench.executors.execute`).
+    progress
+        Show a progress bar with the ETA.
+    """
+    validate(spec)
+    started = time.perf_counter()
+    out = Path(out_dir)
+    store = ResultStore(out)
+    cells = spec.cells()
+    finished = store.done() if resume else set()
+    todo = [cell for cell in cells if cell.key not in finished]
+    models = train_models(todo, out / "models", progress=progress)
+    with tqdm(total=len(todo), desc=f"osfb-bench {spec.name}", disable=not progress) as bar:
+
+        def write(rows: list[dict[str, Any]]) -> None:
+            for row in rows:
+                store.write(row)
+            bar.update(len(rows))
+
+        execute(
+            todo,
+            write,
+            executor=executor,
+            workers=workers,
+            address=address,
+            models=models,
+            chunk_size=chunk_size,
+        )
+    results = store.read([cell.key for cell in cells])
+    for column in ("params", "env_kwargs"):
+        results[column] = [json.dumps(value, sort_keys=True) for value in results[column]]
+    seconds = time.perf_counter() - started
+    table, curves, files = write_outputs(spec, results, out)
+    summary = _summary(spec, len(cells), len(todo), seconds, executor, workers, table, files)
+    return SuiteResult(results=results, curves=curves, table=table, files=files, summary=summary)
+
+
+def write_outputs(
+    spec: SweepSpec, results: pd.DataFrame, out: Path
+) -> tuple[str, dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], list[Path]]:
+    """Write ``results.csv``, the per-family tuned tables and plots; return table, curves, files."""
+    results.drop(columns=[c for c in CURVE_COLUMNS if c in results]).to_csv(
+        out / "results.csv", index=False
+    )
+    files = [out / "results.csv", out / "table.md"]
+    sections, all_curves = [], {}
+    families = dict.fromkeys(_family(env_id) for env_id in results["env_id"])
+    for family in families:
+        rows = results[[_family(env_id) == family for env_id in results["env_id"]]]
+        metric, lower = objective(rows["env_id"].iloc[0])
+        best = tuned(rows, metric, lower_is_better=lower)
+        direction = "lower" if lower else "higher"
+        sections.append(
+            f"## {family}: {metric} ({direction} is better; tuned setting per agent)\n\n"
+            + tuned_table(rows, metric, lower_is_better=lower, extra=EXTRA_COLUMNS[family])
+        )
+        column = "curve_loss" if family == "services" else "curve_average_loss"
+        curves = {
+            key: (np.asarray(group["curve_t"].iloc[0]), np.stack(group[column].map(np.asarray)))
+            for key, group in best.groupby(["setting", "agent"], sort=False)
+        }
+        all_curves.update(curves)
+        if family == "services":
+            path = plot_curves(
+                curves, out / f"loss_vs_k_{family}.png", ylabel="total loss after k services",
+                xlabel="k (services placed)", log_x=False, title=f"{spec.name}: {family}",
+            )  # fmt: skip
+        else:
+            path = plot_curves(
+                curves, out / f"average_loss_{family}.png",
+                title=f"{spec.name}: {family}, mean over seeds, band ±1 s.e.",
+            )  # fmt: skip
+        files.append(path)
+    table = "\n\n".join(sections)
+    header = f"# osfb-bench {spec.name}\n\n{spec.description}\n\n" if spec.description else ""
+    files[1].write_text(f"{header or f'# osfb-bench {spec.name}'}\n\n{table}\n")
+    return table, all_curves, files
+
+
+def _summary(
+    spec: SweepSpec,
+    n_cells: int,
+    n_run: int,
+    seconds: float,
+    executor: str,
+    workers: int,
+    table: str,
+    files: list[Path],
+) -> str:
+    rate = f"{n_run / seconds:.1f} cells/s" if n_run and seconds > 0 else "nothing to run"
+    return "\n".join(
+        [
+            f"osfb-bench {spec.name}: {n_cells} cells ({n_run} run now, "
+            f"{n_cells - n_run} resumed from the store) in {seconds:.1f} s "
+            f"on {executor} x{workers}: {rate}",
+            "",
+            table,
+            "",
+            "written: " + ", ".join(str(path) for path in files),
+        ]
+    )
+
+
+def with_overrides(
+    spec: SweepSpec,
+    *,
+    seeds: tuple[int, ...] | None = None,
+    env_overrides: dict | None = None,
+    total_timesteps: int | None = None,
+) -> SweepSpec:
+    """Return ``spec`` with other seeds, env arguments or RL training budget.
+
+    An env argument a setting's env does not take (``horizon`` for
+    services) is left out there; ``total_timesteps`` replaces the budget of
+    every RL agent.
+    """
+    overrides = env_overrides or {}
+    agents = tuple(
+        dataclasses.replace(agent, params=agent.params | {"total_timesteps": total_timesteps})
+        if agent.is_rl and total_timesteps is not None
+        else agent
+        for agent in spec.agents
+    )
+    envs = tuple(
+        EnvSpec(
+            env.id,
+            env.label,
+            env.kwargs | {k: v for k, v in overrides.items() if k in env_arguments(env.id)},
+        )
+        for env in spec.envs
+    )
+    return dataclasses.replace(
+        spec, envs=envs, agents=agents, seeds=spec.seeds if seeds is None else tuple(seeds)
+    )
 
 
 def run_suite(
-    suite: Suite,
+    suite: SweepSpec,
     out_dir: str | Path,
     *,
     seeds: tuple[int, ...] | None = None,
     env_overrides: dict | None = None,
+    total_timesteps: int | None = None,
     progress: bool = True,
+    **options: Any,
 ) -> SuiteResult:
-    """Run every cell of ``suite`` and write results, table and plot to ``out_dir``.
+    """Run a built-in suite with overridden seeds, env arguments (a short ``horizon``), RL budget.
 
-    Parameters
-    ----------
-    suite
-        The suite to run.
-    out_dir
-        Directory for ``results.csv``, ``table.md`` and ``average_loss.png``.
-    seeds
-        Override the suite's seeds.
-    env_overrides
-        Keyword arguments applied to every cell's env (e.g. a short ``horizon``).
-    progress
-        Show a progress bar.
+    ``options`` go to :func:`run_sweep` (``resume``, ``workers``, ``executor``, ...).
     """
-    seeds = suite.seeds if seeds is None else tuple(seeds)
-    cells = [
-        dataclasses.replace(cell, env_kwargs={**cell.env_kwargs, **(env_overrides or {})})
-        for cell in suite.cells
-    ]
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    total = sum(len(cell.agents) for cell in cells) * len(seeds)
-    rows: list[dict] = []
-    curves: dict[tuple[str, str], np.ndarray] = {}
-    with tqdm(total=total, desc=f"osfb-bench {suite.name}", disable=not progress) as bar:
-        for cell in cells:
-            env = gym.make(cell.env_id, **cell.env_kwargs)
-            for make_agent in cell.agents:
-                name = getattr(make_agent, "__name__", type(make_agent).__name__)
-                trajectories: list[Trajectory] = []
-                for seed in seeds:
-                    agent = make_agent()
-                    trajectory = run_episode(env, agent, seed)
-                    trajectories.append(trajectory)
-                    rows.append(
-                        {
-                            "setting": cell.label,
-                            "env_id": cell.env_id,
-                            "agent": name,
-                            "params": repr(agent),
-                            "seed": seed,
-                            **trajectory.metrics,
-                        }
-                    )
-                    bar.update()
-                length = min(t.average_loss.size for t in trajectories)
-                curves[(cell.label, name)] = np.stack(
-                    [t.average_loss[:length] for t in trajectories]
-                )
-            env.close()
-    results = pd.DataFrame(rows)
-    table = summary_table(results)
-    files = [out / "results.csv", out / "table.md", out / "average_loss.png"]
-    results.to_csv(files[0], index=False)
-    header = f"# osfb-bench {suite.name}\n\n{suite.description}\n\n"
-    files[1].write_text(header + table + "\n")
-    plot_average_loss(
-        curves, files[2], title=f"osfb-bench {suite.name}: mean over seeds, band ±1 s.e."
+    spec = with_overrides(
+        suite, seeds=seeds, env_overrides=env_overrides, total_timesteps=total_timesteps
     )
-    return SuiteResult(results=results, curves=curves, table=table, files=files)
+    return run_sweep(spec, out_dir, progress=progress, **options)

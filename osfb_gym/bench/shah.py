@@ -43,6 +43,7 @@ from tqdm.auto import tqdm
 
 from agents.reject import DRAL, DSAL, DSOL, RejectLearner
 from osfb_gym.bench.jiang import available_datasets
+from osfb_gym.bench.store import ResultStore, stable_key
 from osfb_gym.runner import run_episode
 
 ENV_ID = "RejectOption-v0"
@@ -163,6 +164,7 @@ def run_shah(
     data_home: str | None = None,
     n_jobs: int = 1,
     progress: bool = True,
+    resume: bool = False,
 ) -> ShahResult:
     """Run ``suite`` (or the named ``datasets`` of it) and write its report to ``out_dir``.
 
@@ -181,6 +183,10 @@ def run_shah(
         Worker processes (joblib) over the (dataset, d, learner) cells.
     progress
         Show a progress bar over the cells.
+    resume
+        Skip the (dataset, d, learner) cells already in ``out_dir``'s store:
+        each is stored atomically, with its seeds' rows and curves, as it
+        finishes (:class:`~osfb_gym.bench.store.ResultStore`).
     """
     names = list(suite.datasets if datasets is None else datasets)
     unknown = sorted(set(names) - set(suite.datasets))
@@ -196,20 +202,27 @@ def run_shah(
     cells = [(dataset, d, learner) for dataset in found for d in suite.d_values
              for learner in LEARNERS]  # fmt: skip
     started = time.perf_counter()
-    rows: list[dict[str, Any]] = []
-    curves: list[pd.DataFrame] = []
+    store = ResultStore(out_dir)
+    keys = {cell: stable_key("shah", *cell, suite.kernels.get(cell[0]), seeds, horizon)
+            for cell in cells}  # fmt: skip
+    done = store.done() if resume else set()
+    todo = [cell for cell in cells if keys[cell] not in done]
     runner = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     jobs = (
         delayed(_run_cell)(
             dataset, d, learner, suite.kernels.get(dataset), seeds, horizon, data_home
         )  # fmt: skip
-        for dataset, d, learner in cells
+        for dataset, d, learner in todo
     )
-    with tqdm(total=len(cells), desc=f"osfb-bench {suite.name}", disable=not progress) as bar:
+    with tqdm(total=len(todo), desc=f"osfb-bench {suite.name}", disable=not progress) as bar:
         for cell_rows, cell_curves in runner(jobs):
-            rows.extend(cell_rows)
-            curves.append(cell_curves)
+            cell = (cell_rows[0]["dataset"], cell_rows[0]["d"], cell_rows[0]["learner"])
+            store.write({"key": keys[cell], "rows": cell_rows,
+                         "curves": cell_curves.to_dict("list")})  # fmt: skip
             bar.update()
+    stored = store.rows(keys[cell] for cell in cells)
+    rows = [row for entry in stored for row in entry["rows"]]
+    curves = [pd.DataFrame(entry["curves"]) for entry in stored]
     order = {"dataset": found, "learner": list(LEARNERS)}
     results = _ordered(pd.DataFrame(rows), order).sort_values(
         ["dataset", "d", "learner", "seed"], kind="stable"

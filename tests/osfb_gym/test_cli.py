@@ -11,36 +11,37 @@ import pytest
 from osfb_gym.cli import main
 
 
-def test_quick_suite_writes_results_table_and_plot(tmp_path, capsys):
-    assert (
-        main(
-            [
-                "run",
-                "quick",
-                "--seeds",
-                "2",
-                "--horizon",
-                "30",
-                "--out",
-                str(tmp_path),
-                "--no-progress",
-            ]
-        )
-        == 0
-    )
+def test_quick_suite_writes_results_tables_and_plots(tmp_path, capsys):
+    argv = ["run", "quick", "--seeds", "2", "--horizon", "20", "--total-timesteps", "64",
+            "--out", str(tmp_path), "--no-progress"]  # fmt: skip
+    assert main(argv) == 0
     printed = capsys.readouterr().out
-    assert "| setting" in printed and "Adaptive" in printed and "Greedy" in printed
+    for family in ("lending", "apple", "reject", "services"):
+        assert f"## {family}:" in printed
+    for agent in ("Adaptive", "Greedy", "PPO", "MarginPerceptron", "DSAL", "AcQUIre"):
+        assert f"| {agent} " in printed
+    assert "alpha=" in printed  # the tuned OneSidedEpsilonGreedy reports its chosen alpha
     results = pd.read_csv(tmp_path / "results.csv")
-    assert len(results) == 2 * 2 * 2  # settings x agents x seeds
-    assert set(results["steps"]) == {30.0}
+    # lending 3 settings x 2 agents + 2 x 4 alphas + PPO, apple 3, reject 3, services 4
+    assert len(results) == (6 + 8 + 1 + 3 + 3 + 4) * 2
+    assert not results.duplicated(["key"]).any()
+    horizon = results[results["env_id"] != "MultiServiceChoice-v0"]["steps"]
+    assert set(horizon) == {20.0}
     assert (tmp_path / "table.md").read_text().startswith("# osfb-bench quick")
-    assert (tmp_path / "average_loss.png").read_bytes()[:4] == b"\x89PNG"
+    for png in ("average_loss_lending", "average_loss_reject", "loss_vs_k_services"):
+        assert (tmp_path / f"{png}.png").read_bytes()[:4] == b"\x89PNG"
+    # a second run with --resume runs nothing and keeps every row
+    assert main([*argv, "--resume"]) == 0
+    assert "0 run now, 50 resumed" in capsys.readouterr().out
+    assert pd.read_csv(tmp_path / "results.csv").equals(results)
 
 
 def test_list_names_suites_envs_and_agents(capsys):
     assert main(["list"]) == 0
     printed = capsys.readouterr().out
     assert "quick" in printed and "OneSidedLending-v0" in printed and "Adaptive" in printed
+    assert "RejectOption-v0          DRAL, DSAL, DSOL, PPO" in printed
+    assert "reject-option -> shah-reject" in printed
 
 
 @pytest.mark.parametrize(
@@ -91,3 +92,18 @@ def test_tensorboard_without_its_package_is_explained(tmp_path):
         pytest.skip("tensorboard is installed here: the message is for machines without it")
     with pytest.raises(SystemExit, match="osfb-gym\\[tensorboard\\]"):
         main(["train", "AppleTasting-v0", "--tensorboard", str(tmp_path), "--no-progress"])
+
+
+@pytest.mark.parametrize(
+    ("alias", "suite"),
+    [("reject-option", "shah-reject"), ("acquire", "dean-services"),
+     ("sculley-minority", "sculley-reuters")],
+)  # fmt: skip
+def test_the_issues_suite_names_run_the_paper_suites(alias, suite, monkeypatch):
+    import osfb_gym.cli as cli
+
+    seen = []
+    for name in ("_run_shah_suite", "_run_dean_suite", "_run_sculley_suite"):
+        monkeypatch.setattr(cli, name, lambda args: seen.append(args.suite) or 0)
+    assert main(["run", alias, "--no-progress"]) == 0
+    assert seen == [suite]

@@ -130,3 +130,25 @@ def test_table_command_joins_runs_of_grid_parts(tmp_path, capsys):
     # greedy ran in both parts; it is kept once per (cutoff, seed)
     assert len(joined) == 2 * (1 + 6 * 2) * 2
     assert "{2^-2, 2^0}" in (tmp_path / "all" / "table.md").read_text()
+
+
+@needs_data
+def test_resume_reruns_only_the_missing_episodes(tmp_path):
+    options = dict(datasets=["blood"], seeds=(0, 1), alphas=(0.5,), data_home=str(SHARED),
+                   horizon=3, progress=False)  # fmt: skip
+    suite = JIANG_SUITES["jiang-linear"]
+    first = run_jiang(suite, tmp_path, **options)
+    cells = sorted((tmp_path / "cells").glob("*.json"))
+    assert len(cells) == len(first.results) == 2 * 7 * 2  # cutoffs x methods x seeds
+    cells[0].unlink()  # as if the run had been killed before this episode was stored
+    kept = {path: path.stat().st_mtime_ns for path in cells[1:]}
+    again = run_jiang(suite, tmp_path, resume=True, **options)
+    assert len(list((tmp_path / "cells").glob("*.json"))) == len(cells)
+    rewritten = [path for path, stamp in kept.items() if path.stat().st_mtime_ns != stamp]
+    assert len(rewritten) <= 1  # only the lost episode's task ran again: its other seed
+    columns = ["dataset", "cutoff", "method", "alpha", "seed", "cumulative_loss"]
+    order = columns[:5]
+    assert (
+        again.results[columns].sort_values(order).reset_index(drop=True)
+        .equals(first.results[columns].sort_values(order).reset_index(drop=True))
+    )  # fmt: skip

@@ -1,0 +1,248 @@
+"""Where the cells of a sweep run: this process, a pool of local processes, or Ray.
+
+Cells travel in chunks (a cheap agent's episode takes milliseconds, so one
+task per cell would cost more in scheduling than in work) and come back as
+rows; the caller writes each row to the store as soon as its chunk returns,
+so a crash loses at most the chunks in flight. Every cell is seeded, so the
+rows are the same whichever executor ran them.
+
+RL agents are trained once per (setting, hyperparameters) before the cells
+are dispatched, in the calling process; their cells carry the saved model
+as bytes, so a Ray worker on another machine needs no shared disk.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from osfb_gym.bench.sweep import Cell, curve_indices, make_agent
+from osfb_gym.core.validation import check_choice, check_int
+from osfb_gym.runner import run_episode
+
+EXECUTORS = ("local", "ray")
+#: a task (chunk of cells) with the RL models it needs, by model key
+Task = tuple[list[Cell], dict[str, bytes]]
+
+_ENVS: dict[str, gym.Env] = {}
+
+
+def _env(cell: Cell) -> gym.Env:
+    # making an env can load a dataset: keep the last few per worker process
+    key = repr((cell.env_id, sorted(cell.env_kwargs.items())))
+    if key not in _ENVS:
+        if len(_ENVS) >= 4:
+            _ENVS.pop(next(iter(_ENVS))).close()
+        _ENVS[key] = gym.make(cell.env_id, **cell.env_kwargs)
+    return _ENVS[key]
+
+
+def _rl_agent(cell: Cell, model: bytes) -> Any:
+    import torch
+
+    from agents.rl import SB3Agent
+    from osfb_gym.bench.rl import algorithm
+
+    torch.set_num_threads(1)
+    loaded = algorithm(cell.agent).load(io.BytesIO(model), device="cpu")
+    return SB3Agent(loaded, deterministic=cell.params.get("deterministic", True))
+
+
+def run_cell(cell: Cell, model: bytes | None = None) -> dict[str, Any]:
+    """Run one cell's episode and return its row: identity, metrics, trajectory summary.
+
+    The summary holds the reward and reveals of the episode and the curves
+    ``R_t / t`` and the per-step loss at the log-spaced steps ``curve_t``
+    (:func:`~osfb_gym.bench.sweep.curve_indices`).
+    """
+    started = time.perf_counter()
+    agent = make_agent(cell.agent, cell.params) if model is None else _rl_agent(cell, model)
+    trajectory = run_episode(_env(cell), agent, cell.seed)
+    at = curve_indices(trajectory.oracle_loss.size)
+    return {
+        "key": cell.key,
+        "setting": cell.setting,
+        "env_id": cell.env_id,
+        "env_kwargs": cell.env_kwargs,
+        "agent": cell.agent,
+        "params": cell.params,
+        "seed": cell.seed,
+        **trajectory.metrics,
+        "total_reward": float(np.sum(trajectory.rewards)),
+        "revealed_total": int(np.sum(trajectory.n_revealed)),
+        "curve_t": (at + 1).tolist(),
+        "curve_average_loss": trajectory.average_loss[at].tolist(),
+        "curve_loss": trajectory.oracle_loss[at].tolist(),
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def run_task(task: Task) -> list[dict[str, Any]]:
+    """Run a chunk of cells in order; the unit of work of every executor."""
+    from threadpoolctl import threadpool_limits
+
+    cells, models = task
+    # one BLAS thread everywhere: the workers share the cores, and a sum's order
+    # (so its last bits) must not depend on the executor's thread settings
+    with threadpool_limits(limits=1):
+        return [run_cell(cell, models.get(cell.model_key) if cell.agent in _rl() else None)
+                for cell in cells]  # fmt: skip
+
+
+def _rl() -> tuple[str, ...]:
+    from osfb_gym.bench.rl import ALGORITHMS
+
+    return ALGORITHMS
+
+
+def train_models(
+    cells: Sequence[Cell], folder: str | Path, *, progress: bool = False
+) -> dict[str, bytes]:
+    """Train each RL model the cells need, once, saved under ``folder`` (reused on resume).
+
+    ``progress`` shows stable-baselines3's progress bar while a model trains.
+    """
+    from osfb_gym.bench.rl import train
+
+    models: dict[str, bytes] = {}
+    for cell in cells:
+        if cell.agent not in _rl() or cell.model_key in models:
+            continue
+        path = Path(folder) / f"{cell.agent}-{cell.model_key}.zip"
+        if not path.exists():
+            params = cell.params
+            model = train(
+                cell.env_id,
+                cell.agent,
+                total_timesteps=int(params.get("total_timesteps", 10_000)),
+                env_kwargs=cell.env_kwargs,
+                n_envs=int(params.get("n_envs", 1)),
+                seed=int(params.get("train_seed", 100_000)),
+                algo_kwargs=dict(params.get("algo_kwargs", {})),
+                torch_threads=1,
+                progress_bar=progress,
+            )
+            path.parent.mkdir(parents=True, exist_ok=True)
+            buffer = io.BytesIO()
+            model.save(buffer)
+            temporary = path.with_suffix(".tmp")
+            temporary.write_bytes(buffer.getvalue())
+            temporary.replace(path)
+        models[cell.model_key] = path.read_bytes()
+    return models
+
+
+def chunked(cells: Sequence[Cell], workers: int, chunk_size: int | None = None) -> list[list[Cell]]:
+    """Split ``cells`` into chunks: about eight per worker, so the last ones finish together.
+
+    Examples
+    --------
+    >>> [len(chunk) for chunk in chunked(list(range(10)), workers=1, chunk_size=4)]
+    [4, 4, 2]
+    """
+    size = chunk_size or max(1, math.ceil(len(cells) / (8 * workers)))
+    return [list(cells[i : i + size]) for i in range(0, len(cells), size)]
+
+
+def _tasks(chunks: list[list[Cell]], models: dict[str, bytes]) -> list[Task]:
+    return [
+        (chunk, {c.model_key: models[c.model_key] for c in chunk if c.model_key in models})
+        for chunk in chunks
+    ]
+
+
+def execute(
+    cells: Sequence[Cell],
+    on_rows: Callable[[list[dict[str, Any]]], None],
+    *,
+    executor: str = "local",
+    workers: int = 1,
+    address: str | None = None,
+    models: dict[str, bytes] | None = None,
+    chunk_size: int | None = None,
+) -> None:
+    """Run ``cells`` and hand each finished chunk's rows to ``on_rows`` as it completes.
+
+    Parameters
+    ----------
+    cells
+        The cells to run.
+    on_rows
+        Called in this process with the rows of each finished chunk.
+    executor
+        ``"local"`` (this process when ``workers`` is 1, else a process
+        pool) or ``"ray"`` (``ray.init(address=address)``: an existing
+        cluster, or a local one with ``workers`` CPUs when ``address`` is
+        None).
+    workers
+        Local processes, or the CPUs of a local Ray.
+    models
+        Trained RL models by model key (:func:`train_models`).
+    chunk_size
+        Cells per task; default about eight tasks per worker.
+    """
+    check_choice(executor, "executor", EXECUTORS)
+    check_int(workers, "workers", minimum=1)
+    tasks = _tasks(chunked(cells, workers, chunk_size), models or {})
+    if executor == "ray":
+        for rows in _ray(tasks, workers, address):
+            on_rows(rows)
+    elif workers == 1:
+        for task in tasks:
+            on_rows(run_task(task))
+    else:
+        for rows in _pool(tasks, workers):
+            on_rows(rows)
+
+
+def _pool(tasks: list[Task], workers: int) -> Iterator[list[dict[str, Any]]]:
+    import multiprocessing
+    import sys
+
+    # fork starts workers at once; but a parent that has loaded torch (an RL model
+    # was trained) has its thread pool, which a forked child can deadlock on: spawn then
+    method = "spawn" if "torch" in sys.modules or sys.platform != "linux" else "fork"
+    context = multiprocessing.get_context(method)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pending: set[Future] = {pool.submit(run_task, task) for task in tasks}
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                yield future.result()
+
+
+def _ray(tasks: list[Task], workers: int, address: str | None) -> Iterator[list[dict[str, Any]]]:
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("executor='ray' needs Ray: pip install 'osfb-gym[ray]'") from None
+    started_here = not ray.is_initialized()
+    if started_here:
+        if address is None:
+            # a local cluster: its workers import this checkout, as the driver does
+            root = str(Path(__file__).resolve().parents[2])
+            ray.init(
+                num_cpus=workers,
+                include_dashboard=False,
+                log_to_driver=False,
+                runtime_env={"env_vars": {"PYTHONPATH": root}},
+            )
+        else:
+            ray.init(address=address, log_to_driver=False)
+    try:
+        remote = ray.remote(num_cpus=1)(run_task)
+        pending = [remote.remote(task) for task in tasks]
+        while pending:
+            finished, pending = ray.wait(pending, num_returns=1)
+            yield from ray.get(finished)
+    finally:
+        if started_here:
+            ray.shutdown()

@@ -1,0 +1,421 @@
+"""Sweeps: envs x agents x hyperparameter grids x seeds, declared in TOML or in code.
+
+A sweep spec names environments (an id, keyword arguments, and optionally a
+grid of keyword arguments that expands into one *setting* per combination,
+e.g. one per dataset and cutoff), agents (a class under ``agents`` by name,
+or an RL algorithm of :mod:`osfb_gym.bench.rl`, with fixed hyperparameters
+and a grid), and seeds. Everything is checked before any work starts: an
+unknown env id, env argument, dataset, agent or hyperparameter is a
+``ValueError`` naming it and the valid choices.
+
+Each *cell* is one (setting, agent, hyperparameters, seed): one episode,
+scored by the runner, stored as one row (:mod:`osfb_gym.bench.store`).
+
+A TOML spec::
+
+    name = "lending-alpha"
+    seeds = 5                      # or a list of seeds
+
+    [[envs]]
+    id = "OneSidedLending-v0"
+    label = "lending"
+    kwargs = { horizon = 500 }
+    grid = { cutoff_quantile = [0.5, 0.8] }
+
+    [[agents]]
+    name = "EpsilonGreedy"
+    grid = { alpha = [0.25, 0.5, 1.0] }
+
+    [[agents]]
+    name = "PPO"                   # trained once per setting, then scored per seed
+    params = { total_timesteps = 5000 }
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import itertools
+import json
+import pkgutil
+import sys
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from agents.base import Agent
+from envs_registry import ENVS, register_all
+from osfb_gym.bench.rl import ALGORITHMS
+from osfb_gym.bench.store import stable_key
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+#: the episode metric each family is tuned and compared on, and whether lower is better
+OBJECTIVES: dict[str, tuple[str, bool]] = {
+    "lending": ("cumulative_loss", True),
+    "apple": ("cumulative_loss", True),
+    "reject": ("average_risk", True),
+    "services": ("total_loss", True),
+}
+#: hyperparameters of an RL agent in a sweep (what :func:`osfb_gym.bench.rl.train` takes)
+RL_PARAMS: dict[str, Any] = {
+    "total_timesteps": 10_000,
+    "train_seed": 100_000,  # far from the scoring seeds, so training never sees their episodes
+    "n_envs": 1,
+    "algo_kwargs": {},
+    "deterministic": True,
+}
+#: how many points of the R_t / t curve a stored row keeps (log-spaced, last step included)
+CURVE_POINTS = 60
+SPEC_KEYS = ("name", "description", "seeds", "envs", "agents")
+ENV_KEYS = ("id", "label", "kwargs", "grid")
+AGENT_KEYS = ("name", "params", "grid", "envs")
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+@cache
+def agent_classes() -> dict[str, type[Agent]]:
+    """Return every concrete :class:`~agents.base.Agent` under ``agents``, by class name.
+
+    The RL adapter :class:`agents.rl.SB3Agent` is left out: in a sweep an RL
+    agent is named by its algorithm (``"PPO"``), trained, then wrapped.
+
+    Examples
+    --------
+    >>> classes = agent_classes()
+    >>> "Adaptive" in classes and "DSAL" in classes and "SB3Agent" not in classes
+    True
+    """
+    import agents
+
+    for module in pkgutil.walk_packages(agents.__path__, "agents."):
+        importlib.import_module(module.name)
+    found: dict[str, type[Agent]] = {}
+    stack = list(Agent.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if not cls.__module__.startswith("agents.") or cls.__name__ == "SB3Agent":
+            continue
+        if cls.__dict__.get("abstract", False) or cls.__name__.startswith("_"):
+            continue
+        found[cls.__name__] = cls
+    return dict(sorted(found.items()))
+
+
+def agents_for(env_id: str) -> list[str]:
+    """Return the names of the agents (classes, then RL algorithms) that run on ``env_id``."""
+    names = [name for name, cls in agent_classes().items() if env_id in cls.env_ids]
+    return names + list(ALGORITHMS)
+
+
+def _family(env_id: str) -> str:
+    return next(entry.family for entry in ENVS if entry.id == env_id)
+
+
+def objective(env_id: str) -> tuple[str, bool]:
+    """Return the metric ``env_id``'s family is compared on and whether lower is better."""
+    return OBJECTIVES[_family(env_id)]
+
+
+def env_arguments(env_id: str) -> list[str]:
+    """Return the keyword arguments the env class of ``env_id`` accepts."""
+    module, _, name = str(gym.spec(env_id).entry_point).partition(":")
+    cls = getattr(importlib.import_module(module), name)
+    return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """One environment setting of a sweep: an id, its keyword arguments and a label."""
+
+    id: str
+    label: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """An agent of a sweep: a class name (or RL algorithm), fixed params and a grid.
+
+    ``envs`` restricts it to settings with these labels; empty means every
+    setting whose env the agent declares in ``env_ids``.
+    """
+
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+    grid: dict[str, list[Any]] = field(default_factory=dict)
+    envs: tuple[str, ...] = ()
+
+    @property
+    def is_rl(self) -> bool:
+        """Whether this is an RL algorithm trained before it is scored."""
+        return self.name in ALGORITHMS
+
+    def settings(self) -> list[dict[str, Any]]:
+        """Return the hyperparameter settings: the fixed params with each grid point."""
+        names = list(self.grid)
+        return [
+            {**self.params, **dict(zip(names, values, strict=True))}
+            for values in itertools.product(*(self.grid[name] for name in names))
+        ]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One unit of work: an episode of ``agent(**params)`` on a setting, from ``seed``."""
+
+    setting: str
+    env_id: str
+    env_kwargs: dict[str, Any]
+    agent: str
+    params: dict[str, Any]
+    seed: int
+
+    @property
+    def key(self) -> str:
+        """A stable hash of (env id, env kwargs, agent, params, seed): the cell's file name."""
+        return stable_key(self.env_id, self.env_kwargs, self.agent, self.params, self.seed)
+
+    @property
+    def model_key(self) -> str:
+        """For an RL cell, the hash of what its trained model depends on (not the seed)."""
+        return stable_key(self.env_id, self.env_kwargs, self.agent, self.params)
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A whole sweep: settings, agents, seeds."""
+
+    name: str
+    envs: tuple[EnvSpec, ...]
+    agents: tuple[AgentSpec, ...]
+    seeds: tuple[int, ...] = tuple(range(10))
+    description: str = ""
+
+    def agents_on(self, env: EnvSpec) -> list[AgentSpec]:
+        """Return the agents that run on setting ``env``."""
+        return [
+            agent
+            for agent in self.agents
+            if (env.label in agent.envs if agent.envs else env.id in _agent_env_ids(agent.name))
+        ]
+
+    def cells(self) -> list[Cell]:
+        """Return every cell, in spec order (setting, agent, setting of the grid, seed)."""
+        return [
+            Cell(env.label, env.id, dict(env.kwargs), agent.name, params, seed)
+            for env in self.envs
+            for agent in self.agents_on(env)
+            for params in agent.settings()
+            for seed in self.seeds
+        ]
+
+
+def _agent_env_ids(name: str) -> tuple[str, ...]:
+    if name in ALGORITHMS:
+        return tuple(entry.id for entry in ENVS)
+    return agent_classes()[name].env_ids
+
+
+def _choices(values: Any) -> str:
+    return ", ".join(str(value) for value in values) or "none"
+
+
+def _check_keys(table: dict[str, Any], valid: tuple[str, ...], where: str) -> None:
+    for key in table:
+        if key not in valid:
+            raise ValueError(f"unknown key {key!r} in {where}; valid keys: {_choices(valid)}")
+
+
+def _expand_env(entry: dict[str, Any], index: int) -> list[EnvSpec]:
+    _check_keys(entry, ENV_KEYS, f"envs[{index}]")
+    if "id" not in entry:
+        raise ValueError(f"envs[{index}] needs an id; choose one of {_choices(register_all())}")
+    kwargs, grid = dict(entry.get("kwargs", {})), dict(entry.get("grid", {}))
+    label = str(entry.get("label", entry["id"]))
+    specs = []
+    for values in itertools.product(*(_grid_values(grid, name) for name in grid)):
+        point = dict(zip(grid, values, strict=True))
+        suffix = ", ".join(f"{name}={value}" for name, value in point.items())
+        specs.append(EnvSpec(entry["id"], f"{label} {suffix}" if suffix else label, kwargs | point))
+    return specs
+
+
+def _grid_values(grid: dict[str, Any], name: str) -> list[Any]:
+    values = grid[name]
+    if not isinstance(values, list) or not values:
+        raise ValueError(f"grid value of {name!r} must be a non-empty list, got {values!r}")
+    return values
+
+
+def spec_from_dict(data: dict[str, Any], *, name: str = "sweep") -> SweepSpec:
+    """Build a :class:`SweepSpec` from a parsed TOML table and validate it."""
+    _check_keys(data, SPEC_KEYS, "the spec")
+    seeds = data.get("seeds", 10)
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        seeds = list(range(seeds))
+    if not isinstance(seeds, list) or not all(
+        isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds
+    ):
+        raise ValueError(f"seeds must be a count or a list of non-negative integers, got {seeds!r}")
+    envs = [spec for i, entry in enumerate(data.get("envs", [])) for spec in _expand_env(entry, i)]
+    agents = []
+    for index, entry in enumerate(data.get("agents", [])):
+        _check_keys(entry, AGENT_KEYS, f"agents[{index}]")
+        if "name" not in entry:
+            raise ValueError(f"agents[{index}] needs a name; choose one of {_all_agents()}")
+        for part in ("params", "grid"):
+            if not isinstance(entry.get(part, {}), dict):
+                raise ValueError(f"agents[{index}].{part} must be a table, got {entry[part]!r}")
+        grid = {key: _grid_values(entry.get("grid", {}), key) for key in entry.get("grid", {})}
+        agents.append(
+            AgentSpec(str(entry["name"]), dict(entry.get("params", {})), grid,
+                      tuple(entry.get("envs", ())))
+        )  # fmt: skip
+    spec = SweepSpec(
+        name=str(data.get("name", name)),
+        envs=tuple(envs),
+        agents=tuple(agents),
+        seeds=tuple(seeds),
+        description=str(data.get("description", "")),
+    )
+    validate(spec)
+    return spec
+
+
+def load_spec(path: str | Path) -> SweepSpec:
+    """Read and validate a TOML sweep spec (see the module docstring for the format)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{path} is not valid TOML: {error}") from None
+    return spec_from_dict(data, name=path.stem)
+
+
+def _all_agents() -> str:
+    return _choices([*agent_classes(), *ALGORITHMS])
+
+
+def _check_dataset(value: Any) -> None:
+    from osfb_gym.data import list_datasets
+    from osfb_gym.data.registry import get_spec
+
+    if not isinstance(value, str):
+        return  # a Dataset object given in code
+    try:
+        get_spec(value)
+    except (KeyError, ValueError):
+        raise ValueError(
+            f"unknown dataset {value!r}; choose one of {_choices(list_datasets())}"
+        ) from None
+
+
+def validate(spec: SweepSpec) -> None:
+    """Check every name and value of ``spec`` before any work; raise ``ValueError`` naming it.
+
+    Every setting's env is made once, so a bad argument value fails here with
+    the env's own message.
+    """
+    ids = register_all()
+    if not spec.envs:
+        raise ValueError(f"sweep {spec.name!r} has no envs; choose ids from {_choices(ids)}")
+    if not spec.agents:
+        raise ValueError(f"sweep {spec.name!r} has no agents; choose from {_all_agents()}")
+    if not spec.seeds:
+        raise ValueError("seeds must not be empty")
+    labels = [env.label for env in spec.envs]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"env labels must be unique, got {labels}")
+    for env in spec.envs:
+        if env.id not in ids:
+            raise ValueError(f"unknown env id {env.id!r}; choose one of {_choices(ids)}")
+        valid = env_arguments(env.id)
+        for name, value in env.kwargs.items():
+            if name not in valid:
+                raise ValueError(
+                    f"{env.id} has no argument {name!r}; valid arguments: {_choices(valid)}"
+                )
+            if name == "dataset":
+                _check_dataset(value)
+    for agent in spec.agents:
+        _validate_agent(agent, spec)
+    for env in spec.envs:
+        if not spec.agents_on(env):
+            raise ValueError(
+                f"no agent of the sweep runs on {env.label!r} ({env.id}); "
+                f"agents for it: {_choices(agents_for(env.id))}"
+            )
+        try:
+            gym.make(env.id, **env.kwargs).close()
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"env {env.label!r}: {error}") from None
+
+
+def _validate_agent(agent: AgentSpec, spec: SweepSpec) -> None:
+    if agent.name not in agent_classes() and not agent.is_rl:
+        raise ValueError(f"unknown agent {agent.name!r}; choose one of {_all_agents()}")
+    valid = list(RL_PARAMS) if agent.is_rl else agent_classes()[agent.name]._param_names()
+    for name in [*agent.params, *agent.grid]:
+        if name not in valid:
+            raise ValueError(
+                f"{agent.name} has no hyperparameter {name!r}; valid: {_choices(valid)}"
+            )
+    labels = {env.label: env.id for env in spec.envs}
+    for label in agent.envs:
+        if label not in labels:
+            raise ValueError(
+                f"agent {agent.name} names env {label!r}, not in the sweep; "
+                f"labels: {_choices(labels)}"
+            )
+        if labels[label] not in _agent_env_ids(agent.name):
+            raise ValueError(
+                f"agent {agent.name} does not run on {labels[label]}; "
+                f"agents for it: {_choices(agents_for(labels[label]))}"
+            )
+    if not agent.is_rl:
+        for params in agent.settings():
+            make_agent(agent.name, params)
+
+
+def make_agent(name: str, params: dict[str, Any]) -> Agent:
+    """Build agent ``name`` with ``params``; a string naming an agent class becomes one.
+
+    That lets a spec say ``params = { base = "MarginPerceptron" }`` for a
+    wrapper such as :class:`agents.apple.LabelEfficient`.
+    """
+    classes = agent_classes()
+    built = {
+        key: classes[value]() if isinstance(value, str) and value in classes else value
+        for key, value in params.items()
+    }
+    try:
+        return classes[name](**built)
+    except TypeError as error:
+        raise ValueError(f"{name}({_json(params)}): {error}") from None
+
+
+def curve_indices(steps: int, points: int = CURVE_POINTS) -> np.ndarray:
+    """Return the 0-based steps at which a stored row samples its curves (log-spaced).
+
+    Examples
+    --------
+    >>> curve_indices(5).tolist()
+    [0, 1, 2, 3, 4]
+    >>> int(curve_indices(2000)[-1])
+    1999
+    """
+    if steps <= points:
+        return np.arange(steps)
+    return np.unique(np.geomspace(1, steps, points).round().astype(int) - 1)

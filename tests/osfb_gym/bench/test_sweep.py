@@ -1,0 +1,230 @@
+"""Sweep specs, the result store, the executors and resuming after a real kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from osfb_gym.bench import ResultStore, load_spec, run_sweep
+from osfb_gym.bench.executors import execute
+from osfb_gym.bench.sweep import agents_for
+from osfb_gym.cli import main
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = ROOT / "examples" / "sweeps" / "lending_alpha.toml"
+IDENTITY = ["key", "setting", "agent", "params", "seed"]
+
+SPEC = """
+name = "tiny"
+seeds = 3
+
+[[envs]]
+id = "OneSidedLending-v0"
+label = "lending"
+kwargs = { horizon = 60 }
+grid = { cutoff_quantile = [0.5, 0.8] }
+
+[[envs]]
+id = "AppleTasting-v0"
+kwargs = { horizon = 60 }
+
+[[agents]]
+name = "OneSidedEpsilonGreedy"
+grid = { alpha = [0.5, 2.0] }
+
+[[agents]]
+name = "Greedy"
+params = { l2 = 2.0 }
+
+[[agents]]
+name = "LabelEfficient"
+params = { base = "MarginPerceptron", beta = 0.5 }
+"""
+
+
+def tiny(tmp_path: Path, text: str = SPEC) -> Path:
+    path = tmp_path / "spec.toml"
+    path.write_text(text)
+    return path
+
+
+def metrics(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows without the wall-clock column, in key order."""
+    return frame.drop(columns="seconds").sort_values("key").reset_index(drop=True)
+
+
+def test_a_toml_spec_expands_into_settings_agents_grids_and_seeds(tmp_path):
+    spec = load_spec(tiny(tmp_path))
+    labels = [env.label for env in spec.envs]
+    assert labels == [
+        "lending cutoff_quantile=0.5",
+        "lending cutoff_quantile=0.8",
+        "AppleTasting-v0",
+    ]
+    cells = spec.cells()
+    # lending: 2 settings x (2 alphas + Greedy) x 3 seeds; apple: LabelEfficient x 3 seeds
+    assert len(cells) == 2 * 3 * 3 + 3
+    assert len({cell.key for cell in cells}) == len(cells)
+    assert {cell.params["alpha"] for cell in cells if cell.agent == "OneSidedEpsilonGreedy"} == {
+        0.5, 2.0
+    }  # fmt: skip
+    assert all(cell.params == {"l2": 2.0} for cell in cells if cell.agent == "Greedy")
+
+
+def test_the_example_spec_is_valid():
+    spec = load_spec(EXAMPLE)
+    assert spec.cells()
+
+
+BAD = [
+    ('[[envs]]\nid = "Lending-v9"\n[[agents]]\nname = "Greedy"', "Lending-v9",
+     "OneSidedLending-v0"),
+    ('[[envs]]\nid = "OneSidedLending-v0"\nkwargs = { horizn = 3 }\n[[agents]]\nname = "Greedy"',
+     "horizn", "horizon"),
+    ('[[envs]]\nid = "OneSidedLending-v0"\nkwargs = { dataset = "adlt" }\n[[agents]]\n'
+     'name = "Greedy"', "adlt", "adult"),
+    ('[[envs]]\nid = "OneSidedLending-v0"\n[[agents]]\nname = "Greedie"', "Greedie", "Adaptive"),
+    ('[[envs]]\nid = "OneSidedLending-v0"\n[[agents]]\nname = "Greedy"\ngrid = { alpha = [1] }',
+     "alpha", "l2"),
+    ('[[envs]]\nid = "OneSidedLending-v0"\nlabel = "L"\n[[agents]]\nname = "DSAL"\nenvs = ["L"]',
+     "DSAL", "Adaptive"),
+    ('[[envs]]\nid = "OneSidedLending-v0"\n[[agents]]\nname = "DSAL"', "no agent", "Adaptive"),
+    ('[[envs]]\nid = "OneSidedLending-v0"\n[[agents]]\nname = "PPO"\nparams = { steps = 1 }',
+     "steps", "total_timesteps"),
+    ('seed = 3\n[[envs]]\nid = "OneSidedLending-v0"', "seed", "seeds"),
+    ('seeds = [-1]\n[[envs]]\nid = "OneSidedLending-v0"', "seeds", "non-negative"),
+    ('[[envs]]\nid = "RejectOption-v0"\nkwargs = { d = 0.9 }\n[[agents]]\nname = "DSAL"',
+     "d must be", "RejectOption-v0"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "bad", "valid"), BAD)
+def test_bad_specs_name_the_value_and_the_choices(tmp_path, text, bad, valid):
+    with pytest.raises(ValueError) as error:
+        load_spec(tiny(tmp_path, text))
+    assert bad in str(error.value) and valid in str(error.value)
+
+
+def test_a_bad_spec_fails_before_any_work(tmp_path):
+    with pytest.raises(SystemExit, match="Greedie"):
+        main(["sweep", str(tiny(tmp_path, BAD[3][0])), "--out", str(tmp_path / "out")])
+    assert not (tmp_path / "out").exists()
+
+
+def test_agents_for_lists_the_agents_declared_for_an_env():
+    assert agents_for("RejectOption-v0")[:3] == ["DRAL", "DSAL", "DSOL"]
+    assert "Greedy" not in agents_for("AppleTasting-v0")
+
+
+def test_the_store_writes_atomically_and_reads_in_the_order_asked(tmp_path):
+    store = ResultStore(tmp_path)
+    (store.cells / ".stale.123.tmp").write_text("{half a row")
+    store = ResultStore(tmp_path)  # reopening clears what a crash left half-written
+    assert not list(store.cells.glob(".*"))
+    for key in ("b", "a"):
+        store.write({"key": key, "value": key.upper()})
+    store.write({"key": "a", "value": "again"})  # same cell: replaced, never duplicated
+    assert store.done() == {"a", "b"}
+    assert store.read(["b", "a", "zzz"])["value"].tolist() == ["B", "again"]
+
+
+def test_a_sweep_writes_tuned_tables_plots_and_one_file_per_cell(tmp_path):
+    result = run_sweep(load_spec(tiny(tmp_path)), tmp_path / "out", progress=False)
+    assert len(result.results) == 21 and len(list((tmp_path / "out/cells").glob("*.json"))) == 21
+    assert "## lending: cumulative_loss" in result.table and "## apple:" in result.table
+    assert "alpha=" in result.table  # the chosen alpha is reported
+    best = result.results.groupby(["setting", "agent", "params"])["cumulative_loss"].mean()
+    for setting in ("lending cutoff_quantile=0.5", "lending cutoff_quantile=0.8"):
+        chosen = best[setting]["OneSidedEpsilonGreedy"].idxmin()
+        assert f"alpha={json.loads(chosen)['alpha']}" in result.table
+    assert (tmp_path / "out/average_loss_lending.png").read_bytes()[:4] == b"\x89PNG"
+    assert "21 cells (21 run now, 0 resumed" in result.summary
+
+
+def test_local_processes_give_the_same_rows_as_one_process(tmp_path):
+    spec = load_spec(tiny(tmp_path))
+    alone, pooled = [], []
+    execute(spec.cells(), alone.extend)
+    execute(spec.cells(), pooled.extend, workers=2, chunk_size=4)
+    assert metrics(pd.DataFrame(alone)).equals(metrics(pd.DataFrame(pooled)))
+
+
+def test_ray_gives_the_same_rows_as_local_processes(tmp_path):
+    pytest.importorskip("ray")
+    spec = load_spec(tiny(tmp_path))
+    local, remote = [], []
+    execute(spec.cells(), local.extend)
+    execute(spec.cells(), remote.extend, executor="ray", workers=2, chunk_size=4)
+    assert metrics(pd.DataFrame(local)).equals(metrics(pd.DataFrame(remote)))
+
+
+KILL_SPEC = """
+name = "kill"
+seeds = 20
+
+[[envs]]
+id = "OneSidedLending-v0"
+kwargs = { horizon = 400 }
+
+[[agents]]
+name = "OneSidedEpsilonGreedy"
+grid = { alpha = [0.25, 0.5, 1.0, 2.0] }
+"""
+
+
+def test_resume_after_kill_9_loses_and_duplicates_no_cell(tmp_path):
+    spec_path = tiny(tmp_path, KILL_SPEC)
+    out = tmp_path / "killed"
+    command = [sys.executable, "-m", "osfb_gym.cli", "sweep", str(spec_path), "--out", str(out),
+               "--no-progress"]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, cwd=ROOT)
+    cells = out / "cells"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(cells.glob("*.json"))) < 20:
+        time.sleep(0.02)
+    assert process.poll() is None, "the sweep finished before it could be killed"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    before = {path.name: path.read_bytes() for path in cells.glob("*.json")}
+    assert 20 <= len(before) < 80
+    subprocess.run([*command, "--resume"], env=env, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    after = {path.name: path.read_bytes() for path in cells.glob("*.json")}
+    assert len(after) == 80 and all(after[name] == data for name, data in before.items())
+    resumed = pd.read_csv(out / "results.csv")
+    assert not resumed.duplicated(IDENTITY).any()
+    fresh = run_sweep(load_spec(spec_path), tmp_path / "fresh", progress=False).results
+    assert metrics(resumed).equals(metrics(pd.read_csv(tmp_path / "fresh" / "results.csv")))
+    assert len(fresh) == 80
+
+
+@pytest.mark.slow
+def test_quick_on_ray_with_its_ppo_gives_the_rows_of_one_process(tmp_path):
+    pytest.importorskip("ray")
+    common = ["run", "quick", "--seeds", "2", "--horizon", "20", "--total-timesteps", "64",
+              "--no-progress"]  # fmt: skip
+    assert main([*common, "--out", str(tmp_path / "local")]) == 0
+    assert (
+        main([*common, "--out", str(tmp_path / "ray"), "--executor", "ray", "--workers", "2"]) == 0
+    )
+    local, remote = (pd.read_csv(tmp_path / name / "results.csv") for name in ("local", "ray"))
+    assert "PPO" in set(local["agent"])
+    assert metrics(local).equals(metrics(remote))
+
+
+def test_the_readme_spec_is_valid(tmp_path):
+    import re
+
+    blocks = re.findall(r"```toml\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert blocks
+    for block in blocks:
+        spec = load_spec(tiny(tmp_path, block))
+        assert {"OneSidedEpsilonGreedy", "PPO"} <= {agent.name for agent in spec.agents}
