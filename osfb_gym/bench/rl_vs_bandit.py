@@ -329,26 +329,35 @@ def write_rl_report(
 
 
 def plot_learning(table: pd.DataFrame, curves: pd.DataFrame, path: Path) -> Path:
-    """Plot each RL agent's objective against training steps; principled agents as lines."""
+    """Plot each RL agent's objective against training steps; principled agents as lines.
+
+    One row of panels per family, one column per regime.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    panels = list(dict.fromkeys(zip(table["family"], table["regime"], strict=True)))
-    figure = Figure(figsize=(4.2 * max(len(panels), 1), 3.4), dpi=90)
+    families = list(dict.fromkeys(table["family"]))
+    regimes = list(dict.fromkeys(table["regime"]))
+    figure = Figure(figsize=(5.0 * max(len(regimes), 1), 3.2 * max(len(families), 1)), dpi=90)
     FigureCanvasAgg(figure)
-    axes = figure.subplots(1, max(len(panels), 1), squeeze=False)[0]
-    for axis, (family, regime) in zip(axes, panels, strict=False):
-        part = table[(table["family"] == family) & (table["regime"] == regime)]
-        for row in part[part["kind"] == "principled"].itertuples():
-            axis.axhline(row.mean, linestyle="--", linewidth=1, label=row.agent, color=None)
-        if len(curves):
-            mine = curves[(curves["family"] == family) & (curves["regime"] == regime)]
-            for agent, points in mine.groupby("agent", sort=False):
-                axis.plot(points["timesteps"], points["value"], marker="o", label=str(agent))
-        axis.set_title(f"{family}, {regime} world", fontsize=9)
-        axis.set_xlabel("training env steps")
-        axis.set_ylabel(str(part["objective"].iloc[0]) if len(part) else "")
-        axis.legend(fontsize=7)
+    axes = figure.subplots(max(len(families), 1), max(len(regimes), 1), squeeze=False)
+    styles = ("--", ":", "-.")
+    for row, family in zip(axes, families, strict=False):
+        for axis, regime in zip(row, regimes, strict=False):
+            part = table[(table["family"] == family) & (table["regime"] == regime)]
+            principled = part[part["kind"] == "principled"]
+            for i, line in enumerate(principled.itertuples()):
+                axis.axhline(line.mean, linestyle=styles[i % len(styles)], linewidth=1.2,
+                             color=f"C{i + 2}", label=f"{line.agent} (one episode)")  # fmt: skip
+            if len(curves):
+                mine = curves[(curves["family"] == family) & (curves["regime"] == regime)]
+                for j, (agent, points) in enumerate(mine.groupby("agent", sort=False)):
+                    axis.plot(points["timesteps"], points["value"], marker="o", color=f"C{j}",
+                              label=str(agent))  # fmt: skip
+            axis.set_title(f"{family}, {regime} world", fontsize=9)
+            axis.set_xlabel("training env steps")
+            axis.set_ylabel(str(part["objective"].iloc[0]) if len(part) else "")
+            axis.legend(fontsize=7)
     figure.tight_layout()
     figure.savefig(path)
     return path
