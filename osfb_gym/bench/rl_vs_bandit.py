@@ -176,8 +176,7 @@ def run_rl_vs_bandit(
                 key = {"family": matchup.family, "regime": regime, "objective": matchup.objective}
                 for factory in matchup.principled:
                     frame = evaluate(matchup.env_id, factory(), held_out, env_kwargs=kwargs)
-                    steps = int(frame["steps"].iloc[0])  # the scored episode's length
-                    rows += _rows(frame, key, factory.__name__, "principled", steps, matchup)
+                    rows += _rows(frame, key, factory.__name__, "principled", 0, matchup)
                 score = functools.partial(
                     _score, matchup.env_id, kwargs, matchup.objective, held_out[:5]
                 )
@@ -198,7 +197,7 @@ def run_rl_vs_bandit(
                     curves += [{**key, "agent": algo, "timesteps": t, "value": v}
                                for t, v in callback.points]  # fmt: skip
                     frame = evaluate(matchup.env_id, SB3Agent(model), held_out, env_kwargs=kwargs)
-                    rows += _rows(frame, key, algo, "rl", steps + model.num_timesteps, matchup,
+                    rows += _rows(frame, key, algo, "rl", model.num_timesteps, matchup,
                                   train_seconds=seconds)  # fmt: skip
                     bar.update()
     results = pd.DataFrame(rows)
@@ -221,13 +220,15 @@ def _rows(
     key: dict[str, Any],
     agent: str,
     kind: str,
-    experience: int,
+    training_steps: int,
     matchup: Matchup,
     train_seconds: float = 0.0,
 ) -> list[dict[str, Any]]:
+    """One row per scored episode; experience = training steps + the episode's own steps."""
     return [
         {**key, "agent": agent, "kind": kind, "seed": int(row["seed"]),
-         "value": float(row[matchup.objective]), "experience": experience,
+         "value": float(row[matchup.objective]),
+         "experience": training_steps + int(row["steps"]),
          "train_seconds": train_seconds, "lower_is_better": matchup.lower_is_better}
         for _, row in frame.iterrows()
     ]  # fmt: skip
