@@ -9,6 +9,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -129,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sweep.add_argument("spec", help="a TOML sweep spec, e.g. examples/sweeps/lending_alpha.toml")
     sweep.add_argument("--out", default=None, help="output directory (default osfb-results/NAME)")
+    sweep.add_argument(
+        "--seeds", type=_positive_int, default=None, help="run seeds 0..N-1 instead of the spec's"
+    )
     sweep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     _add_executor_arguments(sweep)
     commands.add_parser("list", help="list suites, environments and agents")
@@ -212,6 +216,8 @@ def _sweep(args: argparse.Namespace) -> int:
 
     try:
         spec = load_spec(args.spec)
+        if args.seeds is not None:
+            spec = dataclasses.replace(spec, seeds=tuple(range(args.seeds)))
         result = run_sweep(spec, args.out or f"osfb-results/{spec.name}", **_executor_options(args))
     except (OSError, ValueError) as error:
         raise SystemExit(f"osfb-bench sweep: {error}") from None

@@ -228,3 +228,11 @@ def test_the_readme_spec_is_valid(tmp_path):
     for block in blocks:
         spec = load_spec(tiny(tmp_path, block))
         assert {"OneSidedEpsilonGreedy", "PPO"} <= {agent.name for agent in spec.agents}
+
+
+def test_the_cli_can_override_the_specs_seeds(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["sweep", str(tiny(tmp_path)), "--seeds", "1", "--out", str(out),
+                 "--no-progress"]) == 0  # fmt: skip
+    results = pd.read_csv(out / "results.csv")
+    assert set(results["seed"]) == {0} and len(results) == 7  # 21 cells over 3 seeds, now 1
