@@ -26,7 +26,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import time
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+from _args import parse_args
 from threadpoolctl import threadpool_limits
 
 import osfb_gym  # noqa: F401
@@ -122,15 +122,7 @@ def best_rate(measure: Any, repeats: int) -> dict[str, float]:
 
 def main() -> None:
     """Measure on one core and print a summary."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    defaults = Args()
-    for name, value in vars(defaults).items():
-        parser.add_argument(
-            f"--{name.replace('_', '-')}",
-            type=type(value) if value is not None else str,
-            default=value,
-        )
-    args = Args(**vars(parser.parse_args()))
+    args = parse_args(Args, __doc__.splitlines()[0])
     env = make_spam_env(args.dataset, data_home=data_home(args))
     dim = int(env.observation_space.shape[0])  # type: ignore[index]
     result: dict[str, Any] = {"dataset": args.dataset, "dim": dim}

@@ -25,7 +25,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import time
@@ -35,6 +34,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from _args import parse_args
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
@@ -179,15 +179,7 @@ def shadow_prefix(args: Args) -> dict[str, float]:
 
 def main() -> None:
     """Run both measurements on one core and print them."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    defaults = Args()
-    for field, value in vars(defaults).items():
-        parser.add_argument(
-            f"--{field.replace('_', '-')}",
-            type=type(value) if value is not None else str,
-            default=value,
-        )
-    args = Args(**vars(parser.parse_args()))
+    args = parse_args(Args, __doc__.splitlines()[0])
     with threadpool_limits(1):
         stream = whole_stream(args)
         print(

@@ -24,7 +24,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from _args import parse_args
 from threadpoolctl import threadpool_limits
 
 import osfb_gym  # noqa: F401
@@ -111,15 +111,7 @@ def best_seconds_per_step(measure: Any, env: gym.Env, seed: int, repeats: int) -
 
 def main() -> None:
     """Measure on one core and print a summary."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    defaults = Args()
-    for name, value in vars(defaults).items():
-        parser.add_argument(
-            f"--{name.replace('_', '-')}",
-            type=type(value) if value is not None else str,
-            default=value,
-        )
-    args = Args(**vars(parser.parse_args()))
+    args = parse_args(Args, __doc__.splitlines()[0])
     results: dict[str, Any] = {"n_users": args.n_users, "n_services": args.n_services,
                                "dim": args.dim}  # fmt: skip
     print(f"n = {args.n_users:,} users, k = {args.n_services} services, d = {args.dim}, one thread")
