@@ -505,7 +505,7 @@ class RejectOptionEnv(FeedbackEnv):
         self._started = False
         self._x = np.empty((0, self.dim), dtype=np.float32)
         self._labels = np.empty(0, dtype=np.int8)
-        self._posterior = np.empty(0)
+        self._chow = np.empty(0)  # Chow's conditional risk of each drawn example
         self._order: np.ndarray | None = None
         self._n_rows = 0
         self._pos = 0
@@ -533,12 +533,13 @@ class RejectOptionEnv(FeedbackEnv):
             world = self._world
             if world is None:
                 raise RuntimeError("call reset() before step()")
-            self._x, self._labels, self._posterior = world.sample(CHUNK, self.np_random)
+            self._x, self._labels, posterior = world.sample(CHUNK, self.np_random)
+            self._chow = chow_risk(posterior, self.d)  # once per chunk, not per step
             self._n_rows, self._pos = CHUNK, 0
         i = self._pos
         self._pos += 1
         self._y = int(self._labels[i])
-        self._bayes = float(chow_risk(self._posterior[i], self.d))
+        self._bayes = float(self._chow[i])
         return self._x[i].copy()
 
     def reset(
