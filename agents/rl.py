@@ -26,6 +26,7 @@ import numpy as np
 from gymnasium import spaces
 
 from agents.base import Agent
+from envs_registry import env_ids
 
 
 def _same_space(a: gym.Space, b: gym.Space) -> bool:
@@ -71,13 +72,8 @@ class SB3Agent(Agent):
     Learning Implementations. JMLR 22(268), 2021.
     """
 
-    # every family: the model's own spaces decide where it can act
-    env_ids: ClassVar[tuple[str, ...]] = (
-        "OneSidedLending-v0",
-        "AppleTasting-v0",
-        "RejectOption-v0",
-        "MultiServiceChoice-v0",
-    )
+    # every registered env: the model's own spaces decide where it can act
+    env_ids: ClassVar[tuple[str, ...]] = tuple(env_ids())
 
     def __init__(
         self, model: Any = None, deterministic: bool = True, normalizer: Any = None
