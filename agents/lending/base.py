@@ -87,6 +87,10 @@ class CutoffAgent(Agent):
         revealed = np.asarray(feedback["revealed"], dtype=bool)
         if revealed.any():
             x = np.asarray(observation, dtype=float)
-            self.model_.add(x[revealed], np.asarray(feedback["y"], dtype=float)[revealed])
-            self.model_.fit()
-            self.beta_ = self.decision_beta()
+            self.learn(x[revealed], np.asarray(feedback["y"], dtype=float)[revealed])
+
+    def learn(self, x: np.ndarray, y: np.ndarray) -> None:
+        """Add revealed examples ``(x, y)`` to the fit, refit, refresh ``beta_``."""
+        self.model_.add(x, y)
+        self.model_.fit()
+        self.beta_ = self.decision_beta()

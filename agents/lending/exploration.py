@@ -8,6 +8,8 @@ cutoff; the default 1 is the middle of that grid, not a tuned value.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from agents.lending.base import CutoffAgent
@@ -15,7 +17,17 @@ from osfb_gym.core.validation import check_float
 
 
 class _DecayingExploration(CutoffAgent):
+    """Greedy plus a perturbation of scale ``alpha / sqrt(t)``.
+
+    A subclass says how many uniforms on [0, 1) it draws per applicant at
+    each decision (``n_uniforms``) and how they and the scale make the
+    perturbation (:meth:`perturbation`, written to broadcast over leading
+    axes, so :class:`~agents.lending.replicas.CutoffReplicas` applies it to
+    many agents at once with the very draws each would make alone).
+    """
+
     alpha: float
+    n_uniforms: ClassVar[int] = 0
 
     def __init__(self, alpha: float = 1.0, l2: float = 1.0, solver: str = "incremental") -> None:
         self.alpha = alpha
@@ -28,6 +40,15 @@ class _DecayingExploration(CutoffAgent):
 
     def _scale(self) -> float:
         return self.alpha / np.sqrt(self.t_)
+
+    @staticmethod
+    def perturbation(scale: np.ndarray | float, u: np.ndarray) -> np.ndarray | float:
+        """Return the term added to the scores; ``u`` has shape (..., n_uniforms, batch)."""
+        raise NotImplementedError
+
+    def exploration(self, x: np.ndarray) -> np.ndarray | float:
+        """Return the perturbation of this decision's scores."""
+        return self.perturbation(self._scale(), self.rng_.random((self.n_uniforms, len(x))))
 
 
 class EpsilonGreedy(_DecayingExploration):
@@ -58,10 +79,13 @@ class EpsilonGreedy(_DecayingExploration):
     and Pacchiano (2021), Section 8.
     """
 
-    def exploration(self, x: np.ndarray) -> np.ndarray:
+    n_uniforms = 2
+
+    @staticmethod
+    def perturbation(scale: np.ndarray | float, u: np.ndarray) -> np.ndarray:
         """Return +inf/-inf (approve/deny) where a coin decides, 0 elsewhere."""
-        explore = self.rng_.random(len(x)) < self._scale()
-        coin = self.rng_.random(len(x)) < 0.5
+        explore = u[..., 0, :] < scale
+        coin = u[..., 1, :] < 0.5
         return np.where(explore, np.where(coin, np.inf, -np.inf), 0.0)
 
 
@@ -99,9 +123,12 @@ class OneSidedEpsilonGreedy(_DecayingExploration):
     Only One Side of the Story. AISTATS 2021, Section 8 (the one-sided baselines).
     """
 
-    def exploration(self, x: np.ndarray) -> np.ndarray:
+    n_uniforms = 1
+
+    @staticmethod
+    def perturbation(scale: np.ndarray | float, u: np.ndarray) -> np.ndarray:
         """Return +inf (approve) where the coin says explore, 0 elsewhere."""
-        return np.where(self.rng_.random(len(x)) < self._scale(), np.inf, 0.0)
+        return np.where(u[..., 0, :] < scale, np.inf, 0.0)
 
 
 class Noise(_DecayingExploration):
@@ -132,11 +159,15 @@ class Noise(_DecayingExploration):
     Only One Side of the Story. AISTATS 2021, Section 8 (the baselines).
     """
 
-    support: tuple[float, float] = (-0.5, 0.5)
+    support: ClassVar[tuple[float, float]] = (-0.5, 0.5)
+    n_uniforms = 1
 
-    def exploration(self, x: np.ndarray) -> np.ndarray:
-        """Return ``alpha * u / sqrt(t)`` for each applicant, ``u`` uniform on ``support``."""
-        return self._scale() * self.rng_.uniform(*self.support, len(x))
+    @classmethod
+    def perturbation(cls, scale: np.ndarray | float, u: np.ndarray) -> np.ndarray:  # type: ignore[override]
+        """Return ``scale`` times ``u`` mapped onto ``support``, for each applicant."""
+        low, high = cls.support
+        # what Generator.uniform(low, high) computes from the same draw
+        return scale * (low + (high - low) * u[..., 0, :])
 
 
 class OneSidedNoise(Noise):
@@ -203,6 +234,7 @@ class Margin(_DecayingExploration):
     Only One Side of the Story. AISTATS 2021, Section 8 (the baselines).
     """
 
-    def exploration(self, x: np.ndarray) -> float:
-        """Return the margin, the same for every applicant."""
-        return self._scale()
+    @staticmethod
+    def perturbation(scale: np.ndarray | float, u: np.ndarray) -> np.ndarray | float:
+        """Return the margin, the same for every applicant (no draw)."""
+        return scale

@@ -14,20 +14,24 @@ Two solvers give the estimate:
   is what the paper's experiments did with scikit-learn, and it costs
   ``O(n d^2)`` per batch for ``n`` revealed examples.
 - ``"incremental"`` (default) costs ``O(d^2)`` per revealed example:
-  recursive least squares (``beta = A^{-1} X^T y`` with the Sherman-Morrison
-  ``A^{-1}``) for the linear link; for the logistic link, each example's
-  log-loss is replaced by its second-order expansion at the estimate in
-  force when it arrived, and the estimate is the exact minimiser of the
-  sum of these quadratics (an online Newton step on the accumulated
-  gradient and Hessian). Linearisation error builds up while the estimate
-  moves, so every time the revealed data grows by a factor
-  ``1 + refit_growth`` the learner takes two full Newton steps on all the
-  data from its current estimate (close to the optimum, Newton converges
-  quadratically) and re-expands every example there; the total cost of
-  these refits is a constant multiple of a few passes over the data.
+  recursive least squares for the linear link (the Sherman-Morrison update
+  of ``A^{-1}`` and the gain step ``beta += A^{-1} x (y - x . beta)``,
+  which is ``A^{-1} X^T y`` without a second pass over ``A^{-1}``); for
+  the logistic link, each example's log-loss is replaced by its
+  second-order expansion at the estimate in force when it arrived, and
+  the estimate is the exact minimiser of the sum of these quadratics (an
+  online Newton step on the accumulated gradient and Hessian).
+  Linearisation error builds up while the estimate moves, so every time
+  the revealed data grows by a factor ``1 + refit_growth`` the learner
+  takes two full Newton steps on all the data from its current estimate
+  (close to the optimum, Newton converges quadratically) and re-expands
+  every example there; the total cost of these refits is a constant
+  multiple of a few passes over the data.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from scipy.linalg.blas import dger
@@ -128,10 +132,15 @@ class GLMEstimator:
         self.l2 = l2
         self.solver = solver
         self.refit_growth = refit_growth
-        self.A: np.ndarray = l2 * np.eye(dim)
+        # A itself is only read at refits (and by the theory constants), so the
+        # rows revealed since it was last read are folded in then, as one product
+        self._A: np.ndarray = l2 * np.eye(dim)
+        self._n_in_A = 0
         self.A_inv: np.ndarray = np.eye(dim) / l2
+        self._rls = self.solver == "incremental" and link.name == "linear"
         self.xty = np.zeros(dim)
         self.beta: np.ndarray = np.zeros(dim)
+        self._rls_beta = self.beta
         self._x = np.empty((64, dim))
         self._y = np.empty(64)
         self.n = 0
@@ -146,6 +155,15 @@ class GLMEstimator:
         self.n_refits = 0
 
     @property
+    def A(self) -> np.ndarray:
+        """The design matrix ``lambda I + sum x x^T`` of the revealed examples."""
+        if self._n_in_A < self.n:
+            new = self._x[self._n_in_A : self.n]
+            self._A += new.T @ new
+            self._n_in_A = self.n
+        return self._A
+
+    @property
     def X(self) -> np.ndarray:
         """The revealed features so far."""
         return self._x[: self.n]
@@ -156,22 +174,48 @@ class GLMEstimator:
         return self._y[: self.n]
 
     def add(self, x: np.ndarray, y: np.ndarray) -> None:
-        """Append revealed examples and update ``A``, ``A^{-1}`` and ``X^T y``."""
-        x = np.atleast_2d(np.asarray(x, dtype=float))
-        y = np.atleast_1d(np.asarray(y, dtype=float))
-        if self.n + len(x) > len(self._x):
-            capacity = max(2 * len(self._x), self.n + len(x))
-            self._x = np.resize(self._x, (capacity, self.dim))
-            self._y = np.resize(self._y, capacity)
-        self._x[self.n : self.n + len(x)] = x
-        self._y[self.n : self.n + len(x)] = y
-        self.n += len(x)
-        if len(x):
-            self.max_norm = max(self.max_norm, float(np.linalg.norm(x, axis=1).max()))
+        """Append revealed examples and update ``A^{-1}`` and ``X^T y`` (``A`` when read)."""
+        x = np.asarray(x, dtype=float)
+        if x.ndim == 1:
+            x = x[None, :]
+        y = np.asarray(y, dtype=float).reshape(len(x))
+        if len(x) < self.dim:
+            for row, target in zip(x, y, strict=True):
+                self.add_row(row, float(target))
+            return
+        # a block (the warm start): one inversion beats a rank-one update per row
+        end = self.n + len(x)
+        if end > len(self._x):
+            self._grow(end)
+        self._x[self.n : end] = x
+        self._y[self.n : end] = y
+        self.n = end
+        self.max_norm = max(self.max_norm, math.sqrt(float(np.einsum("ij,ij->i", x, x).max())))
         self.xty += x.T @ y
-        for row in x:
-            _rank_one_update(self.A, 1.0, row, row)
-            _sherman_morrison(self.A_inv, row, 1.0)
+        self.A_inv[...] = np.linalg.inv(self.A)
+        if self._rls:
+            self._rls_beta = self.A_inv @ self.xty
+
+    def add_row(self, row: np.ndarray, target: float) -> None:
+        """Append one revealed example (a float 1-d ``row``): the per-step path, kept lean."""
+        n = self.n
+        if n == len(self._x):
+            self._grow(n + 1)
+        self._x[n] = row
+        self._y[n] = target
+        self.n = n + 1
+        self.max_norm = max(self.max_norm, math.sqrt(row @ row))
+        self.xty += row * target
+        gain = _sherman_morrison(self.A_inv, row, 1.0)
+        if self._rls:
+            self._rls_beta = self._rls_beta + gain * (target - row @ self._rls_beta)
+
+    def _grow(self, size: int) -> None:
+        """Make room for ``size`` examples (at least doubling, so appends cost O(1) on average)."""
+        capacity = max(2 * len(self._x), size)
+        x, y = np.empty((capacity, self.dim)), np.empty(capacity)
+        x[: self.n], y[: self.n] = self.X, self.y
+        self._x, self._y = x, y
 
     def fit(self) -> np.ndarray:
         """Bring ``beta_hat`` up to date with everything revealed and return it."""
@@ -181,8 +225,8 @@ class GLMEstimator:
             self._refit()
         elif self.n > (1.0 + self.refit_growth) * self._n_at_refit:
             self._refit()
-        elif self.link.name == "linear":
-            self.beta = self.A_inv @ self.xty
+        elif self._rls:
+            self.beta = self._rls_beta
         else:
             self._absorb(self.X[self._n_fitted :], self.y[self._n_fitted :])
             self.beta = -self._H_inv @ self._s
@@ -194,7 +238,9 @@ class GLMEstimator:
         if self.link.name == "linear":
             self.beta = np.linalg.solve(self.A, self.xty)
             if self.solver == "incremental":
-                self.A_inv = np.linalg.inv(self.A)  # shed Sherman-Morrison round-off
+                # shed the round-off of the Sherman-Morrison and gain steps
+                self.A_inv[...] = np.linalg.inv(self.A)
+                self._rls_beta = self.beta
         else:
             # warm-started at an estimate already close to the optimum, Newton
             # converges quadratically: two steps suffice between refits
@@ -206,7 +252,7 @@ class GLMEstimator:
                 self._H_inv = np.eye(self.dim) / self.l2
                 self._absorb(self.X, self.y, rank_one=False)
                 self._H_inv = np.linalg.inv(self._H)
-                self.A_inv = np.linalg.inv(self.A)
+                self.A_inv[...] = np.linalg.inv(self.A)
         self._n_at_refit = self.n
         self.n_refits += 1
 
@@ -254,10 +300,15 @@ def _rank_one_update(matrix: np.ndarray, alpha: float, u: np.ndarray, v: np.ndar
         matrix[...] = out.T
 
 
-def _sherman_morrison(inverse: np.ndarray, row: np.ndarray, weight: float) -> None:
-    """Update ``inverse`` of ``M`` in place to the inverse of ``M + weight * row row^T``."""
+def _sherman_morrison(inverse: np.ndarray, row: np.ndarray, weight: float) -> np.ndarray:
+    """Update ``inverse`` of ``M`` in place to the inverse of ``M + weight * row row^T``.
+
+    Returns the gain ``(M + weight * row row^T)^{-1} row``.
+    """
     u = inverse @ row
-    _rank_one_update(inverse, -weight / (1.0 + weight * (row @ u)), u, u)
+    denominator = 1.0 + weight * (row @ u)
+    _rank_one_update(inverse, -weight / denominator, u, u)
+    return u / denominator
 
 
 def project_estimate(model: GLMEstimator, bound: float) -> np.ndarray:
