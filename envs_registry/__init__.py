@@ -30,6 +30,8 @@ class EnvEntry:
         Defaults passed to the constructor (overridable in ``gym.make``).
     max_episode_steps
         Gymnasium's time limit; None where the env's own ``horizon`` rules.
+    vector_entry_point
+        ``"module:Class"`` of a native vector env (``gym.make_vec``), if any.
     hidden_oracle_kwargs
         Defaults for an env whose oracle nobody reads (RL training behind
         ``HideOracle``; :func:`osfb_gym.wrappers.rl_env` applies them):
@@ -41,6 +43,7 @@ class EnvEntry:
     family: str
     kwargs: dict[str, Any] = field(default_factory=dict)
     max_episode_steps: int | None = None
+    vector_entry_point: str | None = None
     hidden_oracle_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
@@ -49,6 +52,8 @@ ENVS: tuple[EnvEntry, ...] = (
         id="OneSidedLending-v0",
         entry_point="osfb_gym.envs.lending:OneSidedLendingEnv",
         family="lending",
+        # sub-envs reset with one seed share one stream: replicas of a paper's grid
+        vector_entry_point="osfb_gym.envs.lending_vector:OneSidedLendingVectorEnv",
     ),
     EnvEntry(
         id="AppleTasting-v0",
@@ -85,6 +90,7 @@ def register_all() -> list[str]:
                 entry_point=entry.entry_point,
                 kwargs=dict(entry.kwargs),
                 max_episode_steps=entry.max_episode_steps,
+                vector_entry_point=entry.vector_entry_point,
             )
     return [entry.id for entry in ENVS]
 

@@ -7,7 +7,7 @@ the oracle stripped (the agent's ``update`` receives the feedback alone).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
@@ -139,6 +139,82 @@ def run_episode(
         seed=seed,
         curves=metrics.curves(),
     )
+
+
+def run_vector_episode(
+    envs: gym.vector.VectorEnv, agent: Any, seed: int | Sequence[int]
+) -> list[Trajectory]:
+    """Run one lockstep episode per sub-env of ``envs``; sub-env ``i`` is decided by replica ``i``.
+
+    The vector counterpart of :func:`run_episode`, for a native vector env
+    whose episodes end together (``OneSidedLending-v0``'s) and an agent
+    that decides for all sub-envs at once
+    (:class:`~agents.lending.replicas.CutoffReplicas`). The agent gets
+    the feedback and never the oracle; each replica's seed is derived from
+    its sub-env's reset seed as :func:`run_episode` derives it.
+
+    Parameters
+    ----------
+    envs
+        The vector env.
+    agent
+        ``reset(single_observation_space, single_action_space, seeds=, feedback=)``,
+        ``act(observations) -> actions`` and ``update(observations, actions,
+        rewards, feedback)``, each over the sub-env axis.
+    seed
+        One reset seed for every sub-env (replicas of one episode), or one
+        per sub-env.
+
+    Returns
+    -------
+    list[Trajectory]
+        One per sub-env, as :func:`run_episode` would return it.
+    """
+    seeds = [seed] * envs.num_envs if isinstance(seed, int) else list(seed)
+    for value in seeds:
+        check_int(value, "seed", minimum=0)
+    metrics_class = getattr(envs.unwrapped, "metrics_class", EpisodeMetrics)
+    metrics = metrics_class(num_envs=envs.num_envs)
+    obs, info = envs.reset(seed=seeds)  # type: ignore[arg-type]  # a seed per sub-env
+    agent.reset(
+        envs.single_observation_space,
+        envs.single_action_space,
+        seeds=[spawn_seed(value, AGENT_STREAM) for value in seeds],
+        feedback=info[FEEDBACK],
+    )
+    rewards, losses, actions, revealed = [], [], [], []
+    while True:
+        action = agent.act(obs)
+        next_obs, reward, terminated, truncated, info = envs.step(action)
+        feedback = info[FEEDBACK]
+        agent.update(obs, action, reward, feedback)
+        metrics.update(action, reward, feedback, info[ORACLE])
+        rewards.append(reward)
+        losses.append(info[ORACLE]["loss"])
+        actions.append(action)
+        revealed.append(np.count_nonzero(feedback["revealed"], axis=1))
+        obs = next_obs
+        done = np.asarray(terminated) | np.asarray(truncated)
+        if done.all():
+            break
+        if done.any():
+            raise RuntimeError(
+                "run_vector_episode needs sub-env episodes that end together; "
+                f"sub-envs {np.flatnonzero(done).tolist()} ended alone"
+            )
+    summaries = metrics_class.split(metrics.get())
+    stacked = [np.stack(values, axis=1) for values in (rewards, losses, actions, revealed)]
+    return [
+        Trajectory(
+            rewards=stacked[0][index].astype(float),
+            oracle_loss=stacked[1][index].astype(float),
+            actions=stacked[2][index],
+            n_revealed=stacked[3][index],
+            metrics=summaries[index],
+            seed=seeds[index],
+        )
+        for index in range(envs.num_envs)
+    ]
 
 
 EnvSource = str | gym.Env | Callable[[], gym.Env]

@@ -323,34 +323,35 @@ def dataset_world(data: Dataset, link: Link) -> DatasetWorld:
 class LendingMetrics(EpisodeMetrics):
     """Episode metrics of lending: approvals and agreement with the Bayes rule."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, num_envs: int | None = None) -> None:
+        super().__init__(num_envs)
         self.decisions = 0
-        self.approvals = 0
-        self.wrongly_approved = 0
-        self.wrongly_denied = 0
+        self.approvals = self._zeros()
+        self.wrongly_approved = self._zeros()
+        self.wrongly_denied = self._zeros()
 
     def update(
         self, action: Any, reward: float, feedback: dict[str, Any], oracle: dict[str, Any]
     ) -> None:
-        """Account for one batch of decisions."""
+        """Account for one batch of decisions (one per env of a vector env)."""
         super().update(action, reward, feedback, oracle)
         action = np.asarray(action)
         bayes = oracle["bayes_action"]
-        self.decisions += action.size
-        self.approvals += int(action.sum())
-        self.wrongly_approved += int(np.sum((action == 1) & (bayes == 0)))
-        self.wrongly_denied += int(np.sum((action == 0) & (bayes == 1)))
+        self.decisions += action.size // (self.num_envs or 1)
+        self.approvals += self._count(action == 1)
+        self.wrongly_approved += self._count((action == 1) & (bayes == 0))
+        self.wrongly_denied += self._count((action == 0) & (bayes == 1))
 
-    def get(self) -> dict[str, float]:
+    def get(self) -> dict[str, Any]:
         """Return the episode summary."""
         summary = super().get()
         decisions = max(self.decisions, 1)
+        wrong = self._value(self.wrongly_approved + self.wrongly_denied)
         summary.update(
-            approval_rate=self.approvals / decisions,
-            bayes_agreement=1.0 - (self.wrongly_approved + self.wrongly_denied) / decisions,
-            wrongly_approved=float(self.wrongly_approved),
-            wrongly_denied=float(self.wrongly_denied),
+            approval_rate=self._value(self.approvals) / decisions,
+            bayes_agreement=1.0 - wrong / decisions,
+            wrongly_approved=self._value(self.wrongly_approved),
+            wrongly_denied=self._value(self.wrongly_denied),
         )
         return summary
 
@@ -825,7 +826,8 @@ class OneSidedLendingEnv(FeedbackEnv):
         action = check_binary_array(action, "action", (self.batch_size,))
         approved = action == 1
         revealed = approved.copy() if self.feedback_mode == "one_sided" else np.ones_like(approved)
-        reward = float(np.sum(self._y[approved] - self.cutoff))
+        # summed as the vector env sums it, so both give the same float
+        reward = float(np.where(approved, self._y - self.cutoff, 0.0).sum())
         loss = one_sided_loss(self._mu, self.cutoff, action)
         feedback = {"revealed": revealed, "y": np.where(revealed, self._y, 0.0)}
         oracle = {
@@ -836,11 +838,15 @@ class OneSidedLendingEnv(FeedbackEnv):
         }
         if self.render_mode is not None:
             self._record(action, loss)
+        obs, terminated, truncated = self._advance()
+        return obs, reward, terminated, truncated, make_info(feedback, oracle)
+
+    def _advance(self) -> tuple[np.ndarray, bool, bool]:
+        """Move on to the next batch: its observation, and (terminated, truncated)."""
         self._t += 1
         terminated = self.n_steps is not None and self._t >= self.n_steps
         truncated = not terminated and self._t >= self.horizon
-        obs = self._next_batch()
-        return obs, reward, terminated, truncated, make_info(feedback, oracle)
+        return self._next_batch(), terminated, truncated
 
     def _override_hidden(self, action: Any, extreme: str) -> bool:
         hidden = np.asarray(action) == 0

@@ -1,0 +1,183 @@
+"""OneSidedLending as a native vector env: many lockstep episodes, streams shared by seed.
+
+The benchmark's bulk is replicas: the same stream decided by many agents
+(one per method and hyperparameter of a paper's grid). A lending stream
+does not depend on the decisions, only on the reset seed, so sub-envs
+reset with the same seed share one stream here instead of each holding
+and stepping its own copy; what each sub-env reveals and scores is still
+computed from its own actions alone, exactly as a single env would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from osfb_gym.core.channels import FEEDBACK, ORACLE
+from osfb_gym.core.validation import check_binary_array, check_int
+from osfb_gym.envs.lending import LendingMetrics, OneSidedLendingEnv
+
+
+class OneSidedLendingVectorEnv(VectorEnv):
+    """``num_envs`` episodes of :class:`~osfb_gym.envs.lending.OneSidedLendingEnv` in lockstep.
+
+    ``gym.make_vec("OneSidedLending-v0", num_envs=K, **kwargs)`` builds it;
+    every keyword is the single env's. Sub-env ``i`` behaves exactly as a
+    single env made with the same keywords, reset with its seed and given
+    its actions: the same observations, rewards, feedback and oracle (the
+    equality is tested). Sub-envs reset with the same seed share one
+    stream, which is what makes replicas cheap.
+
+    Every sub-env's episode has the same length (a dataset's stream, or the
+    horizon), so all end at the same step; there is no autoreset
+    (``AutoresetMode.DISABLED``): call ``reset`` for the next episodes.
+
+    Parameters
+    ----------
+    num_envs
+        Number of sub-envs.
+    **kwargs
+        Keywords of ``OneSidedLending-v0`` (``render_mode`` excepted).
+
+    Attributes
+    ----------
+    metrics_class
+        :class:`~osfb_gym.envs.lending.LendingMetrics`, built with
+        ``num_envs`` by :func:`osfb_gym.runner.run_vector_episode`.
+
+    Examples
+    --------
+    >>> import gymnasium as gym, numpy as np, osfb_gym
+    >>> envs = gym.make_vec("OneSidedLending-v0", num_envs=3, horizon=10)
+    >>> obs, info = envs.reset(seed=[7, 7, 8])
+    >>> obs.shape, bool((obs[0] == obs[1]).all()), bool((obs[0] == obs[2]).all())
+    ((3, 1, 5), True, False)
+    >>> obs, reward, terminated, truncated, info = envs.step(np.array([[1], [0], [1]]))
+    >>> info["feedback"]["revealed"].ravel().tolist()
+    [True, False, True]
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.DISABLED}  # noqa: RUF012
+    metrics_class = LendingMetrics
+
+    def __init__(self, num_envs: int = 1, **kwargs: Any) -> None:
+        self.num_envs = check_int(num_envs, "num_envs", minimum=1)
+        if kwargs.get("render_mode") is not None:
+            raise ValueError(
+                "render_mode is not supported by the vector env; render a single "
+                f"OneSidedLending-v0 instead, got render_mode={kwargs['render_mode']!r}"
+            )
+        self._kwargs = kwargs
+        # the first stream's env also validates every keyword, before any reset
+        self._streams: list[OneSidedLendingEnv] = [OneSidedLendingEnv(**kwargs)]
+        template = self._streams[0]
+        self.cutoff = template.cutoff
+        self.batch_size = template.batch_size
+        self.feedback_mode = template.feedback_mode
+        self.single_observation_space = template.observation_space
+        self.single_action_space = template.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        # sub-env i reads the stream self._streams[self._slot[i]]
+        self._slot = np.zeros(self.num_envs, dtype=np.intp)
+        self._assigned = False
+        self._running = False
+
+    def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None]:
+        if seed is None:
+            return [None] * self.num_envs
+        if isinstance(seed, (int, np.integer)):
+            return [int(seed) + i for i in range(self.num_envs)]  # gymnasium's convention
+        seeds = list(seed)
+        if len(seeds) != self.num_envs:
+            raise ValueError(
+                f"seed must be None, an int or a sequence of num_envs={self.num_envs} seeds, "
+                f"got {len(seeds)} seeds"
+            )
+        return seeds
+
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset every sub-env; sub-envs given the same seed share one stream.
+
+        ``seed=None`` resets each stream from its own generator, as
+        ``reset()`` does a single env, so sub-envs that shared a stream go
+        on sharing one (they would draw alike as separate envs too).
+        """
+        seeds = self._seeds(seed)
+        if seed is not None or not self._assigned:
+            self._assign_streams(seeds)
+        first_seed: dict[int, int | None] = {}
+        for slot, value in zip(self._slot.tolist(), seeds, strict=True):
+            first_seed.setdefault(slot, value)
+        results = [
+            stream.reset(seed=first_seed[index], options=options)
+            for index, stream in enumerate(self._streams)
+        ]
+        obs = np.stack([results[slot][0] for slot in self._slot])
+        feedback = [results[slot][1][FEEDBACK] for slot in self._slot]
+        info = {
+            FEEDBACK: {
+                "X": np.stack([fb["X"] for fb in feedback]),
+                "y": np.stack([fb["y"] for fb in feedback]),
+                "cutoff": np.full(self.num_envs, self.cutoff),
+                "link": np.array([fb["link"] for fb in feedback], dtype=object),
+            },
+            ORACLE: {"beta": np.stack([results[slot][1][ORACLE]["beta"] for slot in self._slot])},
+        }
+        self._running = True
+        return obs, info
+
+    def _assign_streams(self, seeds: list[int | None]) -> None:
+        """One stream per distinct seed, and one for each unseeded sub-env."""
+        keys = [
+            ("seed", value) if value is not None else ("own", i) for i, value in enumerate(seeds)
+        ]
+        first: dict[tuple[str, int | None], int] = {}
+        self._slot = np.array([first.setdefault(key, len(first)) for key in keys], dtype=np.intp)
+        while len(self._streams) < len(first):
+            self._streams.append(OneSidedLendingEnv(**self._kwargs))
+        del self._streams[len(first) :]
+        self._assigned = True
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Decide every sub-env's batch; each reveals what its own actions reveal."""
+        if not self._running:
+            raise RuntimeError(
+                "the episodes have ended (or never started); call reset() for new ones"
+            )
+        actions = check_binary_array(actions, "actions", (self.num_envs, self.batch_size))
+        # the streams are this family's own envs: their current batch is read directly
+        mu = np.stack([stream._mu for stream in self._streams])[self._slot]
+        y = np.stack([stream._y for stream in self._streams])[self._slot]
+        approved = actions == 1
+        revealed = approved if self.feedback_mode == "one_sided" else np.ones_like(approved)
+        bayes = (mu > self.cutoff).astype(np.int8)
+        reward = np.where(approved, y - self.cutoff, 0.0).sum(axis=1)
+        loss = (np.abs(mu - self.cutoff) * (bayes != actions)).sum(axis=1)
+        info = {
+            FEEDBACK: {"revealed": revealed, "y": np.where(revealed, y, 0.0)},
+            ORACLE: {"mu": mu, "y": y, "bayes_action": bayes, "loss": loss},
+        }
+        advanced = [stream._advance() for stream in self._streams]
+        obs = np.stack([advanced[slot][0] for slot in self._slot])
+        terminated = np.array([advanced[slot][1] for slot in self._slot])
+        truncated = np.array([advanced[slot][2] for slot in self._slot])
+        if (terminated | truncated).any():
+            self._running = False
+        return obs, reward, terminated, truncated, info
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Close the streams' envs."""
+        for stream in self._streams:
+            stream.close()

@@ -1,0 +1,146 @@
+"""The lending vector env: each sub-env is a single env with its seed and actions."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import osfb_gym  # noqa: F401  (registers the ids)
+from osfb_gym.envs.lending_vector import OneSidedLendingVectorEnv
+
+ID = "OneSidedLending-v0"
+
+SETTINGS = [
+    pytest.param(dict(horizon=40, batch_size=3), id="synthetic"),
+    pytest.param(dict(horizon=40, link="linear", feedback="full"), id="synthetic-full"),
+    pytest.param(dict(scenario="greedy_trap", horizon=30, batch_size=2), id="trap"),
+    pytest.param(dict(dataset="breast_cancer", link="linear", batch_size=4), id="dataset"),
+]
+
+
+def _assert_same(a, b) -> None:
+    if isinstance(a, dict):
+        assert set(a) == set(b)
+        for key in a:
+            _assert_same(a[key], b[key])
+    else:
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.parametrize("kwargs", SETTINGS)
+def test_each_sub_env_is_a_single_env_with_its_seed_and_actions(kwargs):
+    seeds = [5, 5, 9]
+    envs = gym.make_vec(ID, num_envs=3, **kwargs)
+    assert isinstance(envs, OneSidedLendingVectorEnv)
+    singles = [gym.make(ID, **kwargs) for _ in seeds]
+    obs, info = envs.reset(seed=seeds)
+    for i, (env, seed) in enumerate(zip(singles, seeds, strict=True)):
+        single_obs, single_info = env.reset(seed=seed)
+        _assert_same(obs[i], single_obs)
+        _assert_same({k: v[i] for k, v in info["feedback"].items()}, single_info["feedback"])
+        _assert_same(info["oracle"]["beta"][i], single_info["oracle"]["beta"])
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        actions = rng.integers(0, 2, envs.action_space.shape).astype(np.int8)
+        obs, reward, terminated, truncated, info = envs.step(actions)
+        for i, env in enumerate(singles):
+            single = env.step(actions[i])
+            _assert_same(obs[i], single[0])
+            assert reward[i] == single[1]
+            assert (terminated[i], truncated[i]) == single[2:4]
+            for channel in ("feedback", "oracle"):
+                _assert_same({k: v[i] for k, v in info[channel].items()}, single[4][channel])
+        done = bool((terminated | truncated).all())
+        assert done == bool((terminated | truncated).any())  # lockstep episodes
+
+
+def test_sub_envs_with_one_seed_share_one_stream_but_not_their_feedback():
+    envs = OneSidedLendingVectorEnv(num_envs=4, horizon=20, batch_size=5)
+    obs, _ = envs.reset(seed=[3, 3, 3, 4])
+    assert len(envs._streams) == 2
+    np.testing.assert_array_equal(obs[0], obs[2])
+    assert not np.array_equal(obs[0], obs[3])
+    actions = np.zeros((4, 5), dtype=np.int8)
+    actions[1] = 1
+    _, reward, _, _, info = envs.step(actions)
+    revealed, outcomes = info["feedback"]["revealed"], info["feedback"]["y"]
+    assert revealed[1].all() and not revealed[[0, 2, 3]].any()
+    assert (outcomes[[0, 2]] == 0.0).all()  # sub-env 1 saw them; 0 and 2 did not
+    assert reward[0] == reward[2] == 0.0 and reward[1] != 0.0
+
+
+def test_an_int_seed_follows_gymnasiums_convention_and_none_continues_each_stream():
+    envs = OneSidedLendingVectorEnv(num_envs=2, horizon=5)
+    singles = [gym.make(ID, horizon=5) for _ in range(2)]
+    obs, _ = envs.reset(seed=10)
+    for i, env in enumerate(singles):
+        np.testing.assert_array_equal(obs[i], env.reset(seed=10 + i)[0])
+    obs, _ = envs.reset()
+    for i, env in enumerate(singles):
+        np.testing.assert_array_equal(obs[i], env.reset()[0])
+
+
+def test_every_episode_must_be_reset_and_ends_for_all_at_once():
+    envs = OneSidedLendingVectorEnv(num_envs=2, horizon=2)
+    actions = np.ones((2, 1), dtype=np.int8)
+    with pytest.raises(RuntimeError, match="reset"):
+        envs.step(actions)
+    envs.reset(seed=0)
+    envs.step(actions)
+    *_, truncated, _ = envs.step(actions)
+    assert truncated.all()
+    with pytest.raises(RuntimeError, match="reset"):
+        envs.step(actions)
+    envs.reset()
+    envs.step(actions)
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda: OneSidedLendingVectorEnv(num_envs=0), "num_envs"),
+        (lambda: OneSidedLendingVectorEnv(num_envs=2, batch_size=0), "batch_size"),
+        (lambda: OneSidedLendingVectorEnv(num_envs=2, render_mode="ansi"), "render_mode"),
+        (lambda: OneSidedLendingVectorEnv(num_envs=2).reset(seed=[1, 2, 3]), "seed"),
+    ],
+)
+def test_bad_construction_or_reset_names_the_parameter(make, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        make()
+
+
+@pytest.mark.parametrize(
+    "actions",
+    [np.ones((2, 2), dtype=np.int8), np.full((3, 2), 2), np.full((3, 2), np.nan)],
+    ids=["shape", "not-binary", "nan"],
+)
+def test_bad_actions_name_the_parameter(actions):
+    envs = OneSidedLendingVectorEnv(num_envs=3, batch_size=2, horizon=3)
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match="actions"):
+        envs.step(actions)
+
+
+def test_nothing_a_sub_env_sees_depends_on_labels_it_did_not_reveal():
+    """Labels hidden from every sub-env: changing them changes no obs, reward or feedback."""
+    seen = []
+    for extreme in ("low", "high"):
+        envs = OneSidedLendingVectorEnv(num_envs=3, horizon=30, batch_size=4, link="linear")
+        obs, _ = envs.reset(seed=[1, 1, 1])
+        rng = np.random.default_rng(2)
+        steps = []
+        for _ in range(30):
+            actions = rng.integers(0, 2, (3, 4)).astype(np.int8)
+            hidden_from_all = ~actions.any(axis=0)
+            stream = envs._streams[0]
+            value = -1e3 if extreme == "low" else 1e3
+            stream._y = np.where(hidden_from_all, value, stream._y)
+            obs, reward, *_, info = envs.step(actions)
+            steps.append((obs, reward, info["feedback"]))
+        seen.append(steps)
+    for (obs_a, reward_a, fb_a), (obs_b, reward_b, fb_b) in zip(*seen, strict=True):
+        np.testing.assert_array_equal(obs_a, obs_b)
+        np.testing.assert_array_equal(reward_a, reward_b)
+        _assert_same(fb_a, fb_b)
