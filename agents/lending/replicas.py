@@ -1,0 +1,195 @@
+"""Many cutoff agents in lockstep, one per sub-env of a lending vector env.
+
+A paper's grid is the same few agents at many hyperparameters, each on the
+same streams. Run one at a time, most of the time goes to the loop around
+the learning (an env step, the runner, a decision) rather than to the
+learning itself. :class:`CutoffReplicas` makes every decision of a step at
+once, for all the agents, and leaves to each agent only its own learning
+from its own revealed outcomes: each ``update`` is the agent's own.
+
+The decisions are the agents' own too: the score ``mu(x . beta_) - c``
+for all of them in one product, plus each agent's exploration term, drawn
+from the agent's own generator in the order it would draw alone
+(:class:`~agents.lending.exploration._DecayingExploration` declares its
+draws), or, for any other :class:`~agents.lending.base.CutoffAgent`
+(Adaptive's uncertainty bonus), by calling its own ``exploration``; an
+agent with its own ``act`` or ``update`` (Passive, SGD) is simply called.
+Running an agent as a replica or alone gives the same decisions and
+metrics (tested against :func:`osfb_gym.runner.run_episode`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from agents.lending.base import CutoffAgent
+from agents.lending.exploration import _DecayingExploration
+
+_BLOCK = 512  # decisions whose uniforms are drawn at once per agent
+
+
+class _DrawGroup:
+    """Agents of one exploration class: their alphas and pre-drawn uniforms."""
+
+    def __init__(self, cls: type[_DecayingExploration], members: list[int], batch: int) -> None:
+        self.cls = cls
+        self.members = np.array(members, dtype=np.intp)
+        self.batch = batch
+        self.uniforms = np.empty((len(members), _BLOCK, cls.n_uniforms, batch))
+        self.position = _BLOCK
+
+    def draws(self, agents: Sequence[CutoffAgent]) -> np.ndarray:
+        """Return this decision's uniforms, shape (members, n_uniforms, batch)."""
+        if self.position == _BLOCK:
+            # Generator.random fills in order, so a block of draws equals the
+            # agent's successive draws of shape (n_uniforms, batch)
+            for row, index in enumerate(self.members):
+                agents[index].rng_.random(out=self.uniforms[row])
+            self.position = 0
+        self.position += 1
+        return self.uniforms[:, self.position - 1]
+
+
+class CutoffReplicas:
+    """Run cutoff agents in lockstep, agent ``i`` on sub-env ``i`` of a vector env.
+
+    Parameters
+    ----------
+    agents
+        :class:`~agents.lending.base.CutoffAgent` instances (Greedy, the
+        exploration baselines, Adaptive, ...), each reset here with its
+        own seed; they may be of different classes and hyperparameters.
+
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> from agents.lending import Adaptive, Greedy, Margin
+    >>> from osfb_gym.runner import run_vector_episode
+    >>> replicas = CutoffReplicas([Greedy(), Margin(alpha=1.0), Adaptive(rho=0.5)])
+    >>> envs = gym.make_vec("OneSidedLending-v0", num_envs=3, horizon=200)
+    >>> [t.metrics["approval_rate"] for t in run_vector_episode(envs, replicas, seed=0)]
+    [0.15, 0.365, 0.37]
+    """
+
+    def __init__(self, agents: Sequence[CutoffAgent]) -> None:
+        agents = list(agents)
+        if not agents:
+            raise ValueError("agents must hold at least one CutoffAgent, got none")
+        for index, agent in enumerate(agents):
+            if not isinstance(agent, CutoffAgent):
+                raise TypeError(
+                    f"agents[{index}] must be a CutoffAgent (a lending agent that scores "
+                    f"mu(x . beta) - c), got {type(agent).__name__}"
+                )
+        self.agents = agents
+
+    def __len__(self) -> int:
+        return len(self.agents)
+
+    def reset(
+        self,
+        observation_space: gym.Space,
+        action_space: gym.Space,
+        *,
+        seeds: Sequence[int | None],
+        feedback: dict[str, Any],
+    ) -> None:
+        """Reset agent ``i`` with ``seeds[i]`` and sub-env ``i``'s reset feedback.
+
+        ``observation_space`` and ``action_space`` are a single sub-env's;
+        ``feedback`` is the vector env's (arrays with a leading sub-env axis).
+        """
+        if len(seeds) != len(self.agents):
+            raise ValueError(
+                f"seeds must give one seed per agent ({len(self.agents)}), got {len(seeds)}"
+            )
+        for index, agent in enumerate(self.agents):
+            agent.reset(
+                observation_space,
+                action_space,
+                seed=seeds[index],
+                feedback={name: value[index] for name, value in feedback.items()},
+            )
+        links = {agent.link_.name for agent in self.agents}
+        if len(links) != 1:
+            raise ValueError(f"every sub-env must share one link, got {sorted(links)}")
+        self.link_ = self.agents[0].link_
+        self.t_ = 0
+        # agents with their own act (Passive, SGD) decide alone; the rest are scored at once
+        self.own_act_, self.own_update_ = (
+            frozenset(i for i, agent in enumerate(self.agents) if _overrides(agent, method))
+            for method in ("act", "update")
+        )
+        scored = [i for i in range(len(self.agents)) if i not in self.own_act_]
+        self.scored_ = np.array(scored, dtype=np.intp)
+        self.betas_ = np.zeros((len(self.agents), self.agents[0].model_.dim))
+        for index in scored:
+            self.betas_[index] = self.agents[index].beta_
+        self.cutoffs_ = np.array([[agent.cutoff_] for agent in self.agents])
+        batch = action_space.shape[0] if action_space.shape else 1
+        by_class: dict[type[_DecayingExploration], list[int]] = {}
+        self.own_exploration_: list[int] = []
+        for index in scored:
+            agent = self.agents[index]
+            if isinstance(agent, _DecayingExploration):
+                by_class.setdefault(type(agent), []).append(index)
+            elif _overrides(agent, "exploration"):
+                self.own_exploration_.append(index)
+        self.groups_ = [_DrawGroup(cls, members, batch) for cls, members in by_class.items()]
+        self._alphas = [
+            np.array([[self.agents[i].alpha] for i in group.members]) for group in self.groups_
+        ]
+
+    def act(self, observations: np.ndarray) -> np.ndarray:
+        """Return every agent's approvals, shape (agents, batch)."""
+        x = np.asarray(observations, dtype=float)
+        self.t_ += 1
+        mu = np.asarray(self.link_.mean(np.einsum("kbd,kd->kb", x, self.betas_)), dtype=float)
+        score = mu - self.cutoffs_
+        root_t = np.sqrt(self.t_)
+        for group, alphas in zip(self.groups_, self._alphas, strict=True):
+            uniforms = group.draws(self.agents)
+            score[group.members] += group.cls.perturbation(alphas / root_t, uniforms)
+        for index in self.own_exploration_:
+            agent = self.agents[index]
+            agent.t_ = self.t_
+            score[index] += agent.exploration(x[index])
+        actions = (score > 0).astype(np.int8)
+        for index in self.own_act_:
+            actions[index] = self.agents[index].act(observations[index])
+        return actions
+
+    def update(
+        self,
+        observations: np.ndarray,
+        actions: np.ndarray,
+        rewards: np.ndarray,
+        feedback: dict[str, np.ndarray],
+    ) -> None:
+        """Let each agent that saw an outcome learn from its own (and only its own)."""
+        revealed = np.asarray(feedback["revealed"], dtype=bool)
+        outcomes = np.asarray(feedback["y"], dtype=float)
+        x = np.asarray(observations, dtype=float)
+        for index in np.flatnonzero(revealed.any(axis=1)).tolist():
+            if index in self.own_update_:
+                continue
+            # what CutoffAgent.update does with a reveal, without its per-call checks
+            agent = self.agents[index]
+            agent.learn(x[index][revealed[index]], outcomes[index][revealed[index]])
+            self.betas_[index] = agent.beta_
+        for index in self.own_update_:
+            self.agents[index].update(
+                observations[index],
+                actions[index],
+                float(rewards[index]),
+                {"revealed": revealed[index], "y": outcomes[index]},
+            )
+
+
+def _overrides(agent: CutoffAgent, method: str) -> bool:
+    """Whether ``agent``'s class replaces CutoffAgent's ``method`` with its own."""
+    return getattr(type(agent), method) is not getattr(CutoffAgent, method)
