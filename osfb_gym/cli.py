@@ -458,6 +458,7 @@ def _run_dean_suite(args: argparse.Namespace) -> int:
         data_home=args.data_home,
         max_services=args.horizon,
         progress=not args.no_progress,
+        resume=args.resume,
     )
     print(result.report)
     print("written: " + ", ".join(str(path) for path in result.files))

@@ -30,6 +30,7 @@ it from the reset seed), so comparisons are paired.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,7 @@ from tqdm.auto import tqdm
 
 from agents.base import Agent
 from agents.services import AcQUIre, FairAcQUIre, GroupBalancedUniform, MaxLossGreedy, Uniform
+from osfb_gym.bench.store import ResultStore, stable_key
 from osfb_gym.core.service_losses import reference_loss
 from osfb_gym.data import DatasetNotFoundError, load
 from osfb_gym.runner import run_episode
@@ -188,82 +190,66 @@ def _make(setting: Setting, data_home: str | None, **extra: Any) -> OracleLog:
     return OracleLog(gym.make(ENV, **kwargs))
 
 
-def run_curves(
-    suite: DeanSuite, settings: Sequence[Setting], data_home: str | None, bar: tqdm
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Total loss after each of ``max_services`` services; the reference at ``reference_ks``."""
-    rows, refs = [], []
-    for setting in settings:
-        env = _make(setting, data_home, n_services=suite.max_services, reference_restarts=0)
-        for seed in suite.seeds:
-            for name in CURVE_AGENTS:
-                run_episode(env, AGENTS[name](), seed)
-                for k, oracle in enumerate(env.oracles, start=1):
-                    rows.append({"setting": setting.label, "agent": name, "seed": seed, "k": k,
-                                 "total_loss": oracle["total_loss"],
-                                 "excess_loss": oracle["excess_loss"],
-                                 "fairness": oracle["fairness"]})  # fmt: skip
-                bar.update()
-            world = env.unwrapped.world  # type: ignore[attr-defined]
-            for k in suite.reference_ks:
-                best = reference_loss(world, k, restarts=suite.reference_restarts, seed=seed)
-                refs.append({"setting": setting.label, "seed": seed, "k": k,
-                             "reference_loss": best})  # fmt: skip
-        env.close()
-    return pd.DataFrame(rows), pd.DataFrame(refs)
+MEASUREMENTS = ("curves", "fairness", "dynamics")
 
 
-def run_fairness(
-    suite: DeanSuite, settings: Sequence[Setting], data_home: str | None, bar: tqdm
-) -> tuple[pd.DataFrame, dict[str, tuple[str, ...]]]:
-    """Each group's average loss after each k of ``fair_ks``, per agent and seed.
+def _env_kwargs(measurement: str, suite: DeanSuite) -> dict[str, Any]:
+    """Return the env's sizes for ``measurement`` (the reference optimum is computed here)."""
+    if measurement == "curves":
+        return {"n_services": suite.max_services, "reference_restarts": 0}
+    if measurement == "fairness":
+        return {"n_services": max(suite.fair_ks), "reference_restarts": 0}
+    return {
+        "n_services": suite.dynamics_services,
+        "dynamics_rounds": suite.dynamics_rounds,
+        "reference_restarts": 0,
+    }
 
-    Also returns the names of the groups of the settings whose groups have names.
+
+def run_cell(
+    measurement: str, setting: Setting, seed: int, suite: DeanSuite, env: OracleLog
+) -> dict[str, Any]:
+    """One measurement of one population at one seed: its rows, as the store keeps them.
+
+    ``"curves"``: the total loss after each of ``max_services`` services
+    per agent, and the reference optimum at ``reference_ks``
+    (``"references"``). ``"fairness"``: each group's average loss at each
+    of ``fair_ks`` per agent (and the groups' names, if they have some).
+    ``"dynamics"``: the total loss right after initialisation and after
+    the learning dynamics, per agent.
     """
-    rows, names = [], {}
-    for setting in settings:
-        env = _make(setting, data_home, n_services=max(suite.fair_ks), reference_restarts=0)
-        env.reset(seed=suite.seeds[0])
+    rows: list[dict[str, Any]] = []
+    cell: dict[str, Any] = {"rows": rows}
+    key = {"setting": setting.label, "seed": seed}
+    if measurement == "curves":
+        for name in CURVE_AGENTS:
+            run_episode(env, AGENTS[name](), seed)
+            rows += [{**key, "agent": name, "k": k, "total_loss": oracle["total_loss"],
+                      "excess_loss": oracle["excess_loss"], "fairness": oracle["fairness"]}
+                     for k, oracle in enumerate(env.oracles, start=1)]  # fmt: skip
         world = env.unwrapped.world  # type: ignore[attr-defined]
-        if world.group_names is not None:
-            names[setting.label] = world.group_names
-        for seed in suite.seeds:
-            for name in FAIR_AGENTS:
-                run_episode(env, AGENTS[name](), seed)
-                for k in suite.fair_ks:
-                    oracle = env.oracles[k - 1]
-                    row = {"setting": setting.label, "agent": name, "seed": seed, "k": k,
-                           "fairness": oracle["fairness"]}  # fmt: skip
-                    for g, value in enumerate(oracle["group_losses"]):
-                        row[f"group {g}"] = value
-                    rows.append(row)
-                bar.update()
-        env.close()
-    return pd.DataFrame(rows), names
-
-
-def run_dynamics(
-    suite: DeanSuite, settings: Sequence[Setting], data_home: str | None, bar: tqdm
-) -> pd.DataFrame:
-    """Total loss right after initialisation and after the learning dynamics."""
-    rows = []
-    for setting in settings:
-        env = _make(
-            setting,
-            data_home,
-            n_services=suite.dynamics_services,
-            dynamics_rounds=suite.dynamics_rounds,
-            reference_restarts=0,
-        )
-        for seed in suite.seeds:
-            for name in CURVE_AGENTS:
-                metrics = run_episode(env, AGENTS[name](), seed).metrics
-                rows.append({"setting": setting.label, "agent": name, "seed": seed,
-                             "after_initialisation": metrics["loss_before_dynamics"],
-                             "after_dynamics": metrics["loss_after_dynamics"]})  # fmt: skip
-                bar.update()
-        env.close()
-    return pd.DataFrame(rows)
+        cell["references"] = [
+            {**key, "k": k, "reference_loss": reference_loss(
+                world, k, restarts=suite.reference_restarts, seed=seed)}
+            for k in suite.reference_ks
+        ]  # fmt: skip
+    elif measurement == "fairness":
+        for name in FAIR_AGENTS:
+            run_episode(env, AGENTS[name](), seed)
+            for k in suite.fair_ks:
+                oracle = env.oracles[k - 1]
+                groups = {f"group {g}": value for g, value in enumerate(oracle["group_losses"])}
+                rows.append({**key, "agent": name, "k": k, "fairness": oracle["fairness"],
+                             **groups})  # fmt: skip
+        names = env.unwrapped.world.group_names  # type: ignore[attr-defined]
+        cell["group_names"] = None if names is None else list(names)
+    else:
+        for name in CURVE_AGENTS:
+            metrics = run_episode(env, AGENTS[name](), seed).metrics
+            rows.append({**key, "agent": name,
+                         "after_initialisation": metrics["loss_before_dynamics"],
+                         "after_dynamics": metrics["loss_after_dynamics"]})  # fmt: skip
+    return cell
 
 
 def uniform_services_to_match(curves: pd.DataFrame, k: int = MATCH_K) -> pd.DataFrame:
@@ -349,6 +335,7 @@ def run_dean(
     data_home: str | None = None,
     max_services: int | None = None,
     progress: bool = True,
+    resume: bool = False,
 ) -> DeanResult:
     """Run the three measurements and write tables, CSVs, PNGs and ``report.md``.
 
@@ -367,6 +354,10 @@ def run_dean(
         above it are dropped).
     progress
         Show a progress bar.
+    resume
+        Skip the (measurement, population, seed) cells already in
+        ``out_dir``'s store; each is stored atomically as it finishes
+        (:class:`~osfb_gym.bench.store.ResultStore`).
     """
     if seeds is not None:
         suite = _replace(suite, seeds=tuple(seeds))
@@ -379,20 +370,56 @@ def run_dean(
             dynamics_services=min(suite.dynamics_services, max_services),
         )
     settings, fair_settings, skipped = settings_at_hand(data_home)
-    n = len(suite.seeds)
-    total = n * (len(settings) * 2 * len(CURVE_AGENTS) + len(fair_settings) * len(FAIR_AGENTS))
-    with tqdm(total=total, desc=f"osfb-bench {suite.name}", disable=not progress) as bar:
-        curves, references = run_curves(suite, settings, data_home, bar)
-        fairness, group_names = run_fairness(suite, fair_settings, data_home, bar)
-        dynamics = run_dynamics(suite, settings, data_home, bar)
+    cells = [
+        (measurement, setting, seed)
+        for measurement, populations in zip(
+            MEASUREMENTS, (settings, fair_settings, settings), strict=True
+        )
+        for setting in populations
+        for seed in suite.seeds
+    ]
+    sizes = {name: value for name, value in dataclasses.asdict(suite).items()
+             if name not in ("name", "seeds", "description")}  # fmt: skip
+    keys = [stable_key("dean", m, setting.label, setting.env_kwargs, seed, sizes)
+            for m, setting, seed in cells]  # fmt: skip
+    store = ResultStore(out_dir)
+    done = store.done() if resume else set()
+    envs: dict[tuple[str, str], OracleLog] = {}
+    with tqdm(total=len(cells), desc=f"osfb-bench {suite.name}", disable=not progress) as bar:
+        for (measurement, setting, seed), key in zip(cells, keys, strict=True):
+            if key not in done:
+                if (measurement, setting.label) not in envs:
+                    kwargs = _env_kwargs(measurement, suite)
+                    envs[measurement, setting.label] = _make(setting, data_home, **kwargs)
+                env = envs[measurement, setting.label]
+                store.write({"key": key, **run_cell(measurement, setting, seed, suite, env)})
+            bar.update()
+    for env in envs.values():
+        env.close()
+    stored = list(zip([m for m, *_ in cells], store.rows(keys), strict=True))
+    tables = {
+        measurement: pd.DataFrame(
+            [row for kind, entry in stored if kind == measurement for row in entry["rows"]]
+        )
+        for measurement in MEASUREMENTS
+    }
+    references = pd.DataFrame([row for _, entry in stored for row in entry.get("references", [])])
+    group_names = {setting.label: tuple(entry["group_names"])
+                   for (_, setting, _), (_, entry) in zip(cells, stored, strict=True)
+                   if entry.get("group_names")}  # fmt: skip
     return write_report(
-        suite, out_dir, curves, references, fairness, dynamics, skipped, group_names
+        suite,
+        out_dir,
+        tables["curves"],
+        references,
+        tables["fairness"],
+        tables["dynamics"],
+        skipped,
+        group_names,
     )
 
 
 def _replace(suite: DeanSuite, **changes: Any) -> DeanSuite:
-    import dataclasses
-
     return dataclasses.replace(suite, **changes)
 
 

@@ -49,3 +49,26 @@ def test_movielens_runs_when_its_ratings_are_found(tmp_path):
     assert "MovieLens 10M (200 subpopulations, 50 movies)" in set(result.curves["setting"])
     movielens = result.curves[result.curves["setting"].str.startswith("MovieLens")]
     assert len(movielens) == 3 * 3 and (movielens["excess_loss"] >= 0).all()
+
+
+def test_resume_runs_only_the_cells_a_killed_run_did_not_finish(tmp_path, monkeypatch):
+    from osfb_gym.bench import dean
+    from osfb_gym.bench.store import ResultStore
+
+    options = dict(seeds=[0, 1], max_services=3, progress=False)
+    first = dean.run_dean(dean.DEAN_SUITES["dean-services"], tmp_path, **options)
+    store = ResultStore(tmp_path)
+    cells = sorted(store.cells.glob("*.json"))
+    assert len(cells) == 2 * (2 * len(dean.SYNTHETIC) + 1)  # curves, dynamics; one fair setting
+    lost = cells[::5]
+    for path in lost:  # as if the run had been killed before these cells finished
+        path.unlink()
+    calls = []
+    run_cell = dean.run_cell
+    monkeypatch.setattr(dean, "run_cell", lambda *a: calls.append(a[:3]) or run_cell(*a))
+    again = dean.run_dean(dean.DEAN_SUITES["dean-services"], tmp_path, resume=True, **options)
+    assert len(calls) == len(lost)
+    pd.testing.assert_frame_equal(again.curves, first.curves)
+    pd.testing.assert_frame_equal(again.references, first.references)
+    pd.testing.assert_frame_equal(again.fairness, first.fairness)
+    pd.testing.assert_frame_equal(again.dynamics, first.dynamics)
