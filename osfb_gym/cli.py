@@ -337,6 +337,7 @@ def _run_sculley_suite(args: argparse.Namespace) -> int:
         "data_home": args.data_home,
         "horizon": args.horizon,
         "progress": not args.no_progress,
+        "resume": args.resume,
     }
     if args.suite == "sculley-spam":
         if args.topics is not None or args.svm_seeds is not None or args.full_grid:

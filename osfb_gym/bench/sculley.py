@@ -53,7 +53,7 @@ import dataclasses
 import functools
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,6 +86,7 @@ from osfb_gym.bench.sculley_tables import (
     published_reuters,
     published_spam,
 )
+from osfb_gym.bench.store import ResultStore, stable_key
 from osfb_gym.data import Dataset, TextDataset, load
 from osfb_gym.data.text import R8_TOPICS
 from osfb_gym.runner import run_episode
@@ -353,6 +354,27 @@ def episode(env: gym.Env, agent: Agent, seed: int) -> dict[str, float]:
     }
 
 
+class _StoredEpisodes:
+    """Episodes kept in a result store: on resume a finished one is read back, not rerun."""
+
+    def __init__(self, out_dir: str | Path, resume: bool) -> None:
+        self.store = ResultStore(out_dir)
+        self.done = self.store.done() if resume else set()
+
+    def run(
+        self, key: tuple[Any, ...], env: gym.Env, make: Callable[[], Agent], seed: int
+    ) -> dict[str, float]:
+        """Return :func:`episode` of ``make()`` at ``seed``, computed once per ``key``."""
+        name = stable_key(*key, seed)
+        if name in self.done:
+            row = self.store.rows([name])[0]
+            del row["key"]
+            return row
+        row = episode(env, make(), seed)
+        self.store.write({"key": name, **row})
+        return row
+
+
 # --------------------------------------------------------------------------- suites
 @dataclass(frozen=True)
 class SculleySpamSuite:
@@ -513,6 +535,7 @@ def run_sculley_spam(
     data_home: str | None = None,
     horizon: int | None = None,
     progress: bool = True,
+    resume: bool = False,
 ) -> SculleyResult:
     """Run Table 1 on the spam datasets found locally; write results.csv, summary.csv, table.md.
 
@@ -530,6 +553,9 @@ def run_sculley_spam(
         Truncate every stream to this many steps (quick checks only).
     progress
         Show a progress bar.
+    resume
+        Reuse the episodes already in ``out_dir``'s store (each is stored
+        atomically as it finishes).
     """
     names = (
         suite.datasets if datasets is None else _check_subset(datasets, SPAM_DATASETS, "datasets")
@@ -548,6 +574,7 @@ def run_sculley_spam(
     )
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
+    episodes = _StoredEpisodes(out_dir, resume)
     with tqdm(total=total, desc=f"osfb-bench {suite.name}", disable=not progress) as bar:
         for dataset in found:
             envs = {
@@ -562,9 +589,16 @@ def run_sculley_spam(
                 if learner not in SUPPLEMENTARY:
                     tuning = []
                     for candidate in suite.betas:
+                        make = functools.partial(
+                            make_agent, learner, "label_efficient", beta=candidate
+                        )
                         for seed in suite.tune_seeds:
-                            agent = make_agent(learner, "label_efficient", beta=candidate)
-                            row = episode(envs["one_sided"], agent, seed)
+                            row = episodes.run(
+                                ("sculley-spam", dataset, learner, "tune", candidate, horizon),
+                                envs["one_sided"],
+                                make,
+                                seed,
+                            )
                             tuning.append(
                                 {**key, "variant": "label_efficient", "phase": "tune",
                                  "beta": candidate, **row}
@@ -576,8 +610,12 @@ def run_sculley_spam(
                     strategy = "none" if variant in ("one_sided", "full") else variant
                     env = envs["full" if variant == "full" else "one_sided"]
                     for seed in seeds:
-                        agent = make_agent(learner, strategy, beta=beta)
-                        row = episode(env, agent, seed)
+                        row = episodes.run(
+                            ("sculley-spam", dataset, learner, variant, beta, horizon),
+                            env,
+                            functools.partial(make_agent, learner, strategy, beta=beta),
+                            seed,
+                        )
                         used = beta if variant == "label_efficient" else math.nan
                         rows.append(
                             {**key, "variant": variant, "phase": "eval", "beta": used, **row}
@@ -890,6 +928,7 @@ def run_sculley_reuters(
     data_home: str | None = None,
     horizon: int | None = None,
     progress: bool = True,
+    resume: bool = False,
 ) -> SculleyResult:
     """Run Tables 2-3 on R8; write results.csv, best.csv and table.md.
 
@@ -912,6 +951,9 @@ def run_sculley_reuters(
         Truncate every stream to this many steps (quick checks only).
     progress
         Show a progress bar.
+    resume
+        Reuse the episodes already in ``out_dir``'s store (each is stored
+        atomically as it finishes).
     """
     chosen_topics = suite.topics if topics is None else _check_subset(topics, R8_TOPICS, "topics")
     chosen = (
@@ -929,6 +971,7 @@ def run_sculley_reuters(
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     total = sum(len(runs) for *_, runs in plan)
+    episodes = _StoredEpisodes(out_dir, resume)
     with tqdm(total=total, desc=f"osfb-bench {suite.name}", disable=not progress) as bar:
         envs: dict[str, gym.Env] = {}
         for topic, learner, method, weighting, value, runs in plan:
@@ -938,8 +981,13 @@ def run_sculley_reuters(
                 envs = {topic: make_reuters_env(topic, data_home=data_home, horizon=horizon)}
             env = envs[topic]
             for seed in runs:
-                agent = reuters_agent(learner, method, weighting, value, spec.beta)
-                row = episode(env, agent, seed)
+                row = episodes.run(
+                    ("sculley-reuters", topic, learner, method, weighting, value, spec.beta,
+                     horizon),
+                    env,
+                    functools.partial(reuters_agent, learner, method, weighting, value, spec.beta),
+                    seed,
+                )  # fmt: skip
                 rows.append(
                     {"topic": topic, "learner": learner, "method": method,
                      "weighting": weighting, "value": value, **row}

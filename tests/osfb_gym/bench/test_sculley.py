@@ -283,3 +283,26 @@ def test_cli_runs_reuters_on_the_real_data(tmp_path):
             "--data-home", str(SHARED), "--out", str(tmp_path), "--no-progress"]  # fmt: skip
     assert main(argv) == 0
     assert "| ship (2.0%, paper 2.0%)" in (tmp_path / "table.md").read_text()
+
+
+def test_resume_reruns_only_the_episodes_a_killed_run_did_not_finish(tmp_path, monkeypatch):
+    from osfb_gym.bench import sculley
+    from osfb_gym.bench.store import ResultStore
+
+    _fake_r8(tmp_path)
+    options = dict(topics=["earn"], seeds=[0], svm_seeds=1, learners=["margin_perceptron"],
+                   data_home=str(tmp_path), horizon=10, progress=False)  # fmt: skip
+    suite = sculley.SCULLEY_SUITES["sculley-reuters"]
+    first = sculley.run_sculley_reuters(suite, tmp_path / "out", **options)
+    cells = sorted(ResultStore(tmp_path / "out").cells.glob("*.json"))
+    assert len(cells) == len(first.results)
+    lost = cells[::4]
+    for path in lost:  # as if the run had been killed before these episodes finished
+        path.unlink()
+    calls = []
+    episode = sculley.episode
+    monkeypatch.setattr(sculley, "episode", lambda *a: calls.append(a) or episode(*a))
+    again = sculley.run_sculley_reuters(suite, tmp_path / "out", resume=True, **options)
+    assert len(calls) == len(lost)
+    columns = [c for c in first.results.columns if c != "seconds"]
+    pd.testing.assert_frame_equal(again.results[columns], first.results[columns])
