@@ -88,7 +88,8 @@ def main(args: Args) -> dict[str, object]:
             t.metrics for t in run_vector_episode(envs, CutoffReplicas(agents()), args.seed)
         ]
         replicas = time.perf_counter() - started
-    same = sum(a["cumulative_loss"] == b["cumulative_loss"] for a, b in zip(alone, together, strict=True))
+    pairs = zip(alone, together, strict=True)
+    same = sum(a["cumulative_loss"] == b["cumulative_loss"] for a, b in pairs)
     return {
         "dataset": args.dataset,
         "steps": int(alone[0]["steps"]),
