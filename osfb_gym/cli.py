@@ -412,7 +412,7 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _run_rl_suite(args: argparse.Namespace) -> int:
-    options: dict[str, Any] = {"progress": not args.no_progress}
+    options: dict[str, Any] = {"progress": not args.no_progress, "resume": args.resume}
     if args.total_timesteps is not None:
         options["total_timesteps"] = args.total_timesteps
     if args.seeds is not None:

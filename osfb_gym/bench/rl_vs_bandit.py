@@ -38,6 +38,7 @@ from agents.reject import DRAL, DSAL, DSOL
 from agents.rl import SB3Agent
 from agents.services import AcQUIre, MaxLossGreedy, Uniform
 from osfb_gym.bench.rl import train
+from osfb_gym.bench.store import ResultStore, stable_key
 from osfb_gym.runner import evaluate
 
 RL_SUITE = "rl-vs-bandit"
@@ -131,6 +132,7 @@ def run_rl_vs_bandit(
     seed: int = 0,
     algo_kwargs: dict[str, dict[str, Any]] | None = None,
     progress: bool = True,
+    resume: bool = False,
 ) -> RLResult:
     """Train the RL agents, score everyone on held-out episodes, write the report.
 
@@ -156,6 +158,10 @@ def run_rl_vs_bandit(
         Per algorithm, keyword arguments of its constructor (default: SB3's).
     progress
         Show a progress bar over the trainings.
+    resume
+        Reuse the cells (a family, regime and agent: the principled agents'
+        scores, or one RL agent's training and scores) already in
+        ``out_dir``'s store; each is stored atomically as it finishes.
     """
     chosen = [m for m in MATCHUPS if families is None or m.family in families]
     unknown = sorted(set(families or ()) - {m.family for m in MATCHUPS})
@@ -168,43 +174,88 @@ def run_rl_vs_bandit(
     rows: list[dict[str, Any]] = []
     curves: list[dict[str, Any]] = []
     started = time.perf_counter()
+    store = ResultStore(out_dir)
+    sizes = (total_timesteps, eval_seeds, checkpoints, seed)
     total = len(chosen) * len(regimes) * len(algos)
     with tqdm(total=total, desc="osfb-bench rl-vs-bandit", disable=not progress) as bar:
         for matchup in chosen:
             for regime in regimes:
                 kwargs = {**matchup.env_kwargs, **REGIMES[regime]}
                 key = {"family": matchup.family, "regime": regime, "objective": matchup.objective}
-                for factory in matchup.principled:
-                    frame = evaluate(matchup.env_id, factory(), held_out, env_kwargs=kwargs)
-                    rows += _rows(frame, key, factory.__name__, "principled", 0, matchup)
-                score = functools.partial(
-                    _score, matchup.env_id, kwargs, matchup.objective, held_out[:5]
+                cell = ("rl-vs-bandit", matchup.family, regime, kwargs, *sizes)
+                principled = store.cell(
+                    stable_key(*cell, "principled"),
+                    functools.partial(_score_principled, matchup, kwargs, key, held_out),
+                    resume=resume,
                 )
+                rows += principled["rows"]
                 for algo in algos:
-                    callback = _callback(max(total_timesteps // checkpoints, 1), score)
-                    clock = time.perf_counter()
-                    model = train(
-                        matchup.env_id,
-                        algo,
-                        total_timesteps=total_timesteps,
-                        env_kwargs=kwargs,
-                        seed=seed,
-                        callback=callback,
-                        algo_kwargs=(algo_kwargs or {}).get(algo),
-                        torch_threads=1,
-                    )
-                    seconds = time.perf_counter() - clock
-                    curves += [{**key, "agent": algo, "timesteps": t, "value": v}
-                               for t, v in callback.points]  # fmt: skip
-                    frame = evaluate(matchup.env_id, SB3Agent(model), held_out, env_kwargs=kwargs)
-                    rows += _rows(frame, key, algo, "rl", model.num_timesteps, matchup,
-                                  train_seconds=seconds)  # fmt: skip
+                    options = (algo_kwargs or {}).get(algo)
+                    trained = store.cell(
+                        stable_key(*cell, algo, options),
+                        functools.partial(
+                            _train_and_score, matchup, kwargs, key, held_out, algo, options,
+                            total_timesteps, checkpoints, seed,
+                        ),
+                        resume=resume,
+                    )  # fmt: skip
+                    rows += trained["rows"]
+                    curves += trained["curves"]
                     bar.update()
     results = pd.DataFrame(rows)
     curve_frame = pd.DataFrame(curves)
     return write_rl_report(
         results, curve_frame, out_dir, total_timesteps, (time.perf_counter() - started) / 60
     )
+
+
+def _score_principled(
+    matchup: Matchup,
+    kwargs: dict[str, Any],
+    key: dict[str, Any],
+    held_out: range,
+) -> dict[str, Any]:
+    """Score each principled agent of ``matchup`` on the held-out episodes."""
+    rows = []
+    for factory in matchup.principled:
+        frame = evaluate(matchup.env_id, factory(), held_out, env_kwargs=kwargs)
+        rows += _rows(frame, key, factory.__name__, "principled", 0, matchup)
+    return {"rows": rows}
+
+
+def _train_and_score(
+    matchup: Matchup,
+    kwargs: dict[str, Any],
+    key: dict[str, Any],
+    held_out: range,
+    algo: str,
+    algo_kwargs: dict[str, Any] | None,
+    total_timesteps: int,
+    checkpoints: int,
+    seed: int,
+) -> dict[str, Any]:
+    """Train ``algo`` with learning-curve checkpoints; score it on the held-out episodes."""
+    score = functools.partial(_score, matchup.env_id, kwargs, matchup.objective, held_out[:5])
+    callback = _callback(max(total_timesteps // checkpoints, 1), score)
+    clock = time.perf_counter()
+    model = train(
+        matchup.env_id,
+        algo,
+        total_timesteps=total_timesteps,
+        env_kwargs=kwargs,
+        seed=seed,
+        callback=callback,
+        algo_kwargs=algo_kwargs,
+        torch_threads=1,
+    )
+    seconds = time.perf_counter() - clock
+    frame = evaluate(matchup.env_id, SB3Agent(model), held_out, env_kwargs=kwargs)
+    return {
+        "rows": _rows(frame, key, algo, "rl", model.num_timesteps, matchup,
+                      train_seconds=seconds),
+        "curves": [{**key, "agent": algo, "timesteps": t, "value": v}
+                   for t, v in callback.points],
+    }  # fmt: skip
 
 
 def _score(

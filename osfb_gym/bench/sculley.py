@@ -53,7 +53,7 @@ import dataclasses
 import functools
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -354,27 +354,6 @@ def episode(env: gym.Env, agent: Agent, seed: int) -> dict[str, float]:
     }
 
 
-class _StoredEpisodes:
-    """Episodes kept in a result store: on resume a finished one is read back, not rerun."""
-
-    def __init__(self, out_dir: str | Path, resume: bool) -> None:
-        self.store = ResultStore(out_dir)
-        self.done = self.store.done() if resume else set()
-
-    def run(
-        self, key: tuple[Any, ...], env: gym.Env, make: Callable[[], Agent], seed: int
-    ) -> dict[str, float]:
-        """Return :func:`episode` of ``make()`` at ``seed``, computed once per ``key``."""
-        name = stable_key(*key, seed)
-        if name in self.done:
-            row = self.store.rows([name])[0]
-            del row["key"]
-            return row
-        row = episode(env, make(), seed)
-        self.store.write({"key": name, **row})
-        return row
-
-
 # --------------------------------------------------------------------------- suites
 @dataclass(frozen=True)
 class SculleySpamSuite:
@@ -574,7 +553,7 @@ def run_sculley_spam(
     )
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
-    episodes = _StoredEpisodes(out_dir, resume)
+    store = ResultStore(out_dir)
     with tqdm(total=total, desc=f"osfb-bench {suite.name}", disable=not progress) as bar:
         for dataset in found:
             envs = {
@@ -593,11 +572,11 @@ def run_sculley_spam(
                             make_agent, learner, "label_efficient", beta=candidate
                         )
                         for seed in suite.tune_seeds:
-                            row = episodes.run(
-                                ("sculley-spam", dataset, learner, "tune", candidate, horizon),
-                                envs["one_sided"],
-                                make,
-                                seed,
+                            cell = ("sculley-spam", dataset, learner, "tune", candidate, horizon)
+                            row = store.cell(
+                                stable_key(*cell, seed),
+                                functools.partial(episode, envs["one_sided"], make(), seed),
+                                resume=resume,
                             )
                             tuning.append(
                                 {**key, "variant": "label_efficient", "phase": "tune",
@@ -610,11 +589,13 @@ def run_sculley_spam(
                     strategy = "none" if variant in ("one_sided", "full") else variant
                     env = envs["full" if variant == "full" else "one_sided"]
                     for seed in seeds:
-                        row = episodes.run(
-                            ("sculley-spam", dataset, learner, variant, beta, horizon),
-                            env,
-                            functools.partial(make_agent, learner, strategy, beta=beta),
-                            seed,
+                        cell = ("sculley-spam", dataset, learner, variant, beta, horizon)
+                        row = store.cell(
+                            stable_key(*cell, seed),
+                            functools.partial(
+                                episode, env, make_agent(learner, strategy, beta=beta), seed
+                            ),
+                            resume=resume,
                         )
                         used = beta if variant == "label_efficient" else math.nan
                         rows.append(
@@ -971,7 +952,7 @@ def run_sculley_reuters(
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     total = sum(len(runs) for *_, runs in plan)
-    episodes = _StoredEpisodes(out_dir, resume)
+    store = ResultStore(out_dir)
     with tqdm(total=total, desc=f"osfb-bench {suite.name}", disable=not progress) as bar:
         envs: dict[str, gym.Env] = {}
         for topic, learner, method, weighting, value, runs in plan:
@@ -981,13 +962,12 @@ def run_sculley_reuters(
                 envs = {topic: make_reuters_env(topic, data_home=data_home, horizon=horizon)}
             env = envs[topic]
             for seed in runs:
-                row = episodes.run(
-                    ("sculley-reuters", topic, learner, method, weighting, value, spec.beta,
-                     horizon),
-                    env,
-                    functools.partial(reuters_agent, learner, method, weighting, value, spec.beta),
-                    seed,
-                )  # fmt: skip
+                cell = ("sculley-reuters", topic, learner, method, weighting, value, spec.beta,
+                        horizon, seed)  # fmt: skip
+                agent = reuters_agent(learner, method, weighting, value, spec.beta)
+                row = store.cell(
+                    stable_key(*cell), functools.partial(episode, env, agent, seed), resume=resume
+                )
                 rows.append(
                     {"topic": topic, "learner": learner, "method": method,
                      "weighting": weighting, "value": value, **row}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,29 @@ class ResultStore:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, self.path(key))
+
+    def cell(
+        self, key: str, compute: Callable[[], dict[str, Any]], *, resume: bool
+    ) -> dict[str, Any]:
+        """Return cell ``key``: read back when stored and ``resume``, else computed and stored.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> store = ResultStore(tempfile.mkdtemp())
+        >>> store.cell("k", lambda: {"loss": 1.0}, resume=True)
+        {'loss': 1.0}
+        >>> store.cell("k", lambda: {"loss": 2.0}, resume=True)  # read back, not recomputed
+        {'loss': 1.0}
+        """
+        path = self.path(key)
+        if resume and path.exists():
+            row = json.loads(path.read_text())
+            del row["key"]
+            return row
+        row = compute()
+        self.write({"key": key, **row})
+        return row
 
     def rows(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """Return the stored rows, of ``keys`` in their order if given (missing ones skipped)."""

@@ -75,3 +75,30 @@ def test_bad_choices_exit_with_a_message():
         main(["run", "rl-vs-bandit", "--families", "poker", "--no-progress"])
     with pytest.raises(SystemExit, match="regime"):
         main(["run", "rl-vs-bandit", "--regimes", "weekly", "--no-progress"])
+
+
+def test_resume_reads_every_finished_cell_back_instead_of_training_again(result, monkeypatch):
+    import osfb_gym.bench.rl_vs_bandit as module
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a finished cell was trained again")
+
+    monkeypatch.setattr(module, "train", no_training)
+    again = run_rl_vs_bandit(
+        result.files[0].parent,
+        families=["reject"],
+        regimes=["fixed", "resampled"],
+        algos=["PPO"],
+        total_timesteps=64,
+        eval_seeds=3,
+        checkpoints=2,
+        algo_kwargs=TINY,
+        progress=False,
+        resume=True,
+    )
+    pd.testing.assert_frame_equal(again.results, result.results)
+    pd.testing.assert_frame_equal(again.curves, result.curves)
+    with pytest.raises(AssertionError, match="trained again"):  # a new budget is a new cell
+        run_rl_vs_bandit(result.files[0].parent, families=["reject"], regimes=["fixed"],
+                         algos=["PPO"], total_timesteps=32, eval_seeds=3, checkpoints=2,
+                         algo_kwargs=TINY, progress=False, resume=True)  # fmt: skip
