@@ -9,6 +9,16 @@ from osfb_gym.bench.rl_vs_bandit import MATCHUPS, run_rl_vs_bandit, summary, ver
 from osfb_gym.cli import main
 
 TINY = {"PPO": {"n_steps": 32, "batch_size": 16, "n_epochs": 1}}
+RUN = dict(
+    families=["reject"],
+    regimes=["fixed", "resampled"],
+    algos=["PPO"],
+    total_timesteps=64,
+    eval_seeds=3,
+    checkpoints=2,
+    algo_kwargs=TINY,
+    progress=False,
+)
 
 
 @pytest.fixture(scope="module")
@@ -17,17 +27,7 @@ def result(tmp_path_factory):
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    yield run_rl_vs_bandit(
-        tmp_path_factory.mktemp("rl"),
-        families=["reject"],
-        regimes=["fixed", "resampled"],
-        algos=["PPO"],
-        total_timesteps=64,
-        eval_seeds=3,
-        checkpoints=2,
-        algo_kwargs=TINY,
-        progress=False,
-    )
+    yield run_rl_vs_bandit(tmp_path_factory.mktemp("rl"), **RUN)
     torch.set_num_threads(threads)
 
 
@@ -84,21 +84,8 @@ def test_resume_reads_every_finished_cell_back_instead_of_training_again(result,
         raise AssertionError("a finished cell was trained again")
 
     monkeypatch.setattr(module, "train", no_training)
-    again = run_rl_vs_bandit(
-        result.files[0].parent,
-        families=["reject"],
-        regimes=["fixed", "resampled"],
-        algos=["PPO"],
-        total_timesteps=64,
-        eval_seeds=3,
-        checkpoints=2,
-        algo_kwargs=TINY,
-        progress=False,
-        resume=True,
-    )
+    again = run_rl_vs_bandit(result.files[0].parent, resume=True, **RUN)
     pd.testing.assert_frame_equal(again.results, result.results)
     pd.testing.assert_frame_equal(again.curves, result.curves)
     with pytest.raises(AssertionError, match="trained again"):  # a new budget is a new cell
-        run_rl_vs_bandit(result.files[0].parent, families=["reject"], regimes=["fixed"],
-                         algos=["PPO"], total_timesteps=32, eval_seeds=3, checkpoints=2,
-                         algo_kwargs=TINY, progress=False, resume=True)  # fmt: skip
+        run_rl_vs_bandit(result.files[0].parent, resume=True, **{**RUN, "total_timesteps": 32})
