@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
@@ -39,6 +40,7 @@ from agents.lending import (
 from agents.lending.base import CutoffAgent
 from agents.lending.replicas import CutoffReplicas
 from osfb_gym.bench.paper_tables import METHODS, published
+from osfb_gym.bench.plots import plot_curves
 from osfb_gym.bench.store import ResultStore, stable_key
 from osfb_gym.data import DatasetNotFoundError, load
 from osfb_gym.envs.lending import OneSidedLendingEnv
@@ -57,6 +59,7 @@ LENDING_DATASETS = (
     "churn",
 )
 LARGE_DATASETS = ("adult", "bank", "eeg")  # batch size 1000 for the logistic link
+CURVE_POINTS = 40  # points of each episode's R_t / t curve kept for the plots
 
 # alpha -> agent, one per column of the paper's tables; "ours" is Adaptive,
 # whose tuned alpha scales the bonus rho * sqrt(x^T A^{-1} x)
@@ -154,9 +157,22 @@ def _run_task(task: _Task) -> list[dict[str, Any]]:
             "steps": len(trajectory.rewards),
             "cumulative_loss": trajectory.metrics["cumulative_loss"],
             "approval_rate": trajectory.metrics["approval_rate"],
+            **_curve(trajectory.average_loss),
         }
         for (method, alpha), trajectory in zip(task.grid, trajectories, strict=True)
     ]
+
+
+def _curve(average_loss: np.ndarray, points: int = CURVE_POINTS) -> dict[str, list[float]]:
+    """``R_t / t`` at ``points`` log-spaced steps t (the first and the last among them).
+
+    Examples
+    --------
+    >>> _curve(np.array([4.0, 3.0, 2.0, 1.0]), points=3)
+    {'curve_t': [1, 2, 4], 'curve': [4.0, 3.0, 1.0]}
+    """
+    t = np.unique(np.geomspace(1, average_loss.size, points).round().astype(int))
+    return {"curve_t": t.tolist(), "curve": average_loss[t - 1].tolist()}
 
 
 def available_datasets(
@@ -387,6 +403,8 @@ def write_report(
     """
     keys = ["dataset", "cutoff", "method", "alpha", "seed"]
     results = results.drop_duplicates(subset=keys).sort_values(keys).reset_index(drop=True)
+    curves = results.pop("curve") if "curve" in results else None
+    curve_t = results.pop("curve_t") if "curve_t" in results else None
     tuned = tune(results)
     table_frame, wins = paper_table(tuned, suite.link)
     table = table_frame.to_markdown(index=False)
@@ -419,12 +437,55 @@ def write_report(
         "Our data against the paper's:",
         *preprocessing_notes(sorted(results["dataset"].unique()), data_home),
     ]
+    if curves is not None and curve_t is not None:
+        plots = plot_tuned_curves(results, curves, curve_t, tuned, out)
+        files += plots
+        report += [
+            "",
+            "Average one-sided loss R_t / t against t, each method at its tuned alpha, mean "
+            "and one standard error over splits: "
+            + ", ".join(f"`{path.name}`" for path in plots)
+            + ".",
+        ]
     if missing:
         report += ["", "Skipped (not found locally):", *(f"- {k}: {v}" for k, v in missing.items())]
     if horizon is not None:
         report += ["", f"Streams truncated to {horizon} steps: not the paper's protocol."]
     files[2].write_text("\n".join(report) + "\n")
     return JiangResult(results, tuned, table, wins, missing or {}, files)
+
+
+def plot_tuned_curves(
+    results: pd.DataFrame,
+    curves: pd.Series,
+    curve_t: pd.Series,
+    tuned: pd.DataFrame,
+    out: Path,
+) -> list[Path]:
+    """One PNG per dataset: R_t / t of each method at its tuned alpha, a panel per cutoff."""
+    chosen = tuned["alpha"].to_dict()
+    paths = []
+    for dataset, part in results.groupby("dataset", sort=True):
+        panels: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        for (cutoff, method, alpha), runs in part.groupby(
+            ["cutoff", "method", "alpha"], dropna=False, sort=True
+        ):
+            best = chosen.get((dataset, cutoff, method), math.nan)
+            if not (alpha == best or (pd.isna(alpha) and pd.isna(best))):
+                continue
+            lengths = {len(curve_t[i]) for i in runs.index}
+            if len(lengths) != 1:  # streams of different lengths (a joined run): no band
+                continue
+            panels[f"{cutoff:.0%} cutoff", method] = (
+                np.asarray(curve_t[runs.index[0]]),
+                np.stack([np.asarray(curves[i]) for i in runs.index]),
+            )
+        if panels:
+            order = {m: i for i, m in enumerate(AGENTS)}
+            ordered = dict(sorted(panels.items(), key=lambda kv: (kv[0][0], order[kv[0][1]])))
+            path = out / f"average_loss-{dataset}.png"
+            paths.append(plot_curves(ordered, path, title=f"{dataset}"))
+    return paths
 
 
 def _tuning_diagnostics(tuned: pd.DataFrame, alphas: Sequence[float]) -> tuple[int, int]:

@@ -145,10 +145,27 @@ def test_resume_reruns_only_the_missing_episodes(tmp_path):
     again = run_jiang(suite, tmp_path, resume=True, **options)
     assert len(list((tmp_path / "cells").glob("*.json"))) == len(cells)
     rewritten = [path for path, stamp in kept.items() if path.stat().st_mtime_ns != stamp]
-    assert len(rewritten) <= 1  # only the lost episode's task ran again: its other seed
+    assert rewritten == [] and cells[0].exists()  # only the lost episode ran again
     columns = ["dataset", "cutoff", "method", "alpha", "seed", "cumulative_loss"]
     order = columns[:5]
     assert (
         again.results[columns].sort_values(order).reset_index(drop=True)
         .equals(first.results[columns].sort_values(order).reset_index(drop=True))
     )  # fmt: skip
+
+
+@needs_data
+def test_each_episode_keeps_its_average_loss_curve_and_the_tuned_ones_are_plotted(tmp_path):
+    options = dict(datasets=["blood"], seeds=(0, 1), alphas=(0.25, 1.0), data_home=str(SHARED),
+                   horizon=60, progress=False)  # fmt: skip
+    result = run_jiang(JIANG_SUITES["jiang-linear"], tmp_path, **options)
+    stored = pd.DataFrame(
+        [pd.read_json(path, typ="series") for path in (tmp_path / "cells").glob("*.json")]
+    )
+    for _, row in stored.iterrows():
+        assert row["curve_t"][0] == 1 and row["curve_t"][-1] == row["steps"] == 60
+        assert np.isclose(row["curve"][-1], row["cumulative_loss"] / row["steps"])
+    assert "curve" not in result.results  # results.csv keeps one number per episode
+    plot = tmp_path / "average_loss-blood.png"
+    assert plot in result.files and plot.read_bytes()[:4] == b"\x89PNG"
+    assert "`average_loss-blood.png`" in (tmp_path / "table.md").read_text()
