@@ -144,3 +144,9 @@ def test_nothing_a_sub_env_sees_depends_on_labels_it_did_not_reveal():
         np.testing.assert_array_equal(obs_a, obs_b)
         np.testing.assert_array_equal(reward_a, reward_b)
         _assert_same(fb_a, fb_b)
+
+
+def test_gymnasiums_own_vectorisation_stays_available():
+    envs = gym.make_vec(ID, num_envs=2, vectorization_mode="sync", horizon=5)
+    assert isinstance(envs, gym.vector.SyncVectorEnv)
+    assert isinstance(gym.make_vec(ID, num_envs=2, horizon=5), OneSidedLendingVectorEnv)
