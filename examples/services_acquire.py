@@ -1,7 +1,7 @@
 """Initialising services with AcQUIre: which users to ask, so k services serve everyone.
 
-Dean et al.: a provider places k services, one at a time, each at the
-preference of a user it chooses to ask; every user then takes the service best
+Bose et al. (NeurIPS 2024): a provider places k services, one at a time, each
+at the preference of a user it chooses to ask; every user then takes the service best
 for them. AcQUIre asks user j with probability proportional to the loss j
 reports at its current service (k-means++ seeding with the users' own losses);
 Uniform asks users at random; MaxLossGreedy asks the worst-off user.

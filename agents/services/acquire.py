@@ -39,7 +39,8 @@ class AcQUIre(ServiceAgent):
 
     References
     ----------
-    "Initializing Services in Interactive ML Systems for Diverse Users",
+    Bose, Curmei, Jiang, Morgenstern, Dean, Ratliff, Fazel. "Initializing
+    Services in Interactive ML Systems for Diverse Users" (NeurIPS 2024),
     Algorithm 1 and Theorem 1.
     """
 
@@ -73,7 +74,8 @@ class FairAcQUIre(ServiceAgent):
 
     References
     ----------
-    "Initializing Services in Interactive ML Systems for Diverse Users",
+    Bose, Curmei, Jiang, Morgenstern, Dean, Ratliff, Fazel. "Initializing
+    Services in Interactive ML Systems for Diverse Users" (NeurIPS 2024),
     Algorithm 2 and the fairness objective (3).
     """
 

@@ -29,7 +29,8 @@ class Uniform(ServiceAgent):
 
     References
     ----------
-    "Initializing Services in Interactive ML Systems for Diverse Users"
+    Bose, Curmei, Jiang, Morgenstern, Dean, Ratliff, Fazel. "Initializing
+    Services in Interactive ML Systems for Diverse Users" (NeurIPS 2024)
     (AcQUIre), Section 5: the uniform baseline.
     """
 
@@ -60,7 +61,8 @@ class GroupBalancedUniform(ServiceAgent):
 
     References
     ----------
-    "Initializing Services in Interactive ML Systems for Diverse Users"
+    Bose, Curmei, Jiang, Morgenstern, Dean, Ratliff, Fazel. "Initializing
+    Services in Interactive ML Systems for Diverse Users" (NeurIPS 2024)
     (AcQUIre), Appendix E: the baseline of Fair AcQUIre.
     """
 
@@ -92,7 +94,8 @@ class MaxLossGreedy(ServiceAgent):
 
     References
     ----------
-    "Initializing Services in Interactive ML Systems for Diverse Users"
+    Bose, Curmei, Jiang, Morgenstern, Dean, Ratliff, Fazel. "Initializing
+    Services in Interactive ML Systems for Diverse Users" (NeurIPS 2024)
     (AcQUIre), Appendix E, Figure 6: the greedy baseline.
     """
 

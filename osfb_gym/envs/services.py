@@ -216,8 +216,9 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     (``feedback_mode = "one_sided"``): there is no full-information mode.
 
     ## References
-    "Initializing Services in Interactive ML Systems for Diverse Users"
-    (AcQUIre), Algorithms 1 and 2, Section 4 and Section 5.
+    Bose, Curmei, Jiang, Morgenstern, Dean, Ratliff, Fazel. "Initializing
+    Services in Interactive ML Systems for Diverse Users" (AcQUIre),
+    NeurIPS 2024, arXiv:2312.11846: Algorithms 1 and 2, Sections 4 and 5.
 
     ## Version History
     - v0: initial version.
