@@ -87,9 +87,6 @@ class CutoffReplicas:
                 )
         self.agents = agents
 
-    def __len__(self) -> int:
-        return len(self.agents)
-
     def reset(
         self,
         observation_space: gym.Space,
@@ -125,7 +122,6 @@ class CutoffReplicas:
             for method in ("act", "update")
         )
         scored = [i for i in range(len(self.agents)) if i not in self.own_act_]
-        self.scored_ = np.array(scored, dtype=np.intp)
         self.betas_ = np.zeros((len(self.agents), self.agents[0].model_.dim))
         for index in scored:
             self.betas_[index] = self.agents[index].beta_
