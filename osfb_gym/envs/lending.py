@@ -61,21 +61,33 @@ def bayes_decision(mu: np.ndarray, cutoff: float) -> np.ndarray:
     return (np.asarray(mu) > cutoff).astype(np.int8)
 
 
-def one_sided_loss(mu: np.ndarray, cutoff: float, action: np.ndarray) -> float:
+def one_sided_loss(mu: np.ndarray, cutoff: float, action: np.ndarray) -> Any:
     """One-sided loss of a batch, Definition 1 of Jiang, Jiang and Pacchiano (2021).
 
     ``r_t = sum_i |mu_i - c| * 1{1{mu_i > c} != a_i}``: each decision that
     disagrees with the Bayes rule costs the distance of its expected
     outcome to the cutoff. Its expectation is the regret of the reward.
+    Summed over the last axis: one loss per batch of a vector env's sub-envs.
 
     Examples
     --------
-    >>> round(one_sided_loss(np.array([0.2, 0.8, 0.9]), 0.5, np.array([1, 0, 1])), 6)
+    >>> round(float(one_sided_loss(np.array([0.2, 0.8, 0.9]), 0.5, np.array([1, 0, 1]))), 6)
     0.6
     """
     mu = np.asarray(mu, dtype=float)
     wrong = bayes_decision(mu, cutoff) != np.asarray(action)
-    return float(np.sum(np.abs(mu - cutoff) * wrong))
+    return np.sum(np.abs(mu - cutoff) * wrong, axis=-1)
+
+
+def revealed_reward(y: np.ndarray, cutoff: float, approved: np.ndarray) -> Any:
+    """Sum of ``y - c`` over the approved applicants (per batch: the last axis).
+
+    Examples
+    --------
+    >>> float(revealed_reward(np.array([1.0, 0.0, 1.0]), 0.5, np.array([True, False, False])))
+    0.5
+    """
+    return np.where(approved, np.asarray(y) - cutoff, 0.0).sum(axis=-1)
 
 
 def gaussian_score_cutoff(link: Link, beta_norm: float, quantile: float) -> float:
@@ -826,9 +838,8 @@ class OneSidedLendingEnv(FeedbackEnv):
         action = check_binary_array(action, "action", (self.batch_size,))
         approved = action == 1
         revealed = approved.copy() if self.feedback_mode == "one_sided" else np.ones_like(approved)
-        # summed as the vector env sums it, so both give the same float
-        reward = float(np.where(approved, self._y - self.cutoff, 0.0).sum())
-        loss = one_sided_loss(self._mu, self.cutoff, action)
+        reward = float(revealed_reward(self._y, self.cutoff, approved))
+        loss = float(one_sided_loss(self._mu, self.cutoff, action))
         feedback = {"revealed": revealed, "y": np.where(revealed, self._y, 0.0)}
         oracle = {
             "mu": self._mu,

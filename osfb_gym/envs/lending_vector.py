@@ -19,7 +19,13 @@ from gymnasium.vector.utils import batch_space
 
 from osfb_gym.core.channels import FEEDBACK, ORACLE
 from osfb_gym.core.validation import check_binary_array, check_int
-from osfb_gym.envs.lending import LendingMetrics, OneSidedLendingEnv
+from osfb_gym.envs.lending import (
+    LendingMetrics,
+    OneSidedLendingEnv,
+    bayes_decision,
+    one_sided_loss,
+    revealed_reward,
+)
 
 
 class OneSidedLendingVectorEnv(VectorEnv):
@@ -162,13 +168,16 @@ class OneSidedLendingVectorEnv(VectorEnv):
         y = np.stack([stream._y for stream in self._streams])[self._slot]
         approved = actions == 1
         revealed = approved if self.feedback_mode == "one_sided" else np.ones_like(approved)
-        bayes = (mu > self.cutoff).astype(np.int8)
-        reward = np.where(approved, y - self.cutoff, 0.0).sum(axis=1)
-        loss = (np.abs(mu - self.cutoff) * (bayes != actions)).sum(axis=1)
         info = {
             FEEDBACK: {"revealed": revealed, "y": np.where(revealed, y, 0.0)},
-            ORACLE: {"mu": mu, "y": y, "bayes_action": bayes, "loss": loss},
+            ORACLE: {
+                "mu": mu,
+                "y": y,
+                "bayes_action": bayes_decision(mu, self.cutoff),
+                "loss": one_sided_loss(mu, self.cutoff, actions),
+            },
         }
+        reward = revealed_reward(y, self.cutoff, approved)
         advanced = [stream._advance() for stream in self._streams]
         obs = np.stack([advanced[slot][0] for slot in self._slot])
         terminated = np.array([advanced[slot][1] for slot in self._slot])
