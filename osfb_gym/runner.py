@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from numbers import Integral
+from typing import Any, Literal, cast, overload
 
 import gymnasium as gym
 import numpy as np
@@ -170,9 +171,8 @@ def run_vector_episode(
     list[Trajectory]
         One per sub-env, as :func:`run_episode` would return it.
     """
-    seeds = [seed] * envs.num_envs if isinstance(seed, int) else list(seed)
-    for value in seeds:
-        check_int(value, "seed", minimum=0)
+    given = [seed] * envs.num_envs if isinstance(seed, Integral) else cast("Sequence[int]", seed)
+    seeds = [check_int(value, "seed", minimum=0) for value in given]
     metrics_class = getattr(envs.unwrapped, "metrics_class", EpisodeMetrics)
     metrics = metrics_class(num_envs=envs.num_envs)
     obs, info = envs.reset(seed=seeds)  # type: ignore[arg-type]  # a seed per sub-env

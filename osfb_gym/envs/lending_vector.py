@@ -11,7 +11,8 @@ computed from its own actions alone, exactly as a single env would.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from numbers import Integral
+from typing import Any, cast
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -96,15 +97,16 @@ class OneSidedLendingVectorEnv(VectorEnv):
     def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None]:
         if seed is None:
             return [None] * self.num_envs
-        if isinstance(seed, (int, np.integer)):
-            return [int(seed) + i for i in range(self.num_envs)]  # gymnasium's convention
-        seeds = list(seed)
+        if isinstance(seed, Integral):
+            first = check_int(seed, "seed", minimum=0)
+            return [first + i for i in range(self.num_envs)]  # gymnasium's convention
+        seeds = list(cast("Sequence[int | None]", seed))
         if len(seeds) != self.num_envs:
             raise ValueError(
                 f"seed must be None, an int or a sequence of num_envs={self.num_envs} seeds, "
                 f"got {len(seeds)} seeds"
             )
-        return seeds
+        return [None if value is None else check_int(value, "seed", minimum=0) for value in seeds]
 
     def reset(
         self,

@@ -74,7 +74,7 @@ def test_sub_envs_with_one_seed_share_one_stream_but_not_their_feedback():
 def test_an_int_seed_follows_gymnasiums_convention_and_none_continues_each_stream():
     envs = OneSidedLendingVectorEnv(num_envs=2, horizon=5)
     singles = [gym.make(ID, horizon=5) for _ in range(2)]
-    obs, _ = envs.reset(seed=10)
+    obs, _ = envs.reset(seed=np.int64(10))  # numpy integers are seeds too
     for i, env in enumerate(singles):
         np.testing.assert_array_equal(obs[i], env.reset(seed=10 + i)[0])
     obs, _ = envs.reset()
@@ -104,6 +104,8 @@ def test_every_episode_must_be_reset_and_ends_for_all_at_once():
         (lambda: OneSidedLendingVectorEnv(num_envs=2, batch_size=0), "batch_size"),
         (lambda: OneSidedLendingVectorEnv(num_envs=2, render_mode="ansi"), "render_mode"),
         (lambda: OneSidedLendingVectorEnv(num_envs=2).reset(seed=[1, 2, 3]), "seed"),
+        (lambda: OneSidedLendingVectorEnv(num_envs=2).reset(seed=[1, 2.5]), "seed"),
+        (lambda: OneSidedLendingVectorEnv(num_envs=2).reset(seed=-1), "seed"),
     ],
 )
 def test_bad_construction_or_reset_names_the_parameter(make, match):
