@@ -26,9 +26,11 @@ import numpy as np
 
 from osfb_gym.bench.sweep import Cell, curve_indices, make_agent
 from osfb_gym.core.validation import check_choice, check_int
-from osfb_gym.runner import run_episode
+from osfb_gym.runner import Trajectory, run_episode
 
 EXECUTORS = ("local", "ray")
+#: the env whose cells can run as replicas (it has a native vector env)
+REPLICA_ENV = "OneSidedLending-v0"
 #: a task (chunk of cells) with the RL models it needs, by model key
 Task = tuple[list[Cell], dict[str, bytes]]
 
@@ -66,6 +68,32 @@ def run_cell(cell: Cell, model: bytes | None = None) -> dict[str, Any]:
     started = time.perf_counter()
     agent = make_agent(cell.agent, cell.params) if model is None else _rl_agent(cell, model)
     trajectory = run_episode(_env(cell), agent, cell.seed)
+    return _row(cell, trajectory, time.perf_counter() - started)
+
+
+def run_replicas(cells: Sequence[Cell]) -> list[dict[str, Any]]:
+    """Run cells of lending agents that share a setting and a seed as one vector episode.
+
+    The rows are those :func:`run_cell` returns for each cell (tested), but
+    the grid's agents decide on one shared stream
+    (:class:`~agents.lending.replicas.CutoffReplicas`); ``seconds`` is the
+    episode's time divided among them.
+    """
+    from agents.lending.replicas import CutoffReplicas
+    from osfb_gym.runner import run_vector_episode
+
+    started = time.perf_counter()
+    first = cells[0]
+    envs = gym.make_vec(first.env_id, num_envs=len(cells), **first.env_kwargs)
+    agents = [make_agent(cell.agent, cell.params) for cell in cells]
+    replicas = CutoffReplicas(agents)  # type: ignore[arg-type]  # checks they are lending agents
+    trajectories = run_vector_episode(envs, replicas, first.seed)
+    envs.close()
+    seconds = (time.perf_counter() - started) / len(cells)
+    return [_row(c, t, seconds) for c, t in zip(cells, trajectories, strict=True)]
+
+
+def _row(cell: Cell, trajectory: Trajectory, seconds: float) -> dict[str, Any]:
     at = curve_indices(trajectory.oracle_loss.size)
     return {
         "key": cell.key,
@@ -81,20 +109,62 @@ def run_cell(cell: Cell, model: bytes | None = None) -> dict[str, Any]:
         "curve_t": (at + 1).tolist(),
         "curve_average_loss": trajectory.average_loss[at].tolist(),
         "curve_loss": trajectory.oracle_loss[at].tolist(),
-        "seconds": time.perf_counter() - started,
+        "seconds": seconds,
     }
 
 
+def replica_groups(cells: Sequence[Cell]) -> list[list[Cell]]:
+    """Split ``cells`` (in order) into runs that can be replicas of one vector episode.
+
+    Consecutive cells of lending agents (:class:`~agents.lending.base.CutoffAgent`)
+    on the same ``OneSidedLending-v0`` setting and seed form a group; every
+    other cell is a group of its own.
+    """
+    from agents.lending.base import CutoffAgent
+    from osfb_gym.bench.sweep import agent_classes
+
+    classes = agent_classes()
+
+    def stream(cell: Cell) -> str | None:
+        agent = classes.get(cell.agent)
+        if cell.env_id != REPLICA_ENV or agent is None or not issubclass(agent, CutoffAgent):
+            return None
+        return repr((sorted(cell.env_kwargs.items()), cell.seed))
+
+    groups: list[list[Cell]] = []
+    previous = None
+    for cell in cells:
+        key = stream(cell)
+        if key is not None and key == previous:
+            groups[-1].append(cell)
+        else:
+            groups.append([cell])
+        previous = key
+    return groups
+
+
 def run_task(task: Task) -> list[dict[str, Any]]:
-    """Run a chunk of cells in order; the unit of work of every executor."""
+    """Run a chunk of cells in order; the unit of work of every executor.
+
+    Lending cells that share a setting and a seed run as replicas of one
+    vector episode (:func:`run_replicas`), the others one episode each.
+    """
     from threadpoolctl import threadpool_limits
 
     cells, models = task
+    rows: list[dict[str, Any]] = []
     # one BLAS thread everywhere: the workers share the cores, and a sum's order
     # (so its last bits) must not depend on the executor's thread settings
     with threadpool_limits(limits=1):
-        return [run_cell(cell, models.get(cell.model_key) if cell.agent in _rl() else None)
-                for cell in cells]  # fmt: skip
+        for group in replica_groups(cells):
+            if len(group) > 1:
+                rows += run_replicas(group)
+            else:
+                cell = group[0]
+                rows.append(
+                    run_cell(cell, models.get(cell.model_key) if cell.agent in _rl() else None)
+                )
+    return rows
 
 
 def _rl() -> tuple[str, ...]:
@@ -191,7 +261,10 @@ def execute(
     """
     check_choice(executor, "executor", EXECUTORS)
     check_int(workers, "workers", minimum=1)
-    tasks = _tasks(chunked(cells, workers, chunk_size), models or {})
+    # a setting's cells of one seed side by side, so lending grids run as replicas
+    order = sorted(range(len(cells)), key=lambda i: (cells[i].setting, cells[i].seed))
+    ordered = [cells[i] for i in order]
+    tasks = _tasks(chunked(ordered, workers, chunk_size), models or {})
     if executor == "ray":
         for rows in _ray(tasks, workers, address):
             on_rows(rows)

@@ -236,3 +236,16 @@ def test_the_cli_can_override_the_specs_seeds(tmp_path, capsys):
                  "--no-progress"]) == 0  # fmt: skip
     results = pd.read_csv(out / "results.csv")
     assert set(results["seed"]) == {0} and len(results) == 7  # 21 cells over 3 seeds, now 1
+
+
+def test_lending_grids_run_as_replicas_with_the_rows_of_one_episode_each(tmp_path):
+    from osfb_gym.bench.executors import replica_groups, run_cell, run_task
+
+    cells = load_spec(tiny(tmp_path)).cells()
+    ordered = sorted(cells, key=lambda cell: (cell.setting, cell.seed))
+    groups = replica_groups(ordered)
+    # per lending setting and seed: OneSidedEpsilonGreedy at 2 alphas and Greedy together
+    assert sorted(len(group) for group in groups) == [1] * 3 + [3] * 6
+    together = pd.DataFrame(run_task((ordered, {})))
+    alone = pd.DataFrame([run_cell(cell) for cell in ordered])
+    assert metrics(together).equals(metrics(alone))
