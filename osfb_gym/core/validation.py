@@ -83,6 +83,25 @@ def check_float(
     return value
 
 
+def check_data_home(data_home: Any, dataset: Any) -> str | None:
+    """Return ``data_home``: None, or a folder (str) given together with a dataset.
+
+    Examples
+    --------
+    >>> check_data_home(None, None) is None
+    True
+    >>> check_data_home("data", None)
+    Traceback (most recent call last):
+    ...
+    ValueError: data_home applies with a dataset only, got data_home='data'
+    """
+    if data_home is not None and not isinstance(data_home, str):
+        raise TypeError(f"data_home must be a path (str) or None, got {data_home!r}")
+    if data_home is not None and dataset is None:
+        raise ValueError(f"data_home applies with a dataset only, got data_home={data_home!r}")
+    return data_home
+
+
 def check_choice(value: Any, name: str, choices: Iterable[T]) -> T:
     """Return ``value`` if it is one of ``choices``, else raise naming them all.
 

@@ -14,7 +14,7 @@ from osfb_gym.core.channels import make_info
 from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import check_world_seed, world_rng
-from osfb_gym.core.validation import check_choice, check_float, check_int
+from osfb_gym.core.validation import check_choice, check_data_home, check_float, check_int
 from osfb_gym.envs._stream import DatasetStream, load_stream
 
 if TYPE_CHECKING:
@@ -533,10 +533,7 @@ class AppleTastingEnv(FeedbackEnv):
         self.gain = check_float(gain, "gain", low=0.0)
         self.cost_fp = check_float(cost_fp, "cost_fp", low=0.0)
         self.noise = check_float(noise, "noise", low=0.0, high=0.5)
-        if data_home is not None and not isinstance(data_home, str):
-            raise TypeError(f"data_home must be a path (str) or None, got {data_home!r}")
-        if data_home is not None and dataset is None:
-            raise ValueError(f"data_home applies with a dataset only, got data_home={data_home!r}")
+        check_data_home(data_home, dataset)
         if first_positive_first is not None and not isinstance(first_positive_first, bool):
             raise TypeError(
                 f"first_positive_first must be True, False or None, got {first_positive_first!r}"

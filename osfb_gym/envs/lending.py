@@ -19,6 +19,7 @@ from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import (
     check_binary_array,
     check_choice,
+    check_data_home,
     check_float,
     check_int,
 )
@@ -598,10 +599,7 @@ class OneSidedLendingEnv(FeedbackEnv):
         )
         if dataset is not None and not isinstance(dataset, str):
             raise TypeError(f"dataset must be a name (str) or None, got {dataset!r}")
-        if data_home is not None and not isinstance(data_home, str):
-            raise TypeError(f"data_home must be a path (str) or None, got {data_home!r}")
-        if data_home is not None and dataset is None:
-            raise ValueError(f"data_home applies with a dataset only, got data_home={data_home!r}")
+        check_data_home(data_home, dataset)
         self.dataset = dataset
         self.data_home = data_home
         # a dataset's world is fixed by its rows: its features, outcomes and beta*

@@ -14,7 +14,7 @@ from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.losses import check_rejection_cost
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import check_world_seed, world_rng
-from osfb_gym.core.validation import check_choice, check_float, check_int
+from osfb_gym.core.validation import check_choice, check_data_home, check_float, check_int
 from osfb_gym.envs._stream import DatasetStream, load_stream
 
 if TYPE_CHECKING:
@@ -421,10 +421,7 @@ class RejectOptionEnv(FeedbackEnv):
         )
         if not isinstance(replacement, bool):
             raise TypeError(f"replacement must be True or False, got {replacement!r}")
-        if data_home is not None and not isinstance(data_home, str):
-            raise TypeError(f"data_home must be a path (str) or None, got {data_home!r}")
-        if data_home is not None and dataset is None:
-            raise ValueError(f"data_home applies with a dataset only, got data_home={data_home!r}")
+        check_data_home(data_home, dataset)
         self.replacement = replacement
         self.data_home = data_home
         self._data: DatasetStream | None = None
