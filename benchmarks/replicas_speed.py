@@ -77,7 +77,7 @@ def main(args: Args) -> dict[str, object]:
         return [AGENTS[method](float("nan") if alpha is None else alpha) for method, alpha in grid]
 
     env = gym.make("OneSidedLending-v0", **kwargs)
-    envs = gym.make_vec("OneSidedLending-v0", num_envs=len(grid), **kwargs)
+    envs = gym.make_vec("OneSidedLending-v0", num_envs=len(grid), lockstep=True, **kwargs)
     env.reset(seed=args.seed)  # the dataset's world is fitted once, outside both timings
     with threadpool_limits(1):
         started = time.perf_counter()

@@ -52,8 +52,8 @@ ENVS: tuple[EnvEntry, ...] = (
         id="OneSidedLending-v0",
         entry_point="osfb_gym.envs.lending:OneSidedLendingEnv",
         family="lending",
-        # sub-envs reset with one seed share one stream: replicas of a paper's grid
-        vector_entry_point="osfb_gym.envs.lending_vector:OneSidedLendingVectorEnv",
+        # Gymnasium's SyncVectorEnv; lockstep=True: replicas of a paper's grid sharing a stream
+        vector_entry_point="osfb_gym.envs.lending_vector:make_vector_env",
     ),
     EnvEntry(
         id="AppleTasting-v0",

@@ -53,8 +53,9 @@ class ExploreThenCommit(Agent):
         super().reset(observation_space, action_space, seed=seed, feedback=feedback)
         dim = observation_space.shape[-1]
         self.cutoff_ = feedback["cutoff"]
-        self.A_ = self.l2 * np.eye(dim) + feedback["X"].T @ feedback["X"]  # warm-start sample
-        self.b_ = feedback["X"].T @ feedback["y"]
+        warm = feedback["warm_start"]  # the labelled warm-start sample
+        self.A_ = self.l2 * np.eye(dim) + warm["X"].T @ warm["X"]
+        self.b_ = warm["X"].T @ warm["y"]
         self.seen_ = 0
 
     def act(self, observation):

@@ -176,7 +176,7 @@ class Adaptive(CutoffAgent):
         )
         check_int(self.horizon, "horizon", minimum=1)
         check_float(self.beta_bound, "beta_bound", low=0.0, low_inclusive=False)
-        warm_x = np.asarray(feedback.get("X", np.empty((0, 1))), dtype=float)
+        warm_x = np.asarray(feedback.get("warm_start", {}).get("X", np.empty((0, 1))), dtype=float)
         feature_bound = float(np.linalg.norm(warm_x, axis=1).max()) if len(warm_x) else 1.0
         logistic = self.link_.name == "logistic"
         noise = self.noise_scale

@@ -54,9 +54,9 @@ class CutoffAgent(Agent):
                 f"{type(self).__name__} needs a (batch, features) observation space, got {shape}"
             )
         self.model_ = GLMEstimator(self.link_, shape[1], self.l2, self.solver)
-        warm_x = feedback.get("X")
-        if warm_x is not None and len(warm_x):
-            self.model_.add(warm_x, feedback["y"])
+        warm = feedback.get("warm_start")
+        if warm is not None and len(warm["X"]):
+            self.model_.add(warm["X"], warm["y"])
             self.model_.fit()
         self.beta_ = self.decision_beta()
         self.t_ = 0

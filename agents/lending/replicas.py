@@ -70,7 +70,7 @@ class CutoffReplicas:
     >>> from agents.lending import Adaptive, Greedy, Margin
     >>> from osfb_gym.runner import run_vector_episode
     >>> replicas = CutoffReplicas([Greedy(), Margin(alpha=1.0), Adaptive(rho=0.5)])
-    >>> envs = gym.make_vec("OneSidedLending-v0", num_envs=3, horizon=200)
+    >>> envs = gym.make_vec("OneSidedLending-v0", num_envs=3, horizon=200, lockstep=True)
     >>> [t.metrics["approval_rate"] for t in run_vector_episode(envs, replicas, seed=0)]
     [0.15, 0.365, 0.37]
     """
@@ -109,7 +109,7 @@ class CutoffReplicas:
                 observation_space,
                 action_space,
                 seed=seeds[index],
-                feedback={name: value[index] for name, value in feedback.items()},
+                feedback=_sub_env(feedback, index),
             )
         links = {agent.link_.name for agent in self.agents}
         if len(links) != 1:
@@ -189,3 +189,11 @@ class CutoffReplicas:
 def _overrides(agent: CutoffAgent, method: str) -> bool:
     """Whether ``agent``'s class replaces CutoffAgent's ``method`` with its own."""
     return getattr(type(agent), method) is not getattr(CutoffAgent, method)
+
+
+def _sub_env(feedback: dict[str, Any], index: int) -> dict[str, Any]:
+    """Sub-env ``index``'s part of a vector env's (nested) feedback."""
+    return {
+        name: _sub_env(value, index) if isinstance(value, dict) else value[index]
+        for name, value in feedback.items()
+    }

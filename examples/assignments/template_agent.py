@@ -57,8 +57,9 @@ class MyAgent(Agent):
         feedback = feedback or {}
         # The cutoff c and the warm-start sample (X, y) are public terms of the task.
         self.cutoff_ = float(feedback.get("cutoff", 0.5))
-        self.X_: list[np.ndarray] = list(np.asarray(feedback.get("X", [])))
-        self.y_: list[float] = list(np.asarray(feedback.get("y", []), dtype=float))
+        warm = feedback.get("warm_start", {"X": [], "y": []})
+        self.X_: list[np.ndarray] = list(np.asarray(warm["X"]))
+        self.y_: list[float] = list(np.asarray(warm["y"], dtype=float))
         # TODO: create the state your algorithm needs (e.g. A = l2 * I and b = 0).
 
     def act(self, observation: Any) -> np.ndarray:

@@ -227,7 +227,7 @@ def run_cell(
             rows += [{**key, "agent": name, "k": k, "total_loss": oracle["total_loss"],
                       "excess_loss": oracle["excess_loss"], "fairness": oracle["fairness"]}
                      for k, oracle in enumerate(env.oracles, start=1)]  # fmt: skip
-        world = env.unwrapped.world  # type: ignore[attr-defined]
+        world = env.unwrapped._world  # type: ignore[attr-defined]
         cell["references"] = [
             {**key, "k": k, "reference_loss": reference_loss(
                 world, k, restarts=suite.reference_restarts, seed=seed)}
@@ -241,7 +241,7 @@ def run_cell(
                 groups = {f"group {g}": value for g, value in enumerate(oracle["group_losses"])}
                 rows.append({**key, "agent": name, "k": k, "fairness": oracle["fairness"],
                              **groups})  # fmt: skip
-        names = env.unwrapped.world.group_names  # type: ignore[attr-defined]
+        names = env.unwrapped._world.group_names  # type: ignore[attr-defined]
         cell["group_names"] = None if names is None else list(names)
     else:
         for name in CURVE_AGENTS:

@@ -84,7 +84,7 @@ def run_replicas(cells: Sequence[Cell]) -> list[dict[str, Any]]:
 
     started = time.perf_counter()
     first = cells[0]
-    envs = gym.make_vec(first.env_id, num_envs=len(cells), **first.env_kwargs)
+    envs = gym.make_vec(first.env_id, num_envs=len(cells), lockstep=True, **first.env_kwargs)
     agents = [make_agent(cell.agent, cell.params) for cell in cells]
     replicas = CutoffReplicas(agents)  # type: ignore[arg-type]  # checks they are lending agents
     trajectories = run_vector_episode(envs, replicas, first.seed)

@@ -142,7 +142,9 @@ def _run_task(task: _Task) -> list[dict[str, Any]]:
     # the grid's agents are replicas on one stream: one vector episode decides them all
     # (the same decisions and losses as one run_episode each, at a fraction of the cost)
     agents = [AGENTS[method](math.nan if alpha is None else alpha) for method, alpha in task.grid]
-    envs = gym.make_vec("OneSidedLending-v0", num_envs=len(agents), **task.env_kwargs)
+    envs = gym.make_vec(
+        "OneSidedLending-v0", num_envs=len(agents), lockstep=True, **task.env_kwargs
+    )
     with threadpool_limits(limits=1):  # threaded BLAS only slows rank-one updates down
         trajectories = run_vector_episode(envs, CutoffReplicas(agents), task.seed)
     envs.close()

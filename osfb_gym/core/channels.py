@@ -46,8 +46,10 @@ class HideOracle(gym.Wrapper):
     """Remove ``info["oracle"]`` from every reset and step.
 
     Use it around any environment handed to code that must not see the
-    hidden truth (a student's loop, a third-party trainer). The oracle of
-    the last step stays available to the evaluator as ``last_oracle``.
+    hidden truth (a student's loop, a third-party trainer). It keeps
+    nothing: no attribute of the wrapper holds an oracle, so nothing hidden
+    is reachable through it. An evaluator reads ``info["oracle"]`` from the
+    env itself, as :func:`osfb_gym.runner.run_episode` does.
 
     Examples
     --------
@@ -59,18 +61,12 @@ class HideOracle(gym.Wrapper):
     (False, True)
     """
 
-    def __init__(self, env: gym.Env) -> None:
-        super().__init__(env)
-        self.last_oracle: dict[str, Any] | None = None
-
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         """Reset the wrapped env and hide its oracle."""
         obs, info = self.env.reset(**kwargs)
-        self.last_oracle = info.get(ORACLE)
         return obs, strip_oracle(info)
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step the wrapped env and hide its oracle."""
         obs, reward, terminated, truncated, info = self.env.step(action)
-        self.last_oracle = info.get(ORACLE)
         return obs, reward, terminated, truncated, strip_oracle(info)

@@ -429,8 +429,11 @@ class OneSidedLendingEnv(FeedbackEnv):
     the applicant was approved; ``feedback="full"`` reveals all of them
     (the full-information comparison). At reset ``info["feedback"]`` holds
     the warm-start sample, ``warm_start`` applicants approved at random
-    before the episode, with their outcomes revealed (``"X"``, ``"y"``),
-    and the task's public terms, ``"cutoff"`` and ``"link"``. For a
+    before the episode, with their outcomes revealed, under its own key:
+    ``"warm_start": {"X": (K, dim) float32, "y": (K,) float64}``, and the
+    task's public terms, ``"cutoff"`` and ``"link"``. Every value has a
+    shape fixed by the arguments, so the infos of sub-envs out of step
+    stack in any vector env. For a
     dataset the warm-start sample is the paper's stratified split: a
     random ``warm_start`` share of the rows (5% by default) with the same
     share of each class; those rows are never streamed.
@@ -444,7 +447,7 @@ class OneSidedLendingEnv(FeedbackEnv):
     |-----------------------|----------------|-------------------------------------------|
     | ``feedback["y"]``     | agent          | outcomes where revealed, 0 elsewhere      |
     | ``feedback["revealed"]`` | agent       | mask of revealed outcomes (step)          |
-    | ``feedback["X"]``, ``["y"]`` | agent   | warm-start sample (reset)                 |
+    | ``feedback["warm_start"]`` | agent    | ``{"X": (K, d), "y": (K,)}`` (reset)      |
     | ``feedback["cutoff"]``, ``["link"]`` | agent | the task's terms (reset)          |
     | ``oracle["mu"]``      | evaluator only | ``mu(x . beta*)`` of the batch            |
     | ``oracle["y"]``       | evaluator only | every outcome of the batch                |
@@ -495,7 +498,7 @@ class OneSidedLendingEnv(FeedbackEnv):
     | ``trap_probability`` | 0.1       | greedy trap: probability that an applicant is ``v`` (S) |
     | ``world_seed``    | None         | fix the world across resets (S) |
     | ``feedback``      | "one_sided"  | "one_sided" or "full" |
-    | ``dataset``       | None         | a name ``osfb_gym.data.load`` knows ("adult", ...) |
+    | ``dataset``       | None         | a name ``osfb_gym.data.load`` knows, or a record |
     | ``data_home``     | None         | folder of the dataset files (default: ``OSFB_DATA``) |
     | ``render_mode``   | None         | "ansi" or "rgb_array" |
 
@@ -538,8 +541,8 @@ class OneSidedLendingEnv(FeedbackEnv):
     >>> obs, info = env.reset(seed=0)
     >>> obs.shape, env.action_space
     ((10, 5), MultiBinary(10))
-    >>> sorted(info["feedback"])
-    ['X', 'cutoff', 'link', 'y']
+    >>> sorted(info["feedback"]), info["feedback"]["warm_start"]["X"].shape
+    (['cutoff', 'link', 'warm_start'], (20, 5))
     >>> obs, reward, terminated, truncated, info = env.step([1] * 5 + [0] * 5)
     >>> info["feedback"]["revealed"].tolist()
     [True, True, True, True, True, False, False, False, False, False]
@@ -550,7 +553,7 @@ class OneSidedLendingEnv(FeedbackEnv):
 
     >>> env = gym.make("OneSidedLending-v0", dataset="breast_cancer", batch_size=10)
     >>> obs, info = env.reset(seed=0)
-    >>> obs.shape, info["feedback"]["X"].shape, env.unwrapped.feature_names[-1]
+    >>> obs.shape, info["feedback"]["warm_start"]["X"].shape, env.unwrapped.feature_names[-1]
     ((10, 31), (28, 31), 'intercept')
     >>> env.unwrapped.n_steps, env.unwrapped.n_dropped, env.unwrapped.horizon
     (54, 1, 54)
@@ -575,7 +578,7 @@ class OneSidedLendingEnv(FeedbackEnv):
         trap_probability: float = 0.1,
         world_seed: int | None = None,
         feedback: str = "one_sided",
-        dataset: str | None = None,
+        dataset: str | Dataset | None = None,
         data_home: str | None = None,
         render_mode: str | None = None,
     ) -> None:
@@ -597,10 +600,10 @@ class OneSidedLendingEnv(FeedbackEnv):
             low_inclusive=False,
             high_inclusive=False,
         )
-        if dataset is not None and not isinstance(dataset, str):
-            raise TypeError(f"dataset must be a name (str) or None, got {dataset!r}")
         check_data_home(data_home, dataset)
-        self.dataset = dataset
+        record = None if dataset is None else self._resolve_dataset(dataset, data_home)
+        #: the dataset's name (a record's own name), None for a synthetic world
+        self.dataset = None if record is None else record.name
         self.data_home = data_home
         # a dataset's world is fixed by its rows: its features, outcomes and beta*
         self._data: DatasetWorld | None = None
@@ -630,14 +633,11 @@ class OneSidedLendingEnv(FeedbackEnv):
             for name, value in given.items():
                 if value != SYNTHETIC_ONLY[name]:
                     raise ValueError(
-                        f"{name} shapes synthetic worlds only; with dataset={dataset!r} the "
+                        f"{name} shapes synthetic worlds only; with dataset={self.dataset!r} the "
                         f"data fix the features, outcomes and beta*, got {name}={value!r}"
                     )
-            # imported here: the data layer pulls in scikit-learn and pandas, which a
-            # synthetic world never needs
-            from osfb_gym.data import load
-
-            self._data = dataset_world(load(dataset, data_home=data_home), self.link)
+            assert record is not None
+            self._data = dataset_world(record, self.link)
             self.feature_names = self._data.feature_names
             self._stratify = self._data.binary
             self.dim = self._data.X.shape[1]
@@ -677,6 +677,29 @@ class OneSidedLendingEnv(FeedbackEnv):
         self._last_line = ""
 
     # ------------------------------------------------------------------ configuration
+    @staticmethod
+    def _resolve_dataset(dataset: Any, data_home: str | None) -> Dataset:
+        """Return the tabular record of ``dataset``: a name loaded, or a record of one's own."""
+        # imported here: the data layer pulls in scikit-learn and pandas, which a
+        # synthetic world never needs
+        from osfb_gym.data import Dataset, load
+
+        if isinstance(dataset, str):
+            record = load(dataset, data_home=data_home)
+        elif isinstance(dataset, Dataset):
+            record = dataset
+        else:
+            raise TypeError(
+                f"dataset must be a name (str), a Dataset record or None, got {dataset!r} "
+                f"({type(dataset).__name__})"
+            )
+        if not isinstance(record, Dataset):
+            raise ValueError(
+                f"dataset {dataset!r} is not a table of features and outcomes "
+                f"({type(record).__name__}); lending needs a tabular Dataset"
+            )
+        return record
+
     def _check_noise_std(self, noise_std: float | None) -> float:
         if noise_std is None:
             return 1.0 if self.link.name == "linear" else 0.0
@@ -817,8 +840,7 @@ class OneSidedLendingEnv(FeedbackEnv):
             warm_x, warm_y = data.X[warm], data.y[warm]
         obs = self._next_batch()
         feedback = {
-            "X": warm_x,
-            "y": warm_y,
+            "warm_start": {"X": warm_x, "y": warm_y},
             "cutoff": self.cutoff,
             "link": self.link.name,
         }

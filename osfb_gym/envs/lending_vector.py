@@ -1,21 +1,31 @@
-"""OneSidedLending as a native vector env: many lockstep episodes, streams shared by seed.
+"""OneSidedLending's vector entry point: Gymnasium's vector env, or lockstep replicas.
 
-The benchmark's bulk is replicas: the same stream decided by many agents
-(one per method and hyperparameter of a paper's grid). A lending stream
-does not depend on the decisions, only on the reset seed, so sub-envs
-reset with the same seed share one stream here instead of each holding
-and stepping its own copy; what each sub-env reveals and scores is still
-computed from its own actions alone, exactly as a single env would.
+``gym.make_vec("OneSidedLending-v0", num_envs=K, **kwargs)`` calls
+:func:`make_vector_env`. By default it is Gymnasium's own
+:class:`~gymnasium.vector.SyncVectorEnv` of ``K`` single envs, with the
+default ``NEXT_STEP`` autoreset and the ``_key`` masks of vector infos, so
+Gymnasium's vector wrappers and any RL library take it as they take any
+other id.
+
+``lockstep=True`` asks for the replicas the benchmark's bulk is made of:
+the same stream decided by many agents (one per method and hyperparameter
+of a paper's grid). A lending stream does not depend on the decisions,
+only on the reset seed, so sub-envs reset with the same seed share one
+stream there instead of each holding and stepping its own copy; what each
+sub-env reveals and scores is still computed from its own actions alone,
+exactly as a single env would (:class:`OneSidedLendingVectorEnv`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from numbers import Integral
 from typing import Any, cast
 
+import gymnasium as gym
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from osfb_gym.core.channels import FEEDBACK, ORACLE
@@ -28,12 +38,49 @@ from osfb_gym.envs.lending import (
     revealed_reward,
 )
 
+ENV_ID = "OneSidedLending-v0"
+
+
+def make_vector_env(num_envs: int = 1, *, lockstep: bool = False, **kwargs: Any) -> VectorEnv:
+    """Return ``num_envs`` OneSidedLending envs as one vector env (the id's vector entry point).
+
+    Parameters
+    ----------
+    num_envs
+        Number of sub-envs.
+    lockstep
+        False (default): Gymnasium's :class:`~gymnasium.vector.SyncVectorEnv`
+        of single envs made by ``gym.make``: ``NEXT_STEP`` autoreset,
+        ``_key`` masks in the infos, sub-envs independent of each other.
+        True: :class:`OneSidedLendingVectorEnv`, lockstep replicas (no
+        autoreset; sub-envs reset with one seed share one stream), for
+        running many agents on one stream (the paper suites).
+    **kwargs
+        Keywords of ``OneSidedLending-v0``.
+
+    Examples
+    --------
+    >>> import gymnasium as gym, numpy as np, osfb_gym
+    >>> envs = gym.make_vec("OneSidedLending-v0", num_envs=4, horizon=20)
+    >>> type(envs).__name__, envs.metadata["autoreset_mode"]
+    ('SyncVectorEnv', <AutoresetMode.NEXT_STEP: 'NextStep'>)
+    >>> replicas = gym.make_vec("OneSidedLending-v0", num_envs=4, horizon=20, lockstep=True)
+    >>> type(replicas).__name__
+    'OneSidedLendingVectorEnv'
+    """
+    if not isinstance(lockstep, bool):
+        raise TypeError(f"lockstep must be True or False, got {lockstep!r}")
+    if lockstep:
+        return OneSidedLendingVectorEnv(num_envs, **kwargs)
+    num_envs = check_int(num_envs, "num_envs", minimum=1)
+    return SyncVectorEnv([partial(gym.make, ENV_ID, **kwargs) for _ in range(num_envs)])
+
 
 class OneSidedLendingVectorEnv(VectorEnv):
     """``num_envs`` episodes of :class:`~osfb_gym.envs.lending.OneSidedLendingEnv` in lockstep.
 
-    ``gym.make_vec("OneSidedLending-v0", num_envs=K, **kwargs)`` builds it;
-    every keyword is the single env's. Sub-env ``i`` behaves exactly as a
+    ``gym.make_vec("OneSidedLending-v0", num_envs=K, lockstep=True, **kwargs)``
+    builds it; every other keyword is the single env's. Sub-env ``i`` behaves exactly as a
     single env made with the same keywords, reset with its seed and given
     its actions: the same observations, rewards, feedback and oracle (the
     equality is tested). Sub-envs reset with the same seed share one
@@ -42,6 +89,10 @@ class OneSidedLendingVectorEnv(VectorEnv):
     Every sub-env's episode has the same length (a dataset's stream, or the
     horizon), so all end at the same step; there is no autoreset
     (``AutoresetMode.DISABLED``): call ``reset`` for the next episodes.
+    The infos are the single envs' values stacked along a first sub-env
+    axis, without ``_key`` masks (every sub-env is in step). Gymnasium's
+    vector wrappers expect an autoresetting env: use the default
+    (``lockstep=False``) with them.
 
     Parameters
     ----------
@@ -59,7 +110,7 @@ class OneSidedLendingVectorEnv(VectorEnv):
     Examples
     --------
     >>> import gymnasium as gym, numpy as np, osfb_gym
-    >>> envs = gym.make_vec("OneSidedLending-v0", num_envs=3, horizon=10)
+    >>> envs = gym.make_vec("OneSidedLending-v0", num_envs=3, horizon=10, lockstep=True)
     >>> obs, info = envs.reset(seed=[7, 7, 8])
     >>> obs.shape, bool((obs[0] == obs[1]).all()), bool((obs[0] == obs[2]).all())
     ((3, 1, 5), True, False)
@@ -134,8 +185,9 @@ class OneSidedLendingVectorEnv(VectorEnv):
         feedback = [results[slot][1][FEEDBACK] for slot in self._slot]
         info = {
             FEEDBACK: {
-                "X": np.stack([fb["X"] for fb in feedback]),
-                "y": np.stack([fb["y"] for fb in feedback]),
+                "warm_start": {
+                    key: np.stack([fb["warm_start"][key] for fb in feedback]) for key in ("X", "y")
+                },
                 "cutoff": np.full(self.num_envs, self.cutoff),
                 "link": np.array([fb["link"] for fb in feedback], dtype=object),
             },

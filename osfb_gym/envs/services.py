@@ -148,7 +148,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     | ``oracle["excess_loss"]``             | evaluator | ``L`` minus every user's own minimum |
     | ``oracle["fairness"]``                | evaluator | max group average loss, eq. (3) |
     | ``oracle["group_losses"]``            | evaluator | average loss per group         |
-    | ``oracle["services"]``                | evaluator | ``(t, d)``: the services so far |
+    | ``oracle["services"]``                | evaluator | ``(k, d)``: services; rows >= t 0.0 |
     | ``oracle["loss_before_dynamics"]``    | evaluator | last step                      |
     | ``oracle["loss_after_dynamics"]``     | evaluator | last step                      |
     | ``oracle["reference_loss"]``          | evaluator | last step (``reference_restarts``) |
@@ -376,11 +376,6 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._t = 0
         self._floor = 0.0
 
-    @property
-    def world(self) -> Population | None:
-        """The hidden population of the episode: for evaluators (benchmarks), never agents."""
-        return self._world
-
     # ------------------------------------------------------------------ dynamics
     def _draw_world(self, rng: np.random.Generator) -> Population:
         if self._fixed is not None:
@@ -464,6 +459,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         if terminated:
             oracle.update(self._finish(world))
         total = float(self._best.sum())
+        placed = np.arange(self.n_services) < self._t
         revealed = np.zeros(self.n_users, dtype=bool)
         revealed[user] = True
         feedback = {
@@ -477,7 +473,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             excess_loss=total - self._floor,
             fairness=fairness_objective(self._best, world.groups, world.n_groups),
             group_losses=group_losses(self._best, world.groups, world.n_groups),
-            services=self._services[: self._t].copy(),
+            services=np.where(placed[:, None], self._services, 0.0),
         )
         if terminated and "reference_loss" in oracle:
             oracle["approximation_ratio"] = total / oracle["reference_loss"]

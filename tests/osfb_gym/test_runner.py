@@ -38,7 +38,7 @@ def test_agents_never_receive_the_oracle():
     assert len(spy.seen_) == 11
     _, agent_seed, reset_feedback = spy.seen_[0]
     assert agent_seed != 0  # independent of the env's stream
-    assert set(reset_feedback) == {"X", "y", "cutoff", "link"}
+    assert set(reset_feedback) == {"warm_start", "cutoff", "link"}
     for _, _, action, _, feedback in spy.seen_[1:]:
         assert set(feedback) == {"y", "revealed"}
         np.testing.assert_array_equal(feedback["revealed"], action == 1)

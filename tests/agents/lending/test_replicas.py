@@ -54,7 +54,7 @@ SETTINGS = [
 
 @pytest.mark.parametrize("kwargs", SETTINGS)
 def test_replicas_decide_and_score_as_each_agent_alone(kwargs):
-    envs = gym.make_vec(ID, num_envs=len(AGENTS), **kwargs)
+    envs = gym.make_vec(ID, num_envs=len(AGENTS), lockstep=True, **kwargs)
     replicas = CutoffReplicas([agent.clone() for agent in AGENTS])
     together = run_vector_episode(envs, replicas, seed=4)
     env = gym.make(ID, **kwargs)
@@ -69,7 +69,7 @@ def test_replicas_decide_and_score_as_each_agent_alone(kwargs):
 
 def test_replicas_on_different_seeds_are_the_agents_on_their_own_episodes():
     agents = [Greedy(), Noise(alpha=1.0), Adaptive(rho=0.5)]
-    envs = gym.make_vec(ID, num_envs=3, horizon=100, link="linear")
+    envs = gym.make_vec(ID, num_envs=3, horizon=100, link="linear", lockstep=True)
     together = run_vector_episode(envs, CutoffReplicas(agents), seed=[1, 2, 3])
     env = gym.make(ID, horizon=100, link="linear")
     for agent, trajectory, seed in zip(agents, together, [1, 2, 3], strict=True):
@@ -78,7 +78,7 @@ def test_replicas_on_different_seeds_are_the_agents_on_their_own_episodes():
 
 def test_the_adaptive_bonus_learns_what_greedy_misses_as_a_replica_too():
     """The trap of Theorem 1: Greedy stays wrong about the trapped type, Adaptive does not."""
-    envs = gym.make_vec(ID, num_envs=2, scenario="greedy_trap", horizon=1000)
+    envs = gym.make_vec(ID, num_envs=2, scenario="greedy_trap", horizon=1000, lockstep=True)
     greedy, adaptive = run_vector_episode(
         envs, CutoffReplicas([Greedy(), Adaptive(rho=0.5)]), seed=0
     )
@@ -90,6 +90,6 @@ def test_bad_agents_and_seeds_are_named():
         CutoffReplicas([])
     with pytest.raises(TypeError, match=r"agents\[1\].*Perceptron"):
         CutoffReplicas([Greedy(), Perceptron()])
-    envs = gym.make_vec(ID, num_envs=2, horizon=5)
+    envs = gym.make_vec(ID, num_envs=2, horizon=5, lockstep=True)
     with pytest.raises(ValueError, match="seed"):
         run_vector_episode(envs, CutoffReplicas([Greedy(), Greedy()]), seed=[1, 2, 3])

@@ -7,6 +7,7 @@ dataset-backed worlds).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,11 @@ import pytest
 
 from envs_registry import env_ids
 
-# The shared copy of the papers' datasets sits next to the repository
-# (``../shared/data``); machines without it skip the cases that need it.
-SHARED_DATA = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+# The papers' datasets: ``OSFB_DATA`` if set, else the shared copy next to the
+# repository (``../shared/data``); machines without it skip the cases that need it.
+SHARED_DATA = Path(
+    os.environ.get("OSFB_DATA") or Path(__file__).resolve().parents[3].parent / "shared" / "data"
+)
 DATA_HOME = str(SHARED_DATA)
 # Reading and fitting these takes seconds (Adult: 48,842 rows), so their cases
 # run with ``-m slow``; the small ones keep the default run covered.

@@ -69,8 +69,9 @@ def test_warm_start_and_task_terms_at_reset():
     env = gym.make(ID, warm_start=15, dim=3)
     _, info = env.reset(seed=0)
     feedback = info["feedback"]
-    assert feedback["X"].shape == (15, 3) and feedback["y"].shape == (15,)
-    assert set(np.unique(feedback["y"])) <= {0.0, 1.0}
+    warm = feedback["warm_start"]
+    assert warm["X"].shape == (15, 3) and warm["X"].dtype == np.float32
+    assert warm["y"].shape == (15,) and set(np.unique(warm["y"])) <= {0.0, 1.0}
     assert feedback["cutoff"] == env.unwrapped.cutoff and feedback["link"] == "logistic"
 
 
@@ -256,7 +257,7 @@ def test_dataset_stream_shows_every_row_once_then_terminates():
     obs, info = env.reset(seed=4)
     assert (unwrapped.warm_start, unwrapped.n_steps, unwrapped.n_dropped) == (28, 10, 41)
     assert unwrapped.horizon == 10
-    seen = row_keys(info["feedback"]["X"])
+    seen = row_keys(info["feedback"]["warm_start"]["X"])
     flags = []
     while True:
         seen += row_keys(obs)
@@ -285,8 +286,8 @@ def test_warm_start_is_a_stratified_split_of_the_dataset(warm_start, size):
     env = gym.make(ID, warm_start=warm_start, **BC)
     _, info = env.reset(seed=1)
     y = env.unwrapped._data.y
-    warm_y = info["feedback"]["y"]
-    assert info["feedback"]["X"].shape == (size, 31) and warm_y.shape == (size,)
+    warm_y = info["feedback"]["warm_start"]["y"]
+    assert info["feedback"]["warm_start"]["X"].shape == (size, 31) and warm_y.shape == (size,)
     assert abs(warm_y.sum() - size * y.mean()) <= 1  # the class shares of the whole dataset
     assert env.unwrapped.n_steps == 569 - size
 
@@ -346,10 +347,11 @@ def test_dataset_seeds_change_the_split_and_order_but_not_the_world():
     obs_1, info_1 = env.reset(seed=1)
     np.testing.assert_array_equal(info_0["oracle"]["beta"], info_1["oracle"]["beta"])
     assert not np.array_equal(obs_0, obs_1)
-    assert set(row_keys(info_0["feedback"]["X"])) != set(row_keys(info_1["feedback"]["X"]))
+    warm_0, warm_1 = info_0["feedback"]["warm_start"], info_1["feedback"]["warm_start"]
+    assert set(row_keys(warm_0["X"])) != set(row_keys(warm_1["X"]))
     again, info_again = env.reset(seed=0)
     np.testing.assert_array_equal(again, obs_0)
-    np.testing.assert_array_equal(info_again["feedback"]["X"], info_0["feedback"]["X"])
+    np.testing.assert_array_equal(info_again["feedback"]["warm_start"]["X"], warm_0["X"])
     other = gym.make(ID, batch_size=5, **BC).unwrapped
     assert other.cutoff == env.unwrapped.cutoff  # fixed by the data when the env is made
 

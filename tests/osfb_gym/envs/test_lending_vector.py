@@ -19,6 +19,12 @@ SETTINGS = [
 ]
 
 
+def _sub_env(value, i):
+    if isinstance(value, dict):
+        return {key: _sub_env(item, i) for key, item in value.items()}
+    return value[i]
+
+
 def _assert_same(a, b) -> None:
     if isinstance(a, dict):
         assert set(a) == set(b)
@@ -31,14 +37,14 @@ def _assert_same(a, b) -> None:
 @pytest.mark.parametrize("kwargs", SETTINGS)
 def test_each_sub_env_is_a_single_env_with_its_seed_and_actions(kwargs):
     seeds = [5, 5, 9]
-    envs = gym.make_vec(ID, num_envs=3, **kwargs)
+    envs = gym.make_vec(ID, num_envs=3, lockstep=True, **kwargs)
     assert isinstance(envs, OneSidedLendingVectorEnv)
     singles = [gym.make(ID, **kwargs) for _ in seeds]
     obs, info = envs.reset(seed=seeds)
     for i, (env, seed) in enumerate(zip(singles, seeds, strict=True)):
         single_obs, single_info = env.reset(seed=seed)
         _assert_same(obs[i], single_obs)
-        _assert_same({k: v[i] for k, v in info["feedback"].items()}, single_info["feedback"])
+        _assert_same(_sub_env(info["feedback"], i), single_info["feedback"])
         _assert_same(info["oracle"]["beta"][i], single_info["oracle"]["beta"])
     rng = np.random.default_rng(0)
     done = False
@@ -51,7 +57,7 @@ def test_each_sub_env_is_a_single_env_with_its_seed_and_actions(kwargs):
             assert reward[i] == single[1]
             assert (terminated[i], truncated[i]) == single[2:4]
             for channel in ("feedback", "oracle"):
-                _assert_same({k: v[i] for k, v in info[channel].items()}, single[4][channel])
+                _assert_same(_sub_env(info[channel], i), single[4][channel])
         done = bool((terminated | truncated).all())
         assert done == bool((terminated | truncated).any())  # lockstep episodes
 
@@ -148,7 +154,23 @@ def test_nothing_a_sub_env_sees_depends_on_labels_it_did_not_reveal():
         _assert_same(fb_a, fb_b)
 
 
-def test_gymnasiums_own_vectorisation_stays_available():
-    envs = gym.make_vec(ID, num_envs=2, vectorization_mode="sync", horizon=5)
+def test_the_default_vector_env_autoresets_and_lockstep_is_an_option():
+    """``gym.make_vec(id)`` autoresets (NEXT_STEP) past the horizon; lockstep on request."""
+    envs = gym.make_vec(ID, num_envs=4, horizon=20)
     assert isinstance(envs, gym.vector.SyncVectorEnv)
-    assert isinstance(gym.make_vec(ID, num_envs=2, horizon=5), OneSidedLendingVectorEnv)
+    assert envs.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    envs.reset(seed=0)
+    actions = np.ones((4, 1), dtype=np.int8)
+    for t in range(1, 46):
+        _, reward, terminated, truncated, info = envs.step(actions)
+        if t % 21 == 0:  # the step after the 20th: the autoreset, with the reset's info
+            assert (reward == 0.0).all() and info["_feedback"].all()
+            assert info["feedback"]["_warm_start"].all()
+            assert "revealed" not in info["feedback"]
+        else:
+            assert truncated.all() == (t % 21 == 20) and not terminated.any()
+    lockstep = gym.make_vec(ID, num_envs=2, horizon=5, lockstep=True)
+    assert isinstance(lockstep, OneSidedLendingVectorEnv)
+    assert lockstep.metadata["autoreset_mode"] == gym.vector.AutoresetMode.DISABLED
+    with pytest.raises(TypeError, match="lockstep"):
+        gym.make_vec(ID, num_envs=2, lockstep="yes")

@@ -331,6 +331,6 @@ def test_movielens_population_passes_the_generic_checks(tmp_path):
                   generic.test_vector_env_is_deterministic):  # fmt: skip
         check(case)
     env = gym.make(ENV, **case[1])
-    assert env.unwrapped.world is None and env.observation_space["losses"].shape == (4,)
+    assert env.unwrapped._world is None and env.observation_space["losses"].shape == (4,)
     with pytest.raises(ValueError, match="n_clusters"):
         gym.make(ENV, population="movielens", data_home=home, n_clusters=3)

@@ -23,9 +23,8 @@ class BonusLending(Agent):
         self.cutoff_ = float(feedback.get("cutoff", 0.5))
         self.A_ = self.l2 * np.eye(dim)
         self.b_ = np.zeros(dim)
-        for x, y in zip(
-            np.asarray(feedback.get("X", np.empty((0, dim)))), feedback.get("y", []), strict=True
-        ):
+        warm = feedback.get("warm_start", {"X": np.empty((0, dim)), "y": []})
+        for x, y in zip(np.asarray(warm["X"]), warm["y"], strict=True):
             self.A_ += np.outer(x, x)
             self.b_ += y * x
 
