@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import gymnasium as gym
+from gymnasium.envs.registration import EnvSpec
 
 from osfb_gym.core.metrics import EpisodeMetrics
 
@@ -13,11 +15,37 @@ class FeedbackEnv(gym.Env):
     """A Gymnasium env whose ``info`` carries the feedback and oracle channels.
 
     Subclasses set ``metrics_class`` (the streaming metrics the runner keeps
-    for an episode) and implement :meth:`_override_hidden`, the probe the
-    no-leak tests use to change outcomes the learner must not see.
+    for an episode) and ``horizon`` (the most steps an episode can last),
+    and implement :meth:`_override_hidden`, the probe the no-leak tests use
+    to change outcomes the learner must not see.
+
+    Time limit: ``horizon`` is an argument of the env, not only of its
+    registration, because agents may need ``T`` (the paper's ``rho_t``, a
+    label budget); the env truncates there itself. So that Gymnasium knows
+    the limit too, the spec ``gym.make`` gives the env reports it:
+    ``env.spec.max_episode_steps == env.horizon``, for ``gym.make(id)`` and
+    ``gym.make(id, horizon=h)`` alike. Wrappers that need a time limit
+    (``TimeAwareObservation``) then find the true one, with no
+    ``TimeLimit`` wrapper added (it would only repeat the env's own
+    truncation, and mark a dataset stream's last step truncated as well
+    as terminated). A spec that already names a limit (``gym.make(...,
+    max_episode_steps=n)``, which adds Gymnasium's ``TimeLimit``) is kept.
     """
 
     metrics_class: ClassVar[type[EpisodeMetrics]] = EpisodeMetrics
+    #: the most steps an episode lasts (a dataset's stream may end it sooner)
+    horizon: int
+
+    @property  # type: ignore[override]
+    def spec(self) -> EnvSpec | None:
+        """The spec ``gym.make`` set, with ``max_episode_steps`` the env's ``horizon``."""
+        return self.__dict__.get("_spec")
+
+    @spec.setter
+    def spec(self, value: EnvSpec | None) -> None:
+        if value is not None and value.max_episode_steps is None:
+            value = replace(value, max_episode_steps=self.horizon)
+        self.__dict__["_spec"] = value
 
     def _override_hidden(self, action: Any, extreme: str) -> bool:
         """Set every outcome ``action`` would leave hidden to an extreme value.

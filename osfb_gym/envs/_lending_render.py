@@ -1,89 +1,103 @@
-"""The ``rgb_array`` picture of OneSidedLending (matplotlib, imported lazily)."""
+"""The ``rgb_array`` picture of OneSidedLending (matplotlib Agg, imported lazily)."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from osfb_gym.core.links import Link
+from osfb_gym.envs._render import WINDOW, figure_to_rgb, new_figure
 
-WINDOW = 400  # applicants shown
-
-
-def _figure_to_rgb(figure) -> np.ndarray:  # type: ignore[no-untyped-def]
-    figure.canvas.draw()
-    image = np.asarray(figure.canvas.buffer_rgba())[..., :3].copy()
-    return image
+if TYPE_CHECKING:
+    from osfb_gym.envs.lending import _Step
 
 
 def render_rgb(
-    history: list[tuple[np.ndarray, np.ndarray, np.ndarray, float]],
+    history: list[_Step],
     cutoff: float,
     link: Link,
     beta: np.ndarray | None,
+    truth: bool,
 ) -> np.ndarray:
-    """Draw the recent decisions against the truth.
+    """Draw the recent decisions: what the agent saw, and the truth when asked.
 
-    Left: the true ``mu(x . beta*)`` of the last applicants, approved ones
-    filled, denied ones hollow, with the cutoff; points on the wrong side
-    are the one-sided loss. Right, for ``dim == 2``: the applicants in
-    feature space with the true boundary and the boundary the agent's own
-    decisions imply (a logistic fit of decisions on features: the env sees
-    the decisions, never the agent's model); otherwise the cumulative
-    one-sided loss against t.
+    Left: the last applicants in arrival order. Without ``truth``, an
+    approved applicant sits at its revealed outcome (filled) and a denied
+    one, whose outcome stays hidden, on the cutoff line (a red cross);
+    with ``truth``, every applicant sits at its true ``mu(x . beta*)``
+    (approved filled, denied hollow), so points on the wrong side of the
+    cutoff are the one-sided loss. Right, for ``dim == 2``: the applicants
+    in feature space and the boundary the agent's own decisions imply (a
+    logistic fit of decisions on features: the env sees the decisions,
+    never the agent's model), plus the true boundary with ``truth``;
+    otherwise the cumulative revealed reward against t (and the cumulative
+    one-sided loss with ``truth``).
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(8, 3.2), dpi=80)
-    FigureCanvasAgg(figure)
-    left, right = figure.subplots(1, 2)
+    figure, (left, right) = new_figure()
     if not history:
         left.set_title("no decisions yet")
         right.axis("off")
-        return _figure_to_rgb(figure)
+        return figure_to_rgb(figure)
 
-    x = np.concatenate([h[0] for h in history])[-WINDOW:]
-    mu = np.concatenate([h[1] for h in history])[-WINDOW:]
-    action = np.concatenate([h[2] for h in history])[-WINDOW:]
-    index = np.arange(mu.size)
+    x = np.concatenate([h.x for h in history])[-WINDOW:]
+    action = np.concatenate([h.action for h in history])[-WINDOW:]
+    index = np.arange(action.size)
     approved = action == 1
-    left.scatter(index[approved], mu[approved], s=8, c="tab:green", label="approved")
-    left.scatter(
-        index[~approved],
-        mu[~approved],
-        s=8,
-        facecolors="none",
-        edgecolors="tab:red",
-        label="denied",
-    )
+    if truth:
+        mu = np.concatenate([h.mu for h in history if h.mu is not None])[-WINDOW:]
+        left.scatter(index[approved], mu[approved], s=8, c="tab:green", label="approved")
+        left.scatter(index[~approved], mu[~approved], s=8, facecolors="none",
+                     edgecolors="tab:red", label="denied")  # fmt: skip
+        left.set_ylabel("true mu(x.beta*)")
+    else:
+        y = np.concatenate([h.y for h in history])[-WINDOW:]
+        revealed = ~np.isnan(y)
+        left.scatter(index[revealed], y[revealed], s=8, c="tab:green", label="revealed y")
+        hidden = ~revealed
+        left.scatter(index[hidden], np.full(hidden.sum(), cutoff), s=10, marker="x",
+                     c="tab:red", label="denied (y hidden)")  # fmt: skip
+        left.set_ylabel("revealed outcome")
     left.axhline(cutoff, color="black", lw=1, label="cutoff c")
     left.set_xlabel("recent applicant")
-    left.set_ylabel("true mu(x.beta*)")
     left.legend(fontsize=7, loc="upper right")
 
-    if x.shape[1] == 2 and beta is not None:
-        right.scatter(x[approved, 0], x[approved, 1], s=8, c="tab:green")
-        right.scatter(
-            x[~approved, 0], x[~approved, 1], s=8, facecolors="none", edgecolors="tab:red"
-        )
-        grid = np.linspace(x[:, 0].min(), x[:, 0].max(), 50)
-        threshold = float(link.inverse(cutoff))
-        if abs(beta[1]) > 1e-12:
-            right.plot(grid, (threshold - beta[0] * grid) / beta[1], "k-", label="true boundary")
-        if 0 < approved.sum() < approved.size:
-            from sklearn.linear_model import LogisticRegression
-
-            fit = LogisticRegression(C=100.0).fit(x, action)
-            w, b = fit.coef_[0], fit.intercept_[0]
-            if abs(w[1]) > 1e-12:
-                right.plot(grid, -(b + w[0] * grid) / w[1], "b--", label="agent's boundary")
-        right.set_ylim(x[:, 1].min() - 0.5, x[:, 1].max() + 0.5)
-        right.legend(fontsize=7, loc="upper right")
-        right.set_xlabel("x1")
-        right.set_ylabel("x2")
+    if x.shape[1] == 2:
+        _feature_space(right, x, approved, cutoff, link, beta)
     else:
-        right.plot(np.arange(1, len(history) + 1), [h[3] for h in history])
+        t = np.arange(1, len(history) + 1)
+        right.plot(t, [h.total_reward for h in history], label="cumulative reward")
+        if truth:
+            right.plot(t, [h.total_loss for h in history], label="cumulative one-sided loss")
         right.set_xlabel("t")
-        right.set_ylabel("cumulative one-sided loss")
+        right.legend(fontsize=7)
     figure.tight_layout()
-    return _figure_to_rgb(figure)
+    return figure_to_rgb(figure)
+
+
+def _feature_space(
+    axes: Any,
+    x: np.ndarray,
+    approved: np.ndarray,
+    cutoff: float,
+    link: Link,
+    beta: np.ndarray | None,
+) -> None:
+    axes.scatter(x[approved, 0], x[approved, 1], s=8, c="tab:green")
+    axes.scatter(x[~approved, 0], x[~approved, 1], s=8, facecolors="none", edgecolors="tab:red")
+    grid = np.linspace(x[:, 0].min(), x[:, 0].max(), 50)
+    if beta is not None and abs(beta[1]) > 1e-12:
+        threshold = float(link.inverse(cutoff))
+        axes.plot(grid, (threshold - beta[0] * grid) / beta[1], "k-", label="true boundary")
+    if 0 < approved.sum() < approved.size:
+        from sklearn.linear_model import LogisticRegression
+
+        fit = LogisticRegression(C=100.0).fit(x, approved.astype(int))
+        w, b = fit.coef_[0], fit.intercept_[0]
+        if abs(w[1]) > 1e-12:
+            axes.plot(grid, -(b + w[0] * grid) / w[1], "b--", label="agent's boundary")
+    axes.set_ylim(x[:, 1].min() - 0.5, x[:, 1].max() + 0.5)
+    if axes.get_legend_handles_labels()[0]:
+        axes.legend(fontsize=7, loc="upper right")
+    axes.set_xlabel("x1")
+    axes.set_ylabel("x2")

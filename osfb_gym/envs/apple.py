@@ -15,6 +15,7 @@ from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import check_choice, check_data_home, check_float, check_int
+from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render, stream_image
 from osfb_gym.envs._stream import DatasetStream, load_stream
 
 if TYPE_CHECKING:
@@ -37,6 +38,11 @@ FEATURE_BOUND = 10.0
 # Synthetic examples are drawn this many at a time: one vectorised draw instead
 # of one per step, and an unbounded horizon still costs bounded memory.
 CHUNK = 256
+
+#: colours and labels of the ``rgb_array`` strips
+DECISION_LEGEND = {1: ("tab:blue", "taste"), 0: ("tab:gray", "reject")}
+LABEL_LEGEND = {1: ("tab:green", "y=1"), 0: ("tab:red", "y=0")}
+HIDDEN = ("lightgray", "hidden")
 
 #: ``oracle["mistake"]`` codes
 NO_MISTAKE, FALSE_POSITIVE, FALSE_NEGATIVE = 0, 1, 2
@@ -453,7 +459,8 @@ class AppleTastingEnv(FeedbackEnv):
     | ``data_home``     | None          | folder of the dataset files (default: ``OSFB_DATA``) |
     | ``topic``         | None ("earn") | ``"reuters_r8"``: the positive topic |
     | ``first_positive_first`` | None   | move the first positive to the front (datasets) |
-    | ``render_mode``   | None          | "ansi" |
+    | ``render_mode``   | None          | "ansi" or "rgb_array" |
+    | ``render_truth``  | False         | renders also show hidden labels and losses |
 
     Scores are in units of the feature's standard deviation along ``w*``
     (N(0, 1) before the gappy shift). Offsets are >= 0 and widths > 0,
@@ -498,7 +505,7 @@ class AppleTastingEnv(FeedbackEnv):
     ((31,), 'intercept', 569)
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
     metrics_class = AppleMetrics
 
     def __init__(
@@ -522,14 +529,13 @@ class AppleTastingEnv(FeedbackEnv):
         topic: str | None = None,
         first_positive_first: bool | None = None,
         render_mode: str | None = None,
+        render_truth: bool = False,
     ) -> None:
         self.scenario = check_choice(scenario, "scenario", SCENARIOS)
         self.order = check_choice(order, "order", ORDERS)
         self.feedback_mode = check_choice(feedback, "feedback", FEEDBACK_MODES)
         self.world_seed = check_world_seed(world_seed)
-        self.render_mode = check_choice(
-            render_mode, "render_mode", (None, *self.metadata["render_modes"])
-        )
+        self.render_mode, self.render_truth = check_render(render_mode, render_truth)
         self.gain = check_float(gain, "gain", low=0.0)
         self.cost_fp = check_float(cost_fp, "cost_fp", low=0.0)
         self.noise = check_float(noise, "noise", low=0.0, high=0.5)
@@ -612,6 +618,7 @@ class AppleTastingEnv(FeedbackEnv):
         self._y: int | None = None
         self._t = 0
         self._last_line = ""
+        self._trace = StepTrace()
         if self._data is not None:
             self._labels = self._data.y
             self._n_rows = self._data.n_rows
@@ -717,6 +724,7 @@ class AppleTastingEnv(FeedbackEnv):
         self._t = 0
         self._pos = 0
         self._last_line = ""
+        self._trace = StepTrace()
         data = self._data
         oracle: dict[str, Any] = {}
         if data is None:
@@ -763,10 +771,14 @@ class AppleTastingEnv(FeedbackEnv):
         oracle = {"y": y, "mistake": mistake, "loss": loss}
         self._t += 1
         if self.render_mode is not None:
-            self._last_line = (
+            self._trace.add(reward, loss, decision=a, revealed=y if revealed else -1, truth=y)
+            line = (
                 f"t={self._t:5d}  {'taste ' if a else 'reject'}  "
-                f"revealed y={y if revealed else '?'}  loss {loss:.3f}"
+                f"revealed y={y if revealed else '?'}  reward {reward:+.3f}"
             )
+            if self.render_truth:
+                line += f"  | truth: y={y}  loss {loss:.3f}"
+            self._last_line = line
         terminated = self.n_steps is not None and self._t >= self.n_steps
         truncated = not terminated and self._t >= self.horizon
         obs = self._advance()
@@ -778,8 +790,23 @@ class AppleTastingEnv(FeedbackEnv):
         self._y = 0 if extreme == "low" else 1
         return True
 
-    def render(self) -> str | None:
-        """Render the last step as a text line."""
+    def render(self) -> str | np.ndarray | None:
+        """Render the last step as a text line, or the recent stream as an RGB image.
+
+        What the agent was shown: each decision, the labels it revealed and
+        the reward; the labels of rejected examples and the loss only with
+        ``render_truth=True``.
+        """
         if self.render_mode == "ansi":
             return self._last_line
+        if self.render_mode == "rgb_array":
+            rows = [
+                ("decision", self._trace.codes("decision"), DECISION_LEGEND),
+                ("revealed y", self._trace.codes("revealed"), {**LABEL_LEGEND, -1: HIDDEN}),
+            ]
+            curves = [("cumulative reward", self._trace.total_reward())]
+            if self.render_truth:
+                rows.append(("true y", self._trace.codes("truth"), LABEL_LEGEND))
+                curves.append(("cumulative loss", self._trace.total_loss()))
+            return stream_image("apple tasting: the stream and the decisions", rows, curves)
         return None

@@ -23,6 +23,7 @@ from osfb_gym.core.validation import (
     check_float,
     check_int,
 )
+from osfb_gym.envs._render import check_render
 
 if TYPE_CHECKING:
     from osfb_gym.data import Dataset
@@ -501,6 +502,7 @@ class OneSidedLendingEnv(FeedbackEnv):
     | ``dataset``       | None         | a name ``osfb_gym.data.load`` knows, or a record |
     | ``data_home``     | None         | folder of the dataset files (default: ``OSFB_DATA``) |
     | ``render_mode``   | None         | "ansi" or "rgb_array" |
+    | ``render_truth``  | False        | renders also show hidden truth (see Rendering) |
 
     Give at most one of ``cutoff`` and ``cutoff_quantile``; with neither,
     the cutoff is the 70% quantile of ``mu`` (the lender approves the best
@@ -581,6 +583,7 @@ class OneSidedLendingEnv(FeedbackEnv):
         dataset: str | Dataset | None = None,
         data_home: str | None = None,
         render_mode: str | None = None,
+        render_truth: bool = False,
     ) -> None:
         self.link = get_link(link)
         self.batch_size = check_int(batch_size, "batch_size", minimum=1)
@@ -588,9 +591,7 @@ class OneSidedLendingEnv(FeedbackEnv):
         self.scenario = check_choice(scenario, "scenario", SCENARIOS)
         self.feedback_mode = check_choice(feedback, "feedback", FEEDBACK_MODES)
         self.world_seed = check_world_seed(world_seed)
-        self.render_mode = check_choice(
-            render_mode, "render_mode", (None, *self.metadata["render_modes"])
-        )
+        self.render_mode, self.render_truth = check_render(render_mode, render_truth)
         self.tau = check_float(tau, "tau", low=0.0, low_inclusive=False)
         self.trap_probability = check_float(
             trap_probability,
@@ -673,7 +674,7 @@ class OneSidedLendingEnv(FeedbackEnv):
         self._mu = np.empty(0)
         self._y = np.empty(0)
         self._t = 0
-        self._history: list[tuple[np.ndarray, np.ndarray, np.ndarray, float]] = []
+        self._history: list[_Step] = []
         self._last_line = ""
 
     # ------------------------------------------------------------------ configuration
@@ -868,7 +869,7 @@ class OneSidedLendingEnv(FeedbackEnv):
             "loss": loss,
         }
         if self.render_mode is not None:
-            self._record(action, loss)
+            self._record(action, revealed, reward, loss)
         obs, terminated, truncated = self._advance()
         return obs, reward, terminated, truncated, make_info(feedback, oracle)
 
@@ -891,22 +892,53 @@ class OneSidedLendingEnv(FeedbackEnv):
         return True
 
     # ------------------------------------------------------------------ rendering
-    def _record(self, action: np.ndarray, loss: float) -> None:
-        total = (self._history[-1][3] if self._history else 0.0) + loss
-        self._history.append((self._x, self._mu, action, total))
-        self._last_line = (
-            f"t={self._t + 1:4d}  approved {int(action.sum()):3d}/{self.batch_size}  "
-            f"revealed y={np.round(self._y[action == 1], 2).tolist()}  "
-            f"one-sided loss {loss:.3f}  cumulative {total:.3f}"
+    def _record(self, action: np.ndarray, revealed: np.ndarray, reward: float, loss: float) -> None:
+        previous = self._history[-1] if self._history else None
+        step = _Step(
+            x=self._x,
+            action=action,
+            revealed=revealed,
+            y=np.where(revealed, self._y, np.nan),
+            total_reward=(previous.total_reward if previous else 0.0) + reward,
+            # hidden truth, kept only for a render that asks for it
+            mu=self._mu if self.render_truth else None,
+            total_loss=(previous.total_loss if previous else 0.0) + loss * self.render_truth,
         )
+        self._history.append(step)
+        line = (
+            f"t={self._t + 1:4d}  approved {int(action.sum()):3d}/{self.batch_size}  "
+            f"revealed y={np.round(self._y[revealed], 2).tolist()}  "
+            f"reward {reward:.3f}  cumulative {step.total_reward:.3f}"
+        )
+        if self.render_truth:
+            line += f"  | truth: one-sided loss {loss:.3f}  cumulative {step.total_loss:.3f}"
+        self._last_line = line
 
     def render(self) -> str | np.ndarray | None:
-        """Render the last step as a text line or an RGB image."""
+        """Render the last step as a text line or the recent ones as an RGB image.
+
+        What the agent was shown (the applicants, the decisions, the revealed
+        outcomes, the reward); the true ``mu``, ``beta*`` and one-sided loss
+        only with ``render_truth=True``.
+        """
         if self.render_mode == "ansi":
             return self._last_line
         if self.render_mode == "rgb_array":
             from osfb_gym.envs._lending_render import render_rgb
 
-            beta = None if self._world is None else self._world.beta
-            return render_rgb(self._history, self.cutoff, self.link, beta)
+            beta = None if self._world is None or not self.render_truth else self._world.beta
+            return render_rgb(self._history, self.cutoff, self.link, beta, self.render_truth)
         return None
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One decided batch, as a render remembers it."""
+
+    x: np.ndarray
+    action: np.ndarray
+    revealed: np.ndarray
+    y: np.ndarray  # revealed outcomes, NaN where hidden
+    total_reward: float
+    mu: np.ndarray | None  # render_truth only
+    total_loss: float

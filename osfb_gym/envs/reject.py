@@ -15,6 +15,7 @@ from osfb_gym.core.losses import check_rejection_cost
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import check_choice, check_data_home, check_float, check_int
+from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render, stream_image
 from osfb_gym.envs._stream import DatasetStream, load_stream
 
 if TYPE_CHECKING:
@@ -35,6 +36,15 @@ CHUNK = 256  # synthetic examples drawn at a time
 #: decisions, the first entry of an action
 PREDICT_NEGATIVE, REJECT, PREDICT_POSITIVE = 0, 1, 2
 DECISION_LABEL = {PREDICT_NEGATIVE: -1, PREDICT_POSITIVE: 1}
+#: colours and labels of the ``rgb_array`` strips
+DECISION_LEGEND = {
+    PREDICT_NEGATIVE: ("tab:red", "predict -1"),
+    REJECT: ("tab:orange", "reject"),
+    PREDICT_POSITIVE: ("tab:green", "predict +1"),
+}
+QUERY_LEGEND = {1: ("tab:blue", "ask"), 0: ("lightgray", "skip")}
+LABEL_LEGEND = {1: ("tab:green", "y=+1"), -1: ("tab:red", "y=-1")}
+HIDDEN = ("lightgray", "hidden")
 
 
 def check_action(action: Any) -> tuple[int, int]:
@@ -355,7 +365,8 @@ class RejectOptionEnv(FeedbackEnv):
     | ``data_home``  | None          | folder of the dataset files |
     | ``topic``      | None          | ``"reuters_r8"``: the positive topic |
     | ``replacement``| False         | draw dataset rows independently (datasets only) |
-    | ``render_mode``| None          | "ansi" |
+    | ``render_mode``| None          | "ansi" or "rgb_array" |
+    | ``render_truth``| False        | renders also show unasked labels and losses |
 
     Arguments marked (S) shape a synthetic world only and raise
     ``ValueError`` with ``dataset`` (``dim`` is allowed for text).
@@ -388,7 +399,7 @@ class RejectOptionEnv(FeedbackEnv):
     (-0.5, 0.5, True)
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
     metrics_class = RejectMetrics
 
     def __init__(
@@ -408,6 +419,7 @@ class RejectOptionEnv(FeedbackEnv):
         topic: str | None = None,
         replacement: bool = False,
         render_mode: str | None = None,
+        render_truth: bool = False,
     ) -> None:
         self.d = check_rejection_cost(d)
         self.query_cost = check_float(query_cost, "query_cost", low=0.0)
@@ -416,9 +428,7 @@ class RejectOptionEnv(FeedbackEnv):
         self.feedback_mode = check_choice(feedback, "feedback", FEEDBACK_MODES)
         self.world_seed = check_world_seed(world_seed)
         self.noise = check_float(noise, "noise", low=0.0, high=0.5)
-        self.render_mode = check_choice(
-            render_mode, "render_mode", (None, *self.metadata["render_modes"])
-        )
+        self.render_mode, self.render_truth = check_render(render_mode, render_truth)
         if not isinstance(replacement, bool):
             raise TypeError(f"replacement must be True or False, got {replacement!r}")
         check_data_home(data_home, dataset)
@@ -512,6 +522,7 @@ class RejectOptionEnv(FeedbackEnv):
         self._hidden = 0.0
         self._over = False
         self._last_line = ""
+        self._trace = StepTrace()
 
     # ------------------------------------------------------------------ dynamics
     def _advance(self) -> np.ndarray:
@@ -550,6 +561,7 @@ class RejectOptionEnv(FeedbackEnv):
         self._pos = 0
         self._hidden = 0.0
         self._last_line = ""
+        self._trace = StepTrace()
         oracle: dict[str, Any] = {}
         data = self._data
         if data is None:
@@ -610,9 +622,15 @@ class RejectOptionEnv(FeedbackEnv):
             verdict = {PREDICT_NEGATIVE: "predict -1", REJECT: "reject    "}.get(
                 decision, "predict +1"
             )
-            self._last_line = (
+            line = (
                 f"t={self._t:5d}  {verdict}  {'ask ' if query else 'skip'}  "
-                f"y={y if revealed else '?':>2}  L_d {risk:.2f}"
+                f"y={y if revealed else '?':>2}  reward {reward:+.3f}"
+            )
+            if self.render_truth:
+                line += f"  | truth: y={y:+d}  L_d {risk:.2f}"
+            self._last_line = line
+            self._trace.add(
+                reward, loss, decision=decision, query=query, revealed=y if revealed else 0, truth=y
             )
         obs = self._advance()
         return obs, float(reward), terminated, truncated, make_info(feedback, oracle)
@@ -625,8 +643,25 @@ class RejectOptionEnv(FeedbackEnv):
         self._y = -1 if extreme == "low" else 1
         return True
 
-    def render(self) -> str | None:
-        """Render the last step as a text line."""
+    def render(self) -> str | np.ndarray | None:
+        """Render the last step as a text line, or the recent stream as an RGB image.
+
+        What the agent was shown: each decision and query, the labels it
+        asked for and the reward (with the settled lump at the end); the
+        labels it did not ask for and the losses ``L_d`` only with
+        ``render_truth=True``.
+        """
         if self.render_mode == "ansi":
             return self._last_line
+        if self.render_mode == "rgb_array":
+            rows = [
+                ("decision", self._trace.codes("decision"), DECISION_LEGEND),
+                ("query", self._trace.codes("query"), QUERY_LEGEND),
+                ("revealed y", self._trace.codes("revealed"), {**LABEL_LEGEND, 0: HIDDEN}),
+            ]
+            curves = [("cumulative reward", self._trace.total_reward())]
+            if self.render_truth:
+                rows.append(("true y", self._trace.codes("truth"), LABEL_LEGEND))
+                curves.append(("cumulative loss", self._trace.total_loss()))
+            return stream_image("reject option: the stream and the decisions", rows, curves)
         return None

@@ -20,6 +20,7 @@ from osfb_gym.core.service_losses import (
     reference_loss,
 )
 from osfb_gym.core.validation import check_choice, check_float, check_int
+from osfb_gym.envs._render import RENDER_MODES, check_render
 from osfb_gym.envs._services_populations import (
     census_population,
     draw_clusters,
@@ -190,6 +191,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     | ``data_home``        | None        | census, movielens: folder of the data files |
     | ``world_seed``       | None        | fix the synthetic world across resets |
     | ``reference_restarts`` | 10        | restarts of the reference solver; 0 skips it |
+    | ``render_mode``      | None        | "ansi" or "rgb_array" |
+    | ``render_truth``     | False       | renders also show hidden preferences and services |
 
     The "linear" and "census" populations are subpopulations of linear
     predictors: a service is a regressor, a subpopulation's loss its
@@ -239,7 +242,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     True
     """
 
-    metadata = {"render_modes": []}  # noqa: RUF012
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
     metrics_class = ServiceMetrics
     feedback_mode = "one_sided"
 
@@ -261,7 +264,10 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         data_home: str | None = None,
         world_seed: int | None = None,
         reference_restarts: int = 10,
+        render_mode: str | None = None,
+        render_truth: bool = False,
     ) -> None:
+        self.render_mode, self.render_truth = check_render(render_mode, render_truth)
         self.population = check_choice(population, "population", POPULATIONS)
         self.loss = check_choice(loss, "loss", FAMILIES)
         if not isinstance(reveal_groups, bool):
@@ -359,6 +365,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
                 f"n_services must be <= n_users ({self.n_users}): a service is placed at an "
                 f"acquired user's preference, got n_services={n_services}"
             )
+        #: steps per episode: one service a step (``spec.max_episode_steps``)
+        self.horizon = self.n_services
         n, k = self.n_users, self.n_services
         observation = {
             "losses": spaces.Box(0.0, LOSS_BOUND, shape=(n,), dtype=np.float32),
@@ -375,6 +383,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._choice = np.full(n, k, dtype=np.int64)
         self._t = 0
         self._floor = 0.0
+        self._totals: list[float] = []  # the total reported loss after each step (renders)
+        self._last_line = ""
 
     # ------------------------------------------------------------------ dynamics
     def _draw_world(self, rng: np.random.Generator) -> Population:
@@ -425,6 +435,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._best = np.zeros(self.n_users)
         self._choice = np.full(self.n_users, self.n_services, dtype=np.int64)
         self._t = 0
+        self._totals = []
+        self._last_line = ""
         self._floor = float(self._world.minimum_loss().sum())
         feedback: dict[str, Any] = {"n_users": self.n_users, "n_services": self.n_services}
         if self.reveal_groups:
@@ -477,6 +489,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         )
         if terminated and "reference_loss" in oracle:
             oracle["approximation_ratio"] = total / oracle["reference_loss"]
+        if self.render_mode is not None:
+            self._record(user, total)
         return self._observation(), previous - total, terminated, False, make_info(feedback, oracle)
 
     def _finish(self, world: Population) -> dict[str, float]:
@@ -493,6 +507,65 @@ class MultiServiceChoiceEnv(FeedbackEnv):
                 world, self.n_services, restarts=self.reference_restarts, seed=0
             )
         return out
+
+    # ------------------------------------------------------------------ rendering
+    def _record(self, user: int, total: float) -> None:
+        self._totals.append(total)
+        counts = np.bincount(self._choice, minlength=self.n_services + 1)[: self.n_services]
+        line = (
+            f"k={self._t:3d}/{self.n_services}  acquired user {user:4d}  "
+            f"total reported loss {total:.3f}  users per service {counts[: self._t].tolist()}"
+        )
+        if self.render_truth:
+            assert self._world is not None
+            preference = np.round(self._world.preferences[user], 3).tolist()
+            line += f"  | truth: its preference {preference}"
+        self._last_line = line
+
+    def render(self) -> str | np.ndarray | None:
+        """Render the last step as a text line, or the users and services as an RGB image.
+
+        What the agent was shown: the acquired user, each user's reported
+        loss and chosen service (and group, with ``reveal_groups``), the
+        total loss over the steps. With ``render_truth=True`` and
+        preferences of two or more dimensions, the users' hidden
+        preferences and the services in preference space (first two
+        coordinates) instead, and the acquired preference in the text.
+        """
+        if self.render_mode == "ansi":
+            return self._last_line
+        if self.render_mode == "rgb_array":
+            from osfb_gym.envs._render import figure_to_rgb, new_figure
+
+            figure, (left, right) = new_figure()
+            placed = self._choice < self.n_services
+            colour = self._choice if self._t else np.zeros(self.n_users)
+            if self.render_truth and self._world is not None and self.service_dim >= 2:
+                points = self._world.preferences
+                left.scatter(points[:, 0], points[:, 1], s=8, c=colour, cmap="tab10")
+                services = self._services[: self._t]
+                left.scatter(services[:, 0], services[:, 1], s=120, marker="*", c="black",
+                             label="services")  # fmt: skip
+                left.set_title("truth: preferences (colour: chosen service)", fontsize=9)
+                if self._t:
+                    left.legend(fontsize=7)
+            else:
+                jitter = (np.arange(self.n_users) % 7 - 3) / 10
+                groups = self._world.groups if self.reveal_groups and self._world else None
+                x = np.where(placed, self._choice, -1) + jitter
+                if groups is None:
+                    left.scatter(x, self._best, s=8, c="tab:blue")
+                else:
+                    left.scatter(x, self._best, s=8, c=groups, cmap="tab10")
+                left.set_xlabel("chosen service (-1: none yet)")
+                left.set_ylabel("reported loss")
+                left.set_title("users' reported losses (colour: group)", fontsize=9)
+            right.plot(np.arange(1, len(self._totals) + 1), self._totals, marker="o")
+            right.set_xlabel("services placed")
+            right.set_ylabel("total reported loss")
+            figure.tight_layout()
+            return figure_to_rgb(figure)
+        return None
 
     def _check_action(self, action: Any) -> int:
         if isinstance(action, np.ndarray) and action.ndim == 0:
