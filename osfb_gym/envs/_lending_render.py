@@ -71,7 +71,6 @@ def render_rgb(
             right.plot(t, [h.total_loss for h in history], label="cumulative one-sided loss")
         right.set_xlabel("t")
         right.legend(fontsize=7)
-    figure.tight_layout()
     return figure_to_rgb(figure)
 
 

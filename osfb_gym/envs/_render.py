@@ -47,6 +47,8 @@ def new_figure(ncols: int = 2, nrows: int = 1) -> tuple[Any, Any]:
 
     figure = Figure(figsize=(8, 3.2), dpi=80)
     FigureCanvasAgg(figure)
+    # fixed margins: tight_layout would draw every frame twice
+    figure.subplots_adjust(left=0.12, right=0.98, bottom=0.16, top=0.9, wspace=0.3)
     return figure, figure.subplots(nrows, ncols)
 
 
@@ -97,7 +99,6 @@ def stream_image(
         right.plot(np.arange(1, len(values) + 1), values, label=label)
     right.set_xlabel("t")
     right.legend(fontsize=7)
-    figure.tight_layout()
     return figure_to_rgb(figure)
 
 

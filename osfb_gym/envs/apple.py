@@ -474,6 +474,25 @@ class AppleTastingEnv(FeedbackEnv):
     must be 0/1. ``horizon`` lives in the env rather than in
     ``max_episode_steps`` because agents (e.g. a label budget) may need it.
 
+    ## Rendering
+    ``render_mode="ansi"`` returns a line about the last step,
+    ``"rgb_array"`` a ``(256, 640, 3)`` ``uint8`` frame (matplotlib, Agg).
+    The frame shows the recent stream as strips (the decision, the
+    revealed label) and the cumulative reward. A render shows what the
+    agent was shown; the labels of rejected (untasted) examples and the
+    loss appear only with ``render_truth=True``, the argument every family
+    uses for it.
+
+    ## Time Limit and Vector Envs
+    ``horizon`` is an argument (agents may read ``T``) and the env
+    truncates there itself; ``env.spec.max_episode_steps`` reports it, so
+    ``gym.wrappers.TimeAwareObservation(gym.make(id, horizon=h))``
+    normalises by ``h`` with no ``TimeLimit`` added. A dataset's stream
+    that runs out first still ends with ``terminated=True``. Every info
+    value has a shape fixed by the arguments, so the infos of sub-envs out
+    of step stack in ``gym.make_vec`` (sync or async) and SB3's vector
+    envs.
+
     ## References
     David P. Helmbold, Nicholas Littlestone, Philip M. Long. Apple Tasting.
     Information and Computation 161(2), 85-139, 2000.
@@ -481,7 +500,11 @@ class AppleTastingEnv(FeedbackEnv):
     D. Sculley. Practical Learning from One-Sided Feedback. KDD 2007.
 
     ## Version History
-    - v0: initial version.
+    - v0: initial version. Later, with the same dynamics and scores
+      (seeded random-action trajectories compared bit for bit): the spec
+      reports ``max_episode_steps = horizon``; ``rgb_array`` rendering
+      added; the ``ansi`` line shows the reward, no longer the loss (which
+      gave a hidden label away), unless ``render_truth=True``.
 
     ## Example
     >>> import gymnasium as gym

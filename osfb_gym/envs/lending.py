@@ -528,13 +528,41 @@ class OneSidedLendingEnv(FeedbackEnv):
     ``world_seed`` included, since the data fix the world. An unknown
     dataset name raises the loader's error.
 
+    ## Rendering
+    ``render_mode="ansi"`` returns a line about the last step,
+    ``"rgb_array"`` a ``(256, 640, 3)`` ``uint8`` frame (matplotlib, Agg).
+    The frame shows the recent applicants at their revealed outcomes
+    (denied ones on the cutoff, their outcome hidden) and, for ``dim ==
+    2``, the applicants in feature space with the boundary the decisions
+    imply, else the cumulative reward. A render shows what the agent was
+    shown; the true ``mu`` of every applicant, the hidden outcomes of
+    denied ones, the true boundary and the one-sided loss appear only with
+    ``render_truth=True``, the argument every family uses for it.
+
+    ## Time Limit and Vector Envs
+    ``horizon`` is an argument (agents may read ``T``) and the env
+    truncates there itself; ``env.spec.max_episode_steps`` reports it, so
+    ``gym.wrappers.TimeAwareObservation(gym.make(id, horizon=h))``
+    normalises by ``h`` with no ``TimeLimit`` added. A dataset's stream
+    that runs out first still ends with ``terminated=True``. Every info
+    value has a shape fixed by the arguments, so the infos of sub-envs out
+    of step stack in ``gym.make_vec`` (sync or async) and SB3's vector
+    envs.
+
     ## References
     Heinrich Jiang, Qijia Jiang, Aldo Pacchiano. Learning the Truth From
     Only One Side of the Story. AISTATS 2021.
 
     ## Version History
     - v0: initial version; dataset-backed worlds added later (synthetic
-      worlds unchanged).
+      worlds unchanged). Later, with the same dynamics and scores (seeded
+      random-action trajectories compared bit for bit): the warm start
+      moved to ``info["feedback"]["warm_start"]`` (it was ``feedback["X"]``
+      / ``["y"]``, whose ``y`` clashed with the step's); the spec reports
+      ``max_episode_steps = horizon``; ``gym.make_vec`` gives Gymnasium's
+      ``SyncVectorEnv`` (the shared-stream replicas are ``lockstep=True``);
+      renders hide the truth unless ``render_truth=True``; ``dataset``
+      takes a :class:`~osfb_gym.data.Dataset` record.
 
     ## Example
     >>> import gymnasium as gym
@@ -559,6 +587,16 @@ class OneSidedLendingEnv(FeedbackEnv):
     ((10, 31), (28, 31), 'intercept')
     >>> env.unwrapped.n_steps, env.unwrapped.n_dropped, env.unwrapped.horizon
     (54, 1, 54)
+
+    Gymnasium knows the horizon, and a render hides the truth unless asked:
+
+    >>> env = gym.make("OneSidedLending-v0", horizon=5, render_mode="ansi")
+    >>> env.spec.max_episode_steps, gym.wrappers.TimeAwareObservation(env).max_timesteps
+    (5, 5)
+    >>> _ = env.reset(seed=0)
+    >>> _ = env.step([0])
+    >>> "truth" in env.render()
+    False
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012
@@ -911,7 +949,10 @@ class OneSidedLendingEnv(FeedbackEnv):
             f"reward {reward:.3f}  cumulative {step.total_reward:.3f}"
         )
         if self.render_truth:
-            line += f"  | truth: one-sided loss {loss:.3f}  cumulative {step.total_loss:.3f}"
+            line += (
+                f"  | truth: hidden y={np.round(self._y[~revealed], 2).tolist()}  "
+                f"one-sided loss {loss:.3f}  cumulative {step.total_loss:.3f}"
+            )
         self._last_line = line
 
     def render(self) -> str | np.ndarray | None:

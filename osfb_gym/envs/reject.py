@@ -371,6 +371,25 @@ class RejectOptionEnv(FeedbackEnv):
     Arguments marked (S) shape a synthetic world only and raise
     ``ValueError`` with ``dataset`` (``dim`` is allowed for text).
 
+    ## Rendering
+    ``render_mode="ansi"`` returns a line about the last step,
+    ``"rgb_array"`` a ``(256, 640, 3)`` ``uint8`` frame (matplotlib, Agg).
+    The frame shows the recent stream as strips (the decision, the query,
+    the revealed label) and the cumulative reward. A render shows what the
+    agent was shown; the labels that were not asked for and the losses
+    ``L_d`` appear only with ``render_truth=True``, the argument every
+    family uses for it.
+
+    ## Time Limit and Vector Envs
+    ``horizon`` is an argument (agents may read ``T``) and the env
+    truncates there itself; ``env.spec.max_episode_steps`` reports it, so
+    ``gym.wrappers.TimeAwareObservation(gym.make(id, horizon=h))``
+    normalises by ``h`` with no ``TimeLimit`` added. A dataset's stream
+    that runs out first still ends with ``terminated=True``. Every info
+    value has a shape fixed by the arguments, so the infos of sub-envs out
+    of step stack in ``gym.make_vec`` (sync or async) and SB3's vector
+    envs.
+
     ## References
     Kulin Shah, Naresh Manwani. Online Active Learning of Reject Option
     Classifiers. AAAI 2020.
@@ -379,7 +398,11 @@ class RejectOptionEnv(FeedbackEnv):
     Transactions on Information Theory 16(1), 41-46, 1970.
 
     ## Version History
-    - v0: initial version.
+    - v0: initial version. Later, with the same dynamics and scores
+      (seeded random-action trajectories compared bit for bit): the spec
+      reports ``max_episode_steps = horizon``; ``rgb_array`` rendering
+      added; the ``ansi`` line shows the reward, no longer ``L_d`` (which
+      gave an unasked label away), unless ``render_truth=True``.
 
     ## Example
     >>> import gymnasium as gym

@@ -218,13 +218,37 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     favour an agent. The feedback is always the paper's bandit feedback
     (``feedback_mode = "one_sided"``): there is no full-information mode.
 
+    ## Rendering
+    ``render_mode="ansi"`` returns a line about the last step,
+    ``"rgb_array"`` a ``(256, 640, 3)`` ``uint8`` frame (matplotlib, Agg).
+    The frame shows each user's reported loss against the service it chose
+    (coloured by group when groups are revealed) and the total loss after
+    each step. A render shows what the agent was shown; the hidden
+    preferences (and the services placed among them, for ``dim >= 2``) and
+    the acquired preference appear only with ``render_truth=True``, the
+    argument every family uses for it.
+
+    ## Time Limit and Vector Envs
+    An episode lasts ``n_services`` steps: ``horizon`` and
+    ``env.spec.max_episode_steps`` report it, so
+    ``gym.wrappers.TimeAwareObservation(gym.make(id))`` works with no
+    ``TimeLimit`` added. Every info value has a shape fixed by the
+    arguments, so infos stack in ``gym.make_vec`` (sync or async) and
+    SB3's vector envs.
+
     ## References
     Bose, Curmei, Jiang, Morgenstern, Dean, Ratliff, Fazel. "Initializing
     Services in Interactive ML Systems for Diverse Users" (AcQUIre),
     NeurIPS 2024, arXiv:2312.11846: Algorithms 1 and 2, Sections 4 and 5.
 
     ## Version History
-    - v0: initial version.
+    - v0: initial version. Later, with the same dynamics and scores
+      (seeded random-action trajectories compared bit for bit):
+      ``render_mode`` (``ansi``, ``rgb_array``) and ``render_truth``
+      added; ``horizon`` (``= n_services``) and the spec's
+      ``max_episode_steps``; ``oracle["services"]`` keeps the shape
+      ``(n_services, d)`` (rows not placed yet are 0.0; it was ``(t, d)``);
+      the hidden population is private (``world`` was public).
 
     ## Example
     >>> import gymnasium as gym
@@ -563,7 +587,6 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             right.plot(np.arange(1, len(self._totals) + 1), self._totals, marker="o")
             right.set_xlabel("services placed")
             right.set_ylabel("total reported loss")
-            figure.tight_layout()
             return figure_to_rgb(figure)
         return None
 

@@ -90,6 +90,8 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 CASES: list[tuple[str, dict[str, Any]]] = [(env_id, {}) for env_id in env_ids()] + VARIANTS
+#: one case per registered id (its defaults), for tests too slow to run on every variant
+DEFAULTS: list[tuple[str, dict[str, Any]]] = [(env_id, {}) for env_id in env_ids()]
 
 
 def case_id(case: tuple[str, dict[str, Any]]) -> str:
@@ -99,11 +101,11 @@ def case_id(case: tuple[str, dict[str, Any]]) -> str:
     )
 
 
-def case_param(case: tuple[str, dict[str, Any]]) -> Any:
-    """Return ``case`` as a pytest parameter: slow for big datasets, skipped without data."""
+def case_param(case: tuple[str, dict[str, Any]], *, slow: bool = False) -> Any:
+    """Return ``case`` as a pytest parameter: slow if big or ``slow``, skipped without data."""
     data_home = case[1].get("data_home")
     marks: list[Any] = []
-    if case[1].get("dataset") in SLOW_DATASETS:
+    if slow or case[1].get("dataset") in SLOW_DATASETS:
         marks.append(pytest.mark.slow)
     if data_home is not None and not Path(data_home).is_dir():
         marks.append(pytest.mark.skip(reason=f"no local copy of the datasets at {data_home}"))

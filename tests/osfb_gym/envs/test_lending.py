@@ -437,3 +437,15 @@ def test_adult_streams_the_papers_split():
     _, info = env.reset(seed=0)
     share = info["feedback"]["y"].mean()
     assert share == pytest.approx(env._data.y.mean(), abs=1 / 2442)
+
+
+def test_a_dataset_record_of_ones_own_is_accepted_like_a_name():
+    from osfb_gym.data import load
+
+    record = load("breast_cancer")
+    by_name = gym.make(ID, batch_size=5, **BC)
+    by_record = gym.make(ID, batch_size=5, dataset=record)
+    assert by_record.unwrapped.dataset == "breast_cancer"
+    np.testing.assert_array_equal(by_name.reset(seed=3)[0], by_record.reset(seed=3)[0])
+    with pytest.raises(TypeError, match="dataset"):
+        gym.make(ID, dataset=3.5)
