@@ -147,10 +147,10 @@ def run_vector_episode(
 ) -> list[Trajectory]:
     """Run one lockstep episode per sub-env of ``envs``; sub-env ``i`` is decided by replica ``i``.
 
-    The vector counterpart of :func:`run_episode`, for lockstep replicas
-    whose episodes end together (``gym.make_vec("OneSidedLending-v0",
-    num_envs, lockstep=True)``) and an agent
-    that decides for all sub-envs at once
+    The vector counterpart of :func:`run_episode`, for sub-envs whose
+    episodes end together, best the lockstep replicas that share a stream
+    (``gym.make_vec("OneSidedLending-v0", num_envs, lockstep=True)``), and
+    an agent that decides for all sub-envs at once
     (:class:`~agents.lending.replicas.CutoffReplicas`). The agent gets
     the feedback and never the oracle; each replica's seed is derived from
     its sub-env's reset seed as :func:`run_episode` derives it.
@@ -172,15 +172,16 @@ def run_vector_episode(
     list[Trajectory]
         One per sub-env, as :func:`run_episode` would return it.
     """
-    if envs.metadata.get("autoreset_mode") != gym.vector.AutoresetMode.DISABLED:
-        raise ValueError(
-            "run_vector_episode runs lockstep replicas, a vector env without autoreset: "
-            "make it with gym.make_vec(id, num_envs, lockstep=True, ...), got "
-            f"autoreset_mode={envs.metadata.get('autoreset_mode')}"
-        )
     given = [seed] * envs.num_envs if isinstance(seed, Integral) else cast("Sequence[int]", seed)
     seeds = [check_int(value, "seed", minimum=0) for value in given]
-    metrics_class = getattr(envs.unwrapped, "metrics_class", EpisodeMetrics)
+    metrics_class = getattr(envs.unwrapped, "metrics_class", None)
+    if metrics_class is None:  # Gymnasium's SyncVectorEnv: its sub-envs' class
+        sub_envs = getattr(envs, "envs", None)
+        metrics_class = (
+            getattr(sub_envs[0].unwrapped, "metrics_class", EpisodeMetrics)
+            if sub_envs
+            else EpisodeMetrics
+        )
     metrics = metrics_class(num_envs=envs.num_envs)
     obs, info = envs.reset(seed=seeds)  # type: ignore[arg-type]  # a seed per sub-env
     agent.reset(

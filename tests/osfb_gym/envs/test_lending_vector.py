@@ -174,3 +174,20 @@ def test_the_default_vector_env_autoresets_and_lockstep_is_an_option():
     assert lockstep.metadata["autoreset_mode"] == gym.vector.AutoresetMode.DISABLED
     with pytest.raises(TypeError, match="lockstep"):
         gym.make_vec(ID, num_envs=2, lockstep="yes")
+
+
+def test_replicas_score_the_same_on_lockstep_and_on_gymnasiums_vector_env():
+    """lockstep=True only shares the stream: every trajectory is the same as without it."""
+    from agents.lending import Adaptive, Greedy
+    from agents.lending.replicas import CutoffReplicas
+    from osfb_gym.runner import run_vector_episode
+
+    runs = []
+    for lockstep in (False, True):
+        envs = gym.make_vec(ID, num_envs=2, horizon=50, batch_size=2, lockstep=lockstep)
+        replicas = CutoffReplicas([Greedy(), Adaptive(rho=0.5)])
+        runs.append(run_vector_episode(envs, replicas, seed=4))
+    for plain, shared in zip(*runs, strict=True):
+        np.testing.assert_array_equal(plain.oracle_loss, shared.oracle_loss)
+        np.testing.assert_array_equal(plain.actions, shared.actions)
+        assert plain.metrics == shared.metrics
