@@ -30,6 +30,10 @@ class FeedbackEnv(gym.Env):
     truncation, and mark a dataset stream's last step truncated as well
     as terminated). A spec that already names a limit (``gym.make(...,
     max_episode_steps=n)``, which adds Gymnasium's ``TimeLimit``) is kept.
+    Remaking an env from its spec (``gym.make(env.spec)``) adds Gymnasium's
+    ``TimeLimit`` at the horizon, as Gymnasium does for any spec with a
+    limit: the same episodes, except that a dataset stream's last step is
+    then marked truncated as well as terminated.
     """
 
     metrics_class: ClassVar[type[EpisodeMetrics]] = EpisodeMetrics

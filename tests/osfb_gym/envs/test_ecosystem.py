@@ -129,6 +129,7 @@ def test_pickled_env_continues_the_same_episode(case):
 def test_time_aware_observation_knows_the_true_horizon(case):
     env = make(case)
     assert TimeAwareObservation(env).max_timesteps == env.unwrapped.horizon
+    assert TimeAwareObservation(make(case, max_episode_steps=3)).max_timesteps == 3
     short = TimeAwareObservation(
         make(case, **length_kwargs(case, 4)), flatten=False, normalize_time=True
     )
