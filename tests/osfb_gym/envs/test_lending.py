@@ -435,7 +435,7 @@ def test_adult_streams_the_papers_split():
     assert (env.warm_start, env.n_steps, env.n_dropped) == (2442, 46, 400)
     assert env.observation_space.high.max() > FEATURE_BOUND  # rare one-hot categories
     _, info = env.reset(seed=0)
-    share = info["feedback"]["y"].mean()
+    share = info["feedback"]["warm_start"]["y"].mean()
     assert share == pytest.approx(env._data.y.mean(), abs=1 / 2442)
 
 
