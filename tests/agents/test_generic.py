@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agents.base import all_agents, check_agent
@@ -30,3 +32,11 @@ def test_discovery_finds_the_known_agents():
 @pytest.mark.parametrize("cls", AGENTS, ids=lambda cls: cls.__name__)
 def test_every_agent_passes_check_agent(cls):
     check_agent(cls, env_kwargs=SMALL)
+
+
+def test_the_agents_page_lists_every_agent_and_hyperparameter():
+    page = (Path(__file__).resolve().parents[2] / "docs" / "agents.md").read_text()
+    for cls in AGENTS:
+        assert f"`{cls.__name__}`" in page, f"docs/agents.md does not list {cls.__name__}"
+        for name in cls._parameter_constraints:
+            assert f"`{name}=" in page, f"docs/agents.md omits {cls.__name__}'s {name}"
