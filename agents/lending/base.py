@@ -12,9 +12,11 @@ from agents.lending.glm import SOLVERS, GLMEstimator
 from osfb_gym.core.links import get_link
 
 # The values an outcome y can take under each link: the Bernoulli outcomes of
-# the logistic link (and the labels of a dataset) lie in [0, 1]
+# the logistic link (and the labels of a dataset) lie in [0, 1]; any finite number
+# under the linear link
+_LARGEST = float(np.finfo(float).max)
 OUTCOME_RANGE: dict[str, tuple[float, float]] = {
-    "linear": (-np.inf, np.inf),
+    "linear": (-_LARGEST, _LARGEST),
     "logistic": (0.0, 1.0),
 }
 
@@ -102,9 +104,10 @@ class CutoffAgent(Agent):
         """Raise unless features ``x`` are finite and outcomes ``y`` in the link's range."""
         owner = type(self).__name__
         check_finite(x, x_name, owner)
-        check_finite(y, y_name, owner)
         low, high = OUTCOME_RANGE[self.link_.name]
-        if len(y) and (y.min() < low or y.max() > high):
+        # written so that NaN fails the test too (every comparison with NaN is False)
+        if len(y) and not (y.min() >= low and y.max() <= high):
+            check_finite(y, y_name, owner)
             bad = y[(y < low) | (y > high)][0]
             raise ValueError(
                 f"{owner}: {y_name} must lie in [{low:g}, {high:g}] under the "

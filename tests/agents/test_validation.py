@@ -185,6 +185,8 @@ def test_the_logistic_link_refuses_an_outcome_outside_0_1_and_the_linear_link_do
     action, reward, feedback, _ = revealing_step(agent, env, observation)
     agent.update(observation, action, reward, with_label(feedback, 2.0))
     assert np.isfinite(agent.beta_).all()
+    with pytest.raises(ValueError, match=r"feedback\['y'\] must be finite"):
+        agent.update(observation, action, reward, with_label(feedback, math.inf))
 
 
 def test_a_non_finite_warm_start_is_refused_at_reset():
