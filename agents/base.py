@@ -1,36 +1,119 @@
-"""The Agent contract (DESIGN section 5), with scikit-learn-style parameters.
+"""The Agent contract (DESIGN section 5) on scikit-learn's ``BaseEstimator``.
 
 An agent stores its hyperparameters in ``__init__`` and nothing else;
-learned state (trailing underscore) is created in :meth:`Agent.reset`. A
-signature-based :meth:`Agent.get_params` lets the benchmark sweep
-hyperparameters by name and build a fresh agent per seed with
-:meth:`Agent.clone`.
+learned state (trailing underscore) is created in :meth:`Agent.reset`.
+``BaseEstimator`` gives ``get_params(deep=True)``, nested ``set_params``
+(``LabelEfficient(MarginPerceptron()).set_params(base__m=5)``),
+``sklearn.base.clone`` and the HTML repr in notebooks; a declarative table,
+``_parameter_constraints`` (scikit-learn's own format), says what each
+hyperparameter may be and is checked once per episode, at ``reset``.
+:func:`check_agent` is the whole contract as one function, used by the
+project's tests and by the grader.
 """
 
 from __future__ import annotations
 
-import copy
+import importlib
 import inspect
-from typing import Any, ClassVar
+import math
+import pickle
+import pkgutil
+from collections.abc import Callable, Mapping, Sequence
+from numbers import Integral, Real
+from typing import Any, ClassVar, cast
 
 import gymnasium as gym
 import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import Interval as _SklearnInterval
+from sklearn.utils._param_validation import Options, StrOptions, validate_parameter_constraints
+
+__all__ = [
+    "Agent",
+    "AgentContractError",
+    "Interval",
+    "NotResetError",
+    "Options",
+    "StrOptions",
+    "all_agents",
+    "check_agent",
+    "check_finite",
+    "Integral",
+    "Real",
+]
 
 
-class Agent:
+class Interval(_SklearnInterval):
+    """scikit-learn's ``Interval`` constraint, without its two silent coercions.
+
+    A bool is not a number here (``horizon=True`` is refused, where
+    scikit-learn takes it as 1), and a real must be finite (an unbounded
+    side excludes infinity, as the printed ``[0, inf)`` says).
+
+    Examples
+    --------
+    >>> Interval(Integral, 1, None, closed="left").is_satisfied_by(True)
+    False
+    >>> Interval(Real, 0, None, closed="left").is_satisfied_by(float("inf"))
+    False
+    >>> Interval(Real, 0, None, closed="left").is_satisfied_by(np.float32(0.5))
+    True
+    """
+
+    def is_satisfied_by(self, val: Any) -> bool:
+        """Whether ``val`` is a finite number of the interval's type inside it."""
+        if isinstance(val, bool | np.bool_):
+            return False
+        return bool(super().is_satisfied_by(val)) and math.isfinite(val)
+
+
+class NotResetError(NotFittedError):
+    """An agent was asked to act or learn before :meth:`Agent.reset` started an episode."""
+
+
+def check_finite(values: np.ndarray, name: str, owner: str) -> None:
+    """Raise a ``ValueError`` naming ``name`` if ``values`` holds NaN or an infinity.
+
+    ``owner`` (the agent's class name) starts the message. ``values`` is a
+    numeric array (or scalar); the check is one pass over it, cheap enough
+    for every step.
+
+    Examples
+    --------
+    >>> check_finite(np.array([1.0, np.nan]), "observation", "Greedy")
+    Traceback (most recent call last):
+    ...
+    ValueError: Greedy: observation must be finite, got nan at index (1,)
+    """
+    # x . x is finite exactly when every entry is (NaN and infinities propagate and
+    # squares never cancel): one BLAS call, faster than isfinite().all() on small arrays
+    if math.isfinite(np.vdot(values, values)):
+        return
+    array = np.asarray(values)
+    bad = ~np.isfinite(array)
+    if bad.any():  # (else the squares overflowed: huge, but finite)
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{owner}: {name} must be finite, got {array[where]} at index {where}")
+
+
+class Agent(BaseEstimator):
     """Base class of every decision maker.
 
     Subclasses declare hyperparameters as keyword arguments of ``__init__``,
-    store each unchanged under its own name, and implement :meth:`act`
-    (and :meth:`update` if they learn). ``env_ids`` lists the environments
-    the agent is made for. A shared base class that is not meant to be
-    used itself sets ``abstract = True`` in its own body, so the generic
-    test suite skips it.
+    store each unchanged under its own name, declare what each may be in
+    ``_parameter_constraints`` (scikit-learn's table: ``Interval``,
+    ``StrOptions``, ``"boolean"``, ``None``, a type, or ``"no_validation"``),
+    and implement :meth:`act` (and :meth:`update` if they learn).
+    ``env_ids`` lists the environments the agent is made for. A shared base
+    class that is not meant to be used itself sets ``abstract = True`` in
+    its own body, so the generic test suite skips it.
 
     Examples
     --------
     >>> class Always(Agent):
     ...     env_ids = ("OneSidedLending-v0",)
+    ...     _parameter_constraints = {"value": [Interval(Integral, 0, 1, closed="both")]}
     ...     def __init__(self, value: int = 1):
     ...         self.value = value
     ...     def act(self, observation):
@@ -39,10 +122,16 @@ class Agent:
     Always(value=0)
     >>> Always().get_params()
     {'value': 1}
+    >>> Always(value=2).reset(gym.spaces.Box(0, 1, (1, 2)), gym.spaces.MultiBinary(1))
+    Traceback (most recent call last):
+    ...
+    sklearn.utils._param_validation.InvalidParameterError: The 'value' parameter of Always \
+must be an int in the range [0, 1]. Got 2 instead.
     """
 
     env_ids: ClassVar[tuple[str, ...]] = ()
     abstract: ClassVar[bool] = True  # concrete agents leave this out of their class body
+    _parameter_constraints: ClassVar[dict[str, Any]] = {}
 
     # ------------------------------------------------------------------ contract
     def reset(
@@ -53,15 +142,33 @@ class Agent:
         seed: int | None = None,
         feedback: dict[str, Any] | None = None,
     ) -> None:
-        """Start an episode: forget what was learned, seed the generator.
+        """Start an episode: validate the hyperparameters, forget what was learned, seed.
 
         ``feedback`` is the reset's ``info["feedback"]`` (a warm-start
         sample, the task's public terms). Subclasses call ``super().reset``
         first and then build their state from ``feedback``.
         """
+        self._validate_params()
+        self._check_params()
+        if feedback is not None and not isinstance(feedback, Mapping):
+            raise TypeError(
+                f"{type(self).__name__}.reset: feedback must be the reset's info['feedback'] "
+                f"(a dict) or None, got {type(feedback).__name__}"
+            )
         self.observation_space_ = observation_space
         self.action_space_ = action_space
         self.rng_ = np.random.default_rng(seed)
+
+    def _check_params(self) -> None:
+        """Check what the table cannot say: relations between hyperparameters (default: none)."""
+
+    def _require_reset(self, method: str) -> None:
+        """Raise :class:`NotResetError` unless :meth:`reset` has started an episode."""
+        if "rng_" not in self.__dict__:
+            raise NotResetError(
+                f"{type(self).__name__}.{method}() was called before reset(); call "
+                "reset(observation_space, action_space, seed=..., feedback=...) first"
+            )
 
     def act(self, observation: Any) -> Any:
         """Return an action in ``action_space`` for ``observation``."""
@@ -73,49 +180,319 @@ class Agent:
     # ------------------------------------------------------------------ parameters
     @classmethod
     def _param_names(cls) -> list[str]:
-        if cls.__init__ is object.__init__:  # no __init__ anywhere: no hyperparameters
-            return []
-        signature = inspect.signature(cls.__init__)
-        names = []
-        for name, parameter in signature.parameters.items():
-            if name == "self":
-                continue
-            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-                raise TypeError(
-                    f"{cls.__name__}.__init__ must list its hyperparameters explicitly, not *{name}"
-                )
-            names.append(name)
-        return names
-
-    def get_params(self) -> dict[str, Any]:
-        """Return the hyperparameters, by name, as given to ``__init__``."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params: Any) -> Agent:
-        """Set hyperparameters by name; unknown names raise a ``ValueError``."""
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(
-                    f"{type(self).__name__} has no hyperparameter {name!r}; "
-                    f"valid: {', '.join(valid) or 'none'}"
-                )
-            setattr(self, name, value)
-        return self
+        """Return the hyperparameters' names (scikit-learn's ``_get_param_names``)."""
+        return list(cls._get_param_names())
 
     def clone(self, **overrides: Any) -> Agent:
-        """Return a fresh, unfitted agent with the same (or overridden) hyperparameters.
+        """Return ``sklearn.base.clone(self)``, with ``overrides`` set on the copy.
 
-        A hyperparameter that is itself an agent (a wrapped base learner) is
+        A fresh, unfitted agent with the same hyperparameters; a
+        hyperparameter that is itself an agent (a wrapped base learner) is
         cloned too, so the copy shares no learned state with the original.
         """
-        params = {
-            name: value.clone() if isinstance(value, Agent) else copy.deepcopy(value)
-            for name, value in self.get_params().items()
-        }
-        params.update(overrides)
-        return type(self)(**params)
+        fresh: Agent = clone(self)
+        return fresh.set_params(**overrides) if overrides else fresh
 
-    def __repr__(self) -> str:
-        params = ", ".join(f"{name}={value!r}" for name, value in self.get_params().items())
-        return f"{type(self).__name__}({params})"
+
+def all_agents() -> list[type[Agent]]:
+    """Return every concrete :class:`Agent` subclass of the ``agents`` package.
+
+    Every module of the package is imported; shared bases (``abstract =
+    True`` in their own body) and private classes (``_Name``) are left out.
+    Sorted by module and name, so a ``Greedy`` of two families stays two
+    classes. (scikit-learn's ``all_estimators``.)
+
+    Examples
+    --------
+    >>> names = [cls.__name__ for cls in all_agents()]
+    >>> "Adaptive" in names and "DSAL" in names and "CutoffAgent" not in names
+    True
+    """
+    import agents
+
+    for module in pkgutil.walk_packages(agents.__path__, prefix="agents."):
+        importlib.import_module(module.name)
+    found, stack = set(), list(Agent.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        concrete = not cls.__dict__.get("abstract", False) and not cls.__name__.startswith("_")
+        if concrete and cls.__module__.startswith("agents."):
+            found.add(cls)
+    return sorted(found, key=lambda cls: (cls.__module__, cls.__qualname__))
+
+
+# ---------------------------------------------------------------------------- check_agent
+CHECK_STEPS = 40  # steps of each checking episode (a TimeLimit on the env's own defaults)
+
+
+class AgentContractError(AssertionError):
+    """Raised by :func:`check_agent`: the message names the agent and the failed check."""
+
+
+def _fail(name: str, check: str, message: str) -> AgentContractError:
+    return AgentContractError(f"check_agent({name}): {check}: {message}")
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two hyperparameter values, actions or observations are equal."""
+    if hasattr(a, "get_params") and hasattr(b, "get_params"):
+        return type(a) is type(b) and _same(a.get_params(deep=False), b.get_params(deep=False))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
+    if isinstance(a, np.ndarray | np.generic) or isinstance(b, np.ndarray | np.generic):
+        return np.shape(a) == np.shape(b) and bool(np.array_equal(a, b, equal_nan=True))
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    try:
+        return bool(a == b) or (a != a and b != b)  # NaN equals NaN here
+    except Exception:  # noqa: BLE001  (an object without a usable ==)
+        return repr(a) == repr(b)
+
+
+def _episode(
+    agent: Agent, env: gym.Env, seed: int, steps: int | None = None
+) -> tuple[list[Any], Any]:
+    """Run ``agent`` on ``env`` (the oracle withheld); return its actions and last observation."""
+    observation, info = env.reset(seed=seed)
+    agent.reset(env.observation_space, env.action_space, seed=seed, feedback=info.get("feedback"))
+    actions: list[Any] = []
+    done = False
+    while not done and (steps is None or len(actions) < steps):
+        action = agent.act(observation)
+        if not env.action_space.contains(np.asarray(action, dtype=env.action_space.dtype)):
+            raise AssertionError(f"act() returned {action!r}, not in {env.action_space}")
+        actions.append(action)
+        next_observation, reward, terminated, truncated, info = env.step(action)
+        agent.update(observation, action, float(reward), info.get("feedback"))
+        observation, done = next_observation, terminated or truncated
+    return actions, observation
+
+
+def check_agent(
+    agent_or_class: Agent | type[Agent],
+    *,
+    env_ids: Sequence[str] | None = None,
+    env_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
+    steps: int = CHECK_STEPS,
+    require_constraints: bool = True,
+) -> None:
+    """Check an agent (class or instance) against the Agent contract; raise on the first failure.
+
+    River's ``check_estimator`` idea: one function holds every check, so the
+    project's tests, the grader and a student's own tests check the same
+    contract. For a class, the checks build it with its defaults; for an
+    instance (e.g. a wrapper around a trained model), with its
+    hyperparameters. In order:
+
+    1. ``hyperparameters``: ``__init__`` lists them as explicit keywords;
+       the class can be built from them (a class: with no arguments);
+    2. ``init stores only``: ``__init__`` stores each hyperparameter
+       unchanged under its own name (a class: the default itself) and sets
+       nothing else;
+    3. ``constraints table``: ``_parameter_constraints`` names every
+       hyperparameter and nothing else, and the values pass it
+       (skipped with ``require_constraints=False``);
+    4. ``set_params``: an unknown name is refused with a ``ValueError``;
+    5. ``clone``: ``sklearn.base.clone`` gives the same class and equal
+       parameters, twice over (idempotent), and the same repr;
+    6. ``episode on <id>``: for every id of ``env_ids`` (at least one), a
+       seeded episode of at most ``steps`` steps runs and every action is
+       in the action space; the episode changes no hyperparameter, and a
+       clone taken after it has no learned state;
+    7. ``reproducible on <id>``: a second run with the same seed gives the
+       same actions;
+    8. ``pickle on <id>``: a pickled copy taken mid-episode acts as the
+       original.
+
+    Parameters
+    ----------
+    agent_or_class
+        An :class:`Agent` subclass or instance.
+    env_ids
+        The envs to run episodes on; None: every id of the class's
+        ``env_ids`` (each must be among them).
+    env_kwargs
+        Keyword arguments of ``gym.make`` per env id (e.g. small sizes);
+        ids not named get the registered defaults.
+    steps
+        Most steps of each checking episode.
+    require_constraints
+        Whether the ``constraints table`` check runs (the project's agents:
+        yes; a student's agent may leave the table out).
+
+    Raises
+    ------
+    AgentContractError
+        An ``AssertionError`` naming the agent and the failed check.
+
+    Examples
+    --------
+    >>> from agents.lending import Greedy
+    >>> check_agent(Greedy, env_kwargs={"OneSidedLending-v0": {"horizon": 20}})
+    >>> class Forgetful(Greedy):
+    ...     def __init__(self, l2: float = 1.0, solver: str = "incremental"):
+    ...         self.l2 = l2
+    >>> check_agent(Forgetful)
+    Traceback (most recent call last):
+    ...
+    agents.base.AgentContractError: check_agent(Forgetful): init stores only: __init__ does not \
+store solver under its own name (write `self.solver = solver`)
+    """
+    import osfb_gym  # noqa: F401  (registers the env ids with gymnasium)
+
+    cls: type[Agent]
+    instance: Agent | None
+    if isinstance(agent_or_class, type):
+        if not issubclass(agent_or_class, Agent):
+            raise _fail(repr(agent_or_class), "is an Agent", "not a subclass of agents.base.Agent")
+        cls, instance = agent_or_class, None
+    elif isinstance(agent_or_class, Agent):
+        # (Agent derives from the untyped BaseEstimator, so mypy cannot narrow here)
+        instance = cast(Agent, agent_or_class)
+        cls = type(instance)
+    else:
+        raise _fail(repr(agent_or_class), "is an Agent", "not an agents.base.Agent")
+    name = cls.__name__
+
+    def run_check(check: str, body: Callable[[], Any]) -> Any:
+        return _run(name, check, body)
+
+    # 1-2: hyperparameters and __init__
+    names = run_check("hyperparameters", cls._param_names)
+    fresh: Agent = run_check(
+        "hyperparameters",
+        (lambda: cls()) if instance is None else (lambda: cls(**instance.get_params(deep=False))),
+    )
+    stored = vars(fresh)
+    for param in names:
+        if param not in stored:
+            raise _fail(
+                name,
+                "init stores only",
+                f"__init__ does not store {param} under its own name "
+                f"(write `self.{param} = {param}`)",
+            )
+    extra = sorted(set(stored) - set(names))
+    if extra:
+        raise _fail(
+            name,
+            "init stores only",
+            f"__init__ sets {', '.join(extra)}, which are not hyperparameters; create learned "
+            "state (names ending in _) in reset()",
+        )
+    if instance is None:
+        defaults = {
+            param: value.default
+            for param, value in inspect.signature(cls.__init__).parameters.items()  # type: ignore[misc]
+            if param in names
+        }
+        for param in names:
+            if not (stored[param] is defaults[param] or _same(stored[param], defaults[param])):
+                raise _fail(
+                    name,
+                    "init stores only",
+                    f"{param} is {stored[param]!r} after {name}(), not its default "
+                    f"{defaults[param]!r}: store hyperparameters unchanged",
+                )
+
+    # 3: the constraints table
+    if require_constraints:
+        table = set(cls._parameter_constraints)
+        if table != set(names):
+            missing, unknown = sorted(set(names) - table), sorted(table - set(names))
+            raise _fail(
+                name,
+                "constraints table",
+                f"_parameter_constraints must name every hyperparameter and nothing else; "
+                f"missing {missing}, unknown {unknown}",
+            )
+        run_check(
+            "constraints table",
+            lambda: validate_parameter_constraints(
+                cls._parameter_constraints, fresh.get_params(deep=False), caller_name=name
+            ),
+        )
+
+    # 4: set_params refuses unknown names
+    try:
+        clone(fresh).set_params(no_such_hyperparameter=1)
+    except ValueError:
+        pass
+    else:
+        raise _fail(name, "set_params", "set_params(no_such_hyperparameter=1) was accepted")
+
+    # 5: clone
+    def clone_twice() -> tuple[Agent, Agent]:
+        first = clone(fresh)
+        return first, clone(first)
+
+    first, second = run_check("clone", clone_twice)
+    for copy in (first, second):
+        if type(copy) is not cls or not _same(
+            copy.get_params(deep=False), fresh.get_params(deep=False)
+        ):
+            raise _fail(name, "clone", f"clone gives {copy!r}, not {fresh!r}")
+        if repr(copy) != repr(fresh):
+            raise _fail(name, "clone", f"clone's repr {copy!r} differs from {fresh!r}")
+
+    # 6-8: episodes on every declared env
+    if not cls.env_ids:
+        raise _fail(name, "env_ids", "declares no env_ids (the envs it is made for)")
+    if env_ids is None:
+        env_ids = cls.env_ids
+    elif isinstance(env_ids, str) or not set(env_ids) <= set(cls.env_ids):
+        raise ValueError(f"env_ids must be a list of ids among {name}.env_ids, got {env_ids!r}")
+    kwargs_by_id = dict(env_kwargs or {})
+    for env_id in env_ids:
+        env = gym.make(env_id, max_episode_steps=steps, **kwargs_by_id.get(env_id, {}))
+        try:
+            _check_on_env(name, fresh, env, env_id, steps)
+        finally:
+            env.close()
+
+
+def _check_on_env(name: str, fresh: Agent, env: gym.Env, env_id: str, steps: int) -> None:
+    """Run checks 6-8 of :func:`check_agent` on one env."""
+    agent = clone(fresh)
+    before = agent.get_params(deep=False)
+    actions, _ = _run(name, f"episode on {env_id}", lambda: _episode(agent, env, seed=1))
+    if not actions:
+        raise _fail(name, f"episode on {env_id}", "the episode had no step")
+    if not _same(agent.get_params(deep=False), before):
+        raise _fail(
+            name,
+            f"episode on {env_id}",
+            "the episode changed hyperparameters; keep what is learned in attributes ending in _",
+        )
+    learned = sorted(key for key in vars(clone(agent)) if key.endswith("_"))
+    if learned:
+        raise _fail(name, "clone", f"a clone after an episode keeps learned {learned}")
+    again, _ = _run(name, f"reproducible on {env_id}", lambda: _episode(clone(fresh), env, seed=1))
+    if len(again) != len(actions) or not all(
+        _same(a, b) for a, b in zip(actions, again, strict=False)
+    ):
+        raise _fail(
+            name,
+            f"reproducible on {env_id}",
+            "two runs with seed 1 acted differently; draw randomness only from the "
+            "generator reset(seed=...) makes (self.rng_)",
+        )
+    _run(name, f"pickle on {env_id}", lambda: _check_pickle(clone(fresh), env, steps))
+
+
+def _run(name: str, check: str, body: Callable[[], Any]) -> Any:
+    try:
+        return body()
+    except AgentContractError:
+        raise
+    except Exception as error:  # noqa: BLE001  (any failure is the check's diagnosis)
+        raise _fail(name, check, f"{type(error).__name__}: {error}") from error
+
+
+def _check_pickle(agent: Agent, env: gym.Env, steps: int) -> None:
+    """Pickle ``agent`` mid-episode; the copy must act as the original on the next observation."""
+    _, observation = _episode(agent, env, seed=2, steps=max(1, min(5, steps - 1)))
+    copy = pickle.loads(pickle.dumps(agent))
+    if not _same(agent.act(observation), copy.act(observation)):
+        raise AssertionError("a pickled copy acts differently from the original")

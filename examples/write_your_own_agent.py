@@ -1,9 +1,11 @@
 """Write your own agent: an explore-then-commit lender, scored beside the papers..
 
-An agent is a class with four methods (see ``agents/base.py``):
-``__init__`` stores hyperparameters only, ``reset`` creates the learned state
-(names ending in ``_``) and seeds ``self.rng_``, ``act`` returns an action in the
-env's action space, ``update`` learns from what the step revealed. The runner
+An agent is a class with four methods (see ``agents/base.py`` and
+``docs/agents.md``): ``__init__`` stores hyperparameters only (and
+``_parameter_constraints`` says what each may be; ``reset`` checks them),
+``reset`` creates the learned state (names ending in ``_``) and seeds
+``self.rng_``, ``act`` returns an action in the env's action space, ``update``
+learns from what the step revealed. ``check_agent`` checks the whole contract. The runner
 (``osfb_gym.runner``) is the only code that sees the hidden truth; your agent
 gets the feedback alone.
 
@@ -22,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import osfb_gym  # noqa: F401  (registers the environment ids)
-from agents.base import Agent
+from agents.base import Agent, Integral, Interval, Real, check_agent
 from agents.lending import Adaptive, Greedy
 from osfb_gym.bench.plots import plot_average_loss
 from osfb_gym.runner import evaluate
@@ -44,6 +46,10 @@ class ExploreThenCommit(Agent):
     """
 
     env_ids = ("OneSidedLending-v0",)
+    _parameter_constraints = {
+        "n_explore": [Interval(Integral, 0, None, closed="left")],
+        "l2": [Interval(Real, 0, None, closed="neither")],
+    }
 
     def __init__(self, n_explore: int = 100, l2: float = 1.0) -> None:
         self.n_explore = n_explore
@@ -84,6 +90,7 @@ if args.fast:
 # Blanket exploration is costly: try n_explore=0 (greedy) and n_explore=200.
 mine = ExploreThenCommit(n_explore=20)
 print(mine, "->", mine.get_params(), "; clone:", mine.clone())  # what the bench relies on
+check_agent(ExploreThenCommit)  # the contract the tests and the grader check; raises if broken
 
 curves = {}
 print("| agent | cumulative one-sided loss (mean ± s.e.) | approval rate |\n|---|---|---|")

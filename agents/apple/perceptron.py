@@ -17,24 +17,18 @@ An act is one dot product; an update one more and an in-place BLAS
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 from scipy.linalg import blas
 
-from agents.apple.base import LinearLearner, check_label
-from osfb_gym.core.validation import check_float
+from agents.apple.base import COST_CONSTRAINTS, LinearLearner, check_label
+from agents.base import Interval, Real
 
 # y := a * x + y in place, for the weights' dtype (looked up per call, so nothing
 # unpicklable is stored on the agent)
 _AXPY = {np.dtype(np.float32): blas.saxpy, np.dtype(np.float64): blas.daxpy}
-
-
-def _check_bool(value: Any, name: str) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
-    return bool(value)
 
 
 class Perceptron(LinearLearner):
@@ -115,6 +109,13 @@ class Perceptron(LinearLearner):
     Sections 2.1 and 4.1.
     """
 
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        **COST_CONSTRAINTS,
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(
         self,
         eta: float = 1.0,
@@ -128,12 +129,6 @@ class Perceptron(LinearLearner):
         self.threshold = threshold
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        check_float(self.eta, "eta", low=0.0, low_inclusive=False)
-        _check_bool(self.fit_intercept, "fit_intercept")
-        check_float(self.intercept_scaling, "intercept_scaling", low=0.0, low_inclusive=False)
 
     def _half_margin(self) -> float:
         """Update when ``y f(x) <= _half_margin()``: 0 for the classical perceptron."""
@@ -160,7 +155,7 @@ class Perceptron(LinearLearner):
         label = check_label(y)
         x = np.asarray(x, dtype=self.coef_.dtype)
         self.n_learned_ += 1
-        score = float(np.dot(self.coef_, x)) + self.intercept_
+        score = self.raw_score(x)
         if (score if label else -score) <= self.half_margin_:
             step = self.step_sizes_[label]
             _AXPY[self.coef_.dtype](x, self.coef_, a=step)
@@ -246,6 +241,11 @@ class MarginPerceptron(Perceptron):
     Figure 5 and Sections 4-5.
     """
 
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        **Perceptron._parameter_constraints,
+        "m": [Interval(Real, 0, None, closed="left")],
+    }
+
     def __init__(
         self,
         m: float = 2.0,
@@ -261,10 +261,6 @@ class MarginPerceptron(Perceptron):
         self.threshold = threshold
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        check_float(self.m, "m", low=0.0)
 
     def _half_margin(self) -> float:
         return float(self.m) / 2.0

@@ -16,17 +16,16 @@ from it by its own rule. They wrap any :class:`~agents.apple.LinearLearner`
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any, ClassVar, cast
 
 import gymnasium as gym
+from sklearn.base import clone
 
 from agents.apple.base import ENV_IDS, LinearLearner, check_label
 from agents.apple.perceptron import Perceptron
-from agents.base import Agent
+from agents.base import Agent, Interval, Real
 from osfb_gym.core.seeding import spawn_seed
-from osfb_gym.core.validation import check_float
 
 BASE_STREAM = 1  # the base learner's seed is spawn_seed(seed, BASE_STREAM)
 
@@ -57,6 +56,7 @@ class SamplingStrategy(Agent):
     env_ids: ClassVar[tuple[str, ...]] = ENV_IDS
     abstract = True
     base: LinearLearner | None
+    _parameter_constraints: ClassVar[dict[str, Any]] = {"base": [LinearLearner, None]}
 
     def reset(
         self,
@@ -68,9 +68,8 @@ class SamplingStrategy(Agent):
     ) -> None:
         """Validate, then reset a fresh clone of the base learner with a seed of its own."""
         super().reset(observation_space, action_space, seed=seed, feedback=feedback)
-        self._check_params()
         base = Perceptron() if self.base is None else self.base
-        self.base_: LinearLearner = cast(LinearLearner, base.clone())
+        self.base_: LinearLearner = cast(LinearLearner, clone(base))
         self.base_.reset(
             observation_space,
             action_space,
@@ -79,14 +78,6 @@ class SamplingStrategy(Agent):
         )
         self.t_ = 0
         self.n_sampled_ = 0
-
-    def _check_params(self) -> None:
-        """Validate hyperparameters once per episode (subclasses extend it)."""
-        if self.base is not None and not isinstance(self.base, LinearLearner):
-            raise TypeError(
-                f"base must be a LinearLearner from agents.apple (e.g. MarginPerceptron()) "
-                f"or None, got {self.base!r} ({type(self.base).__name__})"
-            )
 
     def sample(self, score: float) -> bool:
         """Decide whether to taste a predicted negative of ``decision_function`` ``score < 0``."""
@@ -97,6 +88,7 @@ class SamplingStrategy(Agent):
 
     def act(self, observation: Any) -> int:
         """Taste what the base predicts positive, and a predicted negative when sampled."""
+        self._require_reset("act")
         self.t_ += 1
         score = self.base_.decision_function(observation)
         if score >= 0.0:
@@ -108,19 +100,11 @@ class SamplingStrategy(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Count what the revealed label shows about the base, then let the base learn."""
+        self._require_reset("update")
         if feedback["revealed"]:
             predicted = self.base_.predict(observation)
             self.observe(predicted, int(action), check_label(feedback["y"]))
         self.base_.update(observation, action, reward, feedback)
-
-    def clone(self, **overrides: Any) -> Agent:
-        """Return a fresh wrapper; the base is re-created by its own ``clone()``, never shared."""
-        params = {
-            name: value.clone() if isinstance(value, Agent) else copy.deepcopy(value)
-            for name, value in self.get_params().items()
-        }
-        params.update(overrides)
-        return type(self)(**params)
 
 
 class LabelEfficient(SamplingStrategy):
@@ -189,13 +173,14 @@ class LabelEfficient(SamplingStrategy):
     Section 3 and Figure 2.
     """
 
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        **SamplingStrategy._parameter_constraints,
+        "beta": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(self, base: LinearLearner | None = None, beta: float = 1.0) -> None:
         self.base = base
         self.beta = beta
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        check_float(self.beta, "beta", low=0.0, low_inclusive=False)
 
     def reset(
         self,
@@ -264,7 +249,7 @@ class AppleTastingSampling(SamplingStrategy):
     >>> agent = AppleTastingSampling()
     >>> agent.reset(spaces.Box(-1, 1, (2,), np.float32), spaces.Discrete(2), seed=0)
     >>> agent
-    AppleTastingSampling(base=None)
+    AppleTastingSampling()
     >>> agent.t_ = 100
     >>> agent.sample_probability()  # sqrt((1 + 0) / 100)
     0.1

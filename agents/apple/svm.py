@@ -21,14 +21,14 @@ Gram matrix of the stored examples is maintained incrementally (one
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 from sklearn.svm import SVC
 
-from agents.apple.base import LinearLearner, check_label
-from osfb_gym.core.validation import check_float, check_int
+from agents.apple.base import COST_CONSTRAINTS, LinearLearner, check_label
+from agents.base import Integral, Interval, Real
 
 INITIAL_CAPACITY = 64  # stored examples before the first growth (doubling up to the buffer)
 
@@ -130,6 +130,14 @@ class OnlineSVM(LinearLearner):
     support vector machines. In Advances in Kernel Methods, MIT Press, 1998.
     """
 
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        **COST_CONSTRAINTS,
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "buffer": [Interval(Integral, 2, None, closed="left"), None],
+        "margin": [Interval(Real, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(
         self,
         C: float = 100.0,  # noqa: N803  (the SVM's name for it, as in scikit-learn)
@@ -145,14 +153,6 @@ class OnlineSVM(LinearLearner):
         self.buffer = buffer
         self.margin = margin
         self.tol = tol
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        check_float(self.C, "C", low=0.0, low_inclusive=False)
-        if self.buffer is not None:
-            check_int(self.buffer, "buffer", minimum=2)
-        check_float(self.margin, "margin", low=0.0)
-        check_float(self.tol, "tol", low=0.0, low_inclusive=False)
 
     def reset(
         self,
@@ -206,7 +206,7 @@ class OnlineSVM(LinearLearner):
         label = check_label(y)
         x = np.asarray(x, dtype=np.float64)
         self.n_learned_ += 1
-        score = float(np.dot(self.coef_, x)) + self.intercept_
+        score = self.raw_score(x)
         sign = 1 if label else -1
         violated = sign * score < self.margin or (score >= 0.0) != bool(label)
         self._store(x, sign)

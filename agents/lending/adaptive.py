@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 
-from agents.lending.base import CutoffAgent
+from agents.base import Integral, Interval, Real, StrOptions
+from agents.lending.base import FIT_CONSTRAINTS, CutoffAgent
 from agents.lending.glm import project_estimate
-from osfb_gym.core.validation import check_choice, check_float, check_int
 
 
 def theory_rho(
@@ -128,6 +128,16 @@ class Adaptive(CutoffAgent):
     Only One Side of the Story. AISTATS 2021, Algorithm 2 and Theorem 2.
     """
 
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        **FIT_CONSTRAINTS,
+        "rho": [Interval(Real, 0, None, closed="left"), StrOptions({"theory"})],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "horizon": [Interval(Integral, 1, None, closed="left")],
+        "beta_bound": [Interval(Real, 0, None, closed="neither")],
+        "noise_scale": [Interval(Real, 0, None, closed="left"), None],
+        "project": ["boolean"],
+    }
+
     def __init__(
         self,
         rho: float | str = 0.25,
@@ -157,25 +167,12 @@ class Adaptive(CutoffAgent):
         feedback: dict[str, Any] | None = None,
     ) -> None:
         """Fit the warm start and fix the constants of the bonus."""
-        if isinstance(self.rho, str):
-            check_choice(self.rho, "rho", ("theory",))
-        else:
-            check_float(self.rho, "rho", low=0.0)
-        if not isinstance(self.project, bool):
-            raise TypeError(f"project must be a bool, got {self.project!r}")
-        if self.project:
-            check_float(self.beta_bound, "beta_bound", low=0.0, low_inclusive=False)
         super().reset(observation_space, action_space, seed=seed, feedback=feedback)
         self.rho_ = 0.0 if isinstance(self.rho, str) else float(self.rho)
         if self.rho == "theory":
             self.theory_constants_ = self._theory_constants(observation_space, feedback or {})
 
     def _theory_constants(self, observation_space: gym.Space, feedback: dict) -> dict:
-        check_float(
-            self.delta, "delta", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False
-        )
-        check_int(self.horizon, "horizon", minimum=1)
-        check_float(self.beta_bound, "beta_bound", low=0.0, low_inclusive=False)
         warm_x = np.asarray(feedback.get("warm_start", {}).get("X", np.empty((0, 1))), dtype=float)
         feature_bound = float(np.linalg.norm(warm_x, axis=1).max()) if len(warm_x) else 1.0
         logistic = self.link_.name == "logistic"
@@ -197,7 +194,7 @@ class Adaptive(CutoffAgent):
             beta_bound=self.beta_bound,
             mu_at_zero=float(self.link_.mean(0.0)),
             cutoff=self.cutoff_,
-            noise_scale=check_float(noise, "noise_scale", low=0.0),
+            noise_scale=float(noise),
             lambda0=float(np.linalg.eigvalsh(self.model_.A)[0]),
         )
 

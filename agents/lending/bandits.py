@@ -7,11 +7,13 @@ act exactly where one-sided feedback needs them.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import numpy as np
 from scipy.linalg import cholesky, solve_triangular
 
-from agents.lending.base import CutoffAgent
-from osfb_gym.core.validation import check_float
+from agents.base import Interval, Real
+from agents.lending.base import FIT_CONSTRAINTS, CutoffAgent
 
 
 class LinUCB(CutoffAgent):
@@ -65,6 +67,14 @@ class LinUCB(CutoffAgent):
     News Article Recommendation. WWW 2010.
     """
 
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        **FIT_CONSTRAINTS,
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "delta": [Interval(Real, 0, 1, closed="right")],
+        "beta_bound": [Interval(Real, 0, None, closed="left")],
+        "noise_scale": [Interval(Real, 0, None, closed="left"), None],
+    }
+
     def __init__(
         self,
         alpha: float = 1.0,
@@ -80,14 +90,6 @@ class LinUCB(CutoffAgent):
         self.delta = delta
         self.beta_bound = beta_bound
         self.noise_scale = noise_scale
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        check_float(self.alpha, "alpha", low=0.0)
-        check_float(self.delta, "delta", low=0.0, high=1.0, low_inclusive=False)
-        check_float(self.beta_bound, "beta_bound", low=0.0)
-        if self.noise_scale is not None:
-            check_float(self.noise_scale, "noise_scale", low=0.0)
 
     def confidence_width(self) -> float:
         """Return ``alpha * w_t`` for the data revealed so far."""
@@ -138,14 +140,15 @@ class ThompsonSampling(CutoffAgent):
     Evaluation of Thompson Sampling. NeurIPS 2011.
     """
 
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        **FIT_CONSTRAINTS,
+        "nu": [Interval(Real, 0, None, closed="left")],
+    }
+
     def __init__(self, nu: float = 1.0, l2: float = 1.0, solver: str = "incremental") -> None:
         self.nu = nu
         self.l2 = l2
         self.solver = solver
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        check_float(self.nu, "nu", low=0.0)
 
     def exploration(self, x: np.ndarray) -> np.ndarray:
         """Return ``mu(x . beta_sample) - mu(x . beta_hat)``."""

@@ -7,10 +7,24 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, Interval, Real, StrOptions, check_finite
 from agents.lending.glm import SOLVERS, GLMEstimator
 from osfb_gym.core.links import get_link
-from osfb_gym.core.validation import check_choice, check_float
+
+# The values an outcome y can take under each link: the Bernoulli outcomes of
+# the logistic link (and the labels of a dataset) lie in [0, 1]; any finite number
+# under the linear link
+_LARGEST = float(np.finfo(float).max)
+OUTCOME_RANGE: dict[str, tuple[float, float]] = {
+    "linear": (-_LARGEST, _LARGEST),
+    "logistic": (0.0, 1.0),
+}
+
+# the hyperparameters every cutoff agent has; subclasses extend the table
+FIT_CONSTRAINTS: dict[str, list[Any]] = {
+    "l2": [Interval(Real, 0, None, closed="neither")],
+    "solver": [StrOptions(set(SOLVERS))],
+}
 
 
 class CutoffAgent(Agent):
@@ -26,6 +40,7 @@ class CutoffAgent(Agent):
 
     env_ids: ClassVar[tuple[str, ...]] = ("OneSidedLending-v0",)
     abstract = True
+    _parameter_constraints: ClassVar[dict[str, Any]] = FIT_CONSTRAINTS
     l2: float
     solver: str
 
@@ -45,9 +60,9 @@ class CutoffAgent(Agent):
                 "'link' (the reset info['feedback'] of OneSidedLending), got "
                 f"{None if feedback is None else sorted(feedback)}"
             )
-        self._check_params()
         self.cutoff_ = float(feedback["cutoff"])
         self.link_ = get_link(feedback["link"])
+        self._check_warm_start(feedback)
         shape = observation_space.shape
         if shape is None or len(shape) != 2:
             raise ValueError(
@@ -61,10 +76,53 @@ class CutoffAgent(Agent):
         self.beta_ = self.decision_beta()
         self.t_ = 0
 
-    def _check_params(self) -> None:
-        """Validate hyperparameters once per episode (subclasses extend it)."""
-        check_float(self.l2, "l2", low=0.0, low_inclusive=False)
-        check_choice(self.solver, "solver", SOLVERS)
+    def _check_warm_start(self, feedback: dict[str, Any]) -> None:
+        """Check the labelled warm-start sample of the reset feedback before anything fits it."""
+        sample = feedback.get("warm_start")
+        if sample is not None and len(sample["X"]):
+            x = np.asarray(sample["X"], dtype=float)
+            y = np.asarray(sample["y"], dtype=float)
+            self._check_revealed(x, y, "the warm-start features", "the warm-start outcomes")
+
+    def _check_observation(self, observation: Any, method: str) -> np.ndarray:
+        """Return ``observation`` as a float (batch, features) array; raise if it cannot be one.
+
+        Also raises :class:`~agents.base.NotResetError` before :meth:`reset`.
+        """
+        self._require_reset(method)
+        x = np.asarray(observation, dtype=float)
+        if x.ndim != 2 or x.shape[1] != self.model_.dim:
+            raise ValueError(
+                f"{type(self).__name__}.{method}: observation must have shape "
+                f"(batch, {self.model_.dim}), got {x.shape}"
+            )
+        check_finite(x, "observation", type(self).__name__)
+        return x
+
+    def _check_revealed(self, x: np.ndarray, y: np.ndarray, x_name: str, y_name: str) -> None:
+        """Raise unless features ``x`` are finite and outcomes ``y`` in the link's range."""
+        owner = type(self).__name__
+        check_finite(x, x_name, owner)
+        low, high = OUTCOME_RANGE[self.link_.name]
+        # written so that NaN fails the test too (every comparison with NaN is False)
+        if len(y) and not (y.min() >= low and y.max() <= high):
+            check_finite(y, y_name, owner)
+            bad = y[(y < low) | (y > high)][0]
+            raise ValueError(
+                f"{owner}: {y_name} must lie in [{low:g}, {high:g}] under the "
+                f"{self.link_.name} link, got {bad:g}"
+            )
+
+    def _revealed(self, observation: Any, feedback: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Return the revealed rows of ``observation`` and their outcomes, checked."""
+        self._require_reset("update")
+        revealed = np.asarray(feedback["revealed"], dtype=bool)
+        if not revealed.any():
+            return np.empty((0, self.model_.dim)), np.empty(0)
+        x = np.asarray(observation, dtype=float)[revealed]
+        y = np.asarray(feedback["y"], dtype=float)[revealed]
+        self._check_revealed(x, y, "observation (its revealed rows)", "feedback['y']")
+        return x, y
 
     def decision_beta(self) -> np.ndarray:
         """Return the parameter decisions use after a fit (default: the estimate itself)."""
@@ -76,7 +134,7 @@ class CutoffAgent(Agent):
 
     def act(self, observation: Any) -> np.ndarray:
         """Approve the applicants whose score is positive."""
-        x = np.asarray(observation, dtype=float)
+        x = self._check_observation(observation, "act")
         self.t_ += 1
         mu = np.asarray(self.link_.mean(x @ self.beta_), dtype=float)
         score = mu - self.cutoff_ + self.exploration(x)
@@ -84,10 +142,9 @@ class CutoffAgent(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Add the revealed outcomes to the fit and refit."""
-        revealed = np.asarray(feedback["revealed"], dtype=bool)
-        if revealed.any():
-            x = np.asarray(observation, dtype=float)
-            self.learn(x[revealed], np.asarray(feedback["y"], dtype=float)[revealed])
+        x, y = self._revealed(observation, feedback)
+        if len(y):
+            self.learn(x, y)
 
     def learn(self, x: np.ndarray, y: np.ndarray) -> None:
         """Add revealed examples ``(x, y)`` to the fit, refit, refresh ``beta_``."""

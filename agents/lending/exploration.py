@@ -8,12 +8,12 @@ cutoff; the default 1 is the middle of that grid, not a tuned value.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.lending.base import CutoffAgent
-from osfb_gym.core.validation import check_float
+from agents.base import Interval, Real
+from agents.lending.base import FIT_CONSTRAINTS, CutoffAgent
 
 
 class _DecayingExploration(CutoffAgent):
@@ -28,15 +28,15 @@ class _DecayingExploration(CutoffAgent):
 
     alpha: float
     n_uniforms: ClassVar[int] = 0
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        **FIT_CONSTRAINTS,
+        "alpha": [Interval(Real, 0, None, closed="left")],
+    }
 
     def __init__(self, alpha: float = 1.0, l2: float = 1.0, solver: str = "incremental") -> None:
         self.alpha = alpha
         self.l2 = l2
         self.solver = solver
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        check_float(self.alpha, "alpha", low=0.0)
 
     def _scale(self) -> float:
         return self.alpha / np.sqrt(self.t_)
@@ -150,8 +150,8 @@ class Noise(_DecayingExploration):
 
     >>> Noise.support
     (-0.5, 0.5)
-    >>> Noise(alpha=0.25)
-    Noise(alpha=0.25, l2=1.0, solver='incremental')
+    >>> Noise(alpha=0.25, l2=2.0).get_params()
+    {'alpha': 0.25, 'l2': 2.0, 'solver': 'incremental'}
 
     References
     ----------

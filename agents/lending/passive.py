@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 
-from agents.lending.base import CutoffAgent
+from agents.base import Integral, Interval
+from agents.lending.base import FIT_CONSTRAINTS, CutoffAgent
 from agents.lending.glm import GLMEstimator
-from osfb_gym.core.validation import check_int
 
 
 class Passive(CutoffAgent):
@@ -70,6 +70,14 @@ class Passive(CutoffAgent):
     Only One Side of the Story. AISTATS 2021, Algorithm 1 and Proposition 1.
     """
 
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        **FIT_CONSTRAINTS,
+        "horizon": [Interval(Integral, 1, None, closed="left")],
+        "n_discretize": [Interval(Integral, 0, None, closed="left"), None],
+        "n_explore": [Interval(Integral, 0, None, closed="left"), None],
+        "n_candidates": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(
         self,
         horizon: int = 2000,
@@ -86,17 +94,6 @@ class Passive(CutoffAgent):
         self.l2 = l2
         self.solver = solver
 
-    def _check_params(self) -> None:
-        super()._check_params()
-        horizon = check_int(self.horizon, "horizon", minimum=1)
-        k = self.n_discretize
-        s = self.n_explore
-        k = math.ceil(horizon ** (1 / 3)) if k is None else check_int(k, "n_discretize", minimum=0)
-        s = math.ceil(horizon ** (2 / 3)) if s is None else check_int(s, "n_explore", minimum=0)
-        check_int(self.n_candidates, "n_candidates", minimum=1)
-        self.n_discretize_, self.n_explore_ = k, s
-        self.frozen_ = False
-
     def reset(
         self,
         observation_space: gym.Space,
@@ -107,23 +104,27 @@ class Passive(CutoffAgent):
     ) -> None:
         """Start exploring; a warm start of ``K + S`` examples or more freezes at once."""
         super().reset(observation_space, action_space, seed=seed, feedback=feedback)
+        horizon, k, s = int(self.horizon), self.n_discretize, self.n_explore
+        self.n_discretize_ = math.ceil(horizon ** (1 / 3)) if k is None else int(k)
+        self.n_explore_ = math.ceil(horizon ** (2 / 3)) if s is None else int(s)
+        self.frozen_ = False
         if self.model_.n >= self.n_discretize_ + self.n_explore_:
             self._freeze()
 
     def act(self, observation: Any) -> np.ndarray:
         """Approve everyone while exploring; afterwards apply the frozen rule."""
+        x = self._check_observation(observation, "act")
         if not self.frozen_:
             self.t_ += 1
-            return np.ones(len(observation), dtype=np.int8)
-        return super().act(observation)
+            return np.ones(len(x), dtype=np.int8)
+        return super().act(x)
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Collect outcomes until ``K + S`` are in, then choose the rule and stop learning."""
+        x, y = self._revealed(observation, feedback)
         if self.frozen_:
             return
-        revealed = np.asarray(feedback["revealed"], dtype=bool)
-        x = np.asarray(observation, dtype=float)
-        self.model_.add(x[revealed], np.asarray(feedback["y"], dtype=float)[revealed])
+        self.model_.add(x, y)
         if self.model_.n >= self.n_discretize_ + self.n_explore_:
             self._freeze()
 

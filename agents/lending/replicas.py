@@ -26,6 +26,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from agents.base import check_finite
 from agents.lending.base import CutoffAgent
 from agents.lending.exploration import _DecayingExploration
 
@@ -143,6 +144,7 @@ class CutoffReplicas:
     def act(self, observations: np.ndarray) -> np.ndarray:
         """Return every agent's approvals, shape (agents, batch)."""
         x = np.asarray(observations, dtype=float)
+        check_finite(x, "observations", type(self).__name__)
         self.t_ += 1
         mu = np.asarray(self.link_.mean(np.einsum("kbd,kd->kb", x, self.betas_)), dtype=float)
         score = mu - self.cutoffs_
@@ -170,6 +172,10 @@ class CutoffReplicas:
         revealed = np.asarray(feedback["revealed"], dtype=bool)
         outcomes = np.asarray(feedback["y"], dtype=float)
         x = np.asarray(observations, dtype=float)
+        # one check of every agent's revealed outcomes (the agents' learn() checks nothing)
+        self.agents[0]._check_revealed(
+            x[revealed], outcomes[revealed], "observations (revealed rows)", "feedback['y']"
+        )
         for index in np.flatnonzero(revealed.any(axis=1)).tolist():
             if index in self.own_update_:
                 continue

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 
-from agents.lending.base import CutoffAgent
-from osfb_gym.core.validation import check_float
+from agents.base import Interval, Real
+from agents.lending.base import FIT_CONSTRAINTS, CutoffAgent
 
 
 class SGD(CutoffAgent):
@@ -79,6 +79,16 @@ class SGD(CutoffAgent):
     Only One Side of the Story. AISTATS 2021, Algorithm 3 and Proposition 2.
     """
 
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        **FIT_CONSTRAINTS,
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "noise_bound": [Interval(Real, 0, None, closed="left")],
+        "delta": [Interval(Real, 0, None, closed="left")],
+        "radius": [Interval(Real, 0, None, closed="left")],
+        "beta_bound": [Interval(Real, 0, None, closed="neither"), None],
+        "step_scale": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(
         self,
         alpha: float = 0.1,
@@ -98,16 +108,6 @@ class SGD(CutoffAgent):
         self.beta_bound = beta_bound
         self.l2 = l2
         self.solver = solver
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        check_float(self.alpha, "alpha", low=0.0)
-        check_float(self.noise_bound, "noise_bound", low=0.0)
-        check_float(self.delta, "delta", low=0.0)
-        check_float(self.radius, "radius", low=0.0)
-        check_float(self.step_scale, "step_scale", low=0.0, low_inclusive=False)
-        if self.beta_bound is not None:
-            check_float(self.beta_bound, "beta_bound", low=0.0, low_inclusive=False)
 
     def reset(
         self,
@@ -130,16 +130,14 @@ class SGD(CutoffAgent):
 
     def act(self, observation: Any) -> np.ndarray:
         """Approve where ``mu(x . beta) + s_t >= c`` (ties approve, as in Algorithm 3)."""
-        x = np.asarray(observation, dtype=float)
+        x = self._check_observation(observation, "act")
         self.t_ += 1
         mu = np.asarray(self.link_.mean(x @ self.beta_), dtype=float)
         return (mu + self.exploration(x) >= self.cutoff_).astype(np.int8)
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Take Algorithm 3's step on each revealed outcome of the batch."""
-        revealed = np.asarray(feedback["revealed"], dtype=bool)
-        x = np.asarray(observation, dtype=float)[revealed]
-        y = np.asarray(feedback["y"], dtype=float)[revealed]
+        x, y = self._revealed(observation, feedback)
         lipschitz = self.link_.lipschitz
         for row, outcome in zip(x, y, strict=True):
             norm2 = float(row @ row)

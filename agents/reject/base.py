@@ -27,12 +27,24 @@ import numpy as np
 from gymnasium import spaces
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 
-from agents.base import Agent
+from agents.base import Agent, Integral, Interval, Real, StrOptions, check_finite
 from osfb_gym.core.losses import check_rejection_cost
-from osfb_gym.core.validation import check_float, check_int
 
 ENV_IDS = ("RejectOption-v0",)
 PREDICT_NEGATIVE, REJECT, PREDICT_POSITIVE = 0, 1, 2
+
+# the hyperparameters every reject-option learner has; DSAL and DSOL add gamma
+REJECT_CONSTRAINTS: dict[str, list[Any]] = {
+    # at d >= 0.5 rejecting is never cheaper than a coin flip; d = 0 makes it free
+    "d": [Interval(Real, 0, 0.5, closed="neither"), None],
+    "eta": [Interval(Real, 0, None, closed="neither")],
+    "eta_decay": [Interval(Real, 0, None, closed="left")],
+    "eta_min": [Interval(Real, 0, None, closed="left")],
+    "rho0": [Interval(Real, 0, None, closed="left")],
+    "kernel": [StrOptions({"linear", *PAIRWISE_KERNEL_FUNCTIONS})],
+    "kernel_params": [dict, None],
+    "budget": [Interval(Integral, 1, None, closed="left"), None],
+}
 
 
 def check_reject_spaces(observation_space: gym.Space, action_space: gym.Space, owner: str) -> int:
@@ -160,6 +172,7 @@ class RejectLearner(Agent):
     kernel: str
     kernel_params: dict[str, Any] | None
     budget: int | None
+    _parameter_constraints: ClassVar[dict[str, Any]] = REJECT_CONSTRAINTS
 
     def reset(
         self,
@@ -177,7 +190,6 @@ class RejectLearner(Agent):
         super().reset(observation_space, action_space, seed=seed, feedback=feedback)
         dim = check_reject_spaces(observation_space, action_space, type(self).__name__)
         self.d_ = self._resolve_d(feedback)
-        self._check_params()
         if self.kernel == "linear":
             self.score_: LinearScore | KernelScore = LinearScore(dim)
         else:
@@ -190,7 +202,7 @@ class RejectLearner(Agent):
 
     def _resolve_d(self, feedback: dict[str, Any] | None) -> float:
         if self.d is not None:
-            return check_rejection_cost(self.d)
+            return float(self.d)
         if feedback is None or "d" not in feedback:
             raise ValueError(
                 f"{type(self).__name__} needs the rejection cost: set d=... or reset it with "
@@ -199,23 +211,17 @@ class RejectLearner(Agent):
         return check_rejection_cost(feedback["d"], "feedback['d']")
 
     def _check_params(self) -> None:
-        """Validate hyperparameters once per episode (subclasses extend it)."""
-        check_float(self.eta, "eta", low=0.0, low_inclusive=False)
-        check_float(self.eta_decay, "eta_decay", low=0.0)
-        check_float(self.eta_min, "eta_min", low=0.0, high=self.eta)
-        check_float(self.rho0, "rho0", low=0.0)
-        if self.kernel != "linear" and self.kernel not in PAIRWISE_KERNEL_FUNCTIONS:
-            choices = ", ".join(repr(k) for k in sorted(PAIRWISE_KERNEL_FUNCTIONS))
-            raise ValueError(f"kernel must be 'linear' or one of {choices}; got {self.kernel!r}")
-        if self.kernel_params is not None and not isinstance(self.kernel_params, dict):
-            raise TypeError(f"kernel_params must be a dict or None, got {self.kernel_params!r}")
+        """Check what the table cannot: ``eta_min <= eta``; kernel options need a kernel."""
+        if self.eta_min > self.eta:
+            raise ValueError(
+                f"The 'eta_min' parameter of {type(self).__name__} must be <= eta "
+                f"({self.eta!r}), the first step size. Got {self.eta_min!r} instead."
+            )
         if self.kernel == "linear" and (self.kernel_params or self.budget is not None):
             raise ValueError(
                 "kernel_params and budget apply to a kernel expansion; kernel='linear' keeps "
                 f"weights, got kernel_params={self.kernel_params!r}, budget={self.budget!r}"
             )
-        if self.budget is not None:
-            check_int(self.budget, "budget", minimum=1)
 
     # ------------------------------------------------------------------ the rule
     @property
@@ -252,7 +258,9 @@ class RejectLearner(Agent):
     # ------------------------------------------------------------------ Agent loop
     def act(self, observation: Any) -> np.ndarray:
         """Return ``[decision, query]`` for the example."""
+        self._require_reset("act")
         x = np.asarray(observation, dtype=float)
+        check_finite(x, "observation", type(self).__name__)
         score = self.score_(x)
         query = self.wants_label(score)
         self._last = (observation, x, score)
@@ -260,17 +268,22 @@ class RejectLearner(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Learn from the step's label when it was revealed; count the trial."""
+        self._require_reset("update")
         last = self._last
         if last is not None and last[0] is observation:
             _, x, score = last
         else:  # a caller that did not act through act(): score it afresh
             x = np.asarray(observation, dtype=float)
+            check_finite(x, "observation", type(self).__name__)
             score = self.score_(x)
+        label = feedback["y"] if feedback["revealed"] else None
+        if label is not None and label != 1 and label != -1:  # NaN and 0.5 too: never rounded
+            raise ValueError(
+                f"{type(self).__name__}: feedback['y'] must be a revealed label -1 or +1, "
+                f"got {label!r}"
+            )
         self.n_queries_ += int(np.asarray(action)[1] == 1)
-        if feedback["revealed"]:
-            y = int(feedback["y"])
-            if y not in (-1, 1):
-                raise ValueError(f"feedback['y'] must be a revealed label -1 or +1, got {y!r}")
-            self.learn(x, y, score)
+        if label is not None:
+            self.learn(x, int(label), score)
         self.t_ += 1
         self._last = None

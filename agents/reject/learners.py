@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from agents.reject.base import RejectLearner
+from agents.base import Interval, Real
+from agents.reject.base import REJECT_CONSTRAINTS, RejectLearner
 from osfb_gym.core.losses import (
     double_ramp_gradient,
     double_sigmoid_gradient,
     query_probability,
 )
-from osfb_gym.core.validation import check_float
 
 # Step sizes: the paper gives none. eta starts at 0.1 and falls by 5e-6 per
 # trial to 0.05 at the paper's T = 10,000, floored at 0.01; the same for every
@@ -124,6 +124,11 @@ class DSAL(RejectLearner):
     Classifiers. AAAI 2020, Algorithm 2 and eqs. 5-7.
     """
 
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        **REJECT_CONSTRAINTS,
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(
         self,
         d: float | None = None,
@@ -145,10 +150,6 @@ class DSAL(RejectLearner):
         self.kernel = kernel
         self.kernel_params = kernel_params
         self.budget = budget
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        check_float(self.gamma, "gamma", low=0.0, low_inclusive=False)
 
     def wants_label(self, score: float) -> bool:
         """Eq. 5: a Bernoulli draw with the query probability at ``|f| - rho``."""

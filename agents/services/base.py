@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, check_finite
 
 
 class ServiceAgent(Agent):
@@ -35,6 +35,7 @@ class ServiceAgent(Agent):
 
     env_ids: ClassVar[tuple[str, ...]] = ("MultiServiceChoice-v0",)
     abstract = True
+    _parameter_constraints: ClassVar[dict[str, Any]] = {"allow_repeats": ["boolean"]}
 
     def __init__(self, allow_repeats: bool = False) -> None:
         self.allow_repeats = allow_repeats
@@ -62,6 +63,18 @@ class ServiceAgent(Agent):
 
     def act(self, observation: dict[str, Any]) -> int:
         """Sample a user with probability proportional to :meth:`weights`."""
+        self._require_reset("act")
+        losses = np.asarray(observation["losses"])
+        check_finite(losses, "observation['losses']", type(self).__name__)
+        if losses.shape != (self.n_users_,):
+            raise ValueError(
+                f"{type(self).__name__}: observation['losses'] must hold one loss per user, "
+                f"shape ({self.n_users_},), got shape {losses.shape}"
+            )
+        if (losses < 0).any():
+            raise ValueError(
+                f"{type(self).__name__}: observation['losses'] must be >= 0, got {losses.min()}"
+            )
         weights = np.asarray(self.weights(observation), dtype=float)
         candidates = np.ones(self.n_users_, dtype=bool)
         if not self.allow_repeats and not self.acquired_.all():
@@ -74,6 +87,12 @@ class ServiceAgent(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Remember whom this agent acquired."""
+        self._require_reset("update")
+        if not self.action_space_.contains(action):
+            raise ValueError(
+                f"{type(self).__name__}: action must be a user index in {self.action_space_}, "
+                f"got {action!r}"
+            )
         self.acquired_[int(action)] = True
 
 
