@@ -24,7 +24,6 @@ from osfb_gym.data import (
 )
 from osfb_gym.data.sources import PackageCopy
 
-SHARED = (Path(__file__).resolve().parents[3] / ".." / "shared" / "data").resolve()
 METADATA_KEYS = {"origin", "license", "rows", "columns", "source", "preprocessing"}
 
 # name -> (rows, features after encoding, positives). Rows and positives are
@@ -59,11 +58,10 @@ ALIASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def shared() -> Path:
-    if not SHARED.is_dir():
-        pytest.skip(f"../shared/data not found: {SHARED}")
-    return SHARED
+@pytest.fixture
+def shared(osfb_data: Path) -> Path:
+    """The real files, from ``$OSFB_DATA`` (the session fixture skips when it is unset)."""
+    return osfb_data
 
 
 @pytest.fixture
@@ -345,7 +343,7 @@ def _openml_frames(name: str, shared: Path) -> tuple[pd.DataFrame, pd.Series]:
         features = frame.iloc[:, :4].set_axis([f"V{j}" for j in range(1, 5)], axis=1)
         return features, (frame.iloc[:, 4] + 1).astype(str).astype("category").rename("Class")
     paths = [shared / "adult" / "adult.data", shared / "adult" / "adult.test"]
-    frame = tabular.ADULT.read(paths).replace("?", np.nan)
+    frame = tabular.ADULT.parse(paths).replace("?", np.nan)
     target = frame.pop("income").str.rstrip(".").astype("category").rename("class")
     return frame.set_axis([f"openml_{c}" for c in frame.columns], axis=1), target
 
