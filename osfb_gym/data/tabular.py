@@ -769,7 +769,7 @@ PHISHING = Tabular(
 GUIDE_COLUMNS = ("x1", "x2", "x3", "x4")
 
 
-_SVMLIGHT_PAIR = re.compile(r"(\d+):(\S+)")
+_SVMLIGHT_PAIR = re.compile(r"(\d+):(\S*)")
 
 
 def _read_svmlight(paths: Sequence[Path]) -> list[RawFile]:
@@ -789,10 +789,11 @@ def _read_svmlight(paths: Sequence[Path]) -> list[RawFile]:
             values = ["0"] * len(GUIDE_COLUMNS)  # an index left out holds 0
             for token in tokens[1:]:
                 pair = _SVMLIGHT_PAIR.fullmatch(token)
-                if pair is None or not 1 <= int(pair.group(1)) <= len(GUIDE_COLUMNS):
+                index = int(pair.group(1)) if pair is not None else 0
+                if not 1 <= index <= len(GUIDE_COLUMNS):
                     expected = f"index:value with an index from 1 to {len(GUIDE_COLUMNS)}"
                     fail(path, f"{token!r}", expected, line=number)
-                values[int(pair.group(1)) - 1] = pair.group(2)
+                values[index - 1] = token.partition(":")[2]  # checked as a number later
             fields.append([*values, tokens[0]])
         raws.append(RawFile(Rows(path, fields, rows.lines), (*GUIDE_COLUMNS, "label")))
     return raws
