@@ -597,8 +597,10 @@ def load(
         Defaults to ``$OSFB_DATA``; the download cache is searched after it.
         Downloads land here when given. Ignored for bundled data.
     download
-        When no local copy is found, fetch the original files (and, failing
-        that, the OpenML copy). With ``False``, a missing dataset raises at once.
+        When no local copy is found, fetch the original files into
+        ``data_home`` or the cache (checksummed where the published files
+        are fixed), and, failing that, the OpenML copy. With ``False``, a
+        missing dataset raises at once.
     **options
         Reader options of the dataset: ``quantile`` (crime, default 0.7),
         ``propublica_filter`` (compas, default False), ``topic`` (reuters_r8,
@@ -618,8 +620,13 @@ def load(
     ValueError
         Unknown name (the message lists the known ones) or bad option value.
     DatasetNotFoundError
-        No local copy and no remote source delivered; the message lists
-        every place looked and every remote error.
+        No local copy and no remote source delivered; the one-line message
+        names the missing files, every place looked, every remote error and
+        where to put the files.
+    DataFormatError
+        A file does not match the dataset's spec (a value that is not a
+        number, a label outside the set, a row of the wrong length, an empty
+        or non-UTF-8 file); the message names the file, line and column.
 
     Examples
     --------
