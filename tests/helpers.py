@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
+
+# Tests find the offline copies of the real datasets through this variable
+# only (``.ci/run`` sets it); without it, the tests that need them skip.
+DATA_VARIABLE = "OSFB_DATA"
 
 
 def assert_same(a: Any, b: Any, path: str = "") -> None:
@@ -33,3 +40,25 @@ def differs(a: Any, b: Any) -> bool:
     except AssertionError:
         return True
     return False
+
+
+def osfb_data(*folders: str) -> Path | None:
+    """Return ``$OSFB_DATA`` if it is set and holds every dataset folder named, else None."""
+    value = os.environ.get(DATA_VARIABLE)
+    if not value:
+        return None
+    root = Path(value).expanduser()
+    return root if all((root / folder).is_dir() for folder in folders) else None
+
+
+def skip_reason(*folders: str) -> str:
+    """Why a test needing ``folders`` of the real datasets skips."""
+    what = ", ".join(f"{folder}/" for folder in folders) or "the dataset folders"
+    if not os.environ.get(DATA_VARIABLE):
+        return f"{DATA_VARIABLE} is not set: set it to a directory holding {what}"
+    return f"{DATA_VARIABLE}={os.environ[DATA_VARIABLE]} does not hold {what}"
+
+
+def needs_osfb_data(*folders: str) -> pytest.MarkDecorator:
+    """Mark a test that reads the real datasets ``folders`` from ``$OSFB_DATA``."""
+    return pytest.mark.skipif(osfb_data(*folders) is None, reason=skip_reason(*folders))

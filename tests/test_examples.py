@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import osfb_data, skip_reason
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-SHARED_DATA = ROOT.parent / "shared" / "data"
+# The real datasets, from $OSFB_DATA only (None when unset: the example skips).
+SHARED_DATA = osfb_data("sms_spam")
 
 # script -> (the plot it writes, extra arguments, slow)
 SCRIPTS = {
@@ -50,8 +53,8 @@ def run_script(name: str, out: Path, extra: list[str]) -> str:
 )
 def test_example_runs_fast_and_saves_its_plot(name, tmp_path):
     plot, extra, _ = SCRIPTS[name]
-    if "--data-home" in extra and not (SHARED_DATA / "sms_spam").exists():
-        pytest.skip("the SMS Spam Collection is not on this machine")
+    if "--data-home" in extra and SHARED_DATA is None:
+        pytest.skip(skip_reason("sms_spam"))
     printed = run_script(name, tmp_path, extra)
     assert (tmp_path / plot).read_bytes()[:4] == b"\x89PNG"
     assert "|---|" in printed or "|:--" in printed  # a results table was printed

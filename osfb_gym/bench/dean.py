@@ -174,7 +174,7 @@ def settings_at_hand(data_home: str | None) -> tuple[list[Setting], list[Setting
     for setting in (CENSUS, MOVIELENS):
         assert setting.dataset is not None
         try:
-            load(setting.dataset, data_home=data_home, download=False)
+            load(setting.dataset, data_home=data_home)
             found.add(setting.dataset)
         except DatasetNotFoundError:
             skipped.append(f"{setting.label} ({setting.dataset} not found locally; --data-home)")

@@ -184,7 +184,7 @@ def available_datasets(
     found, missing = [], {}
     for name in names:
         try:
-            load(name, data_home=data_home, download=False)
+            load(name, data_home=data_home)
         except DatasetNotFoundError as error:
             missing[name] = str(error).splitlines()[0]
         else:
@@ -280,7 +280,7 @@ def preprocessing_notes(datasets: Sequence[str], data_home: str | None) -> list[
     """Describe where our data differ from the paper's: rows and preprocessing, per dataset."""
     notes = []
     for name in datasets:
-        meta = load(name, data_home=data_home, download=False).metadata
+        meta = load(name, data_home=data_home).metadata
         paper_rows = meta.get("paper_rows")
         line = f"- {name}: {meta.get('rows')} rows x {meta.get('columns')} features"
         if paper_rows is not None and paper_rows != meta.get("rows"):

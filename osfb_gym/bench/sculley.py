@@ -271,7 +271,7 @@ def spam_record(name: str, data_home: str | None = None) -> Dataset | TextDatase
     inbox, where the user sees it and its label is revealed; so ham is the
     positive class and a false positive is spam in the inbox.
     """
-    record = load(name, data_home=data_home, download=False)
+    record = load(name, data_home=data_home)
     if not isinstance(record, Dataset | TextDataset):
         raise ValueError(f"dataset {name!r} is not a stream of labelled examples")
     ham = (1.0 - np.asarray(record.y, dtype=float)).astype(float)
@@ -301,7 +301,7 @@ def make_spam_env(
 @functools.lru_cache(maxsize=16)
 def reuters_record(topic: str, data_home: str | None = None) -> TextDataset:
     """Return the R8 training documents, one topic against the rest (the paper's ModApte train)."""
-    record = load("reuters_r8", data_home=data_home, download=False, topic=topic)
+    record = load("reuters_r8", data_home=data_home, topic=topic)
     if not isinstance(record, TextDataset):
         raise ValueError("reuters_r8 did not load as a text dataset")
     n = int(record.metadata["train_rows"])

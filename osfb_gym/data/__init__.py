@@ -7,6 +7,7 @@ download cache, and downloading the original files when allowed.
 ``make_separable`` draw seeded synthetic data.
 """
 
+from osfb_gym.data.checks import DataFormatError
 from osfb_gym.data.dataset import Dataset, from_arrays
 from osfb_gym.data.fico import FicoTables
 from osfb_gym.data.files import from_csv
@@ -16,6 +17,7 @@ from osfb_gym.data.synthetic import make_glm, make_separable
 from osfb_gym.data.text import TextDataset
 
 __all__ = [
+    "DataFormatError",
     "Dataset",
     "DatasetNotFoundError",
     "FicoTables",

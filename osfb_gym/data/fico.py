@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from osfb_gym.core.validation import check_int
+from osfb_gym.data.checks import DataFormatError, check_header, read_text, split_rows, typed_frame
 from osfb_gym.data.dataset import Dataset, from_arrays
 
 # Hardt's files spell the first group "Non- Hispanic white".
@@ -124,14 +125,28 @@ class FicoTables:
         )
 
 
+def _numeric_table(path: Path, index: str, text: Sequence[str] = ()) -> pd.DataFrame:
+    """Read a comma-separated table with a header whose columns but ``text`` are numbers."""
+    rows = split_rows(
+        read_text(path, "a comma-separated table with a header"), path, sep=",", n_fields=None
+    )
+    header, data = check_header(rows, (index,))
+    numeric = [column for column in header if column not in text]
+    frame = typed_frame(data, header, numeric=numeric, domains={}, header_expected=True)
+    return frame.set_index(index)
+
+
 def read_fico(paths: Sequence[Path]) -> FicoTables:
     """Read the three TransRisk files (cdf, performance, totals) into :class:`FicoTables`."""
     cdf_path, performance_path, totals_path = paths
-    cdf = pd.read_csv(cdf_path, index_col="Score")
-    performance = pd.read_csv(performance_path, index_col="Score")
-    totals = pd.read_csv(totals_path, index_col=0)
+    cdf = _numeric_table(cdf_path, "Score")
+    performance = _numeric_table(performance_path, "Score")
+    totals = _numeric_table(totals_path, "Kind", text=("Kind",))
     if not cdf.index.equals(performance.index) or list(cdf.columns) != list(performance.columns):
-        raise ValueError(f"{cdf_path} and {performance_path} must share scores and groups")
+        raise DataFormatError(f"{cdf_path} and {performance_path} must share scores and groups")
+    absent = [group for group in cdf.columns if group not in totals.columns]
+    if absent:
+        raise DataFormatError(f"{totals_path}: no column {absent[0]!r}; expected every group")
     groups = tuple(_GROUP_NAMES.get(name, name.strip()) for name in cdf.columns)
     return FicoTables(
         scores=cdf.index.to_numpy(dtype=float),

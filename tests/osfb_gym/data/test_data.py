@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +11,6 @@ import pytest
 
 from osfb_gym.data import (
     Dataset,
-    DatasetNotFoundError,
     FicoTables,
     TextDataset,
     list_datasets,
@@ -24,7 +21,6 @@ from osfb_gym.data import (
 )
 from osfb_gym.data.sources import PackageCopy
 
-SHARED = (Path(__file__).resolve().parents[3] / ".." / "shared" / "data").resolve()
 METADATA_KEYS = {"origin", "license", "rows", "columns", "source", "preprocessing"}
 
 # name -> (rows, features after encoding, positives). Rows and positives are
@@ -59,11 +55,10 @@ ALIASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def shared() -> Path:
-    if not SHARED.is_dir():
-        pytest.skip(f"../shared/data not found: {SHARED}")
-    return SHARED
+@pytest.fixture
+def shared(osfb_data: Path) -> Path:
+    """The real files, from ``$OSFB_DATA`` (the session fixture skips when it is unset)."""
+    return osfb_data
 
 
 @pytest.fixture
@@ -263,81 +258,7 @@ def test_an_installed_package_copy_is_searched(
     assert sources.package_folder(PackageCopy("no_such_package_xyz", "data")) is None
 
 
-def test_offline_error_lists_every_place_and_remote(tmp_path: Path, offline: list[str]) -> None:
-    home = tmp_path / "home"
-    with pytest.raises(DatasetNotFoundError) as caught:
-        load("adult", data_home=home)
-    message = str(caught.value)
-    assert isinstance(caught.value, FileNotFoundError)
-    assert str(home / "adult") in message
-    assert str(tmp_path / "sklearn_home" / "osfb_gym" / "adult") in message
-    assert "adult.data, adult.test" in message
-    assert "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.data" in message
-    assert "OpenML https://www.openml.org/d/1590 -> OSError: network disabled" in message
-    assert "data_home=" in message and "OSFB_DATA" in message
-    assert offline == [
-        "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/adult.data",
-        "openml:1590",
-    ]
-
-
-def test_download_false_tries_no_remote(tmp_path: Path, offline: list[str]) -> None:
-    with pytest.raises(DatasetNotFoundError, match="download=False"):
-        load("compas", data_home=tmp_path, download=False)
-    assert offline == []
-
-
 # --------------------------------------------------------------------------- remote sources
-def _serve_from(
-    shared: Path, monkeypatch: pytest.MonkeyPatch, archives: dict[str, dict[str, Path]]
-) -> list[str]:
-    """Serve each URL from the shared copy with the same file name (zips built on the fly)."""
-    served: list[str] = []
-    by_name = {path.name: path for path in shared.glob("*/*") if path.is_file()}
-
-    def fake_open(url: str) -> bytes:
-        served.append(url)
-        if url in archives:
-            buffer = io.BytesIO()
-            with zipfile.ZipFile(buffer, "w") as archive:
-                for member, path in archives[url].items():
-                    archive.write(path, member)
-            return buffer.getvalue()
-        return by_name[url.rsplit("/", 1)[1].replace("%20", " ")].read_bytes()
-
-    monkeypatch.setattr(sources, "_open_url", fake_open)
-    return served
-
-
-@pytest.mark.parametrize("name", ["german", "eeg", "guide"])
-def test_download_lands_in_the_local_layout_and_reads_the_same(
-    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shared: Path, offline: list[str]
-) -> None:
-    served = _serve_from(shared, monkeypatch, {})
-    downloaded = load(name, data_home=tmp_path)
-    local = load(name, data_home=shared)
-    spec = registry.get_spec(name)
-    assert served == [item.url for item in spec.downloads]
-    assert all((tmp_path / str(spec.folder) / file).is_file() for file in spec.files)
-    assert downloaded.metadata["source"].startswith(str(tmp_path.resolve()))
-    assert np.array_equal(downloaded.X, local.X) and np.array_equal(downloaded.y, local.y)
-    assert downloaded.feature_names == local.feature_names
-    # A second load finds the download locally: no new request.
-    assert load(name, data_home=tmp_path) is downloaded and len(served) == len(spec.downloads)
-
-
-def test_download_extracts_a_zip_member(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shared: Path, offline: list[str]
-) -> None:
-    url = registry.get_spec("sms_spam").downloads[0].url
-    archive = {"SMSSpamCollection": shared / "sms_spam" / "SMSSpamCollection", "readme": shared /
-               "sms_spam" / "readme"}  # fmt: skip
-    _serve_from(shared, monkeypatch, {url: archive})
-    data = load("sms", data_home=tmp_path)
-    assert data.texts == load("sms_spam", data_home=shared).texts
-    assert not (tmp_path / "sms_spam" / "readme").exists()
-
-
 def _openml_frames(name: str, shared: Path) -> tuple[pd.DataFrame, pd.Series]:
     """An OpenML-shaped copy built from the local files: other column names, coded labels."""
     if name == "blood":
@@ -345,7 +266,7 @@ def _openml_frames(name: str, shared: Path) -> tuple[pd.DataFrame, pd.Series]:
         features = frame.iloc[:, :4].set_axis([f"V{j}" for j in range(1, 5)], axis=1)
         return features, (frame.iloc[:, 4] + 1).astype(str).astype("category").rename("Class")
     paths = [shared / "adult" / "adult.data", shared / "adult" / "adult.test"]
-    frame = tabular.ADULT.read(paths).replace("?", np.nan)
+    frame = tabular.ADULT.parse(paths).replace("?", np.nan)
     target = frame.pop("income").str.rstrip(".").astype("category").rename("class")
     return frame.set_axis([f"openml_{c}" for c in frame.columns], axis=1), target
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -109,3 +110,11 @@ def test_bad_parameters_are_named(tmp_path: Path) -> None:
 def test_result_is_finite_float64(tmp_path: Path) -> None:
     data = from_csv(write(tmp_path, "a,c,y\n1,red,0\n2,blue,1\n"), "y")
     assert data.X.dtype == np.float64 and np.isfinite(data.X).all()
+
+
+@pytest.mark.parametrize("value", ["?", "abc", "1.5.2"])
+def test_a_word_in_a_numeric_column_is_an_error_not_categories(tmp_path: Path, value: str) -> None:
+    path = write(tmp_path, f"a,b,y\n1,2,0\n3,{value},1\n5,6,1\n")
+    expected = re.escape(f"column 'b' holds numbers and also '{value}' (line 3")
+    with pytest.raises(ValueError, match=expected):
+        from_csv(path, "y")
