@@ -293,6 +293,8 @@ class SubmissionAgent(Agent):
                 ) from None
             except EOFError:
                 raise self._death() from None
+            except ValueError:  # a length over the limit: junk, as below
+                payload = b""
             try:
                 message = loads_plain(payload)
             except Exception as error:  # noqa: BLE001  (anything unpicklable is junk)
@@ -355,8 +357,14 @@ class SubmissionAgent(Agent):
                 f"The agent's process wrote more than {limits.output_limit} bytes to a file "
                 f"or its output while {self.stage_}. Print less.",
             )
+        elif code is None:
+            kind, text = (
+                "raises",
+                f"The agent's process closed its pipe to the grader while {self.stage_} (the "
+                "process was stopped). Leave the file descriptors you did not open alone.",
+            )
         else:
-            ended = f"exit code {code}" if code is None or code >= 0 else signal.Signals(-code).name
+            ended = f"exit code {code}" if code >= 0 else signal.Signals(-code).name
             kind, text = (
                 "raises",
                 f"The agent's process ended abruptly ({ended}) while {self.stage_}: a call "

@@ -24,6 +24,7 @@ by both sides.
 from __future__ import annotations
 
 import ctypes
+import errno
 import inspect
 import linecache
 import os
@@ -152,6 +153,12 @@ def _limit_hint(error: BaseException) -> str:
         return (
             " The agent's process has a memory limit (its address space; `memory_limit` of the "
             "grader); keep arrays to what the episode needs."
+        )
+    if isinstance(error, OSError) and error.errno == errno.EFBIG:  # Python ignores SIGXFSZ
+        most = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        return (
+            f" The agent's process may write at most {most} bytes to a file or its output "
+            "(what it printed is kept); print less."
         )
     refused = isinstance(error, BlockingIOError) or (
         isinstance(error, RuntimeError) and "can't start new thread" in str(error)

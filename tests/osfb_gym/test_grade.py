@@ -10,9 +10,13 @@ from __future__ import annotations
 import math
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,7 +34,7 @@ from osfb_gym.grade import (
 )
 from osfb_gym.grade import _verdict as verdict
 from osfb_gym.grade.integrity import impossible
-from osfb_gym.runner import Trajectory, evaluate
+from osfb_gym.runner import Trajectory, evaluate, run_episode
 from tests.osfb_gym.submissions.sources import CHEATS, SOURCES, cheat_source
 
 GOOD = Path(__file__).parent / "submissions" / "good_agent.py"
@@ -136,6 +140,20 @@ def test_every_cheat_at_once_scores_as_the_honest_agent_it_falls_back_to():
     # grader): each finds nothing, so the cheat approves everyone and is scored for exactly that
     names = [name for name in CHEATS if name != "signals_the_grader" or AS_ROOT]
     _scores_as_approve_all(_cheat_run(names))
+
+
+@pytest.mark.parametrize(
+    "name", ["finds_env_through_gc", "walks_frames_to_mu", "replays_the_world"]
+)
+def test_the_cheats_work_where_the_env_lives(name):
+    # The same cheats, run in the grader's process on a public seed, reach the hidden truth and
+    # decide exactly as the Bayes rule: only the process boundary (and the secret seeds) stop them.
+    namespace: dict[str, object] = {"__name__": f"cheat_{name}"}
+    exec(compile(cheat_source([name]), f"cheat_{name}.py", "exec"), namespace)
+    agent = namespace["Cheat"]()
+    trajectory = run_episode(gym.make(LENDING, horizon=15), agent, seed=1_000_000)
+    assert trajectory.metrics["bayes_agreement"] == 1.0
+    assert trajectory.metrics["cumulative_loss"] == 0.0
 
 
 @pytest.mark.slow
@@ -261,6 +279,7 @@ def test_the_verdict_calls_a_tie_within_the_standard_errors():
         ("memory_bomb", "limit", ["MemoryError", "memory limit", "line 10 of memory_bomb.py"]),
         ("forks", "limit", ["BlockingIOError", "may not start processes or threads"]),
         ("sends_junk", "raises", ["something other than plain data"]),
+        ("prints_forever", "limit", ["File too large", "at most 1048576 bytes", "print less"]),
     ],
 )
 def test_each_broken_submission_gets_its_diagnosis(tmp_path, name, kind, phrases):
@@ -396,3 +415,54 @@ def test_every_family_is_graded_on_its_objective_beside_its_references(
 def test_cli_reports_a_bad_env_argument_as_a_usage_error(capsys):
     with pytest.raises(SystemExit, match="osfb-bench grade: .*bogus"):
         main(["grade", str(GOOD), "--env", LENDING, "--env-kwargs", '{"bogus": 1}'])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has ended; only its exit status waits to be read
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and b"sandbox.py" in command:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_the_agents_process_dies_with_a_killed_grader(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    path = write(tmp_path, "infinite_loop")
+    script = (
+        f"from osfb_gym.grade import grade\n"
+        f"grade({str(path)!r}, {LENDING!r}, n_seeds=1, env_kwargs={SMALL!r}, out=None,"
+        " time_limit=300)\n"
+    )
+    grader = subprocess.Popen([sys.executable, "-c", script], cwd=root)
+    try:
+        deadline = time.monotonic() + 120
+        workers: list[int] = []
+        while not workers and time.monotonic() < deadline and grader.poll() is None:
+            time.sleep(0.2)
+            workers = _children(grader.pid)
+        assert workers, "the grader never started the agent's process"
+        time.sleep(1.0)  # into the episode: the agent is looping
+        assert _alive(workers[0])
+    finally:
+        grader.kill()  # SIGKILL: the grader gets no chance to clean up
+        grader.wait()
+    deadline = time.monotonic() + 10
+    while _alive(workers[0]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(workers[0])

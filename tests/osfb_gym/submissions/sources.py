@@ -220,8 +220,8 @@ import gc
 def truth_finds_env_through_gc(agent, observation):
     for value in gc.get_objects():
         if type(value).__name__ == "OneSidedLendingEnv" and getattr(value, "_world", None):
-            beta = value._world.beta  # the hidden beta*: approve where x . beta* beats c
-            return np.asarray(observation) @ beta > value.cutoff
+            if np.array_equal(getattr(value, "_x", None), observation):  # the env of this batch
+                return value._mu > value.cutoff  # the hidden mu(x . beta*) against the cutoff
     return None
 """,
     "walks_frames_to_mu": """
@@ -385,6 +385,15 @@ class Forks(Agent):
             os.setsid()
             os._exit(0)
         return np.ones(len(observation), dtype=np.int8)
+""",
+        "prints_forever": """\
+from agents.base import Agent
+
+
+class Chatty(Agent):
+    def act(self, observation):
+        while True:
+            print("still thinking " * 20)
 """,
         "sends_junk": """\
 import sys
