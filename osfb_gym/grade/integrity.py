@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -142,12 +141,3 @@ def impossible(family: str, trajectory: Trajectory) -> list[str]:
     ['the episode metrics give a cumulative_loss of 0, but the per-step losses add up to 0.5']
     """
     return _common(trajectory) + CHECKS[family](trajectory)
-
-
-def describe_seeds(reasons_by_seed: dict[Any, list[str]]) -> list[str]:
-    """One line per episode with a reason, ``"episode 2: ..."``, in episode order."""
-    return [
-        f"episode {episode}: {reason}"
-        for episode, reasons in reasons_by_seed.items()
-        for reason in reasons
-    ]
