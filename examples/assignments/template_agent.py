@@ -21,6 +21,10 @@ subclass in the file. The rules of the contract (the grader checks them):
   revealed: ``feedback["revealed"]`` (a mask) and ``feedback["y"]`` (the
   outcomes where revealed). You never see the outcome of a denied applicant.
 
+The grader runs your agent in a process of its own that receives only these
+calls' arguments (never the hidden truth), with 2048 MB of memory, 1 MiB of
+printed output and no subprocesses or threads: use numpy, single-threaded.
+
 For the other families change ``env_ids`` and the action ``act`` returns
 (see the assignment of your family in this folder).
 """

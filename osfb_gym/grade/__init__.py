@@ -1,0 +1,477 @@
+"""Grade a student's agent file: contract checks, held-out seeds, a report beside the references.
+
+``osfb-bench grade path/to/agent.py --env OneSidedLending-v0`` runs
+:func:`grade`. The trust boundary is a process boundary: the submission is
+loaded, checked and run in its own confined process
+(:mod:`osfb_gym.grade.sandbox`, spawned fresh, with memory, CPU, output
+and process limits, killed with its process group), which receives only
+what :func:`osfb_gym.runner.run_episode` gives an agent. The env, the
+runner and the metrics run here, in the grader's process, driving the
+submission through :class:`~osfb_gym.grade.boundary.SubmissionAgent`.
+An import error, an exception, an invalid action, a time-out or a
+resource limit becomes a one-paragraph :class:`Diagnosis` instead of a
+traceback or a hang; a result no agent can reach is flagged
+(:mod:`osfb_gym.grade.integrity`). See docs/grading.md for the trust model.
+
+Examples
+--------
+>>> FAMILIES["lending"].objective, FAMILIES["apple"].higher_is_better
+('cumulative_loss', True)
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+
+from agents.base import Agent
+from envs_registry import ENVS
+from osfb_gym.core.validation import check_float, check_int
+from osfb_gym.grade.boundary import Limits, SubmissionAgent
+from osfb_gym.grade.integrity import impossible
+from osfb_gym.grade.sandbox import Diagnosis
+from osfb_gym.runner import Trajectory, evaluate, run_episode
+
+__all__ = [
+    "FAMILIES",
+    "Diagnosis",
+    "Family",
+    "GradeReport",
+    "Limits",
+    "family_of",
+    "grade",
+    "held_out_seeds",
+    "run_submission",
+    "summary_table",
+]
+
+#: a difference to a reference within this many standard errors (of the paired
+#: per-seed differences) is called a tie
+TIE_STANDARD_ERRORS = 2.0
+
+
+@dataclass(frozen=True)
+class Family:
+    """How one environment family is graded.
+
+    Attributes
+    ----------
+    objective
+        The episode metric a grade reports (mean and standard error).
+    higher_is_better
+        True for a score (F1), False for a loss.
+    references
+        ``"module:Class"`` of the reference agents, run with their defaults.
+    env_kwargs
+        Default environment arguments for grading (kept small, so a grade takes seconds).
+    """
+
+    objective: str
+    higher_is_better: bool
+    references: tuple[str, ...]
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+FAMILIES: dict[str, Family] = {
+    "lending": Family(
+        "cumulative_loss", False, ("agents.lending:Greedy", "agents.lending:Adaptive")
+    ),
+    "apple": Family(
+        "f1",
+        True,
+        ("agents.apple:Perceptron", "agents.apple:MarginPerceptron", "agents.apple:LabelEfficient"),
+    ),
+    "reject": Family(
+        "average_risk",
+        False,
+        ("agents.reject:DSOL", "agents.reject:DRAL", "agents.reject:DSAL"),
+        {"horizon": 2000},
+    ),
+    "services": Family(
+        "total_loss",
+        False,
+        ("agents.services:Uniform", "agents.services:AcQUIre"),
+        {"reference_restarts": 0},  # the approximation ratio's solver is most of the time
+    ),
+}
+
+
+@dataclass
+class GradeReport:
+    """The outcome of :func:`grade`.
+
+    Attributes
+    ----------
+    agent
+        The repr of the submitted agent (its class and hyperparameters).
+    env_id
+        The environment graded on.
+    results
+        One row per agent and seed: ``agent``, ``seed``, the episode metrics.
+    table
+        A markdown table: mean ± standard error of the family's objective per agent.
+    verdict
+        One sentence placing the submission among the references.
+    plot
+        The PNG written, or None.
+    suspicious
+        Why some of the submission's results are impossible (no agent can
+        score them, :mod:`osfb_gym.grade.integrity`), one line per episode
+        and reason; empty for an honest grading.
+    """
+
+    agent: str
+    env_id: str
+    results: pd.DataFrame
+    table: str
+    verdict: str
+    plot: Path | None = None
+    suspicious: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        lines = [f"Graded {self.agent} on {self.env_id}.", "", self.table, "", self.verdict]
+        if self.suspicious:
+            lines += ["", "SUSPICIOUS: results no agent can reach (report this grading):"]
+            lines += [f"- {reason}" for reason in self.suspicious]
+        if self.plot is not None:
+            lines.append(f"plot: {self.plot}")
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- arguments
+def family_name(env_id: str) -> str:
+    """Return the family of a registered env id (``ValueError`` otherwise)."""
+    if not isinstance(env_id, str):
+        raise TypeError(f"env_id must be a registered osfb-gym id (a str), got {env_id!r}")
+    for entry in ENVS:
+        if entry.id == env_id:
+            return entry.family
+    known = ", ".join(entry.id for entry in ENVS)
+    raise ValueError(f"env_id must be a registered osfb-gym id ({known}), got {env_id!r}")
+
+
+def family_of(env_id: str) -> Family:
+    """Return the grading :class:`Family` of a registered env id (``ValueError`` otherwise)."""
+    return FAMILIES[family_name(env_id)]
+
+
+def held_out_seeds(n_seeds: int, seed: int | None = None) -> list[int]:
+    """Return ``n_seeds`` episode seeds drawn from ``seed`` (None: fresh entropy, secret).
+
+    The seeds are what keeps a submission from rebuilding the grading worlds
+    in its own process (``gym.make`` and ``reset(seed)`` are public), so by
+    default every grading draws new ones from the operating system. Pass
+    ``seed`` (kept private) to reproduce a grading.
+
+    Examples
+    --------
+    >>> held_out_seeds(2, seed=7) == held_out_seeds(2, seed=7) != held_out_seeds(2)
+    True
+    """
+    n_seeds = check_int(n_seeds, "n_seeds", minimum=1)
+    if seed is not None:
+        seed = check_int(seed, "seed", minimum=0)
+    state = np.random.SeedSequence(seed).generate_state(n_seeds, dtype=np.uint64)
+    return [int(value >> np.uint64(1)) for value in state]  # within int64, for tables
+
+
+def _check_limits(time_limit: Any, memory_limit: Any, n_episodes: int) -> Limits:
+    time_limit = check_float(time_limit, "time_limit", low=0, low_inclusive=False)
+    memory_limit = check_int(memory_limit, "memory_limit", minimum=256)
+    # CPU time over the process's life: the wall-clock budget of every stage, and a second
+    cpu_limit = int(np.ceil(time_limit * (n_episodes + 1))) + 1
+    return Limits(time_limit=time_limit, memory_limit=memory_limit, cpu_limit=cpu_limit)
+
+
+def _check_path(value: Any, name: str) -> Path:
+    if isinstance(value, bool) or not isinstance(value, str | os.PathLike):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {value!r}")
+    return Path(value)
+
+
+def _check_env_kwargs(env_kwargs: Any, family: Family) -> dict[str, Any]:
+    if env_kwargs is None:
+        return dict(family.env_kwargs)
+    if not isinstance(env_kwargs, dict) or not all(isinstance(key, str) for key in env_kwargs):
+        raise TypeError(
+            f"env_kwargs must be a dict of argument names to values, or None; got {env_kwargs!r}"
+        )
+    return dict(env_kwargs)
+
+
+def _check_class_name(class_name: Any) -> str | None:
+    if class_name is not None and not (isinstance(class_name, str) and class_name.isidentifier()):
+        raise ValueError(
+            f"class_name must be a class name (an identifier) or None, got {class_name!r}"
+        )
+    return class_name
+
+
+# ---------------------------------------------------------------------------- running
+def run_submission(
+    path: str | os.PathLike[str],
+    env_id: str,
+    *,
+    seeds: Sequence[int],
+    env_kwargs: dict[str, Any] | None = None,
+    class_name: str | None = None,
+    time_limit: float = 30.0,
+    memory_limit: int = 2048,
+) -> tuple[str, list[Trajectory]]:
+    """Run the submission at ``path`` in its own process, one episode per seed.
+
+    The env is made here and driven by :func:`~osfb_gym.runner.run_episode`;
+    the submission's agent answers from its process. Each stage (loading,
+    each episode) must finish within ``time_limit`` seconds; the process
+    has ``memory_limit`` MB of address space.
+
+    Returns
+    -------
+    tuple[str, list[Trajectory]]
+        The agent's repr and one trajectory per seed.
+
+    Raises
+    ------
+    Diagnosis
+        When the submission cannot be graded.
+    """
+    file = _check_path(path, "path")
+    family = family_of(env_id)
+    seeds = [check_int(seed, "seeds", minimum=0) for seed in seeds]
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed, got none")
+    kwargs = _check_env_kwargs(env_kwargs, family)
+    class_name = _check_class_name(class_name)
+    limits = _check_limits(time_limit, memory_limit, len(seeds))
+    env = gym.make(env_id, **kwargs)  # a bad env argument is the caller's error, not the agent's
+    try:
+        with SubmissionAgent() as agent:
+            name = agent.open(file, class_name, env, limits)
+            trajectories = []
+            for episode, seed in enumerate(seeds, start=1):
+                agent.begin_episode(episode, len(seeds))
+                trajectories.append(run_episode(env, agent, seed))
+    finally:
+        env.close()
+    return name, trajectories
+
+
+def _reference(spec: str) -> Agent:
+    module, name = spec.split(":")
+    agent: Agent = getattr(importlib.import_module(module), name)()
+    return agent
+
+
+def summary_table(results: pd.DataFrame, objective: str, *, higher_is_better: bool) -> str:
+    """Markdown table of mean ± standard error of ``objective`` per agent, best first.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"agent": ["A", "A", "B", "B"], "loss": [1.0, 3.0, 0.5, 0.5]})
+    >>> print(summary_table(frame, "loss", higher_is_better=False))
+    | agent   | loss (mean ± s.e.)   |   seeds |
+    |:--------|:---------------------|--------:|
+    | B       | 0.5 ± 0              |       2 |
+    | A       | 2 ± 1                |       2 |
+    """
+    grouped = results.groupby("agent", sort=False)[objective]
+    means, errors, counts = grouped.mean(), grouped.sem(), grouped.count()
+    order = means.sort_values(ascending=not higher_is_better).index
+    rows = [
+        {
+            "agent": agent,
+            f"{objective} (mean ± s.e.)": f"{means[agent]:.4g} ± {errors[agent]:.2g}",
+            "seeds": int(counts[agent]),
+        }
+        for agent in order
+    ]
+    return str(pd.DataFrame(rows).to_markdown(index=False))
+
+
+def _verdict(results: pd.DataFrame, yours: str, family: Family) -> str:
+    """Place ``yours`` among the references: better, tied (within the standard errors) or worse.
+
+    Every agent ran on the same seeds, so each comparison uses the per-seed
+    differences: a tie when their mean is within :data:`TIE_STANDARD_ERRORS`
+    standard errors of 0 (with one seed there is no standard error, and
+    only an exact tie is called).
+    """
+    table = results.pivot_table(index="seed", columns="agent", values=family.objective)
+    mine = table[yours]
+    groups: dict[str, list[str]] = {"better": [], "tied": [], "worse": []}
+    for agent in results["agent"].unique():
+        if agent == yours:
+            continue
+        difference = mine - table[agent]
+        mean, error = float(difference.mean()), float(difference.sem())
+        if mean == 0 or (np.isfinite(error) and abs(mean) <= TIE_STANDARD_ERRORS * error):
+            groups["tied"].append(str(agent))
+        elif (mean > 0) == family.higher_is_better:
+            groups["better"].append(str(agent))
+        else:
+            groups["worse"].append(str(agent))
+    direction = "higher" if family.higher_is_better else "lower"
+    parts = []
+    if groups["better"]:
+        parts.append(f"better than {', '.join(groups['better'])}")
+    if groups["tied"]:
+        parts.append(
+            f"a tie with {', '.join(groups['tied'])} (the difference is within "
+            f"{TIE_STANDARD_ERRORS:g} standard errors)"
+        )
+    if groups["worse"]:
+        parts.append(f"worse than {', '.join(groups['worse'])}")
+    return f"Your mean {family.objective} is {mine.mean():.4g} ({direction} is better): " + (
+        "; ".join(parts) + "."
+    )
+
+
+def _plot(
+    results: pd.DataFrame, curves: dict[str, list[np.ndarray]], family: Family, path: Path
+) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    for agent, runs in curves.items():
+        length = min(run.size for run in runs)
+        left.plot(np.mean([run[:length] for run in runs], axis=0), label=agent)
+    left.set(xlabel="step t", ylabel="average loss R_t / t", title="loss over the episode")
+    left.legend()
+    grouped = results.groupby("agent", sort=False)[family.objective]
+    right.bar(range(grouped.ngroups), grouped.mean(), yerr=grouped.sem(), capsize=4)
+    right.set_xticks(range(grouped.ngroups), list(grouped.groups), rotation=20)
+    right.set(ylabel=family.objective, title=f"{family.objective} (mean ± s.e.)")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # written beside and renamed over: a file or link planted at the path is replaced, not followed
+    handle, temporary = tempfile.mkstemp(suffix=".png", dir=path.parent)
+    with os.fdopen(handle, "wb") as stream:
+        figure.savefig(stream, format="png", dpi=100)
+    plt.close(figure)
+    os.replace(temporary, path)
+    return path
+
+
+def plot_path(out: str | os.PathLike[str], submission: str | os.PathLike[str], env_id: str) -> Path:
+    """Return the plot file of ``submission`` on ``env_id`` in ``out``: one per submission.
+
+    Examples
+    --------
+    >>> plot_path("grades", "alice/my agent.py", "OneSidedLending-v0").as_posix()
+    'grades/grade_my_agent_OneSidedLending-v0.png'
+    """
+    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(submission).stem) or "submission"
+    return Path(out) / f"grade_{stem}_{env_id}.png"
+
+
+def grade(
+    path: str | os.PathLike[str],
+    env_id: str,
+    *,
+    n_seeds: int = 10,
+    env_kwargs: dict[str, Any] | None = None,
+    class_name: str | None = None,
+    time_limit: float = 30.0,
+    memory_limit: int = 2048,
+    seed: int | None = None,
+    out: str | os.PathLike[str] | None = "osfb-results/grade",
+) -> GradeReport:
+    """Grade the agent in the file at ``path`` on ``env_id`` beside the family's references.
+
+    Parameters
+    ----------
+    path
+        The student's ``.py`` file, defining one ``agents.base.Agent`` subclass.
+    env_id
+        A registered id; its family picks the objective and the references.
+    n_seeds
+        Held-out episodes per agent.
+    env_kwargs
+        Environment arguments (default: the family's grading defaults).
+    class_name
+        Which class to grade when the file defines several.
+    time_limit
+        Wall-clock seconds (finite, > 0) allowed for loading the file and
+        for each episode.
+    memory_limit
+        Megabytes of address space of the agent's process (>= 256).
+    seed
+        Draws the held-out episode seeds (:func:`held_out_seeds`); None
+        (default) draws fresh secret ones, an int (kept private)
+        reproduces a grading.
+    out
+        Folder for the plot (``grade_<file>_<env_id>.png``, one per
+        submission); None writes none.
+
+    Returns
+    -------
+    GradeReport
+
+    Raises
+    ------
+    Diagnosis
+        When the submission cannot be graded (import, contract, exception,
+        invalid action, time limit, resource limit).
+    TypeError, ValueError
+        For a bad argument, naming it.
+    """
+    file = _check_path(path, "path")
+    family = family_of(env_id)
+    kwargs = _check_env_kwargs(env_kwargs, family)
+    seeds = held_out_seeds(n_seeds, seed)
+    _check_limits(time_limit, memory_limit, n_seeds)
+    _check_class_name(class_name)
+    if out is not None:
+        out = _check_path(out, "out")
+    gym.make(env_id, **kwargs).close()  # a bad env argument is the caller's error, not the agent's
+    yours, trajectories = run_submission(
+        file,
+        env_id,
+        seeds=seeds,
+        env_kwargs=kwargs,
+        class_name=class_name,
+        time_limit=time_limit,
+        memory_limit=memory_limit,
+    )
+    label = f"{yours.split('(')[0]} (yours)"
+    frames = [pd.DataFrame([{"seed": t.seed, "agent": label, **t.metrics} for t in trajectories])]
+    curves: dict[str, list[np.ndarray]] = {label: [t.average_loss for t in trajectories]}
+    suspicious = [
+        f"episode {episode}: {reason}"
+        for episode, trajectory in enumerate(trajectories, start=1)
+        for reason in impossible(family_name(env_id), trajectory)
+    ]
+    for spec in family.references:
+        agent = _reference(spec)
+        frame, references = evaluate(
+            env_id, agent, seeds, env_kwargs=kwargs, return_trajectories=True
+        )
+        frames.append(frame)
+        curves[type(agent).__name__] = [trajectory.average_loss for trajectory in references]
+    table_frame = pd.concat(frames, ignore_index=True)
+    table = summary_table(table_frame, family.objective, higher_is_better=family.higher_is_better)
+    plot = None
+    if out is not None:
+        plot = _plot(table_frame, curves, family, plot_path(out, file, env_id))
+    return GradeReport(
+        agent=yours,
+        env_id=env_id,
+        results=table_frame,
+        table=table,
+        verdict=_verdict(table_frame, label, family),
+        plot=plot,
+        suspicious=suspicious,
+    )

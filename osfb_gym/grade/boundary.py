@@ -1,0 +1,451 @@
+"""The grader's side of the process boundary: the submission as an Agent in another process.
+
+:class:`SubmissionAgent` starts :mod:`osfb_gym.grade.sandbox` in a fresh
+interpreter (spawned, not forked: it inherits no object of the grader),
+in its own session and process group, with the resource limits of
+:class:`Limits`. It is an :class:`~agents.base.Agent` whose ``reset``,
+``act`` and ``update`` forward exactly what :func:`osfb_gym.runner.run_episode`
+passes them (the spaces, the agent's seed, the reset feedback, the
+observations, the action, reward and feedback of each step) through a
+pipe, so the grader's loop is still ``run_episode`` and the runner stays
+the only reader of the oracle.
+
+What comes back is not trusted: replies are unpickled with no class
+allowed (plain Python data only, so no code of the submission runs in
+the grader), an action is rebuilt from its dtype, shape and bytes and must
+lie in the action space, every wait has a deadline (a reply cut off half
+way included), and the whole process group is killed when the grading
+ends or a diagnosis stops it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import io
+import math
+import os
+import pickle
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import agents
+from agents.base import Agent
+from osfb_gym.grade.sandbox import (
+    ACTION_DTYPE_KINDS,
+    Diagnosis,
+    read_message,
+    write_message,
+)
+
+SANDBOX = Path(__file__).with_name("sandbox.py")
+#: the user the agent's process runs as when the grader runs as root
+PLAIN_USER = "nobody"
+#: wall-clock seconds the agent's interpreter may take to start (at least, before the import)
+STARTUP_SECONDS = 30.0
+_PR_GET_DUMPABLE, _PR_SET_DUMPABLE = 3, 4  # <linux/prctl.h>
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits of the agent's process.
+
+    Attributes
+    ----------
+    time_limit
+        Wall-clock seconds for each stage: loading (import and contract
+        check), and each episode (the grader's own steps included).
+    memory_limit
+        Megabytes of address space (``RLIMIT_AS``).
+    cpu_limit
+        CPU seconds over the life of the process (``RLIMIT_CPU``).
+    output_limit
+        Bytes the process may write to any one file, its output included
+        (``RLIMIT_FSIZE``).
+    """
+
+    time_limit: float = 30.0
+    memory_limit: int = 2048
+    cpu_limit: int = 330
+    output_limit: int = 2**20
+
+
+class _PlainData(pickle.Unpickler):
+    """Unpickles built-in data only: a reply naming any class or function is refused."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        raise pickle.UnpicklingError(f"{module}.{name} is not plain data")
+
+
+def loads_plain(payload: bytes) -> Any:
+    """Unpickle ``payload`` if it holds only built-in data (no class, no function).
+
+    Examples
+    --------
+    >>> loads_plain(pickle.dumps(("ok", 1, b"x")))
+    ('ok', 1, b'x')
+    >>> loads_plain(pickle.dumps(len))
+    Traceback (most recent call last):
+    ...
+    _pickle.UnpicklingError: builtins.len is not plain data
+    """
+    return _PlainData(io.BytesIO(payload)).load()
+
+
+def decode_action(encoded: Any) -> Any:
+    """Rebuild an action from :func:`osfb_gym.grade.sandbox.encode_action`'s plain data.
+
+    Raises ``ValueError`` when ``encoded`` is not a well-formed encoding.
+
+    Examples
+    --------
+    >>> from osfb_gym.grade.sandbox import encode_action
+    >>> decode_action(encode_action(np.array([1, 0], dtype=np.int8)))
+    array([1, 0], dtype=int8)
+    >>> scalar = decode_action(encode_action(np.int64(2)))
+    >>> type(scalar).__name__, int(scalar), decode_action(encode_action([1, 0]))
+    ('int64', 2, array([1, 0]))
+    """
+    if not isinstance(encoded, tuple) or not encoded:
+        raise ValueError("not an encoded action")
+    if encoded[0] == "plain" and len(encoded) == 2:
+        if type(encoded[1]) in (type(None), bool, int, float, str):
+            return encoded[1]
+    elif encoded[0] == "array" and len(encoded) == 5:
+        _, dtype_name, shape, data, scalar = encoded
+        if not (
+            isinstance(dtype_name, str)
+            and isinstance(shape, tuple)
+            and all(type(n) is int and n >= 0 for n in shape)
+            and isinstance(data, bytes)
+            and isinstance(scalar, bool)
+        ):
+            raise ValueError("a malformed array")
+        dtype = np.dtype(dtype_name)
+        if dtype.kind not in ACTION_DTYPE_KINDS or math.prod(shape) * dtype.itemsize != len(data):
+            raise ValueError("a malformed array")
+        array = np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+        return array[()] if scalar and not shape else array
+    raise ValueError("an action that is no number, string or numeric array")
+
+
+def _space_hint(space: gym.Space) -> str:
+    if isinstance(space, gym.spaces.MultiBinary):
+        return (
+            f"a numpy array of {space.n} zeros and ones, e.g. `np.ones({space.n}, dtype=np.int8)`"
+        )
+    if isinstance(space, gym.spaces.Discrete):
+        return f"an int from {space.start} to {space.start + space.n - 1}"
+    if isinstance(space, gym.spaces.MultiDiscrete):
+        return f"an integer numpy array below {space.nvec.tolist()}, e.g. `np.array([2, 1])`"
+    return "a value for which `action_space.contains(action)` is True"
+
+
+def _plain_user() -> tuple[int, int] | None:
+    try:
+        entry = pwd.getpwnam(PLAIN_USER)
+    except KeyError:
+        return None
+    return entry.pw_uid, entry.pw_gid
+
+
+def _prctl(option: int, value: int = 0) -> int | None:
+    try:
+        return int(ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0))
+    except (OSError, AttributeError):  # not Linux
+        return None
+
+
+class SubmissionAgent(Agent):
+    """The submission's agent, running in its own confined process, as an Agent.
+
+    Use it as a context manager: :meth:`open` starts the process, loads
+    the file and checks the Agent contract there (raising
+    :class:`Diagnosis`), :meth:`begin_episode` starts the clock of an
+    episode, and leaving the ``with`` block kills the process group.
+    """
+
+    abstract = True  # a proxy, not an agent to benchmark
+
+    def open(
+        self,
+        path: str | Path,
+        class_name: str | None,
+        env: gym.Env,
+        limits: Limits,
+    ) -> str:
+        """Start the agent's process, load ``path`` there; return the agent's repr."""
+        file = Path(path)
+        if not file.is_file():
+            raise Diagnosis(
+                "import", f"There is no file {path}. Pass the path of your agent's .py file."
+            )
+        try:
+            source = file.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError) as error:
+            raise Diagnosis(
+                "import", f"{file.name} cannot be read as a UTF-8 Python file ({error})."
+            ) from None
+        self.limits_ = limits
+        self.name_ = "the agent"
+        self._start(limits)
+        env_id = env.spec.id if env.spec is not None else None
+        observation, _ = env.reset(seed=0)  # a public seed: only the shape matters here
+        self._send(
+            (
+                "load",
+                source,
+                str(file.resolve()),
+                class_name,
+                env_id,
+                env.observation_space,
+                env.action_space,
+                observation,
+            )
+        )
+        self.loading_ = True
+        self._restart_clock("starting")
+        # the interpreter's start is the grader's cost, not the student's: its own allowance
+        self.deadline_ += max(0.0, STARTUP_SECONDS - limits.time_limit)
+        reply = self._expect("loaded", str)
+        self.loading_ = False
+        self.name_ = reply[1].split("(")[0]
+        return str(reply[1])
+
+    def _start(self, limits: Limits) -> None:
+        self.closed_ = False
+        self.cwd_ = tempfile.mkdtemp(prefix="osfb-grade-")
+        user = _plain_user() if os.geteuid() == 0 else None
+        if user is not None:
+            os.chown(self.cwd_, *user)
+        else:  # same user as the grader: keep our /proc/<pid>/mem, environ, maps closed to it
+            self.dumpable_ = _prctl(_PR_GET_DUMPABLE)
+            _prctl(_PR_SET_DUMPABLE, 0)
+        self.output_ = tempfile.TemporaryFile()
+        to_grader, self.writer_ = -1, -1
+        self.reader_, to_grader = os.pipe()
+        from_grader, self.writer_ = os.pipe()
+        threads = {name: "1" for name in ("OMP", "OPENBLAS", "MKL", "NUMEXPR")}
+        environment = {f"{name}_NUM_THREADS": value for name, value in threads.items()}
+        environment.update(PATH=os.defpath, HOME=self.cwd_, LC_ALL="C.UTF-8")
+        self.process_ = subprocess.Popen(  # noqa: S603  (our interpreter, our script)
+            [sys.executable, "-I", "-B", str(SANDBOX), str(to_grader), str(from_grader)],
+            pass_fds=(to_grader, from_grader),
+            stdin=subprocess.DEVNULL,
+            stdout=self.output_,
+            stderr=self.output_,
+            env=environment,  # none of the grader's variables (tokens, paths) leak in
+            cwd=self.cwd_,
+            start_new_session=True,  # its own session and process group, killed as one
+        )
+        os.close(to_grader)
+        os.close(from_grader)
+        root = str(Path(agents.__file__).resolve().parents[1])
+        setup = {
+            "path": [root],
+            "limits": {
+                "memory_bytes": limits.memory_limit * 2**20,
+                "cpu_seconds": limits.cpu_limit,
+                "output_bytes": limits.output_limit,
+                "user": user,
+                "parent": os.getpid(),
+                "cwd": self.cwd_,
+            },
+        }
+        self._send(setup)
+
+    # ------------------------------------------------------------------ the pipe
+    def _send(self, message: Any) -> None:
+        try:
+            write_message(self.writer_, pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+        except (BrokenPipeError, OSError):  # it died; the next read says how
+            pass
+
+    def _restart_clock(self, stage: str) -> None:
+        self.stage_ = stage
+        self.deadline_ = time.monotonic() + self.limits_.time_limit
+
+    def _reply(self) -> tuple[Any, ...]:
+        """Wait for the next reply; turn a time-out, a death or junk into a Diagnosis."""
+        while True:
+            try:
+                payload = read_message(self.reader_, self.deadline_)
+            except TimeoutError:
+                self.close()
+                raise Diagnosis(
+                    "timeout",
+                    f"The agent ran past the time limit of {self.limits_.time_limit:g} s while "
+                    f"{self.stage_} (the process was stopped). Look for a loop that never ends "
+                    "in act() or update(), or work that grows with every step; an episode of "
+                    "a reference agent takes about a second.",
+                ) from None
+            except EOFError:
+                raise self._death() from None
+            except ValueError:  # a length over the limit: junk, as below
+                payload = b""
+            try:
+                message = loads_plain(payload)
+            except Exception as error:  # noqa: BLE001  (anything unpicklable is junk)
+                message = error
+            if not isinstance(message, tuple) or not message or not isinstance(message[0], str):
+                self.close()
+                raise Diagnosis(
+                    "raises",
+                    f"The agent's process sent the grader something other than plain data "
+                    f"while {self.stage_}: the grader accepts only what the Agent methods "
+                    "return (an action, or None).",
+                )
+            if message[0] == "stage" and self.loading_ and isinstance(message[-1], str):
+                self._restart_clock(message[-1])
+                continue
+            return message
+
+    def _expect(self, kind: str, *types: type) -> tuple[Any, ...]:
+        reply = self._reply()
+        if reply[0] == "diagnosis" and len(reply) == 3:
+            self.close()
+            diagnosed = reply[1] if reply[1] in Diagnosis.KINDS else "raises"
+            raise Diagnosis(diagnosed, str(reply[2]))
+        if reply[0] == "raised" and len(reply) == 4:
+            self.close()
+            diagnosed = reply[1] if reply[1] in Diagnosis.KINDS else "raises"
+            raise Diagnosis(diagnosed, f"{reply[2]}, {self._where()}.{reply[3]}")
+        if (
+            reply[0] != kind
+            or len(reply) != 1 + len(types)
+            or not all(isinstance(value, t) for value, t in zip(reply[1:], types, strict=True))
+        ):
+            self.close()
+            raise Diagnosis(
+                "raises", f"The agent's process answered out of turn while {self.stage_}."
+            )
+        return reply
+
+    def _where(self) -> str:
+        return f"on step {self.step_} of episode {self.episode_}"
+
+    def _death(self) -> Diagnosis:
+        """Say how the agent's process ended, with the last lines it printed."""
+        try:
+            code = self.process_.wait(timeout=2)
+        except subprocess.TimeoutExpired:  # it closed the pipe but lives on
+            code = None
+        self.close()
+        limits = self.limits_
+        if code == -signal.SIGXCPU or code == -signal.SIGKILL:
+            kind, text = (
+                "limit",
+                f"The agent's process was stopped by {signal.Signals(-code).name} while "
+                f"{self.stage_}: it used up its {limits.cpu_limit} s of CPU time, or its "
+                f"memory ({limits.memory_limit} MB of address space).",
+            )
+        elif code == -signal.SIGXFSZ:
+            kind, text = (
+                "limit",
+                f"The agent's process wrote more than {limits.output_limit} bytes to a file "
+                f"or its output while {self.stage_}. Print less.",
+            )
+        elif code is None:
+            kind, text = (
+                "raises",
+                f"The agent's process closed its pipe to the grader while {self.stage_} (the "
+                "process was stopped). Leave the file descriptors you did not open alone.",
+            )
+        else:
+            ended = f"exit code {code}" if code >= 0 else signal.Signals(-code).name
+            kind, text = (
+                "raises",
+                f"The agent's process ended abruptly ({ended}) while {self.stage_}: a call "
+                "such as os._exit() or sys.exit() in a thread, a crash in a compiled "
+                "extension, or running out of memory.",
+            )
+        tail = self.printed_[-800:].strip()
+        return Diagnosis(kind, text + (f" Its last output:\n{tail}" if tail else ""))
+
+    # ------------------------------------------------------------------ the Agent
+    def begin_episode(self, episode: int, n_episodes: int) -> None:
+        """Start the clock of episode ``episode`` (1-based) of ``n_episodes``."""
+        self.episode_ = f"{episode} of {n_episodes}"
+        self.step_ = 0
+        self._restart_clock(f"running episode {self.episode_}")
+
+    def reset(self, observation_space, action_space, *, seed=None, feedback=None):  # noqa: D102
+        self.action_space_ = action_space
+        self.step_ = 0
+        self._send(("reset", observation_space, action_space, seed, feedback))
+        self._expect("ok")
+
+    def act(self, observation):  # noqa: D102
+        self.step_ += 1
+        self._send(("act", observation))
+        _, encoded, description = self._expect("action", tuple, str)
+        try:
+            action = decode_action(encoded)
+            valid = bool(self.action_space_.contains(action))
+        except Exception:  # noqa: BLE001  (contains itself can fail on odd types)
+            valid = False
+        if not valid:
+            self.close()
+            raise Diagnosis(
+                "invalid_action",
+                f"{self.name_}.act() returned {str(description)[:400]} {self._where()}, which "
+                f"is not in the action space {self.action_space_}. Return "
+                f"{_space_hint(self.action_space_)}.",
+            )
+        return action
+
+    def update(self, observation, action, reward, feedback):  # noqa: D102
+        self._send(("update", observation, action, reward, feedback))
+        self._expect("ok")
+
+    # ------------------------------------------------------------------ ending
+    @property
+    def printed_(self) -> str:
+        """What the agent's process printed (stdout and stderr), as far as it got."""
+        output = getattr(self, "output_", None)
+        if output is None or output.closed:
+            return getattr(self, "last_output_", "")
+        output.seek(0)
+        return output.read(self.limits_.output_limit).decode("utf-8", "replace")
+
+    def close(self) -> None:
+        """Kill the agent's process group and free the pipe, its folder and its output."""
+        process = getattr(self, "process_", None)
+        if process is None or getattr(self, "closed_", False):
+            return
+        self.closed_ = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)  # the group: any child it managed to start
+        process.wait()
+        self.last_output_ = self.printed_
+        self.output_.close()
+        for fd in (self.reader_, self.writer_):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        shutil.rmtree(self.cwd_, ignore_errors=True)
+        dumpable = getattr(self, "dumpable_", None)
+        if dumpable:
+            _prctl(_PR_SET_DUMPABLE, dumpable)
+
+    def __enter__(self) -> SubmissionAgent:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
