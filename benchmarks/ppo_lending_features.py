@@ -103,11 +103,29 @@ def train_and_score(view: str, seed: int, args: Args, seeds: list[int]) -> dict[
     }
 
 
+def report(row: dict[str, Any]) -> None:
+    """Print one agent's line as soon as it is measured."""
+    mean, se = summary(row["losses"])
+    train = f"{row['train_cpu_s']:.0f}" if "train_cpu_s" in row else ""
+    print(f"{row['agent']:24s} {mean:9.3f} ± {se:5.3f} {train:>12s} {row['score_cpu_s']:12.1f}")
+
+
 def main() -> None:
     args = parse_args(Args, __doc__.splitlines()[0])
     torch.set_num_threads(1)
     seeds = list(range(args.test_seed, args.test_seed + args.n_test))
+    print(
+        f"resampled OneSidedLending-v0, horizon {args.horizon}; cumulative one-sided loss over "
+        f"held-out seeds {seeds[0]}..{seeds[-1]} (mean ± s.e., lower is better); PPO "
+        f"{args.total_timesteps} steps, gamma={args.gamma}, n_steps={args.n_steps}"
+    )
+    print(f"{'agent':24s} {'loss':>16s} {'train CPU s':>12s} {'score CPU s':>12s}", flush=True)
     rows: list[dict[str, Any]] = []
+    # features seed 0 and the plain sanity check first, then the other training seeds
+    runs = [("features", 0)] * min(args.train_seeds, 1) + [
+        ("plain", seed) for seed in range(args.plain_seeds)
+    ]
+    runs += [("features", seed) for seed in range(1, args.train_seeds)]
     with threadpool_limits(1):
         principled = (("deny-all", DenyAll()), ("Greedy", Greedy()), ("Adaptive", Adaptive()))
         for name, agent in principled:
@@ -115,28 +133,21 @@ def main() -> None:
             frame = evaluate(
                 "OneSidedLending-v0", agent, seeds, env_kwargs={"horizon": args.horizon}
             )
-            rows.append(
-                {
-                    "agent": name,
-                    "losses": frame["cumulative_loss"].to_numpy(),
-                    "score_cpu_s": time.process_time() - started,
-                }
-            )
-        for view, n_runs in (("features", args.train_seeds), ("plain", args.plain_seeds)):
-            for seed in range(n_runs):
-                run = train_and_score(view, seed, args, seeds)
-                run["agent"] = f"PPO[{view}] seed {seed}"
-                rows.append(run)
-    print(
-        f"resampled OneSidedLending-v0, horizon {args.horizon}; cumulative one-sided loss over "
-        f"held-out seeds {seeds[0]}..{seeds[-1]} (mean ± s.e., lower is better); PPO "
-        f"{args.total_timesteps} steps, gamma={args.gamma}, n_steps={args.n_steps}"
-    )
-    print(f"{'agent':24s} {'loss':>16s} {'train CPU s':>12s} {'score CPU s':>12s}")
-    for row in rows:
-        mean, se = summary(row["losses"])
-        train = f"{row['train_cpu_s']:.0f}" if "train_cpu_s" in row else ""
-        print(f"{row['agent']:24s} {mean:9.3f} ± {se:5.3f} {train:>12s} {row['score_cpu_s']:12.1f}")
+            row = {
+                "agent": name,
+                "losses": frame["cumulative_loss"].to_numpy(),
+                "score_cpu_s": time.process_time() - started,
+            }
+            rows.append(row)
+            report(row)
+        for view, seed in runs:
+            row = train_and_score(view, seed, args, seeds)
+            row["agent"] = f"PPO[{view}] seed {seed}"
+            rows.append(row)
+            report(row)
+            if args.json is not None:
+                with open(args.json, "w") as handle:
+                    json.dump([{**r, "losses": r["losses"].tolist()} for r in rows], handle)
     features = [r for r in rows if r.get("view") == "features"]
     if features:
         means = np.array([r["losses"].mean() for r in features])
@@ -144,9 +155,6 @@ def main() -> None:
             f"PPO[features] over {len(means)} training seeds: {means.mean():.3f} (runs: "
             f"{', '.join(f'{m:.3f}' for m in means)})"
         )
-    if args.json is not None:
-        with open(args.json, "w") as handle:
-            json.dump([{**r, "losses": r["losses"].tolist()} for r in rows], handle, indent=1)
 
 
 if __name__ == "__main__":
