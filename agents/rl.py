@@ -3,10 +3,11 @@
 :class:`SB3Agent` wraps a trained model (PPO, A2C, DQN from
 stable-baselines3, RecurrentPPO from sb3-contrib). It acts on the env's own
 observations and returns the env's own actions: when the model was trained
-on the adapted env of :func:`osfb_gym.wrappers.rl_env` (a flattened
-observation, ``Discrete`` actions for DQN), the agent applies the same
-adaptation itself, so it is scored on the plain env by the same runner and
-metrics as every other agent. A recurrent policy's state is carried from
+on the adapted env of :func:`osfb_gym.wrappers.rl_env` (the plain
+``float32`` vector of the observation, :func:`osfb_gym.wrappers.encode`;
+``Discrete`` actions for DQN), the agent applies the same adaptation
+itself, so it is scored on the plain env by the same runner and metrics as
+every other agent. A recurrent policy's state is carried from
 step to step and reset at every episode start.
 
 The model is frozen: :meth:`SB3Agent.update` learns nothing (training is
@@ -117,8 +118,9 @@ class SB3Agent(Agent):
     ) -> None:
         """Match the env's spaces to the model's; clear the recurrent state.
 
-        The env's observation is flattened when the model was trained on
-        the flattened space, and a ``Discrete`` model action is mapped to
+        The env's observation is encoded as :func:`osfb_gym.wrappers.rl_env`'s
+        plain view encodes it (:func:`osfb_gym.wrappers.encode`) when the
+        model was trained on that vector, and a ``Discrete`` model action is mapped to
         the env's ``MultiDiscrete`` / ``MultiBinary(1)`` action, as
         :func:`osfb_gym.wrappers.rl_env` does for training.
         """
@@ -130,7 +132,7 @@ class SB3Agent(Agent):
             )
         if not isinstance(self.deterministic, bool):
             raise TypeError(f"deterministic must be True or False, got {self.deterministic!r}")
-        self.flatten_ = self._observation_adapter(observation_space, model.observation_space)
+        self.encode_ = self._observation_adapter(observation_space, model.observation_space)
         self.unravel_ = self._action_adapter(action_space, model.action_space)
         normalizer = self.normalizer
         if normalizer is None and hasattr(model, "get_vec_normalize_env"):
@@ -149,14 +151,19 @@ class SB3Agent(Agent):
 
     @staticmethod
     def _observation_adapter(env_space: gym.Space, model_space: gym.Space) -> bool:
+        """Whether observations go through the plain view's ``encode`` (else as they are)."""
+        from osfb_gym.wrappers import encode_space
+
         if _same_space(env_space, model_space):
             return False
-        flat = spaces.flatten_space(env_space)
-        if _same_space(flat, model_space):
+        vector = encode_space(env_space)
+        if _same_space(vector, model_space):
             return True
         raise ValueError(
             f"the model was trained on observations {model_space}, the env gives {env_space} "
-            f"(flattened: {flat}); score it on the env it was trained on"
+            f"(as rl_env's plain vector: {vector}); score it on the env it was trained on, "
+            "or, for a model trained on a feedback or features view, through that view "
+            "(osfb_gym.wrappers.apply_view)"
         )
 
     @staticmethod
@@ -186,7 +193,12 @@ class SB3Agent(Agent):
 
     def act(self, observation: Any) -> Any:
         """Return the model's action for ``observation``, in the env's action space."""
-        obs = spaces.flatten(self.observation_space_, observation) if self.flatten_ else observation
+        if self.encode_:
+            from osfb_gym.wrappers import encode
+
+            obs = encode(self.observation_space_, observation)
+        else:
+            obs = observation
         if self.obs_stats_ is not None:
             mean, scale, clip = self.obs_stats_
             obs = np.clip((np.asarray(obs) - mean) / scale, -clip, clip).astype(np.float32)

@@ -75,15 +75,32 @@ ENVS: tuple[EnvEntry, ...] = (
 )
 
 
+#: RL-ready ids: each env above behind ``HideOracle`` with a ``float32``, bounded,
+#: 1-D observation (:func:`osfb_gym.wrappers.rl_env`; ``view`` is overridable in
+#: ``gym.make``). Kept apart from ``ENVS``: their oracle is hidden, so the runner,
+#: the grader and the generic env suite, which read it, iterate ``ENVS`` alone.
+RL_VIEW_SUFFIXES = {"plain": "RL", "features": "RL-Features", "feedback": "RL-Feedback"}
+RL_ENVS: tuple[EnvEntry, ...] = tuple(
+    EnvEntry(
+        id=entry.id.replace("-v0", f"-{suffix}-v0"),
+        entry_point="osfb_gym.wrappers:rl_env",
+        family=entry.family,
+        kwargs={"env_id": entry.id, "view": view},
+    )
+    for entry in ENVS
+    for view, suffix in RL_VIEW_SUFFIXES.items()
+)
+
+
 def register_all() -> list[str]:
-    """Register every id not registered yet; return the ids of the table.
+    """Register every id not registered yet (``RL_ENVS`` too); return the ids of ``ENVS``.
 
     Examples
     --------
     >>> "OneSidedLending-v0" in register_all()
     True
     """
-    for entry in ENVS:
+    for entry in (*ENVS, *RL_ENVS):
         if entry.id not in gym.registry:
             gym.register(
                 id=entry.id,
@@ -98,3 +115,14 @@ def register_all() -> list[str]:
 def env_ids(family: str | None = None) -> list[str]:
     """Return the registered ids, optionally of one family."""
     return [entry.id for entry in ENVS if family is None or entry.family == family]
+
+
+def rl_env_ids(family: str | None = None) -> list[str]:
+    """Return the RL-ready ids, optionally of one family.
+
+    Examples
+    --------
+    >>> rl_env_ids("lending")
+    ['OneSidedLending-RL-v0', 'OneSidedLending-RL-Features-v0', 'OneSidedLending-RL-Feedback-v0']
+    """
+    return [entry.id for entry in RL_ENVS if family is None or entry.family == family]

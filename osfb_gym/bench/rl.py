@@ -1,8 +1,8 @@
 """Training stable-baselines3 agents on osfb-gym environments.
 
 :func:`train` makes vectorised training envs (:func:`osfb_gym.wrappers.rl_env`
-for each copy: the oracle hidden, observations flattened where an MLP needs
-it, ``Discrete`` actions for DQN), trains PPO, A2C, DQN or sb3-contrib's
+for each copy: the oracle hidden, the observation view as a ``float32``
+vector, ``Discrete`` actions for DQN), trains PPO, A2C, DQN or sb3-contrib's
 RecurrentPPO (an LSTM policy, which can adapt within an episode) and
 returns the model; :class:`agents.rl.SB3Agent` scores it on the plain env.
 
@@ -59,9 +59,10 @@ def policy(name: str) -> str:
     return "MlpLstmPolicy" if name == "RecurrentPPO" else "MlpPolicy"
 
 
-def _make(env_id: str, algo: str, kwargs: dict[str, Any]) -> gym.Env:
+def _make(env_id: str, algo: str, kwargs: dict[str, Any], view: str = "plain") -> gym.Env:
     return rl_env(
         env_id,
+        view=view,
         discrete_actions=algo == "DQN",
         binary_as_multidiscrete=algo == "RecurrentPPO",
         **kwargs,
@@ -76,12 +77,14 @@ def training_env(
     n_envs: int = 1,
     seed: int = 0,
     vec: str = "dummy",
+    view: str = "plain",
 ) -> Any:
     """Return ``n_envs`` copies of ``env_id`` adapted for ``algo``, in a stable-baselines3 VecEnv.
 
     Each copy is wrapped in SB3's ``Monitor`` (episode returns for the
     logs) and seeded ``seed + i``. ``vec="subproc"`` runs the copies in
-    processes (worth it only when a step is expensive).
+    processes (worth it only when a step is expensive). ``view`` is the
+    observation view of :func:`osfb_gym.wrappers.rl_env`.
     """
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
@@ -89,7 +92,7 @@ def training_env(
     check_choice(algo, "algo", ALGORITHMS)
     check_choice(vec, "vec", VEC_ENVS)
     check_int(n_envs, "n_envs", minimum=1)
-    factory = functools.partial(_make, env_id, algo, dict(env_kwargs or {}))
+    factory = functools.partial(_make, env_id, algo, dict(env_kwargs or {}), view)
     factory()  # fail here, with the env's own message, on a bad id or argument
     return make_vec_env(
         factory,
@@ -114,6 +117,7 @@ def train(
     callback: Any = None,
     torch_threads: int | None = None,
     normalize: bool = False,
+    view: str = "plain",
 ) -> Any:
     """Train ``algo`` on ``env_id`` for ``total_timesteps`` env steps; return the model.
 
@@ -142,6 +146,12 @@ def train(
         ``VecNormalize``; rewards are left alone). The statistics travel
         with the model (``model.get_vec_normalize_env()``) and
         :class:`~agents.rl.SB3Agent` applies them, frozen, when it acts.
+    view
+        What the policy sees (:func:`osfb_gym.wrappers.rl_env`): ``"plain"``,
+        ``"feedback"`` or ``"features"``. Score a model trained on a
+        feedback or features view through the same view
+        (:func:`osfb_gym.wrappers.apply_view`), which computes it from the
+        agent's channels as the training env did.
     torch_threads
         Set torch's thread count (a process-wide setting; small MLPs on a
         few cores often run fastest on 1). None leaves it alone.
@@ -166,7 +176,9 @@ def train(
         import torch
 
         torch.set_num_threads(check_int(torch_threads, "torch_threads", minimum=1))
-    env = training_env(env_id, algo, env_kwargs=env_kwargs, n_envs=n_envs, seed=seed, vec=vec)
+    env = training_env(
+        env_id, algo, env_kwargs=env_kwargs, n_envs=n_envs, seed=seed, vec=vec, view=view
+    )
     if normalize:
         from stable_baselines3.common.vec_env import VecNormalize
 

@@ -1,4 +1,4 @@
-"""Gymnasium wrappers that adapt osfb-gym environments to generic RL algorithms.
+"""Action wrappers that adapt osfb-gym action spaces to generic RL algorithms.
 
 - :class:`DiscreteActions`: a ``Discrete`` view of a small ``MultiDiscrete``
   or ``MultiBinary(1)`` action space, for algorithms that only take
@@ -8,9 +8,6 @@
   ``MultiDiscrete([2] * n)``, the same decisions in integer form
   (sb3-contrib 2.9's RecurrentPPO fails on ``MultiBinary``'s ``int8``
   actions in its padded rollout buffer).
-- :func:`rl_env`: an env made ready for stable-baselines3: the oracle
-  hidden, a ``Dict`` or matrix observation flattened, and ``Discrete``
-  actions where the algorithm needs them.
 
 The wrapped env keeps the honest-feedback contract: nothing is added to
 what the agent sees.
@@ -23,9 +20,6 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.wrappers import FlattenObservation
-
-from osfb_gym.core.channels import HideOracle
 
 #: the most joint actions DiscreteActions enumerates
 MAX_DISCRETE_ACTIONS = 64
@@ -112,74 +106,3 @@ class BinaryAsMultiDiscrete(gym.ActionWrapper):
     def action(self, action: Any) -> np.ndarray:
         """Return the 0/1 decisions as the wrapped env's ``int8`` array."""
         return np.asarray(action).reshape(self._shape).astype(np.int8)
-
-
-def needs_flattening(space: gym.Space) -> bool:
-    """Whether an observation space must be flattened for an MLP policy.
-
-    ``Dict`` spaces (stable-baselines3 would need ``MultiInputPolicy``) and
-    Boxes of more than one dimension (lending's ``(batch, features)``
-    matrix, which SB3's checker warns about) are flattened.
-    """
-    if isinstance(space, spaces.Dict):
-        return True
-    return isinstance(space, spaces.Box) and len(space.shape) > 1
-
-
-def _hidden_oracle_kwargs(env_id: str) -> dict[str, Any]:
-    from envs_registry import ENVS
-
-    for entry in ENVS:
-        if entry.id == env_id:
-            return dict(entry.hidden_oracle_kwargs)
-    return {}
-
-
-def rl_env(
-    env_id: str,
-    *,
-    discrete_actions: bool = False,
-    binary_as_multidiscrete: bool = False,
-    hide_oracle: bool = True,
-    **kwargs: Any,
-) -> gym.Env:
-    """Make ``env_id`` ready for a stable-baselines3 algorithm.
-
-    Parameters
-    ----------
-    env_id
-        A registered osfb-gym id.
-    discrete_actions
-        Wrap in :class:`DiscreteActions` (DQN needs it) unless the action
-        space is ``Discrete`` already.
-    binary_as_multidiscrete
-        Wrap a ``MultiBinary`` action space in
-        :class:`BinaryAsMultiDiscrete` (RecurrentPPO needs it).
-    hide_oracle
-        Wrap in :class:`~osfb_gym.core.channels.HideOracle` (training);
-        scoring keeps the oracle for the evaluator. A hidden oracle also
-        applies the registry's ``hidden_oracle_kwargs`` (work done only for
-        the oracle, e.g. the services' reference optimum, is skipped)
-        unless ``kwargs`` set them.
-    **kwargs
-        Arguments of the env.
-
-    Examples
-    --------
-    >>> import osfb_gym
-    >>> env = rl_env("OneSidedLending-v0", batch_size=4, horizon=10)
-    >>> env.observation_space.shape, env.action_space
-    ((20,), MultiBinary(4))
-    """
-    if hide_oracle:
-        kwargs = {**_hidden_oracle_kwargs(env_id), **kwargs}
-    env = gym.make(env_id, **kwargs)
-    if hide_oracle:
-        env = HideOracle(env)
-    if needs_flattening(env.observation_space):
-        env = FlattenObservation(env)
-    if discrete_actions and not isinstance(env.action_space, spaces.Discrete):
-        env = DiscreteActions(env)
-    elif binary_as_multidiscrete and isinstance(env.action_space, spaces.MultiBinary):
-        env = BinaryAsMultiDiscrete(env)
-    return env

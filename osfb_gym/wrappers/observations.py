@@ -1,0 +1,170 @@
+"""Observation wrappers that show an RL policy what the setting revealed, and nothing more.
+
+Each wrapper puts one view of :mod:`osfb_gym.wrappers.views` on an env of
+one of osfb-gym's families: the observation becomes a ``float32``,
+bounded, 1-D vector; actions, rewards and ``info`` pass through unchanged
+(the oracle too, so :func:`osfb_gym.runner.run_episode` can score a policy
+through the wrapper; put :class:`~osfb_gym.core.channels.HideOracle` inside
+for any other loop, as :func:`osfb_gym.wrappers.rl_env` does).
+
+- :class:`VectorObservation` (O0): the env's own observation as a vector.
+- :class:`FeedbackObservation` (O2, RL^2-style): plus the previous step's
+  decision, revealed mask, revealed outcomes and reward.
+- :class:`EstimatorFeatures` (O1): the statistics a principled agent's
+  learner computes from the revealed outcomes.
+
+Wrap the family's env itself (its own observation and action spaces);
+action wrappers such as :class:`~osfb_gym.wrappers.DiscreteActions` go
+outside.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+
+from osfb_gym.core.channels import FEEDBACK
+from osfb_gym.wrappers.views import FeaturesView, FeedbackView, PlainView, View
+
+if TYPE_CHECKING:
+    from agents.base import Agent
+
+
+class _ViewObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Show ``view.encode`` of each observation; feed the view the agent's channels."""
+
+    def __init__(self, env: gym.Env, view: View, **recorded: Any) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, **recorded)
+        gym.Wrapper.__init__(self, env)
+        self._view = view
+        self.observation_space = view.observation_space
+        self._last: Any = None
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset the env and the view (with the reset feedback)."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._view.reset(info.get(FEEDBACK) or {}, seed=seed)
+        self._last = obs
+        return self._view.encode(obs), info
+
+    def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Step the env; the view takes in the feedback, then encodes the next observation."""
+        if self._last is None:
+            raise RuntimeError("call reset() before step()")
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._view.update(self._last, action, float(reward), info[FEEDBACK])
+        self._last = obs
+        return self._view.encode(obs), reward, terminated, truncated, info
+
+
+class VectorObservation(_ViewObservation):
+    """The env's own observation as a ``float32``, bounded, 1-D vector (view ``"plain"``).
+
+    A matrix is flattened, a ``Dict`` concatenated, discrete entries coded
+    as ``value / (n - 1)``, unbounded ones squashed (see
+    :func:`osfb_gym.wrappers.views.encode_space`). Lending, apple tasting
+    and reject option keep their values exactly; MultiServiceChoice's
+    ``(losses, choices, n_services, groups)`` become ``3 n + 1`` numbers
+    (``FlattenObservation`` would give ``n (k + G + 2) + k + 1`` one-hot
+    ``float64`` entries, 7,011 by default).
+
+    Examples
+    --------
+    >>> import osfb_gym
+    >>> env = VectorObservation(gym.make("MultiServiceChoice-v0", n_users=50, n_services=3))
+    >>> env.observation_space
+    Box(0.0, 1.0, (151,), float32)
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env, PlainView(env))
+
+
+class FeedbackObservation(_ViewObservation):
+    """Append what the previous step revealed to each observation (view ``"feedback"``, O2).
+
+    After the plain vector of :class:`VectorObservation` comes the previous
+    decision, the mask of revealed outcomes, the revealed outcomes (0 where
+    hidden) and the reward, zeros at reset: the ``(a, r)`` of RL^2, so a
+    recurrent policy can learn within an episode from the sequence. The
+    block of each family is tabled in
+    :class:`~osfb_gym.wrappers.views.FeedbackView`.
+
+    Examples
+    --------
+    >>> import osfb_gym
+    >>> env = FeedbackObservation(gym.make("AppleTasting-v0", dim=3, horizon=5))
+    >>> obs, _ = env.reset(seed=0)
+    >>> obs.shape, obs[3:].tolist()   # x, then a, revealed, y, reward: zeros at reset
+    ((7,), [0.0, 0.0, 0.0, 0.0])
+    >>> obs, reward, *_ = env.step(1)  # taste: the label and the reward come back
+    >>> obs[3:5].tolist(), obs[6] == reward
+    ([1.0, 1.0], np.True_)
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env, FeedbackView(env))
+
+
+class EstimatorFeatures(_ViewObservation):
+    """Show the statistics a principled agent's learner computes (view ``"features"``, O1).
+
+    The learner (``learner``, default the family's reference learner) is
+    cloned at each reset, reset with the reset feedback and updated with
+    every step's feedback, exactly as the runner would feed it; the
+    observation is what it has learned, evaluated on the current context.
+    So a memoryless policy can in principle act as the learner acts, in a
+    world drawn afresh every episode. The features of each family are
+    listed in :class:`~osfb_gym.wrappers.views.FeaturesView`.
+
+    Parameters
+    ----------
+    env
+        An env of one of osfb-gym's families.
+    learner
+        An unfitted agent of the env's family whose state the features
+        read: a :class:`~agents.lending.CutoffAgent` (default
+        :class:`~agents.lending.Greedy`), a
+        :class:`~agents.apple.base.LinearLearner` (default
+        :class:`~agents.apple.MarginPerceptron`) or a
+        :class:`~agents.reject.base.RejectLearner` (default
+        :class:`~agents.reject.DSOL`); None for MultiServiceChoice.
+
+    Attributes
+    ----------
+    learner_
+        The episode's fitted clone of ``learner`` (None for services):
+        learned from the revealed outcomes only.
+
+    Examples
+    --------
+    >>> import osfb_gym
+    >>> env = EstimatorFeatures(gym.make("OneSidedLending-v0", batch_size=2, horizon=50))
+    >>> env.observation_space.shape   # (score, width) per applicant, n / (N T), t / T
+    (6,)
+    >>> obs, _ = env.reset(seed=0)
+    >>> obs, *_ = env.step([1, 1])
+    >>> obs[-2:].tolist()   # 2 outcomes of 100 decisions revealed, 1 step of 50
+    [0.019999999552965164, 0.019999999552965164]
+    """
+
+    def __init__(self, env: gym.Env, learner: Agent | None = None) -> None:
+        super().__init__(env, FeaturesView(env, learner), learner=learner)
+
+    @property
+    def learner(self) -> Agent | None:
+        """The unfitted learner cloned at each reset."""
+        view = self._view
+        assert isinstance(view, FeaturesView)
+        return view.learner  # type: ignore[no-any-return]
+
+    @property
+    def learner_(self) -> Agent | None:
+        """The episode's fitted learner (None before reset and for services)."""
+        view = self._view
+        assert isinstance(view, FeaturesView)
+        return view.learner_  # type: ignore[no-any-return]

@@ -1,0 +1,138 @@
+"""RL-ready environments: the oracle hidden, a ``float32`` vector observation, adapted actions.
+
+:func:`rl_env` makes a registered id ready for any RL library; it is also
+the entry point of the RL-ready ids registered in :mod:`envs_registry`
+(``OneSidedLending-RL-v0``, ``OneSidedLending-RL-Features-v0``,
+``OneSidedLending-RL-Feedback-v0`` and the same for every family), so
+``gym.make(name)`` gives the same env to CleanRL, stable-baselines3 or any
+library that takes an id. :func:`apply_view` puts a view on an env without
+hiding the oracle: what a trained policy is scored through.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+from gymnasium import spaces
+
+from osfb_gym.core.channels import HideOracle
+from osfb_gym.wrappers.actions import BinaryAsMultiDiscrete, DiscreteActions
+from osfb_gym.wrappers.observations import (
+    EstimatorFeatures,
+    FeedbackObservation,
+    VectorObservation,
+)
+from osfb_gym.wrappers.views import VIEWS
+
+
+def needs_flattening(space: gym.Space) -> bool:
+    """Whether an observation space must be flattened for an MLP policy.
+
+    ``Dict`` spaces (stable-baselines3 would need ``MultiInputPolicy``) and
+    Boxes of more than one dimension (lending's ``(batch, features)``
+    matrix, which SB3's checker warns about) are flattened.
+    """
+    if isinstance(space, spaces.Dict):
+        return True
+    return isinstance(space, spaces.Box) and len(space.shape) > 1
+
+
+def apply_view(env: gym.Env, view: str = "plain", **options: Any) -> gym.Env:
+    """Wrap ``env`` in the observation wrapper of ``view`` (one of ``VIEWS``).
+
+    ``"plain"``: :class:`VectorObservation`; ``"feedback"``:
+    :class:`FeedbackObservation`; ``"features"``: :class:`EstimatorFeatures`
+    (``options``: its ``learner``). The oracle is left in ``info``: score a
+    policy trained on ``rl_env(..., view=view)`` by running it on
+    ``apply_view(gym.make(env_id), view)`` with :func:`osfb_gym.runner.run_episode`.
+
+    Examples
+    --------
+    >>> import osfb_gym
+    >>> env = apply_view(gym.make("RejectOption-v0", horizon=5), "features")
+    >>> type(env).__name__, env.observation_space.shape
+    ('EstimatorFeatures', (4,))
+    """
+    if view == "features":
+        return EstimatorFeatures(env, **options)
+    if options:
+        raise TypeError(f"view {view!r} takes no options, got {sorted(options)}")
+    if view == "plain":
+        return VectorObservation(env)
+    if view == "feedback":
+        return FeedbackObservation(env)
+    raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}; got {view!r}")
+
+
+def _hidden_oracle_kwargs(env_id: str) -> dict[str, Any]:
+    from envs_registry import ENVS
+
+    for entry in ENVS:
+        if entry.id == env_id:
+            return dict(entry.hidden_oracle_kwargs)
+    return {}
+
+
+def rl_env(
+    env_id: str,
+    *,
+    view: str = "plain",
+    discrete_actions: bool = False,
+    binary_as_multidiscrete: bool = False,
+    hide_oracle: bool = True,
+    **kwargs: Any,
+) -> gym.Env:
+    """Make ``env_id`` ready for an RL library: ``float32`` 1-D observations, no oracle.
+
+    The RL-ready ids (``<Family>-RL-v0``, ``<Family>-RL-Features-v0``,
+    ``<Family>-RL-Feedback-v0``) are this function with ``env_id`` and
+    ``view`` preset.
+
+    Parameters
+    ----------
+    env_id
+        A registered osfb-gym id.
+    view
+        What the policy sees (:func:`apply_view`): ``"plain"`` the env's
+        observation, ``"feedback"`` plus the previous step's revealed
+        feedback (O2), ``"features"`` the principled learner's statistics
+        (O1). Every view is a ``float32``, bounded, 1-D Box.
+    discrete_actions
+        Wrap in :class:`DiscreteActions` (DQN needs it) unless the action
+        space is ``Discrete`` already.
+    binary_as_multidiscrete
+        Wrap a ``MultiBinary`` action space in
+        :class:`BinaryAsMultiDiscrete` (RecurrentPPO needs it).
+    hide_oracle
+        Wrap in :class:`~osfb_gym.core.channels.HideOracle` (training);
+        scoring keeps the oracle for the evaluator. A hidden oracle also
+        applies the registry's ``hidden_oracle_kwargs`` (work done only for
+        the oracle, e.g. the services' reference optimum, is skipped)
+        unless ``kwargs`` set them.
+    **kwargs
+        Arguments of the env.
+
+    Examples
+    --------
+    >>> import osfb_gym
+    >>> env = rl_env("OneSidedLending-v0", batch_size=4, horizon=10)
+    >>> env.observation_space.shape, env.observation_space.dtype, env.action_space
+    ((20,), dtype('float32'), MultiBinary(4))
+    >>> env = gym.make("MultiServiceChoice-RL-Features-v0", n_users=20, n_services=3)
+    >>> env.observation_space.shape, "oracle" in env.reset(seed=0)[1]
+    ((141,), False)
+    """
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}; got {view!r}")
+    if hide_oracle:
+        kwargs = {**_hidden_oracle_kwargs(env_id), **kwargs}
+    env = gym.make(env_id, **kwargs)
+    if hide_oracle:
+        env = HideOracle(env)
+    env = apply_view(env, view)
+    if discrete_actions and not isinstance(env.action_space, spaces.Discrete):
+        env = DiscreteActions(env)
+    elif binary_as_multidiscrete and isinstance(env.action_space, spaces.MultiBinary):
+        env = BinaryAsMultiDiscrete(env)
+    return env

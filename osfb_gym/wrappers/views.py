@@ -1,0 +1,482 @@
+"""What an RL policy is shown: observation views built from the agent's channels only.
+
+A *view* turns what an agent may read (the observation, its own action,
+the reward and ``info["feedback"]``) into one ``float32``, bounded, 1-D
+vector, so any RL library's MLP or LSTM policy can take it:
+
+- ``"plain"`` (O0): the env's own observation as a vector (:func:`encode`);
+- ``"feedback"`` (O2, RL^2-style): the plain vector plus what the last
+  step revealed: the previous decision, the mask of revealed outcomes, the
+  revealed outcomes (0 where hidden) and the reward; zeros at reset. For a
+  recurrent policy, which can learn from the sequence;
+- ``"features"`` (O1): the sufficient statistics a principled agent keeps,
+  computed by that agent's own learner from the revealed outcomes alone
+  (lending: ``mu(x . beta_hat) - c`` and the width ``sqrt(x^T A^-1 x)`` of
+  each applicant, ``n / (N T)`` and ``t / T``), so a memoryless policy can
+  in principle do what the learner does in a world resampled every episode.
+
+A view reads nothing else: no oracle, no private state of the env, only
+public task terms (the cutoff, the horizon, the costs) that the env also
+announces. :mod:`osfb_gym.wrappers.observations` puts a view on an env.
+
+Quantities without a natural bound (a linear link's outcomes, the services'
+losses) go through :func:`squash`, ``v / (1 + |v|)``: bounded in (-1, 1),
+order-preserving and invertible, so no information is lost.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+if TYPE_CHECKING:
+    from agents.base import Agent
+
+VIEWS = ("plain", "feedback", "features")
+#: a Box bound beyond this counts as unbounded (services' losses use float32's max)
+UNBOUNDED = 1e30
+
+
+def squash(value: Any) -> np.ndarray:
+    """Map values to (-1, 1) by ``v / (1 + |v|)``: monotone, invertible, bounded.
+
+    Examples
+    --------
+    >>> squash(np.array([-3.0, 0.0, 1.0])).tolist()
+    [-0.75, 0.0, 0.5]
+    """
+    v = np.asarray(value, dtype=np.float64)
+    return v / (1.0 + np.abs(v))
+
+
+def _squash_bound(bound: np.ndarray) -> np.ndarray:
+    bound = np.asarray(bound, dtype=np.float64)
+    big = np.abs(bound) > UNBOUNDED
+    return np.where(big, np.sign(bound), squash(np.where(big, 0.0, bound)))
+
+
+def _unbounded(space: spaces.Box) -> bool:
+    return bool(np.any(np.abs(space.low) > UNBOUNDED) or np.any(np.abs(space.high) > UNBOUNDED))
+
+
+def encode_space(space: gym.Space) -> spaces.Box:
+    """Return the ``float32``, bounded, 1-D Box that :func:`encode` maps ``space`` into.
+
+    A bounded ``Box`` is flattened as it is; an unbounded one is squashed
+    (:func:`squash`). ``Discrete(n)`` and ``MultiDiscrete`` entries become
+    one number each, ``value / (n - 1)`` in [0, 1] (an ordinal code: far
+    narrower than one-hot, no information lost); ``MultiBinary`` entries
+    stay 0/1. A ``Dict`` is the concatenation of its entries in its order.
+
+    Examples
+    --------
+    >>> encode_space(spaces.Dict({"a": spaces.Discrete(3), "b": spaces.Box(0, 1, (2, 2))}))
+    Box(0.0, 1.0, (5,), float32)
+    """
+    low, high = _bounds(space)
+    return spaces.Box(low.astype(np.float32), high.astype(np.float32), dtype=np.float32)
+
+
+def _bounds(space: gym.Space) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(space, spaces.Box):
+        low, high = space.low.ravel().astype(np.float64), space.high.ravel().astype(np.float64)
+        if _unbounded(space):
+            return _squash_bound(low), _squash_bound(high)
+        return low, high
+    if isinstance(space, spaces.Discrete):
+        return np.zeros(1), np.ones(1)
+    if isinstance(space, spaces.MultiDiscrete | spaces.MultiBinary):
+        size = int(np.prod(space.shape))
+        return np.zeros(size), np.ones(size)
+    if isinstance(space, spaces.Dict):
+        parts = [_bounds(sub) for sub in space.spaces.values()]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    raise TypeError(
+        f"space must be a Box, Discrete, MultiDiscrete, MultiBinary or a Dict of them, got {space}"
+    )
+
+
+def encode(space: gym.Space, observation: Any) -> np.ndarray:
+    """Return ``observation`` of ``space`` as the ``float32`` vector of :func:`encode_space`.
+
+    Examples
+    --------
+    >>> space = spaces.Dict({"n": spaces.Discrete(5), "loss": spaces.Box(0, np.inf, (2,))})
+    >>> encode(space, {"n": 2, "loss": np.array([0.0, 3.0])}).tolist()  # keys sorted
+    [0.0, 0.75, 0.5]
+    """
+    return _encode(space, observation).astype(np.float32)
+
+
+def _encode(space: gym.Space, observation: Any) -> np.ndarray:
+    if isinstance(space, spaces.Box):
+        values = np.asarray(observation, dtype=np.float64).ravel()
+        return squash(values) if _unbounded(space) else values
+    if isinstance(space, spaces.Discrete):
+        return np.array([(int(observation) - int(space.start)) / max(int(space.n) - 1, 1)])
+    if isinstance(space, spaces.MultiDiscrete):
+        values = np.asarray(observation, dtype=np.float64) - space.start
+        return (values / np.maximum(space.nvec - 1, 1)).ravel()
+    if isinstance(space, spaces.MultiBinary):
+        return np.asarray(observation, dtype=np.float64).ravel()
+    if isinstance(space, spaces.Dict):
+        return np.concatenate([_encode(sub, observation[key]) for key, sub in space.spaces.items()])
+    raise TypeError(f"cannot encode an observation of {space}")
+
+
+def family_of(env: gym.Env) -> str:
+    """Return the family (``"lending"``, ``"apple"``, ``"reject"``, ``"services"``) of ``env``.
+
+    Raises ``TypeError`` for an env that is not one of osfb-gym's families.
+    """
+    # imported here: agents.rl reads encode() without pulling in the environments
+    from osfb_gym.envs.apple import AppleTastingEnv
+    from osfb_gym.envs.lending import OneSidedLendingEnv
+    from osfb_gym.envs.reject import RejectOptionEnv
+    from osfb_gym.envs.services import MultiServiceChoiceEnv
+
+    classes = {
+        OneSidedLendingEnv: "lending",
+        AppleTastingEnv: "apple",
+        RejectOptionEnv: "reject",
+        MultiServiceChoiceEnv: "services",
+    }
+    for cls, family in classes.items():
+        if isinstance(env.unwrapped, cls):
+            return family
+    raise TypeError(
+        "observation views are defined for osfb-gym's families (OneSidedLending, AppleTasting, "
+        f"RejectOption, MultiServiceChoice), got env {env.unwrapped!r}"
+    )
+
+
+# --------------------------------------------------------------------------- views
+class View:
+    """A stateful map from the agent's channels to a ``float32`` vector.
+
+    The loop mirrors an agent's: :meth:`reset` with the reset feedback,
+    :meth:`update` with each step's ``(observation, action, reward,
+    feedback)``, and :meth:`encode` of each new observation.
+
+    Attributes
+    ----------
+    observation_space
+        The ``float32``, bounded, 1-D Box of :meth:`encode`'s output.
+    """
+
+    observation_space: spaces.Box
+
+    def __init__(self, env: gym.Env) -> None:
+        self.source_space: Any = env.observation_space
+        self._plain = encode_space(env.observation_space)
+
+    def _finish(self, low: Any, high: Any) -> None:
+        """Set the output space to the Box ``[low, high]``."""
+        low = np.asarray(low, dtype=np.float64).ravel()
+        high = np.asarray(high, dtype=np.float64).ravel()
+        self.observation_space = spaces.Box(
+            low.astype(np.float32), high.astype(np.float32), dtype=np.float32
+        )
+
+    def reset(self, feedback: dict[str, Any], *, seed: int | None = None) -> None:
+        """Start an episode from the reset ``info["feedback"]``."""
+
+    def update(
+        self, observation: Any, action: Any, reward: float, feedback: dict[str, Any]
+    ) -> None:
+        """Take in one step: the observation acted on, the action, reward and feedback."""
+
+    def encode(self, observation: Any) -> np.ndarray:
+        """Return the vector shown with ``observation``."""
+        raise NotImplementedError
+
+
+class PlainView(View):
+    """The env's observation as a vector (:func:`encode`); nothing else."""
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self.observation_space = self._plain
+
+    def encode(self, observation: Any) -> np.ndarray:
+        """Return :func:`encode` of ``observation``."""
+        return encode(self.source_space, observation)
+
+
+class FeedbackView(View):
+    """The plain vector followed by what the previous step revealed (zeros at reset).
+
+    The block appended, per family (``N`` applicants a step, ``n`` users):
+
+    | family   | previous decision    | revealed  | revealed outcome, 0 hidden | reward      |
+    |----------|----------------------|-----------|----------------------------|-------------|
+    | lending  | ``a`` (N)            | mask (N)  | ``y`` (N)                  | ``r / N``   |
+    | apple    | ``a``                | 0/1       | ``y`` in {0, 1}            | ``r``       |
+    | reject   | one-hot (3), query   | 0/1       | ``y`` in {-1, +1}          | ``r`` (*)   |
+    | services | one-hot user (n)     | (same)    | (losses: in the obs)       | ``squash(r / n)`` |
+
+    (*) before the settlement. For services the revealed mask is the
+    acquired user, so the decision's one-hot is shown once.
+
+    A linear link's outcomes and reward are squashed (:func:`squash`).
+    Reject option: the lump of hidden losses settled with the last reward
+    is left out (it comes with the episode's end, when nothing is left to
+    decide). Lending's warm-start sample is not shown (it would be
+    ``K x (d + 1)`` numbers in every observation); :class:`FeaturesView`
+    uses it.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self.family = family_of(env)
+        raw: Any = env.unwrapped  # one of the family classes (family_of checked)
+        if self.family == "lending":
+            n = raw.batch_size
+            self._linear = raw.link.name == "linear"
+            y_low, y_high = (-1.0, 1.0) if self._linear else (0.0, 1.0)
+            r_low, r_high = (-1.0, 1.0) if self._linear else (-raw.cutoff, 1.0 - raw.cutoff)
+            low = [0.0] * n + [0.0] * n + [y_low] * n + [r_low]
+            high = [1.0] * n + [1.0] * n + [y_high] * n + [r_high]
+        elif self.family == "apple":
+            low, high = [0.0, 0.0, 0.0, -raw.cost_fp], [1.0, 1.0, 1.0, raw.gain]
+        elif self.family == "reject":
+            low = [0.0] * 5 + [-1.0, -(1.0 + raw.query_cost)]
+            high = [1.0] * 5 + [1.0, 0.0]
+        else:
+            low = [0.0] * raw.n_users + [-1.0]
+            high = [1.0] * raw.n_users + [1.0]
+        self._n_block = len(low)
+        self._finish(
+            np.concatenate([self._plain.low, low]), np.concatenate([self._plain.high, high])
+        )
+        self._block = np.zeros(self._n_block)
+
+    def reset(self, feedback: dict[str, Any], *, seed: int | None = None) -> None:
+        """Clear the previous step's block."""
+        self._block = np.zeros(self._n_block)
+
+    def update(
+        self, observation: Any, action: Any, reward: float, feedback: dict[str, Any]
+    ) -> None:
+        """Record the step's decision, revealed mask, revealed outcomes and reward."""
+        revealed = np.asarray(feedback["revealed"], dtype=np.float64).ravel()
+        if self.family == "lending":
+            n = revealed.size
+            y = np.asarray(feedback["y"], dtype=np.float64).ravel() * revealed
+            r = reward / n
+            if self._linear:
+                y, r = squash(y), float(squash(r))
+            block = [np.asarray(action, dtype=np.float64).ravel(), revealed, y, [r]]
+        elif self.family == "apple":
+            label = float(feedback["y"]) if feedback["revealed"] else 0.0
+            block = [[float(int(np.asarray(action)))], revealed, [label], [reward]]
+        elif self.family == "reject":
+            decision, query = (int(v) for v in np.asarray(action).ravel())
+            label = float(feedback["y"]) if feedback["revealed"] else 0.0
+            step_reward = reward + float(feedback.get("settled", 0.0))
+            block = [np.eye(3)[decision], [float(query)], revealed, [label], [step_reward]]
+        else:
+            block = [revealed, [float(squash(reward / revealed.size))]]
+        self._block = np.concatenate([np.asarray(b, dtype=np.float64).ravel() for b in block])
+
+    def encode(self, observation: Any) -> np.ndarray:
+        """Return the plain vector followed by the previous step's block."""
+        plain = _encode(self.source_space, observation)
+        return np.concatenate([plain, self._block]).astype(np.float32)
+
+
+class FeaturesView(View):
+    """The statistics a principled agent computes from the revealed outcomes (O1).
+
+    ``learner`` is the family's agent whose state the features read; it is
+    cloned at every reset and learns, through its own ``reset`` and
+    ``update``, from the reset feedback and each step's feedback only. The
+    features, with ``T`` the env's horizon (``t / T`` capped at 1):
+
+    - lending (a :class:`~agents.lending.CutoffAgent`, default
+      :class:`~agents.lending.Greedy`: the ridge GLM fit on the warm start
+      and the revealed outcomes): for each of the ``N`` applicants
+      ``mu(x . beta) - c`` (squashed for the linear link) and the width
+      ``sqrt(x^T A^{-1} x)``, then ``n / (N T)`` (outcomes revealed this
+      episode over decisions in it) and ``t / T``. Greedy approves where
+      the first feature is positive; the optimistic agents add a multiple
+      of the second.
+    - apple tasting (a :class:`~agents.apple.base.LinearLearner`, default
+      :class:`~agents.apple.MarginPerceptron`): ``tanh`` of the learner's
+      decision function on ``x`` (its sign is the learner's prediction,
+      its size inside the margin its confidence), then labels revealed,
+      positives revealed, and steps, each over ``T``.
+    - reject option (a :class:`~agents.reject.base.RejectLearner`, default
+      :class:`~agents.reject.DSOL`, updated on every revealed label):
+      ``tanh(f(x) - rho)`` and ``tanh(f(x) + rho)`` (the learner predicts +1
+      where the first is positive, -1 where the second is negative,
+      rejects in between), then labels revealed and steps over ``T``.
+    - services (no learner: the statistics are the provider's records):
+      for each user ``squash(l)``, ``l / max l`` (0 before any service),
+      whether acquired, its chosen service ``/ k`` (1: none yet), the share
+      of users on that service (0 before any), and with ``reveal_groups``
+      its group ``/ (G - 1)`` and its group's share of users; then ``t / k``.
+    """
+
+    def __init__(self, env: gym.Env, learner: Agent | None = None) -> None:
+        super().__init__(env)
+        self.family = family_of(env)
+        raw: Any = env.unwrapped  # one of the family classes (family_of checked)
+        self._raw_action_space = env.action_space
+        self.learner = self._check_learner(learner)
+        self._horizon = float(getattr(raw, "horizon", 0) or getattr(raw, "n_services", 1))
+        self.learner_: Any = None
+        self._t = self._revealed = self._positives = 0
+        if self.family == "lending":
+            n, self._batch = raw.batch_size, raw.batch_size
+            self._linear = raw.link.name == "linear"
+            self._cutoff = float(raw.cutoff)
+            reach = np.maximum(np.abs(self.source_space.low), np.abs(self.source_space.high))
+            # sqrt(x^T A^-1 x) <= ||x|| / sqrt(lambda_min(A)) and A >= l2 I
+            width = float(np.sqrt(np.sum(reach[0].astype(np.float64) ** 2) / self.learner.l2))
+            s_low, s_high = (-1.0, 1.0) if self._linear else (-self._cutoff, 1.0 - self._cutoff)
+            low = np.concatenate([np.tile([s_low, 0.0], n), [0.0, 0.0]])
+            high = np.concatenate([np.tile([s_high, width], n), [1.0, 1.0]])
+        elif self.family == "apple":
+            low, high = np.array([-1.0, 0, 0, 0]), np.ones(4)
+        elif self.family == "reject":
+            low, high = np.array([-1.0, -1.0, 0, 0]), np.ones(4)
+        else:
+            self._n_users, self._k = raw.n_users, raw.n_services
+            self._groups = "groups" in self.source_space.spaces
+            per_user = 7 if self._groups else 5
+            low, high = (
+                np.zeros(per_user * self._n_users + 1),
+                np.ones(per_user * self._n_users + 1),
+            )
+        self._finish(low, high)
+        self._acquired = np.zeros(0)
+
+    def _check_learner(self, learner: Agent | None) -> Any:
+        from agents.apple import MarginPerceptron
+        from agents.apple.base import LinearLearner
+        from agents.lending import CutoffAgent, Greedy
+        from agents.reject import DSOL
+        from agents.reject.base import RejectLearner
+
+        defaults: dict[str, tuple[Any, Any]] = {
+            "lending": (CutoffAgent, Greedy),
+            "apple": (LinearLearner, MarginPerceptron),
+            "reject": (RejectLearner, DSOL),
+        }
+        if self.family == "services":
+            if learner is not None:
+                raise ValueError(
+                    "learner must be None for MultiServiceChoice: its features are the "
+                    f"provider's own records, got learner={learner!r}"
+                )
+            return None
+        base, default = defaults[self.family]
+        if learner is None:
+            return default()
+        if not isinstance(learner, base):
+            raise TypeError(
+                f"learner must be a {base.__name__} for the {self.family} family, got {learner!r}"
+            )
+        return learner
+
+    def reset(self, feedback: dict[str, Any], *, seed: int | None = None) -> None:
+        """Start a fresh clone of the learner on the reset feedback (lending: the warm start)."""
+        self._t = self._revealed = self._positives = 0
+        if self.learner is not None:
+            self.learner_ = self.learner.clone()
+            self.learner_.reset(
+                self.source_space, self._raw_action_space, seed=seed, feedback=feedback
+            )
+        else:
+            self._acquired = np.zeros(self._n_users)
+
+    def update(
+        self, observation: Any, action: Any, reward: float, feedback: dict[str, Any]
+    ) -> None:
+        """Let the learner learn from the step's feedback; count what was revealed."""
+        self._t += 1
+        revealed = np.asarray(feedback["revealed"], dtype=bool)
+        self._revealed += int(revealed.sum())
+        if self.learner_ is not None:
+            self.learner_.update(observation, action, reward, feedback)
+        if self.family == "apple" and feedback["revealed"]:
+            self._positives += int(feedback["y"] == 1)
+        elif self.family == "services":
+            self._acquired = np.maximum(self._acquired, revealed)
+
+    def _time(self) -> float:
+        return min(self._t / self._horizon, 1.0)
+
+    def encode(self, observation: Any) -> np.ndarray:
+        """Return the features of ``observation`` under what has been learned so far."""
+        learner = self.learner_
+        if self.family == "lending":
+            x = np.asarray(observation, dtype=np.float64)
+            score = np.asarray(learner.link_.mean(x @ learner.beta_), dtype=np.float64)
+            score = score - learner.cutoff_
+            if self._linear:
+                score = squash(score)
+            width = learner.model_.widths(x)
+            counts = [min(self._revealed / (self._batch * self._horizon), 1.0), self._time()]
+            features = np.concatenate([np.column_stack([score, width]).ravel(), counts])
+        elif self.family == "apple":
+            x = np.asarray(observation)
+            features = np.array(
+                [
+                    np.tanh(learner.decision_function(x)),
+                    min(self._revealed / self._horizon, 1.0),
+                    min(self._positives / self._horizon, 1.0),
+                    self._time(),
+                ]
+            )
+        elif self.family == "reject":
+            f = learner.score_(np.asarray(observation, dtype=np.float64))
+            rho = learner.rho_
+            revealed = min(self._revealed / self._horizon, 1.0)
+            features = np.array([np.tanh(f - rho), np.tanh(f + rho), revealed, self._time()])
+        else:
+            features = self._service_features(observation)
+        return features.astype(np.float32)
+
+    def _service_features(self, observation: dict[str, Any]) -> np.ndarray:
+        losses = np.asarray(observation["losses"], dtype=np.float64)
+        choices = np.asarray(observation["choices"])
+        k, n = self._k, self._n_users
+        top = losses.max()
+        placed = choices < k
+        counts = np.bincount(choices, minlength=k + 1)
+        columns = [
+            squash(losses),
+            losses / top if top > 0 else np.zeros(n),
+            self._acquired,
+            choices / k,
+            np.where(placed, counts[choices] / n, 0.0),
+        ]
+        if self._groups:
+            groups = np.asarray(observation["groups"])
+            n_groups = int(self.source_space["groups"].nvec.max())
+            sizes = np.bincount(groups, minlength=n_groups)
+            columns += [groups / max(n_groups - 1, 1), sizes[groups] / n]
+        return np.concatenate([np.column_stack(columns).ravel(), [min(self._t / k, 1.0)]])
+
+
+def make_view(env: gym.Env, view: str, **options: Any) -> View:
+    """Return the :class:`View` called ``view`` (one of :data:`VIEWS`) for ``env``.
+
+    ``options`` go to the view (``learner=`` for ``"features"``).
+    """
+    if view == "plain":
+        if options:
+            raise TypeError(f"view 'plain' takes no options, got {sorted(options)}")
+        return PlainView(env)
+    if view == "feedback":
+        if options:
+            raise TypeError(f"view 'feedback' takes no options, got {sorted(options)}")
+        return FeedbackView(env)
+    if view == "features":
+        return FeaturesView(env, **options)
+    raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}; got {view!r}")
