@@ -24,16 +24,10 @@ from tqdm.auto import tqdm
 from osfb_gym.bench.executors import execute, train_models
 from osfb_gym.bench.plots import plot_curves
 from osfb_gym.bench.store import ResultStore
-from osfb_gym.bench.sweep import EnvSpec, SweepSpec, _family, env_arguments, objective, validate
+from osfb_gym.bench.sweep import EnvSpec, SweepSpec, env_arguments, validate
 from osfb_gym.bench.tables import tuned, tuned_table
+from osfb_gym.core.family import family_of
 
-#: metrics shown beside each family's objective in its table
-EXTRA_COLUMNS: dict[str, tuple[str, ...]] = {
-    "lending": ("approval_rate", "bayes_agreement"),
-    "apple": ("f1", "label_requests"),
-    "reject": ("rejection_rate", "query_rate"),
-    "services": ("fairness", "approximation_ratio"),
-}
 CURVE_COLUMNS = ("curve_t", "curve_average_loss", "curve_loss")
 
 
@@ -133,32 +127,29 @@ def write_outputs(
     )
     files = [out / "results.csv", out / "table.md"]
     sections, all_curves = [], {}
-    families = dict.fromkeys(_family(env_id) for env_id in results["env_id"])
+    families = dict.fromkeys(family_of(env_id) for env_id in results["env_id"])
     for family in families:
-        rows = results[[_family(env_id) == family for env_id in results["env_id"]]]
-        metric, lower = objective(rows["env_id"].iloc[0])
+        rows = results[[family_of(env_id) is family for env_id in results["env_id"]]]
+        metric, lower = family.objective, family.lower_is_better
         best = tuned(rows, metric, lower_is_better=lower)
-        direction = "lower" if lower else "higher"
         sections.append(
-            f"## {family}: {metric} ({direction} is better; tuned setting per agent)\n\n"
-            + tuned_table(rows, metric, lower_is_better=lower, extra=EXTRA_COLUMNS[family])
+            f"## {family.name}: {metric} ({family.direction} is better; tuned setting per agent)"
+            "\n\n" + tuned_table(rows, metric, lower_is_better=lower, extra=family.columns)
         )
-        column = "curve_loss" if family == "services" else "curve_average_loss"
+        column = f"curve_{family.curve}"
         curves = {
             key: (np.asarray(group["curve_t"].iloc[0]), np.stack(group[column].map(np.asarray)))
             for key, group in best.groupby(["setting", "agent"], sort=False)
         }
         all_curves.update(curves)
-        if family == "services":
-            path = plot_curves(
-                curves, out / f"loss_vs_k_{family}.png", ylabel="total loss after k services",
-                xlabel="k (services placed)", log_x=False, title=f"{spec.name}: {family}",
-            )  # fmt: skip
-        else:
-            path = plot_curves(
-                curves, out / f"average_loss_{family}.png",
-                title=f"{spec.name}: {family}, mean over seeds, band ±1 s.e.",
-            )  # fmt: skip
+        stem = "average_loss" if family.curve == "average_loss" else "loss_vs_k"
+        title = f"{spec.name}: {family.name}"
+        if family.curve == "average_loss":
+            title += ", mean over seeds, band ±1 s.e."
+        path = plot_curves(
+            curves, out / f"{stem}_{family.name}.png", ylabel=family.curve_label,
+            xlabel=family.x_label, log_x=family.log_x, title=title,
+        )  # fmt: skip
         files.append(path)
     table = "\n\n".join(sections)
     header = f"# osfb-bench {spec.name}\n\n{spec.description}\n\n" if spec.description else ""

@@ -57,13 +57,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-#: the episode metric each family is tuned and compared on, and whether lower is better
-OBJECTIVES: dict[str, tuple[str, bool]] = {
-    "lending": ("cumulative_loss", True),
-    "apple": ("cumulative_loss", True),
-    "reject": ("average_risk", True),
-    "services": ("total_loss", True),
-}
 #: hyperparameters of an RL agent in a sweep (what :func:`osfb_gym.bench.rl.train` takes)
 RL_PARAMS: dict[str, Any] = {
     "total_timesteps": 10_000,
@@ -117,15 +110,6 @@ def agents_for(env_id: str) -> list[str]:
     """Return the names of the agents (classes, then RL algorithms) that run on ``env_id``."""
     names = [name for name, cls in agent_classes().items() if env_id in cls.env_ids]
     return names + list(ALGORITHMS)
-
-
-def _family(env_id: str) -> str:
-    return next(entry.family for entry in ENVS if entry.id == env_id)
-
-
-def objective(env_id: str) -> tuple[str, bool]:
-    """Return the metric ``env_id``'s family is compared on and whether lower is better."""
-    return OBJECTIVES[_family(env_id)]
 
 
 def env_arguments(env_id: str) -> list[str]:

@@ -55,7 +55,8 @@ def test_resume_runs_only_the_cells_a_killed_run_did_not_finish(tmp_path, monkey
     from osfb_gym.bench import dean
     from osfb_gym.bench.store import ResultStore
 
-    options = dict(seeds=[0, 1], max_services=3, progress=False)
+    monkeypatch.delenv("OSFB_DATA", raising=False)  # the synthetic settings only
+    options = dict(seeds=[0, 1], max_services=3, progress=False, data_home=str(tmp_path / "none"))
     first = dean.run_dean(dean.DEAN_SUITES["dean-services"], tmp_path, **options)
     store = ResultStore(tmp_path)
     cells = sorted(store.cells.glob("*.json"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import gymnasium as gym
@@ -37,10 +38,11 @@ from osfb_gym.bench.sculley_tables import (
 )
 from osfb_gym.cli import main
 
-SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "data"
+# the offline copies of the datasets, named by the environment (see the data layer)
+SHARED = Path(os.environ.get("OSFB_DATA", "/nonexistent"))
 needs_data = pytest.mark.skipif(
     not (SHARED / "sms_spam").is_dir() or not (SHARED / "spambase").is_dir(),
-    reason=f"../shared/data (sms_spam, spambase) not found at {SHARED}",
+    reason=f"OSFB_DATA (sms_spam, spambase) not found: {SHARED}",
 )
 
 
