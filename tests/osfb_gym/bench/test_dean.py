@@ -6,12 +6,13 @@ import pandas as pd
 
 from osfb_gym.bench.dean import uniform_services_to_match
 from osfb_gym.cli import main
-from tests.osfb_gym.envs.cases import DATA_HOME
 
 
-def test_cli_runs_a_tiny_reproduction_and_writes_tables_and_plot(tmp_path, capsys):
+def test_cli_runs_a_tiny_reproduction_and_writes_tables_and_plot(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OSFB_DATA", raising=False)  # no MovieLens: the synthetic settings
+    (tmp_path / "no-data").mkdir()
     argv = ["run", "dean-services", "--seeds", "2", "--horizon", "5", "--out", str(tmp_path),
-            "--data-home", DATA_HOME, "--no-progress"]  # fmt: skip
+            "--data-home", str(tmp_path / "no-data"), "--no-progress"]  # fmt: skip
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "## Total loss against k" in printed and "## Learning dynamics" in printed

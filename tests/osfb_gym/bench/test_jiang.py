@@ -65,11 +65,12 @@ def test_cli_runs_a_tiny_reproduction_and_writes_the_table(tmp_path, capsys):
     argv = [
         "run",
         "jiang-logistic",
-        "--datasets",
-        "german,blood",
+        "--set",
+        "datasets=german,blood",
         "--seeds",
         "2",
-        "--alphas=-1:0",
+        "--set",
+        "alphas=-1:0",
         "--horizon",
         "2",
         "--data-home",
@@ -104,8 +105,8 @@ def test_missing_datasets_are_skipped_and_named(tmp_path):
 @needs_data
 def test_table_command_joins_runs_of_grid_parts(tmp_path, capsys):
     common = [
-        "--datasets",
-        "blood",
+        "--set",
+        "datasets=blood",
         "--seeds",
         "2",
         "--horizon",
@@ -115,7 +116,8 @@ def test_table_command_joins_runs_of_grid_parts(tmp_path, capsys):
         "--no-progress",
     ]
     for part, grid in (("low", "-2:-2"), ("high", "0:0")):
-        argv = ["run", "jiang-linear", f"--alphas={grid}", "--out", str(tmp_path / part), *common]
+        argv = ["run", "jiang-linear", "--set", f"alphas={grid}", "--out", str(tmp_path / part),
+                *common]  # fmt: skip
         assert main(argv) == 0
     parts = [str(tmp_path / part / "results.csv") for part in ("low", "high")]
     argv = [

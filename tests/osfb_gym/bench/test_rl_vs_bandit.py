@@ -70,11 +70,11 @@ def test_the_matchups_cover_each_family_with_its_papers_agents():
     assert all(m.principled for m in MATCHUPS)
 
 
-def test_bad_choices_exit_with_a_message():
-    with pytest.raises(SystemExit, match="unknown families"):
-        main(["run", "rl-vs-bandit", "--families", "poker", "--no-progress"])
-    with pytest.raises(SystemExit, match="regime"):
-        main(["run", "rl-vs-bandit", "--regimes", "weekly", "--no-progress"])
+def test_bad_choices_exit_with_a_message(capsys):
+    assert main(["run", "rl-vs-bandit", "--set", "families=poker", "--no-progress"]) == 2
+    assert "unknown families" in capsys.readouterr().err
+    assert main(["run", "rl-vs-bandit", "--set", "regimes=weekly", "--no-progress"]) == 2
+    assert "regime" in capsys.readouterr().err
 
 
 def test_resume_reads_every_finished_cell_back_instead_of_training_again(result, monkeypatch):
