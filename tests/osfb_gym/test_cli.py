@@ -11,6 +11,7 @@ import pytest
 from osfb_gym.cli import main
 
 
+@pytest.mark.slow
 def test_quick_suite_writes_results_tables_and_plots(tmp_path, capsys):
     argv = ["run", "quick", "--seeds", "2", "--horizon", "20", "--set", "total_timesteps=64",
             "--out", str(tmp_path), "--no-progress"]  # fmt: skip

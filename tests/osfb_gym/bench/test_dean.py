@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from osfb_gym.bench.dean import uniform_services_to_match
 from osfb_gym.cli import main
 
 
+@pytest.mark.slow
 def test_cli_runs_a_tiny_reproduction_and_writes_tables_and_plot(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("OSFB_DATA", raising=False)  # no MovieLens: the synthetic settings
     (tmp_path / "no-data").mkdir()
@@ -40,6 +42,7 @@ def test_uniform_match_reports_more_than_the_range_when_never_matched():
     assert uniform_services_to_match(frame, k=2)["uniform_services"].tolist() == ["> 2"]
 
 
+@pytest.mark.slow
 def test_movielens_runs_when_its_ratings_are_found(tmp_path):
     from osfb_gym.bench.dean import DEAN_SUITES, run_dean
     from tests.osfb_gym.envs.test_services import write_ratings
@@ -52,6 +55,7 @@ def test_movielens_runs_when_its_ratings_are_found(tmp_path):
     assert len(movielens) == 3 * 3 and (movielens["excess_loss"] >= 0).all()
 
 
+@pytest.mark.slow
 def test_resume_runs_only_the_cells_a_killed_run_did_not_finish(tmp_path, monkeypatch):
     from osfb_gym.bench import dean
     from osfb_gym.bench.store import ResultStore

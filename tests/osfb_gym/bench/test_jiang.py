@@ -136,6 +136,7 @@ def test_table_command_joins_runs_of_grid_parts(tmp_path, capsys):
     assert "{2^-2, 2^0}" in (tmp_path / "all" / "table.md").read_text()
 
 
+@pytest.mark.slow
 @needs_data
 def test_resume_reruns_only_the_missing_episodes(tmp_path):
     options = dict(datasets=["blood"], seeds=(0, 1), alphas=(0.5,), data_home=str(SHARED),

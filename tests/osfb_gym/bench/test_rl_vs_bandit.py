@@ -31,6 +31,7 @@ def result(tmp_path_factory):
     torch.set_num_threads(threads)
 
 
+@pytest.mark.slow
 def test_every_agent_is_scored_on_the_same_held_out_episodes(result):
     frame = result.results
     agents = {"DSOL", "DRAL", "DSAL", "PPO"}
@@ -42,6 +43,7 @@ def test_every_agent_is_scored_on_the_same_held_out_episodes(result):
     assert (frame[frame["kind"] == "principled"]["experience"] == 200).all()
 
 
+@pytest.mark.slow
 def test_learning_curve_points_and_files(result):
     curves = result.curves
     assert sorted(curves[curves["regime"] == "fixed"]["timesteps"]) == [32, 64]
@@ -77,6 +79,7 @@ def test_bad_choices_exit_with_a_message(capsys):
     assert "regime" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_resume_reads_every_finished_cell_back_instead_of_training_again(result, monkeypatch):
     import osfb_gym.bench.rl_vs_bandit as module
 

@@ -287,6 +287,7 @@ def test_cli_runs_reuters_on_the_real_data(tmp_path):
     assert "| ship (2.0%, paper 2.0%)" in (tmp_path / "table.md").read_text()
 
 
+@pytest.mark.slow
 def test_resume_reruns_only_the_episodes_a_killed_run_did_not_finish(tmp_path, monkeypatch):
     from osfb_gym.bench import sculley
     from osfb_gym.bench.store import ResultStore

@@ -82,6 +82,7 @@ def test_the_suite_is_the_papers_grid():
     assert suite.datasets == ("phishing", "guide") and suite.kernels == {"guide": "poly"}
 
 
+@pytest.mark.slow
 def test_resume_reruns_only_the_cells_lost(tmp_path):
     first = run_shah(TINY, tmp_path, progress=False)
     stored = sorted((tmp_path / "cells").glob("*.json"))
