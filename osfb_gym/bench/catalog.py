@@ -159,11 +159,11 @@ def _sculley(name: str, out: Path, options: RunOptions) -> str:
 def _shah(name: str, out: Path, options: RunOptions) -> str:
     from osfb_gym.bench.shah import SHAH_SUITES, run_shah
 
-    _local_only(name, options)
     result = run_shah(
         SHAH_SUITES[name], out, datasets=_list(options, "datasets"), seeds=options.seed_list(),
         horizon=options.horizon, data_home=options.data_home, n_jobs=options.workers,
-        progress=options.progress, resume=options.resume,
+        progress=options.progress, resume=options.resume, executor=options.executor,
+        address=options.address,
     )  # fmt: skip
     return result.report + _written(result.files)
 
@@ -228,9 +228,7 @@ def get(name: str) -> Suite:
     """Return the suite called ``name`` (or an alias of it); else raise naming the choices."""
     suite = SUITES.get(ALIASES.get(name, name))
     if suite is None:
-        raise ValueError(
-            f"unknown suite {name!r}; choose one of {', '.join([*SUITES, *ALIASES])}"
-        )
+        raise ValueError(f"unknown suite {name!r}; choose one of {', '.join([*SUITES, *ALIASES])}")
     return suite
 
 

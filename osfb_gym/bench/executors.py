@@ -98,7 +98,9 @@ def run_replicas(cells: Sequence[Cell]) -> list[dict[str, Any]]:
 
 
 def _row(cell: Cell, trajectory: Trajectory, seconds: float) -> dict[str, Any]:
-    at = curve_indices(trajectory.oracle_loss.size)
+    at = curve_indices(trajectory.oracle_loss.size, stride=cell.curve_stride)
+    # a paper's figures need the family's own curves (from its metrics, via the runner)
+    family = {} if cell.curve_stride is None else trajectory.curves
     return {
         "key": cell.key,
         "setting": cell.setting,
@@ -113,6 +115,7 @@ def _row(cell: Cell, trajectory: Trajectory, seconds: float) -> dict[str, Any]:
         "curve_t": (at + 1).tolist(),
         "curve_average_loss": trajectory.average_loss[at].tolist(),
         "curve_loss": trajectory.oracle_loss[at].tolist(),
+        **{f"curve_{name}": np.asarray(curve)[at].tolist() for name, curve in family.items()},
         "seconds": seconds,
     }
 

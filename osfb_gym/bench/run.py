@@ -28,8 +28,6 @@ from osfb_gym.bench.sweep import EnvSpec, SweepSpec, env_arguments, validate
 from osfb_gym.bench.tables import tuned, tuned_table
 from osfb_gym.core.family import family_of
 
-CURVE_COLUMNS = ("curve_t", "curve_average_loss", "curve_loss")
-
 
 @dataclass
 class SuiteResult:
@@ -85,9 +83,35 @@ def run_sweep(
     progress
         Show a progress bar with the ETA.
     """
-    validate(spec)
     started = time.perf_counter()
     out = Path(out_dir)
+    results, n_run = run_cells(
+        spec, out, resume=resume, executor=executor, workers=workers, address=address,
+        chunk_size=chunk_size, progress=progress,
+    )  # fmt: skip
+    seconds = time.perf_counter() - started
+    table, curves, files = write_outputs(spec, results, out)
+    summary = _summary(spec, len(results), n_run, seconds, executor, workers, table, files)
+    return SuiteResult(results=results, curves=curves, table=table, files=files, summary=summary)
+
+
+def run_cells(
+    spec: SweepSpec,
+    out: Path,
+    *,
+    resume: bool = False,
+    executor: str = "local",
+    workers: int = 1,
+    address: str | None = None,
+    chunk_size: int | None = None,
+    progress: bool = True,
+) -> tuple[pd.DataFrame, int]:
+    """Validate ``spec``, run its unfinished cells into the store; return every row, how many ran.
+
+    The rows are the store's, in the spec's cell order; ``params`` and
+    ``env_kwargs`` are JSON text. A suite's report starts from them.
+    """
+    validate(spec)
     store = ResultStore(out)
     cells = spec.cells()
     finished = store.done() if resume else set()
@@ -112,17 +136,14 @@ def run_sweep(
     results = store.read([cell.key for cell in cells])
     for column in ("params", "env_kwargs"):
         results[column] = [json.dumps(value, sort_keys=True) for value in results[column]]
-    seconds = time.perf_counter() - started
-    table, curves, files = write_outputs(spec, results, out)
-    summary = _summary(spec, len(cells), len(todo), seconds, executor, workers, table, files)
-    return SuiteResult(results=results, curves=curves, table=table, files=files, summary=summary)
+    return results, len(todo)
 
 
 def write_outputs(
     spec: SweepSpec, results: pd.DataFrame, out: Path
 ) -> tuple[str, dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], list[Path]]:
     """Write ``results.csv``, the per-family tuned tables and plots; return table, curves, files."""
-    results.drop(columns=[c for c in CURVE_COLUMNS if c in results]).to_csv(
+    results.drop(columns=[c for c in results if c.startswith("curve_")]).to_csv(
         out / "results.csv", index=False
     )
     files = [out / "results.csv", out / "table.md"]

@@ -165,6 +165,8 @@ class Cell:
     agent: str
     params: dict[str, Any]
     seed: int
+    #: sample the stored curves every this many steps (and at the last); None: log-spaced
+    curve_stride: int | None = None
 
     @property
     def key(self) -> str:
@@ -186,6 +188,9 @@ class SweepSpec:
     agents: tuple[AgentSpec, ...]
     seeds: tuple[int, ...] = tuple(range(10))
     description: str = ""
+    #: store the family's curves every this many steps (a paper's figures); None: only the
+    #: loss curves, log-spaced (:func:`curve_indices`)
+    curve_stride: int | None = None
 
     def agents_on(self, env: EnvSpec) -> list[AgentSpec]:
         """Return the agents that run on setting ``env``."""
@@ -198,7 +203,7 @@ class SweepSpec:
     def cells(self) -> list[Cell]:
         """Return every cell, in spec order (setting, agent, setting of the grid, seed)."""
         return [
-            Cell(env.label, env.id, dict(env.kwargs), agent.name, params, seed)
+            Cell(env.label, env.id, dict(env.kwargs), agent.name, params, seed, self.curve_stride)
             for env in self.envs
             for agent in self.agents_on(env)
             for params in agent.settings()
@@ -487,8 +492,10 @@ def make_agent(name: str, params: dict[str, Any]) -> Agent:
         raise ValueError(f"{name}({_json(params)}): {error}") from None
 
 
-def curve_indices(steps: int, points: int = CURVE_POINTS) -> np.ndarray:
-    """Return the 0-based steps at which a stored row samples its curves (log-spaced).
+def curve_indices(steps: int, points: int = CURVE_POINTS, stride: int | None = None) -> np.ndarray:
+    """Return the 0-based steps at which a stored row samples its curves.
+
+    Log-spaced (``points`` of them), or every ``stride`` steps and the last.
 
     Examples
     --------
@@ -496,7 +503,11 @@ def curve_indices(steps: int, points: int = CURVE_POINTS) -> np.ndarray:
     [0, 1, 2, 3, 4]
     >>> int(curve_indices(2000)[-1])
     1999
+    >>> curve_indices(120, stride=50).tolist()
+    [49, 99, 119]
     """
+    if stride is not None:
+        return np.unique(np.r_[np.arange(stride, steps + 1, stride), steps]) - 1
     if steps <= points:
         return np.arange(steps)
     return np.unique(np.geomspace(1, steps, points).round().astype(int) - 1)

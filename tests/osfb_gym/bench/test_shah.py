@@ -80,18 +80,3 @@ def test_the_suite_is_the_papers_grid():
     assert suite.d_values == (0.1, 0.25, 0.4)
     assert suite.horizon == 10_000 and len(suite.seeds) == 100
     assert suite.datasets == ("phishing", "guide") and suite.kernels == {"guide": "poly"}
-
-
-@pytest.mark.slow
-def test_resume_reruns_only_the_cells_lost(tmp_path):
-    first = run_shah(TINY, tmp_path, progress=False)
-    stored = sorted((tmp_path / "cells").glob("*.json"))
-    assert len(stored) == 3 * 3  # one file per (d, learner), its seeds inside
-    stored[0].unlink()
-    kept = {path: path.stat().st_mtime_ns for path in stored[1:]}
-    again = run_shah(TINY, tmp_path, progress=False, resume=True)
-    assert all(path.stat().st_mtime_ns == stamp for path, stamp in kept.items())
-    assert len(list((tmp_path / "cells").glob("*.json"))) == 9
-    columns = ["dataset", "d", "learner", "seed", "average_risk", "n_queries"]
-    assert again.results[columns].equals(first.results[columns])
-    assert again.curves.equals(first.curves)
