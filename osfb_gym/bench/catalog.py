@@ -120,12 +120,11 @@ def _alphas(text: str | None) -> tuple[float, ...] | None:
 def _jiang(name: str, out: Path, options: RunOptions) -> str:
     from osfb_gym.bench.jiang import JIANG_SUITES, run_jiang
 
-    _local_only(name, options)
     result = run_jiang(
         JIANG_SUITES[name], out, datasets=_list(options, "datasets"), seeds=options.seed_list(),
         alphas=_alphas(options.settings.get("alphas")), data_home=options.data_home,
-        horizon=options.horizon, n_jobs=options.workers, progress=options.progress,
-        resume=options.resume,
+        horizon=options.horizon, workers=options.workers, progress=options.progress,
+        resume=options.resume, executor=options.executor, address=options.address,
     )  # fmt: skip
     return result.files[2].read_text() + _written(result.files)
 
