@@ -37,6 +37,7 @@ from agents.lending import Adaptive, Greedy
 from agents.reject import DRAL, DSAL, DSOL
 from agents.rl import SB3Agent
 from agents.services import AcQUIre, MaxLossGreedy, Uniform
+from osfb_gym.bench.plots import panels, save
 from osfb_gym.bench.rl import train
 from osfb_gym.bench.store import ResultStore, stable_key
 from osfb_gym.core.family import FAMILIES
@@ -395,14 +396,10 @@ def plot_learning(table: pd.DataFrame, curves: pd.DataFrame, path: Path) -> Path
 
     One row of panels per family, one column per regime.
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     families = list(dict.fromkeys(table["family"]))
     regimes = list(dict.fromkeys(table["regime"]))
-    figure = Figure(figsize=(5.0 * max(len(regimes), 1), 3.2 * max(len(families), 1)), dpi=90)
-    FigureCanvasAgg(figure)
-    axes = figure.subplots(max(len(families), 1), max(len(regimes), 1), squeeze=False)
+    figure, axes = panels(max(len(families), 1), max(len(regimes), 1), width=5.0, height=3.2,
+                          dpi=90)  # fmt: skip
     styles = ("--", ":", "-.")
     for row, family in zip(axes, families, strict=False):
         for axis, regime in zip(row, regimes, strict=False):
@@ -420,6 +417,4 @@ def plot_learning(table: pd.DataFrame, curves: pd.DataFrame, path: Path) -> Path
             axis.set_xlabel("training env steps")
             axis.set_ylabel(str(part["objective"].iloc[0]) if len(part) else "")
             axis.legend(fontsize=7)
-    figure.tight_layout()
-    figure.savefig(path)
-    return path
+    return save(figure, path)

@@ -40,6 +40,7 @@ import pandas as pd
 
 from agents.reject import DRAL, DSAL, DSOL
 from osfb_gym.bench.jiang import available_datasets
+from osfb_gym.bench.plots import panels, save
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 
@@ -370,13 +371,8 @@ def write_shah_report(
 
 def plot_panels(curves: pd.DataFrame, path: str | Path, *, title: str = "") -> Path:
     """Plot the paper's five panels for each d (a row each): mean over runs, band +-1 std."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     ds = sorted(curves["d"].unique())
-    figure = Figure(figsize=(20, 3.4 * len(ds)), dpi=80)
-    FigureCanvasAgg(figure)
-    axes = figure.subplots(len(ds), 5, squeeze=False)
+    figure, axes = panels(len(ds), 5, width=4, height=3.4, dpi=80)
     for row, d in zip(axes, ds, strict=True):
         for learner, part in curves[curves["d"] == d].groupby("learner", observed=True):
             t = part["t"].to_numpy()
@@ -394,9 +390,4 @@ def plot_panels(curves: pd.DataFrame, path: str | Path, *, title: str = "") -> P
             axis.set_title(name, fontsize=9)
         row[0].set_title("risk against labels asked", fontsize=9)
         row[0].legend(fontsize=8)
-    if title:
-        figure.suptitle(title)
-    figure.tight_layout()
-    path = Path(path)
-    figure.savefig(path)
-    return path
+    return save(figure, path, title=title)
