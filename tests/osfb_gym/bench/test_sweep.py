@@ -264,7 +264,10 @@ def test_resume_after_kill_9_loses_and_duplicates_no_cell_and_leaves_no_worker(t
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and any(map(_alive, workers)):
         time.sleep(0.05)
-    assert not [pid for pid in workers if _alive(pid)], "pool workers outlived their parent"
+    survivors = [pid for pid in workers if _alive(pid)]
+    for pid in survivors:  # leave no stray process behind, even when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert not survivors, "pool workers outlived their parent"
     before = {path.name: path.read_bytes() for path in cells.glob("*.json")}
     assert 20 <= len(before) < 80
     subprocess.run([*command, "--resume"], env=env, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
