@@ -80,8 +80,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seeds", type=_positive_int, default=None, help="seeds 0..N-1")
     run.add_argument("--horizon", type=_positive_int, default=None, help="truncate episodes to T")
     run.add_argument("--data-home", default=None, help="folder of the dataset files")
-    run.add_argument("--set", dest="settings", type=_setting, action="append", default=[],
-                     metavar="KEY=VALUE", help="a suite's own setting (see `osfb-bench list`)")
+    run.add_argument(
+        "--set",
+        dest="settings",
+        type=_setting,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a suite's own setting (see `osfb-bench list`)",
+    )
     _add_common(run, "osfb-results/SUITE")
     sweep = commands.add_parser("sweep", help="run a TOML sweep spec (envs x agents x grids x "
                                 "seeds), resumable", formatter_class=defaults)  # fmt: skip
@@ -297,8 +304,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _bug() -> int:
     traceback.print_exc()
-    print("osfb-bench: this is a bug in osfb-bench, not in your input; please report it to "
-          "the osfb-gym issue tracker with the command and the traceback above", file=sys.stderr)
+    print(
+        "osfb-bench: this is a bug in osfb-bench, not in your input; please report it to "
+        "the osfb-gym issue tracker with the command and the traceback above",
+        file=sys.stderr,
+    )
     return 1
 
 
