@@ -220,7 +220,7 @@ def _table(args: argparse.Namespace) -> int:
 
     for path in args.results:
         if not Path(path).is_file():
-            raise UsageError(f"table: {path}: no such file")
+            raise UsageError(f"{path}: no such file")
     frame = pd.concat([pd.read_csv(path) for path in args.results], ignore_index=True)
     out = _folder(args.out, "--out") or args.out  # required: never None
     report = write_report(frame, JIANG_SUITES[args.suite], out, data_home=args.data_home)
