@@ -33,7 +33,7 @@ from threadpoolctl import threadpool_limits
 
 import osfb_gym  # noqa: F401
 from agents.lending.replicas import CutoffReplicas
-from osfb_gym.bench.jiang import AGENTS, JIANG_SUITES
+from osfb_gym.bench.jiang import JIANG_SUITES, agent_for
 from osfb_gym.runner import run_episode, run_vector_episode
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -74,7 +74,7 @@ def main(args: Args) -> dict[str, object]:
     )
 
     def agents() -> list:
-        return [AGENTS[method](float("nan") if alpha is None else alpha) for method, alpha in grid]
+        return [agent_for(method, alpha) for method, alpha in grid]
 
     env = gym.make("OneSidedLending-v0", **kwargs)
     envs = gym.make_vec("OneSidedLending-v0", num_envs=len(grid), lockstep=True, **kwargs)

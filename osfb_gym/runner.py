@@ -75,7 +75,12 @@ def _metrics_for(env: gym.Env) -> EpisodeMetrics:
 
 
 def run_episode(
-    env: gym.Env, agent: Agent, seed: int, *, max_steps: int | None = None
+    env: gym.Env,
+    agent: Agent,
+    seed: int,
+    *,
+    max_steps: int | None = None,
+    reset_agent: bool = True,
 ) -> Trajectory:
     """Run ``agent`` for one episode of ``env`` from ``reset(seed=seed)``.
 
@@ -93,6 +98,11 @@ def run_episode(
         Reset seed of the environment.
     max_steps
         Stop after this many steps even if the episode goes on.
+    reset_agent
+        Reset the agent (the default). False keeps what it learned in
+        earlier episodes (and ignores this reset's warm start): the
+        equal-experience regime of an RL agent trained over many episodes
+        of a fixed world (:func:`evaluate` with ``keep_agent=True``).
 
     Examples
     --------
@@ -105,13 +115,16 @@ def run_episode(
     check_int(seed, "seed", minimum=0)
     if max_steps is not None:
         check_int(max_steps, "max_steps", minimum=1)
+    if not isinstance(reset_agent, bool):
+        raise TypeError(f"reset_agent must be a bool, got {reset_agent!r}")
     obs, info = env.reset(seed=seed)
-    agent.reset(
-        env.observation_space,
-        env.action_space,
-        seed=spawn_seed(seed, AGENT_STREAM),
-        feedback=info.get(FEEDBACK),
-    )
+    if reset_agent:
+        agent.reset(
+            env.observation_space,
+            env.action_space,
+            seed=spawn_seed(seed, AGENT_STREAM),
+            feedback=info.get(FEEDBACK),
+        )
     metrics = _metrics_for(env)
     rewards: list[float] = []
     losses: list[float] = []
@@ -246,6 +259,7 @@ def evaluate(
     *,
     env_kwargs: dict[str, Any] | None = None,
     return_trajectories: Literal[False] = False,
+    keep_agent: bool = False,
 ) -> pd.DataFrame: ...
 
 
@@ -257,6 +271,7 @@ def evaluate(
     *,
     env_kwargs: dict[str, Any] | None = None,
     return_trajectories: Literal[True],
+    keep_agent: bool = False,
 ) -> tuple[pd.DataFrame, list[Trajectory]]: ...
 
 
@@ -267,8 +282,9 @@ def evaluate(
     *,
     env_kwargs: dict[str, Any] | None = None,
     return_trajectories: bool = False,
+    keep_agent: bool = False,
 ) -> pd.DataFrame | tuple[pd.DataFrame, list[Trajectory]]:
-    """Run a fresh clone of ``agent`` for one episode per seed.
+    """Run a fresh clone of ``agent`` for one episode per seed (or one clone for them all).
 
     Parameters
     ----------
@@ -282,6 +298,11 @@ def evaluate(
         Keyword arguments for ``gym.make`` when ``env`` is an id.
     return_trajectories
         Also return the list of :class:`Trajectory`.
+    keep_agent
+        One clone plays every episode in ``seeds`` order, keeping what it
+        learned (reset once, before the first): the experience an RL agent
+        gets from training on a fixed world. Needs a fixed world
+        (``world_seed`` an int).
 
     Returns
     -------
@@ -297,10 +318,20 @@ def evaluate(
     {'seed': [0, 1], 'agent': ['Greedy', 'Greedy'], 'steps': [5.0, 5.0]}
     """
     environment = _make_env(env, env_kwargs)
+    if keep_agent and getattr(environment.unwrapped, "world_seed", None) is None:
+        raise ValueError(
+            "keep_agent=True needs a fixed world (an env with world_seed=int): across "
+            "resampled worlds what the agent learned would not carry over"
+        )
     rows, trajectories = [], []
+    player = agent.clone()
     try:
-        for seed in seeds:
-            trajectory = run_episode(environment, agent.clone(), seed)
+        for index, seed in enumerate(seeds):
+            if not keep_agent:
+                player = agent.clone()
+            trajectory = run_episode(
+                environment, player, seed, reset_agent=index == 0 or not keep_agent
+            )
             rows.append({"seed": seed, "agent": type(agent).__name__, **trajectory.metrics})
             if return_trajectories:
                 trajectories.append(trajectory)

@@ -1,21 +1,31 @@
-"""The benchmark: sweeps of envs x agents x grids x seeds, a result store, executors, tables."""
+"""The benchmark: sweeps of envs x agents x grids x seeds, a result store, executors, tables.
 
-from osfb_gym.bench.run import SuiteResult, run_suite, run_sweep
-from osfb_gym.bench.store import ResultStore
-from osfb_gym.bench.suites import ALIASES, SUITES, get_suite
-from osfb_gym.bench.sweep import AgentSpec, Cell, EnvSpec, SweepSpec, load_spec
+The names below are imported on first use, so ``import osfb_gym.bench`` (and
+``osfb-bench --help``) loads neither pandas nor the agents.
+"""
 
-__all__ = [
-    "ALIASES",
-    "SUITES",
-    "AgentSpec",
-    "Cell",
-    "EnvSpec",
-    "ResultStore",
-    "SuiteResult",
-    "SweepSpec",
-    "get_suite",
-    "load_spec",
-    "run_suite",
-    "run_sweep",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOMES = {
+    "SuiteResult": "run",
+    "run_suite": "run",
+    "run_sweep": "run",
+    "ResultStore": "store",
+    "SUITES": "suites",
+    "get_suite": "suites",
+    "AgentSpec": "sweep",
+    "Cell": "sweep",
+    "EnvSpec": "sweep",
+    "SweepSpec": "sweep",
+    "load_spec": "sweep",
+}
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'osfb_gym.bench' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"osfb_gym.bench.{_HOMES[name]}"), name)

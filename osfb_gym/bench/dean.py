@@ -43,6 +43,7 @@ from tqdm.auto import tqdm
 
 from agents.base import Agent
 from agents.services import AcQUIre, FairAcQUIre, GroupBalancedUniform, MaxLossGreedy, Uniform
+from osfb_gym.bench.plots import panels, save
 from osfb_gym.bench.store import ResultStore, stable_key
 from osfb_gym.core.service_losses import reference_loss
 from osfb_gym.data import DatasetNotFoundError, load
@@ -299,15 +300,10 @@ def ratio_table(curves: pd.DataFrame, references: pd.DataFrame) -> pd.DataFrame:
 
 def plot_curves(curves: pd.DataFrame, path: Path, column: str, ylabel: str) -> Path:
     """One panel per setting: mean over seeds against k, band one standard error."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     settings = list(curves["setting"].unique())
     columns = min(3, len(settings))
-    rows = -(-len(settings) // columns)
-    figure = Figure(figsize=(4.6 * columns, 3.4 * rows), dpi=100)
-    FigureCanvasAgg(figure)
-    axes = np.atleast_1d(figure.subplots(rows, columns, squeeze=False).ravel())
+    figure, grid = panels(-(-len(settings) // columns), columns, width=4.6, height=3.4)
+    axes = grid.ravel()
     for axis, setting in zip(axes, settings, strict=False):
         part = curves[curves["setting"] == setting]
         for agent, runs in part.groupby("agent", sort=False):
@@ -322,9 +318,7 @@ def plot_curves(curves: pd.DataFrame, path: Path, column: str, ylabel: str) -> P
         axis.legend(fontsize=8)
     for axis in axes[len(settings) :]:
         axis.set_visible(False)
-    figure.tight_layout()
-    figure.savefig(path)
-    return path
+    return save(figure, path)
 
 
 def run_dean(

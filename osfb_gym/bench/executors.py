@@ -15,6 +15,10 @@ from __future__ import annotations
 
 import io
 import math
+import os
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -94,7 +98,9 @@ def run_replicas(cells: Sequence[Cell]) -> list[dict[str, Any]]:
 
 
 def _row(cell: Cell, trajectory: Trajectory, seconds: float) -> dict[str, Any]:
-    at = curve_indices(trajectory.oracle_loss.size)
+    at = curve_indices(trajectory.oracle_loss.size, stride=cell.curve_stride)
+    # a paper's figures need the family's own curves (from its metrics, via the runner)
+    family = {} if cell.curve_stride is None else trajectory.curves
     return {
         "key": cell.key,
         "setting": cell.setting,
@@ -109,6 +115,7 @@ def _row(cell: Cell, trajectory: Trajectory, seconds: float) -> dict[str, Any]:
         "curve_t": (at + 1).tolist(),
         "curve_average_loss": trajectory.average_loss[at].tolist(),
         "curve_loss": trajectory.oracle_loss[at].tolist(),
+        **{f"curve_{name}": np.asarray(curve)[at].tolist() for name, curve in family.items()},
         "seconds": seconds,
     }
 
@@ -276,15 +283,44 @@ def execute(
             on_rows(rows)
 
 
+def die_with_parent(parent: int) -> None:
+    """Pool initializer: end this worker when the process that started it dies.
+
+    A ``kill -9`` of the parent runs no cleanup, so without this its pool
+    workers would live on. On Linux the kernel sends the worker SIGKILL when
+    its parent dies (``prctl(PR_SET_PDEATHSIG)``); elsewhere a daemon thread
+    polls the parent's pid.
+    """
+    if sys.platform == "linux":
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    else:  # pragma: no cover
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+
+
 def _pool(tasks: list[Task], workers: int) -> Iterator[list[dict[str, Any]]]:
     import multiprocessing
-    import sys
 
     # fork starts workers at once; but a parent that has loaded torch (an RL model
     # was trained) has its thread pool, which a forked child can deadlock on: spawn then
     method = "spawn" if "torch" in sys.modules or sys.platform != "linux" else "fork"
     context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    ) as pool:
         pending: set[Future] = {pool.submit(run_task, task) for task in tasks}
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)

@@ -15,36 +15,22 @@ alike (greedy, untuned, is the exception).
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
-from threadpoolctl import threadpool_limits
-from tqdm.auto import tqdm
 
-from agents.lending import (
-    Adaptive,
-    EpsilonGreedy,
-    Greedy,
-    Margin,
-    Noise,
-    OneSidedEpsilonGreedy,
-    OneSidedNoise,
-)
-from agents.lending.base import CutoffAgent
-from agents.lending.replicas import CutoffReplicas
+from agents.base import Agent
 from osfb_gym.bench.paper_tables import METHODS, published
 from osfb_gym.bench.plots import plot_curves
-from osfb_gym.bench.store import ResultStore, stable_key
+from osfb_gym.bench.run import run_cells
+from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
 from osfb_gym.data import DatasetNotFoundError, load
-from osfb_gym.envs.lending import OneSidedLendingEnv
-from osfb_gym.runner import run_vector_episode
 
 LENDING_DATASETS = (
     "adult",
@@ -59,19 +45,25 @@ LENDING_DATASETS = (
     "churn",
 )
 LARGE_DATASETS = ("adult", "bank", "eeg")  # batch size 1000 for the logistic link
-CURVE_POINTS = 40  # points of each episode's R_t / t curve kept for the plots
 
-# alpha -> agent, one per column of the paper's tables; "ours" is Adaptive,
-# whose tuned alpha scales the bonus rho * sqrt(x^T A^{-1} x)
-AGENTS: dict[str, Callable[[float], CutoffAgent]] = {
-    "greedy": lambda alpha: Greedy(),
-    "eps-greedy": lambda alpha: EpsilonGreedy(alpha=alpha),
-    "os-eps-greedy": lambda alpha: OneSidedEpsilonGreedy(alpha=alpha),
-    "noise": lambda alpha: Noise(alpha=alpha),
-    "os-noise": lambda alpha: OneSidedNoise(alpha=alpha),
-    "margin": lambda alpha: Margin(alpha=alpha),
-    "ours": lambda alpha: Adaptive(rho=alpha),
+# one per column of the paper's tables: the agent and the hyperparameter alpha sets;
+# "ours" is Adaptive, whose tuned alpha scales the bonus rho * sqrt(x^T A^{-1} x)
+AGENTS: dict[str, tuple[str, str | None]] = {
+    "greedy": ("Greedy", None),
+    "eps-greedy": ("EpsilonGreedy", "alpha"),
+    "os-eps-greedy": ("OneSidedEpsilonGreedy", "alpha"),
+    "noise": ("Noise", "alpha"),
+    "os-noise": ("OneSidedNoise", "alpha"),
+    "margin": ("Margin", "alpha"),
+    "ours": ("Adaptive", "rho"),
 }
+METHOD_OF = {name: method for method, (name, _) in AGENTS.items()}
+
+
+def agent_for(method: str, alpha: float | None) -> Agent:
+    """Return the agent of a column of the paper's tables at ``alpha`` (greedy: none)."""
+    name, parameter = AGENTS[method]
+    return make_agent(name, {} if parameter is None or alpha is None else {parameter: alpha})
 
 
 @dataclass(frozen=True)
@@ -127,56 +119,6 @@ JIANG_SUITES = {
 }
 
 
-@dataclass(frozen=True)
-class _Task:
-    """One split of one setting, decided by every (method, alpha) of the grid at once."""
-
-    dataset: str
-    cutoff: float
-    seed: int
-    grid: tuple[tuple[str, float | None], ...]
-    env_kwargs: dict[str, Any]
-
-
-def _run_task(task: _Task) -> list[dict[str, Any]]:
-    # the grid's agents are replicas on one stream: one vector episode decides them all
-    # (the same decisions and losses as one run_episode each, at a fraction of the cost)
-    agents = [AGENTS[method](math.nan if alpha is None else alpha) for method, alpha in task.grid]
-    envs = gym.make_vec(
-        "OneSidedLending-v0", num_envs=len(agents), lockstep=True, **task.env_kwargs
-    )
-    with threadpool_limits(limits=1):  # threaded BLAS only slows rank-one updates down
-        trajectories = run_vector_episode(envs, CutoffReplicas(agents), task.seed)
-    envs.close()
-    return [
-        {
-            "key": _row_key(task.env_kwargs, method, alpha, task.seed),
-            "dataset": task.dataset,
-            "cutoff": task.cutoff,
-            "method": method,
-            "alpha": alpha,
-            "seed": task.seed,
-            "steps": len(trajectory.rewards),
-            "cumulative_loss": trajectory.metrics["cumulative_loss"],
-            "approval_rate": trajectory.metrics["approval_rate"],
-            **_curve(trajectory.average_loss),
-        }
-        for (method, alpha), trajectory in zip(task.grid, trajectories, strict=True)
-    ]
-
-
-def _curve(average_loss: np.ndarray, points: int = CURVE_POINTS) -> dict[str, list[float]]:
-    """``R_t / t`` at ``points`` log-spaced steps t (the first and the last among them).
-
-    Examples
-    --------
-    >>> _curve(np.array([4.0, 3.0, 2.0, 1.0]), points=3)
-    {'curve_t': [1, 2, 4], 'curve': [4.0, 3.0, 1.0]}
-    """
-    t = np.unique(np.geomspace(1, average_loss.size, points).round().astype(int))
-    return {"curve_t": t.tolist(), "curve": average_loss[t - 1].tolist()}
-
-
 def available_datasets(
     names: Sequence[str], data_home: str | None
 ) -> tuple[list[str], dict[str, str]]:
@@ -192,34 +134,56 @@ def available_datasets(
     return found, missing
 
 
-def _tasks(
-    suite: JiangSuite, datasets: Sequence[str], data_home: str | None, horizon: int | None
-) -> Iterator[_Task]:
-    grid = tuple(
-        (method, alpha)
-        for method in suite.methods
-        for alpha in ([None] if method == "greedy" else suite.alphas)
-    )
+def sweep_spec(
+    suite: JiangSuite,
+    datasets: Sequence[str],
+    data_home: str | None,
+    horizon: int | None,
+) -> SweepSpec:
+    """Return the suite as a sweep: a setting per (dataset, cutoff), each method's alpha grid.
+
+    The grid's agents of one setting and seed run as replicas of one vector
+    episode (:func:`osfb_gym.bench.executors.run_replicas`).
+    """
+    envs = []
     for dataset in datasets:
         for cutoff in suite.cutoffs:
-            env_kwargs: dict[str, Any] = dict(
+            kwargs: dict[str, Any] = dict(
                 dataset=dataset,
                 link=suite.link,
                 cutoff_quantile=cutoff,
                 batch_size=suite.batch_size(dataset),
             )
             if data_home is not None:
-                env_kwargs["data_home"] = data_home
+                kwargs["data_home"] = data_home
             if horizon is not None:
-                env_kwargs["horizon"] = horizon
-            for seed in suite.seeds:
-                yield _Task(dataset, cutoff, seed, grid, env_kwargs)
+                kwargs["horizon"] = horizon
+            envs.append(EnvSpec("OneSidedLending-v0", f"{dataset} {cutoff:.0%}", kwargs))
+    agents = [
+        AgentSpec(name, grid={} if parameter is None else {parameter: list(suite.alphas)})
+        for name, parameter in (AGENTS[method] for method in suite.methods)
+    ]
+    return SweepSpec(suite.name, tuple(envs), tuple(agents), suite.seeds, suite.description)
 
 
-def _cost(task: _Task) -> float:
-    """Rough cost of a task: steps times the rank-one updates' d^2 (biggest first)."""
-    env = OneSidedLendingEnv(**task.env_kwargs)
-    return float(env.horizon * env.dim**2)
+def _episodes(rows: pd.DataFrame) -> pd.DataFrame:
+    """Return the engine's rows as the tables' episodes (dataset, cutoff, method, alpha, ...)."""
+    kwargs = [json.loads(text) for text in rows["env_kwargs"]]
+    params = [json.loads(text) for text in rows["params"]]
+    return pd.DataFrame(
+        {
+            "dataset": [k["dataset"] for k in kwargs],
+            "cutoff": [k["cutoff_quantile"] for k in kwargs],
+            "method": [METHOD_OF[name] for name in rows["agent"]],
+            "alpha": [next(iter(p.values()), None) for p in params],
+            "seed": rows["seed"],
+            "steps": rows["steps"].astype(int),
+            "cumulative_loss": rows["cumulative_loss"],
+            "approval_rate": rows["approval_rate"],
+            "curve_t": rows["curve_t"],
+            "curve": rows["curve_average_loss"],
+        }
+    )
 
 
 def tune(results: pd.DataFrame) -> pd.DataFrame:
@@ -310,9 +274,11 @@ def run_jiang(
     alphas: Sequence[float] | None = None,
     data_home: str | None = None,
     horizon: int | None = None,
-    n_jobs: int = 1,
+    workers: int = 1,
     progress: bool = True,
     resume: bool = False,
+    executor: str = "local",
+    address: str | None = None,
 ) -> JiangResult:
     """Run ``suite`` on the datasets found locally; write results and the table.
 
@@ -331,15 +297,13 @@ def run_jiang(
     horizon
         Truncate every stream to this many steps (quick checks; not the
         paper's protocol).
-    n_jobs
-        Worker processes (joblib); -1 uses every core.
+    workers, executor, address
+        Where the episodes run (:func:`osfb_gym.bench.executors.execute`).
     progress
         Show a progress bar.
     resume
-        Skip the episodes (setting, method, alpha, seed) already in
-        ``out_dir``'s store; every finished episode is stored there
-        atomically as its task (a setting and seed, the whole grid) returns
-        (:class:`~osfb_gym.bench.store.ResultStore`).
+        Skip the episodes already in ``out_dir``'s store: the suite runs on
+        the sweep engine (:func:`osfb_gym.bench.run.run_cells`).
     """
     names = suite.datasets if datasets is None else tuple(datasets)
     found, missing = available_datasets(names, data_home)
@@ -348,7 +312,7 @@ def run_jiang(
             f"none of the datasets {list(names)} was found; pass data_home= or set OSFB_DATA "
             f"(see osfb_gym.data.load). First reason: {next(iter(missing.values()), '')}"
         )
-    spec = JiangSuite(
+    suite = JiangSuite(
         suite.name,
         suite.link,
         tuple(found),
@@ -358,34 +322,12 @@ def run_jiang(
         suite.methods,
         suite.description,
     )
-    tasks = list(_tasks(spec, found, data_home, horizon))
-    store = ResultStore(out_dir)
-    keys = [_row_key(t.env_kwargs, m, a, t.seed) for t in tasks for m, a in t.grid]
-    if resume:
-        done = store.done()
-        tasks = [
-            replace(t, grid=todo)
-            for t in tasks
-            if (todo := tuple(c for c in t.grid if _row_key(t.env_kwargs, *c, t.seed) not in done))
-        ]
-    # the longest tasks first, so that no worker is left with a big one at the end
-    costs = {(t.dataset, t.cutoff): _cost(t) for t in tasks}
-    tasks.sort(key=lambda t: costs[t.dataset, t.cutoff], reverse=True)
-    runner = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    total = sum(len(t.grid) for t in tasks)
-    with tqdm(total=total, desc=f"osfb-bench {suite.name}", disable=not progress) as bar:
-        for task_rows in runner(delayed(_run_task)(task) for task in tasks):
-            for row in task_rows:
-                store.write(row)
-            bar.update(len(task_rows))
-    results = store.read(keys).drop(columns="key")
+    spec = sweep_spec(suite, found, data_home, horizon)
+    rows, _ = run_cells(spec, Path(out_dir), resume=resume, workers=workers, progress=progress,
+                        executor=executor, address=address)  # fmt: skip
     return write_report(
-        results, suite, out_dir, data_home=data_home, missing=missing, horizon=horizon
+        _episodes(rows), suite, out_dir, data_home=data_home, missing=missing, horizon=horizon
     )
-
-
-def _row_key(env_kwargs: dict[str, Any], method: str, alpha: float | None, seed: int) -> str:
-    return stable_key("jiang", env_kwargs, method, alpha, seed)
 
 
 def write_report(

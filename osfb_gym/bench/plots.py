@@ -3,8 +3,33 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+
+def panels(rows: int, columns: int, *, width: float, height: float, dpi: int = 100) -> Any:
+    """Return a headless matplotlib figure and its ``(rows, columns)`` array of axes.
+
+    ``width`` and ``height`` are those of one panel, in inches. The Agg
+    canvas needs no display and touches no global pyplot state.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width * columns, height * rows), dpi=dpi)
+    FigureCanvasAgg(figure)
+    return figure, figure.subplots(rows, columns, squeeze=False)
+
+
+def save(figure: Any, path: str | Path, *, title: str = "") -> Path:
+    """Lay out ``figure`` (with ``title`` above its panels) and write it to ``path``."""
+    if title:
+        figure.suptitle(title)
+    figure.tight_layout()
+    path = Path(path)
+    figure.savefig(path)
+    return path
 
 
 def plot_average_loss(
@@ -33,13 +58,9 @@ def plot_curves(
     ``curves`` maps ``(setting, agent)`` to ``(t, runs)``, ``runs`` of shape
     ``(seeds, len(t))``.
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     settings = list(dict.fromkeys(setting for setting, _ in curves))
-    figure = Figure(figsize=(5 * len(settings), 3.6), dpi=100)
-    FigureCanvasAgg(figure)
-    axes = np.atleast_1d(figure.subplots(1, len(settings), squeeze=False)[0])
+    figure, grid = panels(1, len(settings), width=5, height=3.6)
+    axes = grid[0]
     for axis, setting in zip(axes, settings, strict=True):
         for (label, agent), (t, runs) in curves.items():
             if label != setting:
@@ -54,9 +75,4 @@ def plot_curves(
         axis.set_ylabel(ylabel)
         axis.set_title(setting, fontsize=10)
         axis.legend(fontsize=8)
-    if title:
-        figure.suptitle(title)
-    figure.tight_layout()
-    path = Path(path)
-    figure.savefig(path)
-    return path
+    return save(figure, path, title=title)

@@ -37,8 +37,10 @@ from agents.lending import Adaptive, Greedy
 from agents.reject import DRAL, DSAL, DSOL
 from agents.rl import SB3Agent
 from agents.services import AcQUIre, MaxLossGreedy, Uniform
+from osfb_gym.bench.plots import panels, save
 from osfb_gym.bench.rl import train
 from osfb_gym.bench.store import ResultStore, stable_key
+from osfb_gym.core.family import FAMILIES
 from osfb_gym.runner import evaluate
 
 RL_SUITE = "rl-vs-bandit"
@@ -54,41 +56,50 @@ RL_ALGOS = ("PPO", "RecurrentPPO")
 
 @dataclass(frozen=True)
 class Matchup:
-    """One env family's default world, its objective and its principled agents.
+    """One env family's default world and the principled agents RL faces there.
+
+    The objective and its direction are the family's
+    (:data:`osfb_gym.core.family.FAMILIES`).
 
     Attributes
     ----------
     family
         The family's name (as in ``envs_registry``), in tables and plots.
-    env_id, env_kwargs
+    env_kwargs
         The world (``world_seed`` is set by the regime).
-    objective
-        The episode metric compared, and whether lower is better.
     principled
         Factories of the papers' agents.
     """
 
     family: str
-    env_id: str
     env_kwargs: dict[str, Any]
-    objective: str
-    lower_is_better: bool
     principled: tuple[Callable[[], Agent], ...]
+
+    @property
+    def env_id(self) -> str:
+        """The family's registered id."""
+        return FAMILIES[self.family].env_id
+
+    @property
+    def objective(self) -> str:
+        """The episode metric compared (the family's objective)."""
+        return FAMILIES[self.family].objective
+
+    @property
+    def lower_is_better(self) -> bool:
+        """Whether a lower objective is better."""
+        return FAMILIES[self.family].lower_is_better
 
 
 # Episodes of 200 decisions: long enough for the principled agents to learn,
 # short enough that RL sees dozens of episodes in its budget. Services: the
 # env's default (500 users, k = 10 services).
 MATCHUPS: tuple[Matchup, ...] = (
-    Matchup("lending", "OneSidedLending-v0", {"horizon": 200}, "cumulative_loss", True,
-            (Greedy, Adaptive)),
-    Matchup("apple", "AppleTasting-v0", {"horizon": 200}, "f1", False,
-            (MarginPerceptron, LabelEfficient)),
-    Matchup("reject", "RejectOption-v0", {"horizon": 200}, "average_risk", True,
-            (DSOL, DRAL, DSAL)),
-    Matchup("services", "MultiServiceChoice-v0", {}, "total_loss", True,
-            (AcQUIre, Uniform, MaxLossGreedy)),
-)  # fmt: skip
+    Matchup("lending", {"horizon": 200}, (Greedy, Adaptive)),
+    Matchup("apple", {"horizon": 200}, (MarginPerceptron, LabelEfficient)),
+    Matchup("reject", {"horizon": 200}, (DSOL, DRAL, DSAL)),
+    Matchup("services", {}, (AcQUIre, Uniform, MaxLossGreedy)),
+)
 
 
 @dataclass
@@ -385,14 +396,10 @@ def plot_learning(table: pd.DataFrame, curves: pd.DataFrame, path: Path) -> Path
 
     One row of panels per family, one column per regime.
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     families = list(dict.fromkeys(table["family"]))
     regimes = list(dict.fromkeys(table["regime"]))
-    figure = Figure(figsize=(5.0 * max(len(regimes), 1), 3.2 * max(len(families), 1)), dpi=90)
-    FigureCanvasAgg(figure)
-    axes = figure.subplots(max(len(families), 1), max(len(regimes), 1), squeeze=False)
+    figure, axes = panels(max(len(families), 1), max(len(regimes), 1), width=5.0, height=3.2,
+                          dpi=90)  # fmt: skip
     styles = ("--", ":", "-.")
     for row, family in zip(axes, families, strict=False):
         for axis, regime in zip(row, regimes, strict=False):
@@ -410,6 +417,4 @@ def plot_learning(table: pd.DataFrame, curves: pd.DataFrame, path: Path) -> Path
             axis.set_xlabel("training env steps")
             axis.set_ylabel(str(part["objective"].iloc[0]) if len(part) else "")
             axis.legend(fontsize=7)
-    figure.tight_layout()
-    figure.savefig(path)
-    return path
+    return save(figure, path)

@@ -24,17 +24,9 @@ from tqdm.auto import tqdm
 from osfb_gym.bench.executors import execute, train_models
 from osfb_gym.bench.plots import plot_curves
 from osfb_gym.bench.store import ResultStore
-from osfb_gym.bench.sweep import EnvSpec, SweepSpec, _family, env_arguments, objective, validate
+from osfb_gym.bench.sweep import EnvSpec, SweepSpec, env_arguments, validate
 from osfb_gym.bench.tables import tuned, tuned_table
-
-#: metrics shown beside each family's objective in its table
-EXTRA_COLUMNS: dict[str, tuple[str, ...]] = {
-    "lending": ("approval_rate", "bayes_agreement"),
-    "apple": ("f1", "label_requests"),
-    "reject": ("rejection_rate", "query_rate"),
-    "services": ("fairness", "approximation_ratio"),
-}
-CURVE_COLUMNS = ("curve_t", "curve_average_loss", "curve_loss")
+from osfb_gym.core.family import family_of
 
 
 @dataclass
@@ -91,9 +83,35 @@ def run_sweep(
     progress
         Show a progress bar with the ETA.
     """
-    validate(spec)
     started = time.perf_counter()
     out = Path(out_dir)
+    results, n_run = run_cells(
+        spec, out, resume=resume, executor=executor, workers=workers, address=address,
+        chunk_size=chunk_size, progress=progress,
+    )  # fmt: skip
+    seconds = time.perf_counter() - started
+    table, curves, files = write_outputs(spec, results, out)
+    summary = _summary(spec, len(results), n_run, seconds, executor, workers, table, files)
+    return SuiteResult(results=results, curves=curves, table=table, files=files, summary=summary)
+
+
+def run_cells(
+    spec: SweepSpec,
+    out: Path,
+    *,
+    resume: bool = False,
+    executor: str = "local",
+    workers: int = 1,
+    address: str | None = None,
+    chunk_size: int | None = None,
+    progress: bool = True,
+) -> tuple[pd.DataFrame, int]:
+    """Validate ``spec``, run its unfinished cells into the store; return every row, how many ran.
+
+    The rows are the store's, in the spec's cell order; ``params`` and
+    ``env_kwargs`` are JSON text. A suite's report starts from them.
+    """
+    validate(spec)
     store = ResultStore(out)
     cells = spec.cells()
     finished = store.done() if resume else set()
@@ -118,47 +136,41 @@ def run_sweep(
     results = store.read([cell.key for cell in cells])
     for column in ("params", "env_kwargs"):
         results[column] = [json.dumps(value, sort_keys=True) for value in results[column]]
-    seconds = time.perf_counter() - started
-    table, curves, files = write_outputs(spec, results, out)
-    summary = _summary(spec, len(cells), len(todo), seconds, executor, workers, table, files)
-    return SuiteResult(results=results, curves=curves, table=table, files=files, summary=summary)
+    return results, len(todo)
 
 
 def write_outputs(
     spec: SweepSpec, results: pd.DataFrame, out: Path
 ) -> tuple[str, dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], list[Path]]:
     """Write ``results.csv``, the per-family tuned tables and plots; return table, curves, files."""
-    results.drop(columns=[c for c in CURVE_COLUMNS if c in results]).to_csv(
+    results.drop(columns=[c for c in results if c.startswith("curve_")]).to_csv(
         out / "results.csv", index=False
     )
     files = [out / "results.csv", out / "table.md"]
     sections, all_curves = [], {}
-    families = dict.fromkeys(_family(env_id) for env_id in results["env_id"])
+    families = dict.fromkeys(family_of(env_id) for env_id in results["env_id"])
     for family in families:
-        rows = results[[_family(env_id) == family for env_id in results["env_id"]]]
-        metric, lower = objective(rows["env_id"].iloc[0])
+        rows = results[[family_of(env_id) is family for env_id in results["env_id"]]]
+        metric, lower = family.objective, family.lower_is_better
         best = tuned(rows, metric, lower_is_better=lower)
-        direction = "lower" if lower else "higher"
         sections.append(
-            f"## {family}: {metric} ({direction} is better; tuned setting per agent)\n\n"
-            + tuned_table(rows, metric, lower_is_better=lower, extra=EXTRA_COLUMNS[family])
+            f"## {family.name}: {metric} ({family.direction} is better; tuned setting per agent)"
+            "\n\n" + tuned_table(rows, metric, lower_is_better=lower, extra=family.columns)
         )
-        column = "curve_loss" if family == "services" else "curve_average_loss"
+        column = f"curve_{family.curve}"
         curves = {
             key: (np.asarray(group["curve_t"].iloc[0]), np.stack(group[column].map(np.asarray)))
             for key, group in best.groupby(["setting", "agent"], sort=False)
         }
         all_curves.update(curves)
-        if family == "services":
-            path = plot_curves(
-                curves, out / f"loss_vs_k_{family}.png", ylabel="total loss after k services",
-                xlabel="k (services placed)", log_x=False, title=f"{spec.name}: {family}",
-            )  # fmt: skip
-        else:
-            path = plot_curves(
-                curves, out / f"average_loss_{family}.png",
-                title=f"{spec.name}: {family}, mean over seeds, band ±1 s.e.",
-            )  # fmt: skip
+        stem = "average_loss" if family.curve == "average_loss" else "loss_vs_k"
+        title = f"{spec.name}: {family.name}"
+        if family.curve == "average_loss":
+            title += ", mean over seeds, band ±1 s.e."
+        path = plot_curves(
+            curves, out / f"{stem}_{family.name}.png", ylabel=family.curve_label,
+            xlabel=family.x_label, log_x=family.log_x, title=title,
+        )  # fmt: skip
         files.append(path)
     table = "\n\n".join(sections)
     header = f"# osfb-bench {spec.name}\n\n{spec.description}\n\n" if spec.description else ""

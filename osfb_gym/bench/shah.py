@@ -29,22 +29,20 @@ The paper's protocol, and where we differ:
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
-from tqdm.auto import tqdm
 
-from agents.reject import DRAL, DSAL, DSOL, RejectLearner
+from agents.reject import DRAL, DSAL, DSOL
 from osfb_gym.bench.jiang import available_datasets
-from osfb_gym.bench.store import ResultStore, stable_key
-from osfb_gym.runner import run_episode
+from osfb_gym.bench.plots import panels, save
+from osfb_gym.bench.run import run_cells
+from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 
 ENV_ID = "RejectOption-v0"
 LEARNERS: dict[str, type[DRAL] | type[DSAL]] = {"DSOL": DSOL, "DRAL": DRAL, "DSAL": DSAL}
@@ -110,50 +108,6 @@ class ShahResult:
     files: list[Path]
 
 
-def make_learner(name: str, kernel: str | None) -> RejectLearner:
-    """Return the learner called ``name``, linear or with ``kernel``."""
-    return LEARNERS[name](kernel=kernel or "linear")
-
-
-def _run_cell(
-    dataset: str,
-    d: float,
-    learner: str,
-    kernel: str | None,
-    seeds: Sequence[int],
-    horizon: int,
-    data_home: str | None,
-) -> tuple[list[dict[str, Any]], pd.DataFrame]:
-    """Run one (dataset, d, learner) over ``seeds``; its rows and its mean/std curves."""
-    env = gym.make(
-        ENV_ID, dataset=dataset, data_home=data_home, replacement=True, horizon=horizon, d=d
-    )
-    key = {"dataset": dataset, "d": d, "learner": learner}
-    rows: list[dict[str, Any]] = []
-    sums = {name: np.zeros(horizon) for name in CURVES}
-    squares = {name: np.zeros(horizon) for name in CURVES}
-    for seed in seeds:
-        started = time.perf_counter()
-        trajectory = run_episode(env, make_learner(learner, kernel), seed)
-        seconds = time.perf_counter() - started
-        rows.append({**key, "kernel": kernel or "linear", "seed": seed, **trajectory.metrics,
-                     "seconds": seconds})  # fmt: skip
-        for name in CURVES:
-            curve = trajectory.curves[name]
-            sums[name] += curve
-            squares[name] += curve**2
-    env.close()
-    n = len(seeds)
-    t = np.unique(np.r_[np.arange(CURVE_STRIDE, horizon + 1, CURVE_STRIDE), horizon])
-    curves = pd.DataFrame({**key, "t": t})
-    for name in CURVES:
-        mean = sums[name][t - 1] / n
-        variance = np.maximum(squares[name][t - 1] / n - mean**2, 0.0) * n / max(n - 1, 1)
-        curves[name] = mean
-        curves[f"{name}_std"] = np.sqrt(variance)
-    return rows, curves
-
-
 def run_shah(
     suite: ShahSuite,
     out_dir: str | Path,
@@ -165,6 +119,8 @@ def run_shah(
     n_jobs: int = 1,
     progress: bool = True,
     resume: bool = False,
+    executor: str = "local",
+    address: str | None = None,
 ) -> ShahResult:
     """Run ``suite`` (or the named ``datasets`` of it) and write its report to ``out_dir``.
 
@@ -179,14 +135,15 @@ def run_shah(
         Narrow the suite (e.g. 10 seeds for a quick look).
     data_home
         Folder of the dataset files.
-    n_jobs
-        Worker processes (joblib) over the (dataset, d, learner) cells.
+    n_jobs, executor, address
+        Worker processes (or Ray CPUs) over the cells, and where they run
+        (:func:`osfb_gym.bench.executors.execute`).
     progress
         Show a progress bar over the cells.
     resume
-        Skip the (dataset, d, learner) cells already in ``out_dir``'s store:
-        each is stored atomically, with its seeds' rows and curves, as it
-        finishes (:class:`~osfb_gym.bench.store.ResultStore`).
+        Skip the cells (dataset, d, learner, seed) already in ``out_dir``'s
+        store; the suite runs on the sweep engine
+        (:func:`osfb_gym.bench.run.run_cells`), one stored row per episode.
     """
     names = list(suite.datasets if datasets is None else datasets)
     unknown = sorted(set(names) - set(suite.datasets))
@@ -197,47 +154,86 @@ def run_shah(
     found, missing = available_datasets(names, data_home)
     if not found:
         raise ValueError("no dataset of the suite could be loaded: " + "; ".join(missing.values()))
-    seeds = tuple(suite.seeds if seeds is None else seeds)
-    horizon = suite.horizon if horizon is None else horizon
-    cells = [(dataset, d, learner) for dataset in found for d in suite.d_values
-             for learner in LEARNERS]  # fmt: skip
     started = time.perf_counter()
-    store = ResultStore(out_dir)
-    keys = {cell: stable_key("shah", *cell, suite.kernels.get(cell[0]), seeds, horizon)
-            for cell in cells}  # fmt: skip
-    done = store.done() if resume else set()
-    todo = [cell for cell in cells if keys[cell] not in done]
-    runner = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    jobs = (
-        delayed(_run_cell)(
-            dataset, d, learner, suite.kernels.get(dataset), seeds, horizon, data_home
-        )  # fmt: skip
-        for dataset, d, learner in todo
-    )
-    with tqdm(total=len(todo), desc=f"osfb-bench {suite.name}", disable=not progress) as bar:
-        for cell_rows, cell_curves in runner(jobs):
-            cell = (cell_rows[0]["dataset"], cell_rows[0]["d"], cell_rows[0]["learner"])
-            store.write({"key": keys[cell], "rows": cell_rows,
-                         "curves": cell_curves.to_dict("list")})  # fmt: skip
-            bar.update()
-    stored = store.rows(keys[cell] for cell in cells)
-    rows = [row for entry in stored for row in entry["rows"]]
-    curves = [pd.DataFrame(entry["curves"]) for entry in stored]
+    spec = sweep_spec(suite, found, seeds, horizon, data_home)
+    rows, _ = run_cells(spec, Path(out_dir), resume=resume, workers=n_jobs, progress=progress,
+                        executor=executor, address=address)  # fmt: skip
+    results = pd.DataFrame(
+        {"dataset": [json.loads(k)["dataset"] for k in rows["env_kwargs"]],
+         "d": [json.loads(k)["d"] for k in rows["env_kwargs"]], "learner": rows["agent"],
+         "kernel": [json.loads(p)["kernel"] for p in rows["params"]], "seed": rows["seed"]}
+    )  # fmt: skip
+    metrics = [c for c in rows if c not in ENGINE_COLUMNS and not c.startswith("curve_")]
+    results = pd.concat([results, rows[[*metrics, "seconds"]]], axis=1)
     order = {"dataset": found, "learner": list(LEARNERS)}
-    results = _ordered(pd.DataFrame(rows), order).sort_values(
+    results = _ordered(results, order).sort_values(
         ["dataset", "d", "learner", "seed"], kind="stable"
     )
-    curve_frame = _ordered(pd.concat(curves, ignore_index=True), order).sort_values(
+    curves = _ordered(_mean_curves(results, rows), order).sort_values(
         ["dataset", "d", "learner", "t"], kind="stable"
     )
     return write_shah_report(
         results.reset_index(drop=True),
-        curve_frame.reset_index(drop=True),
+        curves.reset_index(drop=True),
         suite,
         out_dir,
         missing=missing,
         minutes=(time.perf_counter() - started) / 60,
     )
+
+
+#: the engine's own columns of a row (identity and trajectory summary), not metrics
+ENGINE_COLUMNS = ("key", "setting", "env_id", "env_kwargs", "agent", "params", "seed",
+                  "total_reward", "revealed_total", "seconds")  # fmt: skip
+
+
+def sweep_spec(
+    suite: ShahSuite,
+    datasets: Sequence[str],
+    seeds: Sequence[int] | None,
+    horizon: int | None,
+    data_home: str | None,
+) -> SweepSpec:
+    """Return the suite as a sweep: a setting per (dataset, d), each learner with its kernel."""
+    horizon = suite.horizon if horizon is None else horizon
+    envs, agents = [], []
+    for dataset in datasets:
+        labels = tuple(f"{dataset}, d={d:g}" for d in suite.d_values)
+        envs += [
+            EnvSpec(ENV_ID, label, {"dataset": dataset, "data_home": data_home,
+                                    "replacement": True, "horizon": horizon, "d": d})
+            for label, d in zip(labels, suite.d_values, strict=True)
+        ]  # fmt: skip
+        kernel = suite.kernels.get(dataset, "linear")
+        agents += [AgentSpec(name, {"kernel": kernel}, envs=labels) for name in LEARNERS]
+    return SweepSpec(suite.name, tuple(envs), tuple(agents),
+                     tuple(suite.seeds if seeds is None else seeds), suite.description,
+                     curve_stride=CURVE_STRIDE)  # fmt: skip
+
+
+def _mean_curves(results: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """Mean and standard deviation over seeds of each curve, per (dataset, d, learner)."""
+    frames = []
+    for (dataset, d, learner), part in results.groupby(
+        ["dataset", "d", "learner"], observed=True, sort=False
+    ):
+        runs = rows.loc[part.index]
+        t = np.asarray(runs["curve_t"].iloc[0])
+        frame = pd.DataFrame({"dataset": dataset, "d": d, "learner": learner, "t": t})
+        n = len(runs)
+        for name in CURVES:
+            # summed in seed order, as the values of one run arrive
+            sums, squares = np.zeros(t.size), np.zeros(t.size)
+            for curve in runs[f"curve_{name}"]:
+                values = np.asarray(curve, dtype=float)
+                sums += values
+                squares += values**2
+            mean = sums / n
+            variance = np.maximum(squares / n - mean**2, 0.0) * n / max(n - 1, 1)
+            frame[name] = mean
+            frame[f"{name}_std"] = np.sqrt(variance)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
 
 
 def _ordered(frame: pd.DataFrame, order: dict[str, list[str]]) -> pd.DataFrame:
@@ -375,13 +371,8 @@ def write_shah_report(
 
 def plot_panels(curves: pd.DataFrame, path: str | Path, *, title: str = "") -> Path:
     """Plot the paper's five panels for each d (a row each): mean over runs, band +-1 std."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     ds = sorted(curves["d"].unique())
-    figure = Figure(figsize=(20, 3.4 * len(ds)), dpi=80)
-    FigureCanvasAgg(figure)
-    axes = figure.subplots(len(ds), 5, squeeze=False)
+    figure, axes = panels(len(ds), 5, width=4, height=3.4, dpi=80)
     for row, d in zip(axes, ds, strict=True):
         for learner, part in curves[curves["d"] == d].groupby("learner", observed=True):
             t = part["t"].to_numpy()
@@ -399,9 +390,4 @@ def plot_panels(curves: pd.DataFrame, path: str | Path, *, title: str = "") -> P
             axis.set_title(name, fontsize=9)
         row[0].set_title("risk against labels asked", fontsize=9)
         row[0].legend(fontsize=8)
-    if title:
-        figure.suptitle(title)
-    figure.tight_layout()
-    path = Path(path)
-    figure.savefig(path)
-    return path
+    return save(figure, path, title=title)

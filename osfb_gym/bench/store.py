@@ -7,7 +7,9 @@ temporary name, flushed to disk and moved into place with ``os.replace``,
 which is atomic: a crash or ``kill -9`` at any moment leaves either the
 whole file or none, and a cell can never appear twice because its name is
 its key. Reading merges the files into one DataFrame; ``--resume`` skips
-the cells whose file exists.
+the cells whose file holds a whole row of that key. A file that does not
+(truncated by hand, or holding another cell's row) is reported by path with
+a :class:`CorruptCellWarning` and its cell computed again.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -41,6 +44,10 @@ def _builtin(value: Any) -> Any:
     raise TypeError(f"a result row holds {type(value).__name__}, which JSON cannot store")
 
 
+class CorruptCellWarning(UserWarning):
+    """A cell file that is not JSON or holds another cell's row; the cell is recomputed."""
+
+
 class ResultStore:
     """The per-cell files under ``root/cells``.
 
@@ -65,8 +72,26 @@ class ResultStore:
         return self.cells / f"{key}.json"
 
     def done(self) -> set[str]:
-        """Return the keys of the finished cells."""
-        return {path.stem for path in self.cells.glob("*.json")}
+        """Return the keys of the finished cells (whole files holding their own key's row)."""
+        return {path.stem for path in self.cells.glob("*.json") if self.load(path) is not None}
+
+    def load(self, path: Path) -> dict[str, Any] | None:
+        """Return the row in ``path``, or None (with a warning naming it) when it is corrupt."""
+        try:
+            row = json.loads(path.read_text())
+        except (ValueError, UnicodeDecodeError) as error:
+            reason = f"is not a whole JSON row ({error})"
+        else:
+            if isinstance(row, dict) and row.get("key") == path.stem:
+                return row
+            found = row.get("key") if isinstance(row, dict) else type(row).__name__
+            reason = f"holds the row of {found!r}, not of {path.stem!r}"
+        warnings.warn(
+            f"cell file {path} {reason}; its cell is computed again",
+            CorruptCellWarning,
+            stacklevel=2,
+        )
+        return None
 
     def write(self, row: dict[str, Any]) -> None:
         """Write one finished cell atomically (``row["key"]`` names it)."""
@@ -93,10 +118,10 @@ class ResultStore:
         {'loss': 1.0}
         """
         path = self.path(key)
-        if resume and path.exists():
-            row = json.loads(path.read_text())
-            del row["key"]
-            return row
+        stored = self.load(path) if resume and path.exists() else None
+        if stored is not None:
+            del stored["key"]
+            return stored
         row = compute()
         self.write({"key": key, **row})
         return row
@@ -107,7 +132,8 @@ class ResultStore:
             paths = sorted(self.cells.glob("*.json"))
         else:
             paths = [path for path in map(self.path, keys) if path.exists()]
-        return [json.loads(path.read_text()) for path in paths]
+        rows = (self.load(path) for path in paths)
+        return [row for row in rows if row is not None]
 
     def read(self, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """Return the stored rows as a DataFrame, one row per cell."""

@@ -16,7 +16,8 @@ baseline, in a few minutes on two cores:
   (500 users, k = 10; the reference loss from one k-means restart).
 
 The paper suites (``jiang-*``, ``sculley-*``, ``shah-reject``,
-``dean-services``, ``rl-vs-bandit``) have their own runners in this package.
+``bose-services``, ``rl-vs-bandit``) have their own runners in this package;
+:mod:`osfb_gym.bench.catalog` names every suite.
 """
 
 from __future__ import annotations
@@ -62,12 +63,6 @@ QUICK = SweepSpec(
 )
 
 SUITES: dict[str, SweepSpec] = {"quick": QUICK}
-#: the issue's names of the paper suites -> the suites that reproduce them
-ALIASES: dict[str, str] = {
-    "reject-option": "shah-reject",
-    "acquire": "dean-services",
-    "sculley-minority": "sculley-reuters",
-}
 
 
 def get_suite(name: str) -> SweepSpec:

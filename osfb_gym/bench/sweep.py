@@ -57,13 +57,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-#: the episode metric each family is tuned and compared on, and whether lower is better
-OBJECTIVES: dict[str, tuple[str, bool]] = {
-    "lending": ("cumulative_loss", True),
-    "apple": ("cumulative_loss", True),
-    "reject": ("average_risk", True),
-    "services": ("total_loss", True),
-}
 #: hyperparameters of an RL agent in a sweep (what :func:`osfb_gym.bench.rl.train` takes)
 RL_PARAMS: dict[str, Any] = {
     "total_timesteps": 10_000,
@@ -119,15 +112,6 @@ def agents_for(env_id: str) -> list[str]:
     return names + list(ALGORITHMS)
 
 
-def _family(env_id: str) -> str:
-    return next(entry.family for entry in ENVS if entry.id == env_id)
-
-
-def objective(env_id: str) -> tuple[str, bool]:
-    """Return the metric ``env_id``'s family is compared on and whether lower is better."""
-    return OBJECTIVES[_family(env_id)]
-
-
 def env_arguments(env_id: str) -> list[str]:
     """Return the keyword arguments the env class of ``env_id`` accepts."""
     module, _, name = str(gym.spec(env_id).entry_point).partition(":")
@@ -181,6 +165,8 @@ class Cell:
     agent: str
     params: dict[str, Any]
     seed: int
+    #: sample the stored curves every this many steps (and at the last); None: log-spaced
+    curve_stride: int | None = None
 
     @property
     def key(self) -> str:
@@ -202,6 +188,9 @@ class SweepSpec:
     agents: tuple[AgentSpec, ...]
     seeds: tuple[int, ...] = tuple(range(10))
     description: str = ""
+    #: store the family's curves every this many steps (a paper's figures); None: only the
+    #: loss curves, log-spaced (:func:`curve_indices`)
+    curve_stride: int | None = None
 
     def agents_on(self, env: EnvSpec) -> list[AgentSpec]:
         """Return the agents that run on setting ``env``."""
@@ -214,7 +203,7 @@ class SweepSpec:
     def cells(self) -> list[Cell]:
         """Return every cell, in spec order (setting, agent, setting of the grid, seed)."""
         return [
-            Cell(env.label, env.id, dict(env.kwargs), agent.name, params, seed)
+            Cell(env.label, env.id, dict(env.kwargs), agent.name, params, seed, self.curve_stride)
             for env in self.envs
             for agent in self.agents_on(env)
             for params in agent.settings()
@@ -238,11 +227,12 @@ def _check_keys(table: dict[str, Any], valid: tuple[str, ...], where: str) -> No
             raise ValueError(f"unknown key {key!r} in {where}; valid keys: {_choices(valid)}")
 
 
-def _expand_env(entry: dict[str, Any], index: int) -> list[EnvSpec]:
-    _check_keys(entry, ENV_KEYS, f"envs[{index}]")
+def _expand_env(entry: Any, index: int) -> list[EnvSpec]:
+    _check_keys(_table(entry, f"envs[{index}]"), ENV_KEYS, f"envs[{index}]")
     if "id" not in entry:
         raise ValueError(f"envs[{index}] needs an id; choose one of {_choices(register_all())}")
-    kwargs, grid = dict(entry.get("kwargs", {})), dict(entry.get("grid", {}))
+    kwargs = dict(_table(entry.get("kwargs", {}), f"envs[{index}].kwargs"))
+    grid = dict(_table(entry.get("grid", {}), f"envs[{index}].grid"))
     label = str(entry.get("label", entry["id"]))
     specs = []
     for values in itertools.product(*(_grid_values(grid, name) for name in grid)):
@@ -256,7 +246,43 @@ def _grid_values(grid: dict[str, Any], name: str) -> list[Any]:
     values = grid[name]
     if not isinstance(values, list) or not values:
         raise ValueError(f"grid value of {name!r} must be a non-empty list, got {values!r}")
+    _check_unique([_json(value) for value in values], f"the grid of {name!r}")
     return values
+
+
+def _check_unique(values: list[Any], what: str) -> None:
+    """Raise naming the values that occur more than once in ``values``."""
+    repeated = sorted({str(value) for value in values if values.count(value) > 1})
+    if repeated:
+        raise ValueError(f"{what} lists {', '.join(repeated)} more than once; list each once")
+
+
+def _table(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise TypeError(f"{where} must be a table, got {value!r}")
+    return value
+
+
+def check_name(name: Any) -> str:
+    """Return ``name`` if it is a plain name (a folder of the output); else raise naming it.
+
+    Examples
+    --------
+    >>> check_name("lending-alpha")
+    'lending-alpha'
+    >>> check_name("../x")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: name must be a plain name (no path separators, ...), got '../x'
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string, got {name!r}")
+    if name.strip() in ("", ".", "..") or any(sep in name for sep in ("/", "\\", "\0")):
+        raise ValueError(
+            "name must be a plain name (no path separators, not empty, not '.' or '..'), "
+            f"got {name!r}"
+        )
+    return name
 
 
 def spec_from_dict(data: dict[str, Any], *, name: str = "sweep") -> SweepSpec:
@@ -269,22 +295,24 @@ def spec_from_dict(data: dict[str, Any], *, name: str = "sweep") -> SweepSpec:
         isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds
     ):
         raise ValueError(f"seeds must be a count or a list of non-negative integers, got {seeds!r}")
+    for part in ("envs", "agents"):
+        if not isinstance(data.get(part, []), list):
+            raise TypeError(f"{part} must be a list of tables ([[{part}]]), got {data[part]!r}")
     envs = [spec for i, entry in enumerate(data.get("envs", [])) for spec in _expand_env(entry, i)]
     agents = []
     for index, entry in enumerate(data.get("agents", [])):
-        _check_keys(entry, AGENT_KEYS, f"agents[{index}]")
+        _check_keys(_table(entry, f"agents[{index}]"), AGENT_KEYS, f"agents[{index}]")
         if "name" not in entry:
             raise ValueError(f"agents[{index}] needs a name; choose one of {_all_agents()}")
         for part in ("params", "grid"):
-            if not isinstance(entry.get(part, {}), dict):
-                raise ValueError(f"agents[{index}].{part} must be a table, got {entry[part]!r}")
+            _table(entry.get(part, {}), f"agents[{index}].{part}")
         grid = {key: _grid_values(entry.get("grid", {}), key) for key in entry.get("grid", {})}
         agents.append(
             AgentSpec(str(entry["name"]), dict(entry.get("params", {})), grid,
                       tuple(entry.get("envs", ())))
         )  # fmt: skip
     spec = SweepSpec(
-        name=str(data.get("name", name)),
+        name=check_name(data.get("name", name)),
         envs=tuple(envs),
         agents=tuple(agents),
         seeds=tuple(seeds),
@@ -301,6 +329,8 @@ def load_spec(path: str | Path) -> SweepSpec:
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as error:
         raise ValueError(f"{path} is not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path} is not UTF-8 text: {error}") from None
     return spec_from_dict(data, name=path.stem)
 
 
@@ -333,11 +363,20 @@ def validate(spec: SweepSpec) -> None:
         raise ValueError(f"sweep {spec.name!r} has no envs; choose ids from {_choices(ids)}")
     if not spec.agents:
         raise ValueError(f"sweep {spec.name!r} has no agents; choose from {_all_agents()}")
+    check_name(spec.name)
     if not spec.seeds:
         raise ValueError("seeds must not be empty")
-    labels = [env.label for env in spec.envs]
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"env labels must be unique, got {labels}")
+    _check_unique(list(spec.seeds), "seeds")
+    _check_unique([env.label for env in spec.envs], "the env labels")
+    worlds: dict[str, str] = {}
+    for env in spec.envs:
+        world = _json([env.id, env.kwargs])
+        if world in worlds:
+            raise ValueError(
+                f"settings {worlds[world]!r} and {env.label!r} are the same env with the same "
+                "arguments; keep one"
+            )
+        worlds[world] = env.label
     for env in spec.envs:
         if env.id not in ids:
             raise ValueError(f"unknown env id {env.id!r}; choose one of {_choices(ids)}")
@@ -351,6 +390,7 @@ def validate(spec: SweepSpec) -> None:
                 _check_dataset(value)
     for agent in spec.agents:
         _validate_agent(agent, spec)
+    _check_no_repeated_cells(spec)
     for env in spec.envs:
         if not spec.agents_on(env):
             raise ValueError(
@@ -363,15 +403,61 @@ def validate(spec: SweepSpec) -> None:
             raise ValueError(f"env {env.label!r}: {error}") from None
 
 
+def _check_no_repeated_cells(spec: SweepSpec) -> None:
+    """Refuse an agent listed twice (or grids that overlap): it would repeat cells."""
+    seen: set[str] = set()
+    for env in spec.envs:
+        for agent in spec.agents_on(env):
+            for params in agent.settings():
+                key = _json([env.label, agent.name, params])
+                if key in seen:
+                    raise ValueError(
+                        f"agent {agent.name} with {_json(params)} appears more than once on "
+                        f"setting {env.label!r}; list each agent and grid value once"
+                    )
+                seen.add(key)
+
+
+def hyperparameters(name: str) -> dict[str, Any]:
+    """Return the hyperparameters of agent (or RL algorithm) ``name`` with their defaults."""
+    if name in ALGORITHMS:
+        return dict(RL_PARAMS)
+    signature = inspect.signature(agent_classes()[name].__init__)
+    return {
+        key: parameter.default
+        for key, parameter in signature.parameters.items()
+        if key != "self" and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+    }
+
+
+def _check_type(agent: str, name: str, value: Any, default: Any) -> None:
+    """Refuse a value of another kind than the default's (``l2 = "1.0"``), naming it."""
+    number = (int, float, np.integer, np.floating)
+    if isinstance(default, bool):
+        expected, ok = "a boolean", isinstance(value, bool)
+    elif isinstance(default, number):
+        expected = "a number"
+        ok = isinstance(value, number) and not isinstance(value, bool)
+    elif isinstance(default, str):
+        expected, ok = "a string", isinstance(value, str)
+    else:
+        return
+    if not ok:
+        raise TypeError(f"{agent} hyperparameter {name!r} must be {expected}, got {value!r}")
+
+
 def _validate_agent(agent: AgentSpec, spec: SweepSpec) -> None:
     if agent.name not in agent_classes() and not agent.is_rl:
         raise ValueError(f"unknown agent {agent.name!r}; choose one of {_all_agents()}")
-    valid = list(RL_PARAMS) if agent.is_rl else agent_classes()[agent.name]._param_names()
+    defaults = hyperparameters(agent.name)
     for name in [*agent.params, *agent.grid]:
-        if name not in valid:
+        if name not in defaults:
             raise ValueError(
-                f"{agent.name} has no hyperparameter {name!r}; valid: {_choices(valid)}"
+                f"{agent.name} has no hyperparameter {name!r}; valid: {_choices(defaults)}"
             )
+    for params in agent.settings():
+        for name, value in params.items():
+            _check_type(agent.name, name, value, defaults[name])
     labels = {env.label: env.id for env in spec.envs}
     for label in agent.envs:
         if label not in labels:
@@ -406,8 +492,10 @@ def make_agent(name: str, params: dict[str, Any]) -> Agent:
         raise ValueError(f"{name}({_json(params)}): {error}") from None
 
 
-def curve_indices(steps: int, points: int = CURVE_POINTS) -> np.ndarray:
-    """Return the 0-based steps at which a stored row samples its curves (log-spaced).
+def curve_indices(steps: int, points: int = CURVE_POINTS, stride: int | None = None) -> np.ndarray:
+    """Return the 0-based steps at which a stored row samples its curves.
+
+    Log-spaced (``points`` of them), or every ``stride`` steps and the last.
 
     Examples
     --------
@@ -415,7 +503,11 @@ def curve_indices(steps: int, points: int = CURVE_POINTS) -> np.ndarray:
     [0, 1, 2, 3, 4]
     >>> int(curve_indices(2000)[-1])
     1999
+    >>> curve_indices(120, stride=50).tolist()
+    [49, 99, 119]
     """
+    if stride is not None:
+        return np.unique(np.r_[np.arange(stride, steps + 1, stride), steps]) - 1
     if steps <= points:
         return np.arange(steps)
     return np.unique(np.geomspace(1, steps, points).round().astype(int) - 1)

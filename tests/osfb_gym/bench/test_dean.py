@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from osfb_gym.bench.dean import uniform_services_to_match
 from osfb_gym.cli import main
-from tests.osfb_gym.envs.cases import DATA_HOME
 
 
-def test_cli_runs_a_tiny_reproduction_and_writes_tables_and_plot(tmp_path, capsys):
+@pytest.mark.slow
+def test_cli_runs_a_tiny_reproduction_and_writes_tables_and_plot(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OSFB_DATA", raising=False)  # no MovieLens: the synthetic settings
+    (tmp_path / "no-data").mkdir()
     argv = ["run", "dean-services", "--seeds", "2", "--horizon", "5", "--out", str(tmp_path),
-            "--data-home", DATA_HOME, "--no-progress"]  # fmt: skip
+            "--data-home", str(tmp_path / "no-data"), "--no-progress"]  # fmt: skip
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "## Total loss against k" in printed and "## Learning dynamics" in printed
@@ -39,6 +42,7 @@ def test_uniform_match_reports_more_than_the_range_when_never_matched():
     assert uniform_services_to_match(frame, k=2)["uniform_services"].tolist() == ["> 2"]
 
 
+@pytest.mark.slow
 def test_movielens_runs_when_its_ratings_are_found(tmp_path):
     from osfb_gym.bench.dean import DEAN_SUITES, run_dean
     from tests.osfb_gym.envs.test_services import write_ratings
@@ -51,11 +55,13 @@ def test_movielens_runs_when_its_ratings_are_found(tmp_path):
     assert len(movielens) == 3 * 3 and (movielens["excess_loss"] >= 0).all()
 
 
+@pytest.mark.slow
 def test_resume_runs_only_the_cells_a_killed_run_did_not_finish(tmp_path, monkeypatch):
     from osfb_gym.bench import dean
     from osfb_gym.bench.store import ResultStore
 
-    options = dict(seeds=[0, 1], max_services=3, progress=False)
+    monkeypatch.delenv("OSFB_DATA", raising=False)  # the synthetic settings only
+    options = dict(seeds=[0, 1], max_services=3, progress=False, data_home=str(tmp_path / "none"))
     first = dean.run_dean(dean.DEAN_SUITES["dean-services"], tmp_path, **options)
     store = ResultStore(tmp_path)
     cells = sorted(store.cells.glob("*.json"))

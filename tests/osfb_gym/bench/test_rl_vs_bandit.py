@@ -31,6 +31,7 @@ def result(tmp_path_factory):
     torch.set_num_threads(threads)
 
 
+@pytest.mark.slow
 def test_every_agent_is_scored_on_the_same_held_out_episodes(result):
     frame = result.results
     agents = {"DSOL", "DRAL", "DSAL", "PPO"}
@@ -42,6 +43,7 @@ def test_every_agent_is_scored_on_the_same_held_out_episodes(result):
     assert (frame[frame["kind"] == "principled"]["experience"] == 200).all()
 
 
+@pytest.mark.slow
 def test_learning_curve_points_and_files(result):
     curves = result.curves
     assert sorted(curves[curves["regime"] == "fixed"]["timesteps"]) == [32, 64]
@@ -70,13 +72,14 @@ def test_the_matchups_cover_each_family_with_its_papers_agents():
     assert all(m.principled for m in MATCHUPS)
 
 
-def test_bad_choices_exit_with_a_message():
-    with pytest.raises(SystemExit, match="unknown families"):
-        main(["run", "rl-vs-bandit", "--families", "poker", "--no-progress"])
-    with pytest.raises(SystemExit, match="regime"):
-        main(["run", "rl-vs-bandit", "--regimes", "weekly", "--no-progress"])
+def test_bad_choices_exit_with_a_message(capsys):
+    assert main(["run", "rl-vs-bandit", "--set", "families=poker", "--no-progress"]) == 2
+    assert "unknown families" in capsys.readouterr().err
+    assert main(["run", "rl-vs-bandit", "--set", "regimes=weekly", "--no-progress"]) == 2
+    assert "regime" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_resume_reads_every_finished_cell_back_instead_of_training_again(result, monkeypatch):
     import osfb_gym.bench.rl_vs_bandit as module
 

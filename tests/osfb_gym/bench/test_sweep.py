@@ -89,6 +89,7 @@ def test_the_example_spec_is_valid():
     assert spec.cells()
 
 
+GOOD = '[[envs]]\nid = "OneSidedLending-v0"\n[[agents]]\nname = "Greedy"'
 BAD = [
     ('[[envs]]\nid = "Lending-v9"\n[[agents]]\nname = "Greedy"', "Lending-v9",
      "OneSidedLending-v0"),
@@ -108,7 +109,31 @@ BAD = [
     ('seeds = [-1]\n[[envs]]\nid = "OneSidedLending-v0"', "seeds", "non-negative"),
     ('[[envs]]\nid = "RejectOption-v0"\nkwargs = { d = 0.9 }\n[[agents]]\nname = "DSAL"',
      "d must be", "RejectOption-v0"),
+    # each seed, agent, grid value and setting once: a repeat would repeat (or hide) cells
+    ('seeds = [0, 0, 1]\n' + GOOD, "seeds lists 0", "more than once"),
+    (GOOD + '\n[[agents]]\nname = "Greedy"', "Greedy", "more than once"),
+    (GOOD + '\n[[agents]]\nname = "Adaptive"\ngrid = { rho = [0.5, 0.5] }', "rho' lists 0.5",
+     "more than once"),
+    ('[[envs]]\nid = "OneSidedLending-v0"\nlabel = "a"\n[[envs]]\nid = "OneSidedLending-v0"\n'
+     'label = "b"\n[[agents]]\nname = "Greedy"', "'a' and 'b'", "same env"),
+    ('name = "../../x"\n' + GOOD, "../../x", "plain name"),
+    ('name = ""\n' + GOOD, "''", "plain name"),
+    ('name = ".."\n' + GOOD, "'..'", "plain name"),
 ]  # fmt: skip
+BAD_TYPES = [
+    ('[[envs]]\nid = "OneSidedLending-v0"\nkwargs = 5\n[[agents]]\nname = "Greedy"',
+     "envs[0].kwargs must be a table, got 5"),
+    ('agents = [1, 2]\n[[envs]]\nid = "OneSidedLending-v0"', "agents[0] must be a table, got 1"),
+    (GOOD + '\nparams = { l2 = "1.0" }', "Greedy hyperparameter 'l2' must be a number, got '1.0'"),
+    ('envs = 3\n[[agents]]\nname = "Greedy"', "envs must be a list of tables"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_TYPES)
+def test_values_of_the_wrong_type_are_named(tmp_path, text, message):
+    with pytest.raises(TypeError) as error:
+        load_spec(tiny(tmp_path, text))
+    assert message in str(error.value)
 
 
 @pytest.mark.parametrize(("text", "bad", "valid"), BAD)
@@ -118,9 +143,9 @@ def test_bad_specs_name_the_value_and_the_choices(tmp_path, text, bad, valid):
     assert bad in str(error.value) and valid in str(error.value)
 
 
-def test_a_bad_spec_fails_before_any_work(tmp_path):
-    with pytest.raises(SystemExit, match="Greedie"):
-        main(["sweep", str(tiny(tmp_path, BAD[3][0])), "--out", str(tmp_path / "out")])
+def test_a_bad_spec_fails_before_any_work(tmp_path, capsys):
+    assert main(["sweep", str(tiny(tmp_path, BAD[3][0])), "--out", str(tmp_path / "out")]) == 2
+    assert "Greedie" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 
@@ -139,6 +164,23 @@ def test_the_store_writes_atomically_and_reads_in_the_order_asked(tmp_path):
     store.write({"key": "a", "value": "again"})  # same cell: replaced, never duplicated
     assert store.done() == {"a", "b"}
     assert store.read(["b", "a", "zzz"])["value"].tolist() == ["B", "again"]
+
+
+def test_a_corrupt_or_mismatched_cell_file_is_named_and_computed_again(tmp_path):
+    from osfb_gym.bench.store import CorruptCellWarning
+
+    store = ResultStore(tmp_path)
+    for key in ("a", "b", "c"):
+        store.write({"key": key, "value": key})
+    store.path("a").write_text('{"key": "a", "val')  # truncated
+    store.path("b").write_text(store.path("c").read_text())  # another cell's row
+    with pytest.warns(CorruptCellWarning) as caught:
+        assert store.done() == {"c"}
+    messages = " ".join(str(warning.message) for warning in caught)
+    assert str(store.path("a")) in messages and str(store.path("b")) in messages
+    with pytest.warns(CorruptCellWarning, match="not a whole JSON row"):
+        assert store.cell("a", lambda: {"value": "new"}, resume=True) == {"value": "new"}
+    assert store.done() - {"b"} == {"a", "c"}
 
 
 def test_a_sweep_writes_tuned_tables_plots_and_one_file_per_cell(tmp_path):
@@ -162,6 +204,7 @@ def test_local_processes_give_the_same_rows_as_one_process(tmp_path):
     assert metrics(pd.DataFrame(alone)).equals(metrics(pd.DataFrame(pooled)))
 
 
+@pytest.mark.slow
 def test_ray_gives_the_same_rows_as_local_processes(tmp_path):
     pytest.importorskip("ray")
     spec = load_spec(tiny(tmp_path))
@@ -185,11 +228,28 @@ grid = { alpha = [0.25, 0.5, 1.0, 2.0] }
 """
 
 
-def test_resume_after_kill_9_loses_and_duplicates_no_cell(tmp_path):
+def _children(pid: int) -> set[int]:
+    """The live child processes of ``pid`` (Linux /proc)."""
+    found = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        found |= {int(child) for child in (task / "children").read_text().split()}
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="finds the pool's workers through /proc")
+def test_resume_after_kill_9_loses_and_duplicates_no_cell_and_leaves_no_worker(tmp_path):
     spec_path = tiny(tmp_path, KILL_SPEC)
     out = tmp_path / "killed"
     command = [sys.executable, "-m", "osfb_gym.cli", "sweep", str(spec_path), "--out", str(out),
-               "--no-progress"]  # fmt: skip
+               "--no-progress", "--workers", "2"]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, cwd=ROOT)
     cells = out / "cells"
@@ -197,8 +257,17 @@ def test_resume_after_kill_9_loses_and_duplicates_no_cell(tmp_path):
     while time.monotonic() < deadline and len(list(cells.glob("*.json"))) < 20:
         time.sleep(0.02)
     assert process.poll() is None, "the sweep finished before it could be killed"
+    workers = _children(process.pid)
+    assert len(workers) >= 2  # the pool (and its resource tracker)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(map(_alive, workers)):
+        time.sleep(0.05)
+    survivors = [pid for pid in workers if _alive(pid)]
+    for pid in survivors:  # leave no stray process behind, even when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert not survivors, "pool workers outlived their parent"
     before = {path.name: path.read_bytes() for path in cells.glob("*.json")}
     assert 20 <= len(before) < 80
     subprocess.run([*command, "--resume"], env=env, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
@@ -214,7 +283,7 @@ def test_resume_after_kill_9_loses_and_duplicates_no_cell(tmp_path):
 @pytest.mark.slow
 def test_quick_on_ray_with_its_ppo_gives_the_rows_of_one_process(tmp_path):
     pytest.importorskip("ray")
-    common = ["run", "quick", "--seeds", "2", "--horizon", "20", "--total-timesteps", "64",
+    common = ["run", "quick", "--seeds", "2", "--horizon", "20", "--set", "total_timesteps=64",
               "--no-progress"]  # fmt: skip
     assert main([*common, "--out", str(tmp_path / "local")]) == 0
     assert (
