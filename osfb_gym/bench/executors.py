@@ -25,6 +25,7 @@ import gymnasium as gym
 import numpy as np
 
 from osfb_gym.bench.sweep import Cell, curve_indices, make_agent
+from osfb_gym.core.optional import require
 from osfb_gym.core.validation import check_choice, check_int
 from osfb_gym.runner import Trajectory, run_episode
 
@@ -48,11 +49,10 @@ def _env(cell: Cell) -> gym.Env:
 
 
 def _rl_agent(cell: Cell, model: bytes) -> Any:
-    import torch
-
     from agents.rl import SB3Agent
     from osfb_gym.bench.rl import algorithm
 
+    torch = require("torch", f"the {cell.agent} agent")
     torch.set_num_threads(1)
     loaded = algorithm(cell.agent).load(io.BytesIO(model), device="cpu")
     return SB3Agent(loaded, deterministic=cell.params.get("deterministic", True))
@@ -293,10 +293,11 @@ def _pool(tasks: list[Task], workers: int) -> Iterator[list[dict[str, Any]]]:
 
 
 def _ray(tasks: list[Task], workers: int, address: str | None) -> Iterator[list[dict[str, Any]]]:
+    # a ValueError, as for any other unusable argument value, so the CLI reports it in one line
     try:
-        import ray
-    except ImportError:
-        raise ValueError("executor='ray' needs Ray: pip install 'osfb-gym[ray]'") from None
+        ray = require("ray", "executor='ray'")
+    except ImportError as error:
+        raise ValueError(str(error)) from None
     started_here = not ray.is_initialized()
     if started_here:
         if address is None:
