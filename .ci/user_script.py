@@ -15,6 +15,7 @@ from osfb_gym.runner import Trajectory, run_episode
 
 
 def cumulative_loss(seed: int) -> float:
+    """Return Adaptive's cumulative one-sided loss on one short episode."""
     env = gym.make("OneSidedLending-v0", horizon=100)
     trajectory: Trajectory = run_episode(env, Adaptive(rho=0.5), seed=seed)
     return float(trajectory.metrics["cumulative_loss"])

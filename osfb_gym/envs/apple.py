@@ -476,7 +476,8 @@ class AppleTastingEnv(FeedbackEnv):
     ## Version History
     - v0: initial version.
 
-    ## Example
+    Examples
+    --------
     >>> import gymnasium as gym
     >>> import osfb_gym
     >>> env = gym.make("AppleTasting-v0")

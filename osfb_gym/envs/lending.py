@@ -531,7 +531,8 @@ class OneSidedLendingEnv(FeedbackEnv):
     - v0: initial version; dataset-backed worlds added later (synthetic
       worlds unchanged).
 
-    ## Example
+    Examples
+    --------
     >>> import gymnasium as gym
     >>> import osfb_gym
     >>> env = gym.make("OneSidedLending-v0", batch_size=10)

@@ -370,7 +370,8 @@ class RejectOptionEnv(FeedbackEnv):
     ## Version History
     - v0: initial version.
 
-    ## Example
+    Examples
+    --------
     >>> import gymnasium as gym
     >>> import osfb_gym
     >>> env = gym.make("RejectOption-v0", horizon=3)

@@ -223,7 +223,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     ## Version History
     - v0: initial version.
 
-    ## Example
+    Examples
+    --------
     >>> import gymnasium as gym
     >>> import osfb_gym
     >>> env = gym.make("MultiServiceChoice-v0", n_users=50, n_services=3)
