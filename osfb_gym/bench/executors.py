@@ -25,7 +25,7 @@ import gymnasium as gym
 import numpy as np
 
 from osfb_gym.bench.sweep import Cell, curve_indices, make_agent
-from osfb_gym.core.optional import require
+from osfb_gym.core.optional import require, require_for_argument
 from osfb_gym.core.validation import check_choice, check_int
 from osfb_gym.runner import Trajectory, run_episode
 
@@ -293,11 +293,7 @@ def _pool(tasks: list[Task], workers: int) -> Iterator[list[dict[str, Any]]]:
 
 
 def _ray(tasks: list[Task], workers: int, address: str | None) -> Iterator[list[dict[str, Any]]]:
-    # a ValueError, as for any other unusable argument value, so the CLI reports it in one line
-    try:
-        ray = require("ray", "executor='ray'")
-    except ImportError as error:
-        raise ValueError(str(error)) from None
+    ray = require_for_argument("ray", "executor='ray'")
     started_here = not ray.is_initialized()
     if started_here:
         if address is None:

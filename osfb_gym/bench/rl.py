@@ -25,7 +25,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from osfb_gym.core.optional import require
+from osfb_gym.core.optional import require, require_for_argument
 from osfb_gym.core.validation import check_choice, check_int
 from osfb_gym.wrappers import rl_env
 
@@ -155,9 +155,9 @@ def train(
     check_int(total_timesteps, "total_timesteps", minimum=1)
     algorithm_class = algorithm(algo)  # the one-line ImportError first, when [rl] is missing
     if tensorboard_log is not None:
-        require("tensorboard", "tensorboard_log")
+        require_for_argument("tensorboard", "tensorboard_log")
     if progress_bar:
-        require("rich", "progress_bar=True (SB3's progress bar)")
+        require_for_argument("rich", "progress_bar=True (SB3's progress bar)")
     if torch_threads is not None:
         import torch
 

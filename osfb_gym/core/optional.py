@@ -4,8 +4,9 @@ The core install (``pip install osfb-gym``) has the environments, the
 papers' agents and the benchmark engine, and no PyTorch. The RL baselines
 need stable-baselines3 (and PyTorch through it), the Ray executor needs
 Ray; each is an extra of the distribution. Code that needs one calls
-:func:`require` first, so a user without it reads one line saying which
-extra to install instead of a ``ModuleNotFoundError`` from deep inside an
+:func:`require` first (:func:`require_for_argument` when an argument's
+value needs it), so a user without it reads one line saying which extra to
+install instead of a ``ModuleNotFoundError`` from deep inside an
 import chain (scikit-learn's ``check_matplotlib_support`` does the same).
 """
 
@@ -73,3 +74,21 @@ def require(module: str, needed_by: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError as error:
         raise ImportError(message, name=module) from error
+
+
+def require_for_argument(module: str, argument: str) -> ModuleType:
+    """Import ``module`` that the value of ``argument`` needs, or raise a one-line ``ValueError``.
+
+    An argument whose value cannot be used here (``executor="ray"`` without
+    Ray, a TensorBoard folder without TensorBoard) gets the ``ValueError``
+    any other unusable argument value gets, with :func:`require`'s message.
+
+    Examples
+    --------
+    >>> require_for_argument("rich", "progress_bar=True").__name__
+    'rich'
+    """
+    try:
+        return require(module, argument)
+    except ImportError as error:
+        raise ValueError(str(error)) from error

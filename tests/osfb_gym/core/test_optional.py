@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from osfb_gym.core.optional import EXTRAS, missing_message, require
+from osfb_gym.core.optional import EXTRAS, missing_message, require, require_for_argument
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -60,6 +60,7 @@ def test_core_works_without_torch_sb3_ray_and_each_extra_is_named_in_one_line():
         from agents.rl import SB3Agent
         from osfb_gym.bench.executors import execute
         from osfb_gym.bench.rl import algorithm, train
+        from osfb_gym.core.optional import require_for_argument
         from osfb_gym.runner import run_episode
 
         env = gym.make("OneSidedLending-v0", horizon=50)
@@ -70,27 +71,30 @@ def test_core_works_without_torch_sb3_ray_and_each_extra_is_named_in_one_line():
             try:
                 call()
             except (ImportError, ValueError) as error:
-                return str(error)
+                return f"{type(error).__name__}: {error}"
             raise AssertionError("no error")
 
         print(message(lambda: SB3Agent.load("PPO_x.zip")))
         print(message(lambda: train("AppleTasting-v0", "PPO", total_timesteps=10)))
         print(message(lambda: algorithm("RecurrentPPO")))
         print(message(lambda: execute([], print, executor="ray", workers=1)))
+        print(message(lambda: require_for_argument("tensorboard", "tensorboard_log")))
         print(sorted(m for m in HIDDEN if m in sys.modules))
         """
     )
     assert printed.splitlines() == [
-        "SB3Agent needs stable-baselines3: pip install 'osfb-gym[rl]'",
-        "PPO needs stable-baselines3: pip install 'osfb-gym[rl]'",
-        "RecurrentPPO needs sb3-contrib: pip install 'osfb-gym[rl]'",
-        "executor='ray' needs ray: pip install 'osfb-gym[ray]'",
+        "ImportError: SB3Agent needs stable-baselines3: pip install 'osfb-gym[rl]'",
+        "ImportError: PPO needs stable-baselines3: pip install 'osfb-gym[rl]'",
+        "ImportError: RecurrentPPO needs sb3-contrib: pip install 'osfb-gym[rl]'",
+        "ValueError: executor='ray' needs ray: pip install 'osfb-gym[ray]'",
+        "ValueError: tensorboard_log needs tensorboard: pip install 'osfb-gym[tensorboard]'",
         "[]",  # nothing of the extras was imported on the way
     ]
 
 
 def test_require_returns_the_module_and_chains_the_import_error():
     assert require("rich", "a test").__name__ == "rich"
+    assert require_for_argument("rich", "a test").__name__ == "rich"
     assert set(EXTRAS) >= {"torch", "stable_baselines3", "sb3_contrib", "ray"}
     with pytest.raises(ValueError, match="module must be one of"):
         missing_message("numpy", "a test")
