@@ -28,6 +28,7 @@ from gymnasium import spaces
 
 from agents.base import Agent
 from envs_registry import env_ids
+from osfb_gym.core.optional import require
 
 
 def _same_space(a: gym.Space, b: gym.Space) -> bool:
@@ -40,6 +41,8 @@ def _same_space(a: gym.Space, b: gym.Space) -> bool:
 
 class SB3Agent(Agent):
     """A trained stable-baselines3 model acting through the Agent contract.
+
+    Needs the ``[rl]`` extra (``pip install 'osfb-gym[rl]'``).
 
     Parameters
     ----------
@@ -91,6 +94,7 @@ class SB3Agent(Agent):
         ``"RecurrentPPO"``); by default it is read from the file name
         ``<ALGO>_...zip`` that ``osfb-bench train`` writes.
         """
+        require("stable_baselines3", "SB3Agent")
         from osfb_gym.bench.rl import algorithm, normalizer_path
 
         name = algo if algo is not None else Path(path).name.split("_", 1)[0]
@@ -145,9 +149,7 @@ class SB3Agent(Agent):
         self.state_: tuple[np.ndarray, ...] | None = None
         self.episode_start_ = np.ones(1, dtype=bool)
         if not self.deterministic and seed is not None:
-            import torch
-
-            torch.manual_seed(seed)
+            require("torch", "SB3Agent").manual_seed(seed)
 
     @staticmethod
     def _observation_adapter(env_space: gym.Space, model_space: gym.Space) -> bool:

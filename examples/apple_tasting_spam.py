@@ -8,11 +8,12 @@ filtering everything; the perceptron with margins also learns from
 correctly tasted messages near its boundary, and Label Efficient sampling
 tastes some predicted spam.
 
-    python examples/apple_tasting_spam.py --data-home ../shared/data   # sms_spam: about 10 s
-    python examples/apple_tasting_spam.py --fast
+    python examples/apple_tasting_spam.py                       # sms_spam, 5 orders
+    python examples/apple_tasting_spam.py --data-home DIR --fast
 
 Needs the SMS Spam Collection (``sms_spam``; ``spambase`` with
-``--dataset spambase``) in ``--data-home`` or ``$OSFB_DATA``.
+``--dataset spambase``): found in ``--data-home`` or ``$OSFB_DATA``, or
+fetched by ``osfb_gym.data.load``; without it the script says so in one line.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from agents.apple import LabelEfficient, MarginPerceptron, Perceptron  # noqa: E402
 from osfb_gym.bench.sculley import make_spam_env  # noqa: E402
+from osfb_gym.data.sources import DatasetNotFoundError  # noqa: E402
 from osfb_gym.runner import run_episode  # noqa: E402
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -52,6 +54,11 @@ runs = {
     ),
     "Perceptron, full feedback": ("full", Perceptron(eta=1.0, fit_intercept=False)),
 }
+# the data first, so a missing dataset is one line, not a half-printed table
+try:
+    make_spam_env(args.dataset, data_home=args.data_home, horizon=args.horizon)
+except DatasetNotFoundError as error:
+    raise SystemExit(f"apple_tasting_spam.py needs the {args.dataset} dataset: {error}") from None
 figure, axis = plt.subplots(figsize=(7, 4))
 print("| learner | F1 | recall (ham kept) | precision | label requests |\n|---|---|---|---|---|")
 for name, (feedback, agent) in runs.items():

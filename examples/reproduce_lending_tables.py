@@ -6,8 +6,8 @@ mu(x.beta*), every exploring method's alpha tuned over powers of two. The
 full tables are ``osfb-bench run jiang-linear`` / ``jiang-logistic``; this
 script runs one small dataset so it finishes in about a minute.
 
-    python examples/reproduce_lending_tables.py --data-home ../shared/data   # German credit
-    python examples/reproduce_lending_tables.py --fast                       # breast_cancer, tiny
+    python examples/reproduce_lending_tables.py --data-home DIR   # German credit
+    python examples/reproduce_lending_tables.py --fast            # breast_cancer, tiny
 
 Without the dataset files it falls back to scikit-learn's bundled
 ``breast_cancer`` (not in the paper, so no paper numbers beside it).

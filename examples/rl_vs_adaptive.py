@@ -12,7 +12,8 @@ the episode helps, the setting the online agents are built for.
     python examples/rl_vs_adaptive.py --fast
 
 The ``rl-vs-bandit`` suite (``osfb-bench run rl-vs-bandit``) is the full
-version: more algorithms, both regimes, learning curves.
+version: more algorithms, both regimes, learning curves. Needs the ``[rl]``
+extra (``pip install 'osfb-gym[rl]'``); without it the script says so in one line.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from agents.lending import Adaptive, Greedy
 from agents.rl import SB3Agent
 from osfb_gym.bench.plots import plot_average_loss
 from osfb_gym.bench.rl import train
+from osfb_gym.core.optional import require
 from osfb_gym.runner import evaluate
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -45,6 +47,10 @@ regime = "resampled worlds" if args.resampled else "fixed world"
 env_kwargs: dict = {"horizon": args.horizon}
 if not args.resampled:
     env_kwargs["world_seed"] = 0
+try:
+    require("stable_baselines3", "rl_vs_adaptive.py")
+except ImportError as error:
+    raise SystemExit(str(error)) from None
 model = train(
     "OneSidedLending-v0",
     "PPO",

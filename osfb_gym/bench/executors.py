@@ -29,6 +29,7 @@ import gymnasium as gym
 import numpy as np
 
 from osfb_gym.bench.sweep import Cell, curve_indices, make_agent
+from osfb_gym.core.optional import require, require_for_argument
 from osfb_gym.core.validation import check_choice, check_int
 from osfb_gym.runner import Trajectory, run_episode
 
@@ -52,11 +53,10 @@ def _env(cell: Cell) -> gym.Env:
 
 
 def _rl_agent(cell: Cell, model: bytes) -> Any:
-    import torch
-
     from agents.rl import SB3Agent
     from osfb_gym.bench.rl import algorithm
 
+    torch = require("torch", f"the {cell.agent} agent")
     torch.set_num_threads(1)
     loaded = algorithm(cell.agent).load(io.BytesIO(model), device="cpu")
     return SB3Agent(loaded, deterministic=cell.params.get("deterministic", True))
@@ -329,10 +329,7 @@ def _pool(tasks: list[Task], workers: int) -> Iterator[list[dict[str, Any]]]:
 
 
 def _ray(tasks: list[Task], workers: int, address: str | None) -> Iterator[list[dict[str, Any]]]:
-    try:
-        import ray
-    except ImportError:
-        raise ValueError("executor='ray' needs Ray: pip install 'osfb-gym[ray]'") from None
+    ray = require_for_argument("ray", "executor='ray'")
     started_here = not ray.is_initialized()
     if started_here:
         if address is None:

@@ -25,6 +25,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from osfb_gym.core.optional import require, require_for_argument
 from osfb_gym.core.validation import check_choice, check_int
 from osfb_gym.wrappers import rl_env
 
@@ -46,12 +47,8 @@ def algorithm(name: str) -> Any:
     """
     check_choice(name, "algo", ALGORITHMS)
     if name == "RecurrentPPO":
-        from sb3_contrib import RecurrentPPO
-
-        return RecurrentPPO
-    import stable_baselines3
-
-    return getattr(stable_baselines3, name)
+        return require("sb3_contrib", "RecurrentPPO").RecurrentPPO
+    return getattr(require("stable_baselines3", name), name)
 
 
 def policy(name: str) -> str:
@@ -86,6 +83,7 @@ def training_env(
     processes (worth it only when a step is expensive). ``view`` is the
     observation view of :func:`osfb_gym.wrappers.rl_env`.
     """
+    require("stable_baselines3", "training_env")
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
@@ -138,7 +136,7 @@ def train(
     tensorboard_log
         A folder for TensorBoard logs (needs the ``tensorboard`` package).
     progress_bar
-        SB3's progress bar (needs ``rich``, which ``tqdm`` may pull in).
+        SB3's progress bar (it needs ``rich``, in the ``[rl]`` extra).
     callback
         An SB3 callback (e.g. evaluations for a learning curve).
     normalize
@@ -165,13 +163,11 @@ def train(
     ('A2C', 50)
     """
     check_int(total_timesteps, "total_timesteps", minimum=1)
+    algorithm_class = algorithm(algo)  # the one-line ImportError first, when [rl] is missing
     if tensorboard_log is not None:
-        import importlib.util
-
-        if importlib.util.find_spec("tensorboard") is None:
-            raise ValueError(
-                "tensorboard_log needs the tensorboard package: pip install 'osfb-gym[tensorboard]'"
-            )
+        require_for_argument("tensorboard", "tensorboard_log")
+    if progress_bar:
+        require_for_argument("rich", "progress_bar=True (SB3's progress bar)")
     if torch_threads is not None:
         import torch
 
@@ -183,7 +179,7 @@ def train(
         from stable_baselines3.common.vec_env import VecNormalize
 
         env = VecNormalize(env, norm_obs=True, norm_reward=False)
-    model = algorithm(algo)(
+    model = algorithm_class(
         policy(algo),
         env,
         seed=seed,

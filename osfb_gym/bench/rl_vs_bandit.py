@@ -38,9 +38,10 @@ from agents.reject import DRAL, DSAL, DSOL
 from agents.rl import SB3Agent
 from agents.services import AcQUIre, MaxLossGreedy, Uniform
 from osfb_gym.bench.plots import panels, save
-from osfb_gym.bench.rl import train
+from osfb_gym.bench.rl import algorithm, train
 from osfb_gym.bench.store import ResultStore, stable_key
 from osfb_gym.core.family import FAMILIES
+from osfb_gym.core.optional import require
 from osfb_gym.runner import evaluate
 
 RL_SUITE = "rl-vs-bandit"
@@ -114,6 +115,7 @@ class RLResult:
 
 def _callback(every: int, score: Callable[[Any], float]) -> Any:
     """Return an SB3 callback recording ``(timesteps, score(model))`` every ``every`` steps."""
+    require("stable_baselines3", "the rl-vs-bandit suite")
     from stable_baselines3.common.callbacks import BaseCallback
 
     class Checkpoints(BaseCallback):
@@ -174,6 +176,8 @@ def run_rl_vs_bandit(
         scores, or one RL agent's training and scores) already in
         ``out_dir``'s store; each is stored atomically as it finishes.
     """
+    for algo in algos:
+        algorithm(algo)  # a bad name, or no [rl] extra, stops the run before any work
     chosen = [m for m in MATCHUPS if families is None or m.family in families]
     unknown = sorted(set(families or ()) - {m.family for m in MATCHUPS})
     if unknown:

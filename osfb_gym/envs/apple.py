@@ -506,7 +506,8 @@ class AppleTastingEnv(FeedbackEnv):
       added; the ``ansi`` line shows the reward, no longer the loss (which
       gave a hidden label away), unless ``render_truth=True``.
 
-    ## Example
+    Examples
+    --------
     >>> import gymnasium as gym
     >>> import osfb_gym
     >>> env = gym.make("AppleTasting-v0")

@@ -564,7 +564,8 @@ class OneSidedLendingEnv(FeedbackEnv):
       renders hide the truth unless ``render_truth=True``; ``dataset``
       takes a :class:`~osfb_gym.data.Dataset` record.
 
-    ## Example
+    Examples
+    --------
     >>> import gymnasium as gym
     >>> import osfb_gym
     >>> env = gym.make("OneSidedLending-v0", batch_size=10)

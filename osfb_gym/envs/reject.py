@@ -404,7 +404,8 @@ class RejectOptionEnv(FeedbackEnv):
       added; the ``ansi`` line shows the reward, no longer ``L_d`` (which
       gave an unasked label away), unless ``render_truth=True``.
 
-    ## Example
+    Examples
+    --------
     >>> import gymnasium as gym
     >>> import osfb_gym
     >>> env = gym.make("RejectOption-v0", horizon=3)

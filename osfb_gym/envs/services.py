@@ -250,7 +250,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
       ``(n_services, d)`` (rows not placed yet are 0.0; it was ``(t, d)``);
       the hidden population is private (``world`` was public).
 
-    ## Example
+    Examples
+    --------
     >>> import gymnasium as gym
     >>> import osfb_gym
     >>> env = gym.make("MultiServiceChoice-v0", n_users=50, n_services=3)

@@ -1,0 +1,94 @@
+"""Optional dependencies: imported where they are used, named with their extra when missing.
+
+The core install (``pip install osfb-gym``) has the environments, the
+papers' agents and the benchmark engine, and no PyTorch. The RL baselines
+need stable-baselines3 (and PyTorch through it), the Ray executor needs
+Ray; each is an extra of the distribution. Code that needs one calls
+:func:`require` first (:func:`require_for_argument` when an argument's
+value needs it), so a user without it reads one line saying which extra to
+install instead of a ``ModuleNotFoundError`` from deep inside an
+import chain (scikit-learn's ``check_matplotlib_support`` does the same).
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+#: import name -> (the distribution to name, the osfb-gym extra that installs it)
+EXTRAS: dict[str, tuple[str, str]] = {
+    "stable_baselines3": ("stable-baselines3", "rl"),
+    "sb3_contrib": ("sb3-contrib", "rl"),
+    "torch": ("torch", "rl"),
+    "rich": ("rich", "rl"),
+    "ray": ("ray", "ray"),
+    "tensorboard": ("tensorboard", "tensorboard"),
+}
+
+
+def missing_message(module: str, needed_by: str) -> str:
+    """Return the one line that says what ``needed_by`` needs and how to install it.
+
+    Parameters
+    ----------
+    module
+        The top-level import name (a key of :data:`EXTRAS`).
+    needed_by
+        What needs it, as the user knows it (``"SB3Agent"``, ``"executor='ray'"``).
+
+    Examples
+    --------
+    >>> missing_message("stable_baselines3", "SB3Agent")
+    "SB3Agent needs stable-baselines3: pip install 'osfb-gym[rl]'"
+    """
+    if module not in EXTRAS:
+        raise ValueError(f"module must be one of {sorted(EXTRAS)}, got {module!r}")
+    distribution, extra = EXTRAS[module]
+    return f"{needed_by} needs {distribution}: pip install 'osfb-gym[{extra}]'"
+
+
+def require(module: str, needed_by: str) -> ModuleType:
+    """Import the optional ``module`` and return it, or raise a one-line ``ImportError``.
+
+    Parameters
+    ----------
+    module
+        The top-level import name (a key of :data:`EXTRAS`).
+    needed_by
+        What needs it, named in the message.
+
+    Raises
+    ------
+    ImportError
+        When ``module`` (or a package it imports, such as torch under
+        stable-baselines3) is not installed; the message names the extra,
+        the original error is chained as its cause.
+
+    Examples
+    --------
+    >>> require("rich", "SB3's progress bar").__name__
+    'rich'
+    """
+    message = missing_message(module, needed_by)
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise ImportError(message, name=module) from error
+
+
+def require_for_argument(module: str, argument: str) -> ModuleType:
+    """Import ``module`` that the value of ``argument`` needs, or raise a one-line ``ValueError``.
+
+    An argument whose value cannot be used here (``executor="ray"`` without
+    Ray, a TensorBoard folder without TensorBoard) gets the ``ValueError``
+    any other unusable argument value gets, with :func:`require`'s message.
+
+    Examples
+    --------
+    >>> require_for_argument("rich", "progress_bar=True").__name__
+    'rich'
+    """
+    try:
+        return require(module, argument)
+    except ImportError as error:
+        raise ValueError(str(error)) from error
