@@ -275,7 +275,9 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
-    errors: list[type[BaseException]] = [ValueError, TypeError, OSError]
+    from osfb_gym.core.optional import MissingExtraError  # an extra to install: one line
+
+    errors: list[type[BaseException]] = [ValueError, TypeError, OSError, MissingExtraError]
     gymnasium = sys.modules.get("gymnasium.error")
     if gymnasium is not None:
         errors.append(gymnasium.Error)

@@ -26,6 +26,10 @@ EXTRAS: dict[str, tuple[str, str]] = {
 }
 
 
+class MissingExtraError(ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+
 def missing_message(module: str, needed_by: str) -> str:
     """Return the one line that says what ``needed_by`` needs and how to install it.
 
@@ -59,8 +63,8 @@ def require(module: str, needed_by: str) -> ModuleType:
 
     Raises
     ------
-    ImportError
-        When ``module`` (or a package it imports, such as torch under
+    MissingExtraError
+        An ``ImportError``, when ``module`` (or a package it imports, such as torch under
         stable-baselines3) is not installed; the message names the extra,
         the original error is chained as its cause.
 
@@ -73,7 +77,7 @@ def require(module: str, needed_by: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as error:
-        raise ImportError(message, name=module) from error
+        raise MissingExtraError(message, name=module) from error
 
 
 def require_for_argument(module: str, argument: str) -> ModuleType:

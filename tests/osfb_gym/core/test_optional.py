@@ -80,15 +80,23 @@ def test_core_works_without_torch_sb3_ray_and_each_extra_is_named_in_one_line():
         print(message(lambda: execute([], print, executor="ray", workers=1)))
         print(message(lambda: require_for_argument("tensorboard", "tensorboard_log")))
         print(sorted(m for m in HIDDEN if m in sys.modules))
+
+        # the CLI says the same in one line on stderr, exit code 2, no traceback
+        import contextlib, io
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            code = osfb_gym.cli.main(["train", "OneSidedLending-v0", "--total-timesteps", "10"])
+        print(code, stderr.getvalue().strip().splitlines())
         """
     )
     assert printed.splitlines() == [
-        "ImportError: SB3Agent needs stable-baselines3: pip install 'osfb-gym[rl]'",
-        "ImportError: PPO needs stable-baselines3: pip install 'osfb-gym[rl]'",
-        "ImportError: RecurrentPPO needs sb3-contrib: pip install 'osfb-gym[rl]'",
+        "MissingExtraError: SB3Agent needs stable-baselines3: pip install 'osfb-gym[rl]'",
+        "MissingExtraError: PPO needs stable-baselines3: pip install 'osfb-gym[rl]'",
+        "MissingExtraError: RecurrentPPO needs sb3-contrib: pip install 'osfb-gym[rl]'",
         "ValueError: executor='ray' needs ray: pip install 'osfb-gym[ray]'",
         "ValueError: tensorboard_log needs tensorboard: pip install 'osfb-gym[tensorboard]'",
         "[]",  # nothing of the extras was imported on the way
+        "2 [\"osfb-bench train: error: PPO needs stable-baselines3: pip install 'osfb-gym[rl]'\"]",
     ]
 
 
