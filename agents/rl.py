@@ -108,8 +108,13 @@ class SB3Agent(Agent):
 
     def clone(self, **overrides: Any) -> SB3Agent:
         """Return a fresh agent sharing the (frozen) model; nothing learned is copied."""
-        params = {**self.get_params(), **overrides}
+        params = {**self.get_params(deep=False), **overrides}
         return type(self)(**params)
+
+    def __sklearn_clone__(self) -> SB3Agent:
+        # sklearn.base.clone would deep-copy the model (torch modules); a trained
+        # model is a frozen hyperparameter here, shared like the project's clone()
+        return self.clone()
 
     # ------------------------------------------------------------------ contract
     def reset(

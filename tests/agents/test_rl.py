@@ -152,6 +152,9 @@ def test_contract_clone_shares_the_frozen_model_and_bad_uses_are_explained():
     agent = SB3Agent(model)
     clone = agent.clone()
     assert clone.model is model and clone.get_params() == agent.get_params()
+    import sklearn.base
+
+    assert sklearn.base.clone(agent).model is model  # scikit-learn's clone shares it too
     assert repr(agent).startswith("SB3Agent(model=")
     reject = gym.make("RejectOption-v0")
     with pytest.raises(ValueError, match="trained on observations"):
