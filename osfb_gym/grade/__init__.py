@@ -15,7 +15,7 @@ traceback or a hang; a result no agent can reach is flagged
 
 Examples
 --------
->>> FAMILIES["lending"].objective, FAMILIES["apple"].higher_is_better
+>>> FAMILIES["lending"].objective, FAMILIES["apple"].lower_is_better
 ('cumulative_loss', True)
 """
 
@@ -35,7 +35,8 @@ import numpy as np
 import pandas as pd
 
 from agents.base import Agent
-from envs_registry import ENVS
+from osfb_gym.core.family import FAMILIES, Family
+from osfb_gym.core.family import family_of as _family_of
 from osfb_gym.core.validation import check_float, check_int
 from osfb_gym.grade.boundary import Limits, SubmissionAgent
 from osfb_gym.grade.integrity import impossible
@@ -58,52 +59,6 @@ __all__ = [
 #: a difference to a reference within this many standard errors (of the paired
 #: per-seed differences) is called a tie
 TIE_STANDARD_ERRORS = 2.0
-
-
-@dataclass(frozen=True)
-class Family:
-    """How one environment family is graded.
-
-    Attributes
-    ----------
-    objective
-        The episode metric a grade reports (mean and standard error).
-    higher_is_better
-        True for a score (F1), False for a loss.
-    references
-        ``"module:Class"`` of the reference agents, run with their defaults.
-    env_kwargs
-        Default environment arguments for grading (kept small, so a grade takes seconds).
-    """
-
-    objective: str
-    higher_is_better: bool
-    references: tuple[str, ...]
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-
-
-FAMILIES: dict[str, Family] = {
-    "lending": Family(
-        "cumulative_loss", False, ("agents.lending:Greedy", "agents.lending:Adaptive")
-    ),
-    "apple": Family(
-        "f1",
-        True,
-        ("agents.apple:Perceptron", "agents.apple:MarginPerceptron", "agents.apple:LabelEfficient"),
-    ),
-    "reject": Family(
-        "average_risk",
-        False,
-        ("agents.reject:DSOL", "agents.reject:DRAL", "agents.reject:DSAL"),
-        {"horizon": 2000},
-    ),
-    "services": Family(
-        "total_loss",
-        False,
-        ("agents.services:Uniform", "agents.services:AcQUIre"),
-        {"reference_restarts": 0},  # the approximation ratio's solver is most of the time
-    ),
-}
 
 
 @dataclass
@@ -149,20 +104,21 @@ class GradeReport:
 
 
 # ---------------------------------------------------------------------------- arguments
-def family_name(env_id: str) -> str:
-    """Return the family of a registered env id (``ValueError`` otherwise)."""
+def family_of(env_id: str) -> Family:
+    """Return the :class:`~osfb_gym.core.family.Family` of a registered env id.
+
+    The grader reads the one family record (objective, direction, reference
+    agents, grading kwargs) that sweeps and tables read too.
+    """
     if not isinstance(env_id, str):
         raise TypeError(f"env_id must be a registered osfb-gym id (a str), got {env_id!r}")
-    for entry in ENVS:
-        if entry.id == env_id:
-            return entry.family
-    known = ", ".join(entry.id for entry in ENVS)
-    raise ValueError(f"env_id must be a registered osfb-gym id ({known}), got {env_id!r}")
-
-
-def family_of(env_id: str) -> Family:
-    """Return the grading :class:`Family` of a registered env id (``ValueError`` otherwise)."""
-    return FAMILIES[family_name(env_id)]
+    try:
+        return _family_of(env_id)
+    except ValueError:
+        known = ", ".join(family.env_id for family in FAMILIES.values())
+        raise ValueError(
+            f"env_id must be a registered osfb-gym id ({known}), got {env_id!r}"
+        ) from None
 
 
 def held_out_seeds(n_seeds: int, seed: int | None = None) -> list[int]:
@@ -201,7 +157,7 @@ def _check_path(value: Any, name: str) -> Path:
 
 def _check_env_kwargs(env_kwargs: Any, family: Family) -> dict[str, Any]:
     if env_kwargs is None:
-        return dict(family.env_kwargs)
+        return dict(family.grade_kwargs)
     if not isinstance(env_kwargs, dict) or not all(isinstance(key, str) for key in env_kwargs):
         raise TypeError(
             f"env_kwargs must be a dict of argument names to values, or None; got {env_kwargs!r}"
@@ -316,11 +272,11 @@ def _verdict(results: pd.DataFrame, yours: str, family: Family) -> str:
         mean, error = float(difference.mean()), float(difference.sem())
         if mean == 0 or (np.isfinite(error) and abs(mean) <= TIE_STANDARD_ERRORS * error):
             groups["tied"].append(str(agent))
-        elif (mean > 0) == family.higher_is_better:
+        elif (mean < 0) == family.lower_is_better:
             groups["better"].append(str(agent))
         else:
             groups["worse"].append(str(agent))
-    direction = "higher" if family.higher_is_better else "lower"
+    direction = "lower" if family.lower_is_better else "higher"
     parts = []
     if groups["better"]:
         parts.append(f"better than {', '.join(groups['better'])}")
@@ -452,9 +408,9 @@ def grade(
     suspicious = [
         f"episode {episode}: {reason}"
         for episode, trajectory in enumerate(trajectories, start=1)
-        for reason in impossible(family_name(env_id), trajectory)
+        for reason in impossible(family_of(env_id).name, trajectory)
     ]
-    for spec in family.references:
+    for spec in family.reference_agents:
         agent = _reference(spec)
         frame, references = evaluate(
             env_id, agent, seeds, env_kwargs=kwargs, return_trajectories=True
@@ -462,7 +418,9 @@ def grade(
         frames.append(frame)
         curves[type(agent).__name__] = [trajectory.average_loss for trajectory in references]
     table_frame = pd.concat(frames, ignore_index=True)
-    table = summary_table(table_frame, family.objective, higher_is_better=family.higher_is_better)
+    table = summary_table(
+        table_frame, family.objective, higher_is_better=not family.lower_is_better
+    )
     plot = None
     if out is not None:
         plot = _plot(table_frame, curves, family, plot_path(out, file, env_id))
