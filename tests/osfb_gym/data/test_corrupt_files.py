@@ -481,6 +481,18 @@ def test_the_fuzz_covers_every_class_of_corruption() -> None:
 TABLES = [sample for sample in SAMPLES if sample.kind == "table"]
 
 
+def _arff_domains(sample: Sample) -> dict[str, set[str]]:
+    """The listed values of each nominal ``@attribute`` of an ARFF sample (none elsewhere)."""
+    if not sample.file.endswith(".arff"):
+        return {}
+    domains = {}
+    for line in (sample.home / str(sample.spec.folder) / sample.file).read_text().splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[0].lower() == "@attribute" and parts[2].startswith("{"):
+            domains[parts[1].strip("'")] = {v.strip() for v in parts[2].strip("{} ").split(",")}
+    return domains
+
+
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_any_value_in_a_cell_is_an_error_or_read_as_written(data: st.DataObject) -> None:
@@ -505,6 +517,9 @@ def test_any_value_in_a_cell_is_an_error_or_read_as_written(data: st.DataObject)
             legit = bool(np.isfinite(float(value.strip())))
         except ValueError:
             legit = value.strip() == "?" and column in sample.missing
+        nominal = _arff_domains(sample).get(column)
+        if nominal is not None:  # an ARFF nominal attribute takes only its listed values
+            legit = legit and value.strip() in nominal
     else:
         legit = value.strip() in sample.labels
     case = Case(
