@@ -150,8 +150,7 @@ def make_learner(
     Examples
     --------
     >>> make_learner("margin_perceptron", threshold=-0.25)
-    MarginPerceptron(m=2.0, eta=1.0, class_weight=None, threshold=-0.25, fit_intercept=False, \
-intercept_scaling=1.0)
+    MarginPerceptron(fit_intercept=False, threshold=-0.25)
     """
     if learner == "svm":
         return OnlineSVM(
@@ -186,8 +185,7 @@ def make_agent(
     Examples
     --------
     >>> make_agent("perceptron", "label_efficient", beta=0.01)
-    LabelEfficient(base=Perceptron(eta=1.0, class_weight=None, threshold=0.0, \
-fit_intercept=False, intercept_scaling=1.0), beta=0.01)
+    LabelEfficient(base=Perceptron(fit_intercept=False), beta=0.01)
     """
     base = make_learner(learner, threshold=threshold, class_weight=class_weight)
     if strategy == "none":

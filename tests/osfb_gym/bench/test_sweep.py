@@ -297,7 +297,12 @@ def test_quick_on_ray_with_its_ppo_gives_the_rows_of_one_process(tmp_path):
 def test_the_readme_spec_is_valid(tmp_path):
     import re
 
-    blocks = re.findall(r"```toml\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    blocks = [
+        block
+        for page in pages
+        for block in re.findall(r"```toml\n(.*?)```", page.read_text(), re.S)
+    ]
     assert blocks
     for block in blocks:
         spec = load_spec(tiny(tmp_path, block))
