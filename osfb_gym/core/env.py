@@ -9,6 +9,7 @@ import gymnasium as gym
 from gymnasium.envs.registration import EnvSpec
 
 from osfb_gym.core.metrics import EpisodeMetrics
+from osfb_gym.core.validation import check_int
 
 
 class FeedbackEnv(gym.Env):
@@ -50,6 +51,21 @@ class FeedbackEnv(gym.Env):
         if value is not None and value.max_episode_steps is None:
             value = replace(value, max_episode_steps=self.horizon)
         self.__dict__["_spec"] = value
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Seed ``np_random`` (any non-negative integer, Python's or numpy's) and check ``options``.
+
+        Subclasses call ``super().reset(seed=seed, options=options)`` first,
+        as Gymnasium asks; Gymnasium alone refuses a numpy integer seed, and
+        an ``options`` that is not a dict would be silently ignored.
+        """
+        if seed is not None:
+            seed = check_int(seed, "seed", minimum=0)
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be a dict or None, got {options!r}")
+        return super().reset(seed=seed, options=options)  # type: ignore[return-value]
 
     def _override_hidden(self, action: Any, extreme: str) -> bool:
         """Set every outcome ``action`` would leave hidden to an extreme value.

@@ -743,7 +743,7 @@ class AppleTastingEnv(FeedbackEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Draw a world (unless fixed) or a dataset's order, and the first example."""
-        super().reset(seed=seed)
+        super().reset(seed=seed, options=options)
         self._started = True
         self._t = 0
         self._pos = 0

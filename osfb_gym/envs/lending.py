@@ -626,7 +626,8 @@ class OneSidedLendingEnv(FeedbackEnv):
     ) -> None:
         self.link = get_link(link)
         self.batch_size = check_int(batch_size, "batch_size", minimum=1)
-        self.beta_norm = check_float(beta_norm, "beta_norm", low=0.0, low_inclusive=False)
+        # scores are x . beta*; past 1e6 they stop meaning anything and overflow downstream
+        self.beta_norm = check_float(beta_norm, "beta_norm", low=0.0, high=1e6, low_inclusive=False)
         self.scenario = check_choice(scenario, "scenario", SCENARIOS)
         self.feedback_mode = check_choice(feedback, "feedback", FEEDBACK_MODES)
         self.world_seed = check_world_seed(world_seed)
@@ -814,7 +815,15 @@ class OneSidedLendingEnv(FeedbackEnv):
         )
         if self._data is not None:
             return float(np.quantile(self._data.mu, quantile))
-        return gaussian_score_cutoff(self.link, self.beta_norm, quantile)
+        cutoff = gaussian_score_cutoff(self.link, self.beta_norm, quantile)
+        if self.link.name == "logistic" and not 0.0 < cutoff < 1.0:
+            # expit saturates: every applicant would sit on one side of the cutoff
+            raise ValueError(
+                f"beta_norm={self.beta_norm!r} with cutoff_quantile={quantile!r} puts the "
+                f"logistic cutoff at {cutoff!r}, where no applicant beats it; use a beta_norm "
+                "of at most about 30 (scores of standard-normal features times beta_norm)"
+            )
+        return cutoff
 
     # ------------------------------------------------------------------ dynamics
     def _draw_world(self, rng: np.random.Generator) -> LendingWorld:
@@ -860,7 +869,7 @@ class OneSidedLendingEnv(FeedbackEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Draw a world (unless fixed), the warm-start sample and the first batch."""
-        super().reset(seed=seed)
+        super().reset(seed=seed, options=options)
         self._t = 0
         self._history = []
         self._last_line = ""

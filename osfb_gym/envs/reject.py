@@ -578,7 +578,7 @@ class RejectOptionEnv(FeedbackEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Draw a world (unless fixed) or a dataset's order, and the first example."""
-        super().reset(seed=seed)
+        super().reset(seed=seed, options=options)
         self._started = True
         self._over = False
         self._t = 0

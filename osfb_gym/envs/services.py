@@ -454,7 +454,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Draw a world (unless fixed); no service yet."""
-        super().reset(seed=seed)
+        super().reset(seed=seed, options=options)
         self._world = self._draw_world(world_rng(self.world_seed, self.np_random))
         self._services = np.full((self.n_services, self.service_dim), np.nan)
         self._best = np.zeros(self.n_users)

@@ -30,7 +30,7 @@ def make(case: tuple[str, dict[str, Any]], **extra: Any) -> gym.Env:
 def rollout(env: gym.Env, seed: int, steps: int = STEPS, probe: str | None = None) -> list:
     """Reset with ``seed``, take seeded random actions, record what an agent sees."""
     obs, info = env.reset(seed=seed)
-    env.action_space.seed(seed)
+    env.action_space.seed(int(seed))
     record: list = [(obs, strip_oracle(info))]
     for _ in range(steps):
         action = env.action_space.sample()
@@ -142,6 +142,16 @@ def test_bad_actions_raise_and_name_the_parameter(case):
 def test_unknown_keyword_is_rejected(case):
     with pytest.raises(TypeError, match="no_such_option"):
         make(case, no_such_option=1)
+
+
+def test_numpy_integer_seeds_are_seeds_and_bad_seeds_or_options_are_named(case):
+    env = make(case)
+    assert_same(rollout(env, np.int64(3), steps=3), rollout(env, 3, steps=3))
+    for seed, error in ((1.5, TypeError), (True, TypeError), (-1, ValueError)):
+        with pytest.raises(error, match="seed"):
+            env.reset(seed=seed)
+    with pytest.raises(TypeError, match="options must be a dict"):
+        env.reset(seed=0, options="x")
 
 
 def test_step_before_reset_is_an_error(case):

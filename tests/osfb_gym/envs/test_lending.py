@@ -142,6 +142,8 @@ def test_truncates_at_the_horizon():
         ({"link": "linear", "noise_std": -1.0}, ValueError, "noise_std"),
         ({"warm_start": -1}, ValueError, "warm_start"),
         ({"beta_norm": 0.0}, ValueError, "beta_norm"),
+        ({"beta_norm": 100.0}, ValueError, "beta_norm"),  # logistic cutoff saturates at 1
+        ({"link": "linear", "beta_norm": 1e308}, ValueError, "beta_norm"),
         ({"scenario": "greedy_trap", "tau": 0.5}, ValueError, "tau"),
         ({"scenario": "greedy_trap", "dim": 1}, ValueError, "dim"),
         ({"trap_probability": 1.0}, ValueError, "trap_probability"),
