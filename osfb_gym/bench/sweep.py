@@ -37,7 +37,6 @@ import importlib
 import inspect
 import itertools
 import json
-import pkgutil
 import sys
 from dataclasses import dataclass, field
 from functools import cache
@@ -89,20 +88,18 @@ def agent_classes() -> dict[str, type[Agent]]:
     >>> "Adaptive" in classes and "DSAL" in classes and "SB3Agent" not in classes
     True
     """
-    import agents
+    from agents.base import all_agents
 
-    for module in pkgutil.walk_packages(agents.__path__, "agents."):
-        importlib.import_module(module.name)
     found: dict[str, type[Agent]] = {}
-    stack = list(Agent.__subclasses__())
-    while stack:
-        cls = stack.pop()
-        stack.extend(cls.__subclasses__())
-        if not cls.__module__.startswith("agents.") or cls.__name__ == "SB3Agent":
+    for cls in all_agents():
+        if cls.__name__ == "SB3Agent":
             continue
-        if cls.__dict__.get("abstract", False) or cls.__name__.startswith("_"):
-            continue
-        found[cls.__name__] = cls
+        other = found.setdefault(cls.__name__, cls)
+        if other is not cls:  # a spec names agents by class name: two would shadow each other
+            raise RuntimeError(
+                f"two agent classes are named {cls.__name__!r} ({other.__module__} and "
+                f"{cls.__module__}); sweep specs name agents by class name, rename one"
+            )
     return dict(sorted(found.items()))
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from osfb_gym.bench import ResultStore, load_spec, run_sweep
 from osfb_gym.bench.executors import execute
-from osfb_gym.bench.sweep import agents_for
+from osfb_gym.bench.sweep import agent_classes, agents_for
 from osfb_gym.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -328,3 +328,14 @@ def test_lending_grids_run_as_replicas_with_the_rows_of_one_episode_each(tmp_pat
     together = pd.DataFrame(run_task((ordered, {})))
     alone = pd.DataFrame([run_cell(cell) for cell in ordered])
     assert metrics(together).equals(metrics(alone))
+
+
+def test_two_agent_classes_with_one_name_are_an_error_not_a_shadow(monkeypatch):
+    import agents.base
+    from agents.apple import Perceptron
+    from agents.lending import Greedy
+
+    twin = type("Greedy", (Perceptron,), {"__module__": "agents.apple.twin"})
+    monkeypatch.setattr(agents.base, "all_agents", lambda: [Greedy, twin])
+    with pytest.raises(RuntimeError, match="two agent classes are named 'Greedy'"):
+        agent_classes()
