@@ -337,5 +337,6 @@ def test_two_agent_classes_with_one_name_are_an_error_not_a_shadow(monkeypatch):
 
     twin = type("Greedy", (Perceptron,), {"__module__": "agents.apple.twin"})
     monkeypatch.setattr(agents.base, "all_agents", lambda: [Greedy, twin])
+    discover = agent_classes.__wrapped__  # the cached result stays the real one
     with pytest.raises(RuntimeError, match="two agent classes are named 'Greedy'"):
-        agent_classes()
+        discover()
