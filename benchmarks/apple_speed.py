@@ -39,7 +39,7 @@ from threadpoolctl import threadpool_limits
 
 import osfb_gym  # noqa: F401
 from agents.apple import OnlineSVM
-from osfb_gym.bench.sculley import make_learner, make_spam_env
+from osfb_gym.bench.suites.sculley import make_learner, make_spam_env
 from osfb_gym.runner import run_episode
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -33,7 +33,7 @@ from threadpoolctl import threadpool_limits
 
 import osfb_gym  # noqa: F401
 from agents.lending.replicas import CutoffReplicas
-from osfb_gym.bench.jiang import JIANG_SUITES, agent_for
+from osfb_gym.bench.suites.jiang import JIANG_SUITES, agent_for
 from osfb_gym.runner import run_episode, run_vector_episode
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -28,7 +28,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from agents.apple import LabelEfficient, MarginPerceptron, Perceptron  # noqa: E402
-from osfb_gym.bench.sculley import make_spam_env  # noqa: E402
+from osfb_gym.bench.suites.sculley import make_spam_env  # noqa: E402
 from osfb_gym.data.sources import DatasetNotFoundError  # noqa: E402
 from osfb_gym.runner import run_episode  # noqa: E402
 

@@ -216,7 +216,7 @@ def _list() -> int:
 def _table(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from osfb_gym.bench.jiang import JIANG_SUITES, write_report
+    from osfb_gym.bench.suites.jiang import JIANG_SUITES, write_report
 
     for path in args.results:
         if not Path(path).is_file():

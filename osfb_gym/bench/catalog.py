@@ -92,7 +92,7 @@ def _local_only(name: str, options: RunOptions) -> None:
 
 def _quick(name: str, out: Path, options: RunOptions) -> str:
     from osfb_gym.bench.run import run_suite
-    from osfb_gym.bench.suites import get_suite
+    from osfb_gym.bench.suites.quick import get_suite
 
     suite = get_suite(name)
     result = run_suite(
@@ -118,7 +118,7 @@ def _alphas(text: str | None) -> tuple[float, ...] | None:
 
 
 def _jiang(name: str, out: Path, options: RunOptions) -> str:
-    from osfb_gym.bench.jiang import JIANG_SUITES, run_jiang
+    from osfb_gym.bench.suites.jiang import JIANG_SUITES, run_jiang
 
     result = run_jiang(
         JIANG_SUITES[name], out, datasets=_list(options, "datasets"), seeds=options.seed_list(),
@@ -134,7 +134,7 @@ def _written(files: list[Path]) -> str:
 
 
 def _sculley(name: str, out: Path, options: RunOptions) -> str:
-    from osfb_gym.bench.sculley import run_sculley
+    from osfb_gym.bench.suites.sculley import run_sculley
 
     _local_only(name, options)
     extra: dict[str, Any] = {}
@@ -156,7 +156,7 @@ def _sculley(name: str, out: Path, options: RunOptions) -> str:
 
 
 def _shah(name: str, out: Path, options: RunOptions) -> str:
-    from osfb_gym.bench.shah import SHAH_SUITES, run_shah
+    from osfb_gym.bench.suites.shah import SHAH_SUITES, run_shah
 
     result = run_shah(
         SHAH_SUITES[name], out, datasets=_list(options, "datasets"), seeds=options.seed_list(),
@@ -168,7 +168,7 @@ def _shah(name: str, out: Path, options: RunOptions) -> str:
 
 
 def _bose(name: str, out: Path, options: RunOptions) -> str:
-    from osfb_gym.bench.dean import DEAN_SUITES, run_dean
+    from osfb_gym.bench.suites.bose import DEAN_SUITES, run_dean
 
     _local_only(name, options)
     result = run_dean(
@@ -180,7 +180,7 @@ def _bose(name: str, out: Path, options: RunOptions) -> str:
 
 
 def _rl(name: str, out: Path, options: RunOptions) -> str:
-    from osfb_gym.bench.rl_vs_bandit import run_rl_vs_bandit
+    from osfb_gym.bench.suites.rl_vs_bandit import run_rl_vs_bandit
 
     _local_only(name, options)
     extra: dict[str, Any] = {"progress": options.progress, "resume": options.resume}

@@ -74,8 +74,9 @@ from agents.apple import (
     SamplingStrategy,
 )
 from agents.base import Agent
-from osfb_gym.bench.jiang import available_datasets
-from osfb_gym.bench.sculley_tables import (
+from osfb_gym.bench.store import ResultStore, stable_key
+from osfb_gym.bench.suites.jiang import available_datasets
+from osfb_gym.bench.suites.sculley_tables import (
     PAPER_TOPICS,
     REUTERS_LEARNERS,
     REUTERS_METHODS,
@@ -86,7 +87,6 @@ from osfb_gym.bench.sculley_tables import (
     published_reuters,
     published_spam,
 )
-from osfb_gym.bench.store import ResultStore, stable_key
 from osfb_gym.data import Dataset, TextDataset, load
 from osfb_gym.data.text import R8_TOPICS
 from osfb_gym.runner import run_episode

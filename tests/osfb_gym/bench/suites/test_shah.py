@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.shah import SHAH_SUITES, ShahSuite, run_shah, summary
+from osfb_gym.bench.suites.shah import SHAH_SUITES, ShahSuite, run_shah, summary
 from osfb_gym.cli import main
 from tests.osfb_gym.envs.cases import DATA_HOME, SHARED_DATA
 

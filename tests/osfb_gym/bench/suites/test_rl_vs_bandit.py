@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.rl_vs_bandit import MATCHUPS, run_rl_vs_bandit, summary, verdicts
+from osfb_gym.bench.suites.rl_vs_bandit import MATCHUPS, run_rl_vs_bandit, summary, verdicts
 from osfb_gym.cli import main
 
 TINY = {"PPO": {"n_steps": 32, "batch_size": 16, "n_epochs": 1}}
@@ -81,7 +81,7 @@ def test_bad_choices_exit_with_a_message(capsys):
 
 @pytest.mark.slow
 def test_resume_reads_every_finished_cell_back_instead_of_training_again(result, monkeypatch):
-    import osfb_gym.bench.rl_vs_bandit as module
+    import osfb_gym.bench.suites.rl_vs_bandit as module
 
     def no_training(*args, **kwargs):
         raise AssertionError("a finished cell was trained again")

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.jiang import JIANG_SUITES, paper_table, run_jiang, tune
 from osfb_gym.bench.paper_tables import METHODS, published
+from osfb_gym.bench.suites.jiang import JIANG_SUITES, paper_table, run_jiang, tune
 from osfb_gym.cli import main
 
 # the offline copies of the datasets, named by the environment (see the data layer)

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from agents.apple import LabelEfficient, MarginPerceptron, OnlineSVM, Perceptron
-from osfb_gym.bench.sculley import (
+from osfb_gym.bench.suites.sculley import (
     REUTERS_TOPICS,
     SCULLEY_SUITES,
     SVM_WEIGHTS_PAPER,
@@ -27,7 +27,7 @@ from osfb_gym.bench.sculley import (
     spam_summary,
     spam_table,
 )
-from osfb_gym.bench.sculley_tables import (
+from osfb_gym.bench.suites.sculley_tables import (
     PAPER_TOPICS,
     REUTERS_METHODS,
     SPAM_CORPORA,
@@ -289,8 +289,8 @@ def test_cli_runs_reuters_on_the_real_data(tmp_path):
 
 @pytest.mark.slow
 def test_resume_reruns_only_the_episodes_a_killed_run_did_not_finish(tmp_path, monkeypatch):
-    from osfb_gym.bench import sculley
     from osfb_gym.bench.store import ResultStore
+    from osfb_gym.bench.suites import sculley
 
     _fake_r8(tmp_path)
     options = dict(topics=["earn"], seeds=[0], svm_seeds=1, learners=["margin_perceptron"],

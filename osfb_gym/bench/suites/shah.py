@@ -39,9 +39,9 @@ import numpy as np
 import pandas as pd
 
 from agents.reject import DRAL, DSAL, DSOL
-from osfb_gym.bench.jiang import available_datasets
 from osfb_gym.bench.plots import panels, save
 from osfb_gym.bench.run import run_cells
+from osfb_gym.bench.suites.jiang import available_datasets
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 
 ENV_ID = "RejectOption-v0"

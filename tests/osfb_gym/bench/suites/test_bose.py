@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.dean import uniform_services_to_match
+from osfb_gym.bench.suites.bose import uniform_services_to_match
 from osfb_gym.cli import main
 
 
@@ -44,7 +44,7 @@ def test_uniform_match_reports_more_than_the_range_when_never_matched():
 
 @pytest.mark.slow
 def test_movielens_runs_when_its_ratings_are_found(tmp_path):
-    from osfb_gym.bench.dean import DEAN_SUITES, run_dean
+    from osfb_gym.bench.suites.bose import DEAN_SUITES, run_dean
     from tests.osfb_gym.envs.test_services import write_ratings
 
     home = write_ratings(tmp_path / "data", users=260, movies=80)
@@ -57,8 +57,8 @@ def test_movielens_runs_when_its_ratings_are_found(tmp_path):
 
 @pytest.mark.slow
 def test_resume_runs_only_the_cells_a_killed_run_did_not_finish(tmp_path, monkeypatch):
-    from osfb_gym.bench import dean
     from osfb_gym.bench.store import ResultStore
+    from osfb_gym.bench.suites import bose as dean
 
     monkeypatch.delenv("OSFB_DATA", raising=False)  # the synthetic settings only
     options = dict(seeds=[0, 1], max_services=3, progress=False, data_home=str(tmp_path / "none"))
