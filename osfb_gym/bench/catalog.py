@@ -155,11 +155,24 @@ def _sculley(name: str, out: Path, options: RunOptions) -> str:
     return result.report + _written(result.files)
 
 
+def _gammas(text: str | None) -> tuple[float, ...] | None:
+    if text is None:
+        return None
+    try:
+        values = tuple(float(part) for part in _names(text))
+    except ValueError:
+        raise ValueError(f"--set gammas= must be positive numbers, e.g. 1,2,3; got {text!r}") from None
+    if not values or min(values) <= 0:
+        raise ValueError(f"--set gammas= must be positive numbers, e.g. 1,2,3; got {text!r}")
+    return values
+
+
 def _shah(name: str, out: Path, options: RunOptions) -> str:
     from osfb_gym.bench.suites.shah import SHAH_SUITES, run_shah
 
     result = run_shah(
         SHAH_SUITES[name], out, datasets=_list(options, "datasets"), seeds=options.seed_list(),
+        gammas=_gammas(options.settings.get("gammas")),
         horizon=options.horizon, data_home=options.data_home, n_jobs=options.workers,
         progress=options.progress, resume=options.resume, executor=options.executor,
         address=options.address,
@@ -208,7 +221,7 @@ SUITES: dict[str, Suite] = {
               ("datasets", "learners"), _sculley),
         Suite("sculley-reuters", "Sculley 2007, minority topics of Reuters R8",
               ("topics", "learners", "svm_seeds", "full_grid"), _sculley),
-        Suite("shah-reject", "Shah and Manwani 2020, online reject option", ("datasets",), _shah),
+        Suite("shah-reject", "Shah and Manwani 2020, online reject option", ("datasets", "gammas"), _shah),
         Suite("bose-services", "Bose et al. (AcQUIre), multi-service user choice", (), _bose),
         Suite("rl-vs-bandit", "SB3 agents against the principled agents, fixed/resampled worlds",
               ("families", "regimes", "algos", "total_timesteps"), _rl),

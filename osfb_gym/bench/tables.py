@@ -40,7 +40,13 @@ def _varied(params: pd.Series) -> list[str]:
     return [name for name in names if len({json.dumps(p.get(name)) for p in parsed}) > 1]
 
 
-def tuned(results: pd.DataFrame, metric: str, *, lower_is_better: bool = True) -> pd.DataFrame:
+def tuned(
+    results: pd.DataFrame,
+    metric: str,
+    *,
+    lower_is_better: bool = True,
+    then: str | None = None,
+) -> pd.DataFrame:
     """Pick each agent's best hyperparameters per setting, as the papers tune.
 
     ``results`` has one row per cell with ``setting``, ``agent``, ``params``
@@ -49,6 +55,11 @@ def tuned(results: pd.DataFrame, metric: str, *, lower_is_better: bool = True) -
     chosen; the rows of that choice are returned, with a ``chosen`` column
     naming the grid values picked (empty when the agent had no grid).
 
+    With ``then`` (a second metric, lower is better) the choice weighs two
+    objectives by the one-standard-error rule: among the grid settings whose
+    mean ``metric`` is within one standard error (over seeds) of the best
+    mean, the one with the lowest mean ``then`` (ties: the better ``metric``).
+
     Examples
     --------
     >>> frame = pd.DataFrame({"setting": ["s"] * 4, "agent": ["A"] * 4, "seed": [0, 1, 0, 1],
@@ -56,11 +67,22 @@ def tuned(results: pd.DataFrame, metric: str, *, lower_is_better: bool = True) -
     >>> best = tuned(frame, "loss")
     >>> best["chosen"].unique().tolist(), best["loss"].tolist()
     (['alpha=2'], [1.0, 2.0])
+    >>> frame["labels"] = [0.9, 0.9, 0.1, 0.1]
+    >>> frame["loss"] = [1.0, 1.2, 1.05, 1.25]  # alpha=2 within one s.e. of the best, fewer labels
+    >>> tuned(frame, "loss", then="labels")["chosen"].unique().tolist()
+    ['alpha=2']
     """
     chosen = []
     for _, group in results.groupby(["setting", "agent"], sort=False):
-        means = group.groupby("params", sort=False)[metric].mean()
+        by = group.groupby("params", sort=False)
+        means = by[metric].mean()
         best = means.idxmin() if lower_is_better else means.idxmax()
+        if then is not None:
+            sign = 1.0 if lower_is_better else -1.0
+            stderr = by[metric].sem().fillna(0.0)
+            near = sign * (means - means[best]) <= stderr[best]
+            order = pd.DataFrame({"then": by[then].mean(), "metric": sign * means})[near]
+            best = order.sort_values(["then", "metric"], kind="stable").index[0]
         rows = group[group["params"] == best].copy()
         point = json.loads(best)
         rows["chosen"] = ", ".join(f"{name}={point.get(name)}" for name in _varied(group["params"]))

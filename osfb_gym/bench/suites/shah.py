@@ -18,10 +18,19 @@ The paper's protocol, and where we differ:
   (RejectOption-v0's dataset mode); labels 1 -> +1, 0 -> -1.
 - Step sizes: the paper starts "by a small value" and decreases it "by a
   small constant" per trial, without the values; every learner here uses
-  the agents' defaults (0.1, falling by 5e-6 per trial, floored at 0.01),
-  and DSAL's ``gamma = 2`` (the paper's Figure 2). The paper chose DSAL's
-  step "to minimize the average risk and average fraction of queried
-  labels"; we tune nothing.
+  the agents' defaults (0.1, falling by 5e-6 per trial, floored at 0.01).
+- The slope ``gamma`` of the double sigmoid loss (DSOL and DSAL; it also
+  sets DSAL's query band, whose width is ``4 / gamma``): the paper's
+  section 6 says the parameter "in the double sigmoid loss function is
+  chosen to minimize the average risk and average fraction of queried
+  labels (averaged over 100 runs)", without the grid or how the two are
+  weighed. Here a first stage runs ``gammas`` on validation seeds
+  (``tune_seeds``, apart from the reported ``seeds``) and, per dataset,
+  ``d`` and learner, keeps the gamma with the fewest labels among those
+  whose mean validation risk is within one standard error of the lowest
+  (:func:`osfb_gym.bench.tables.tuned` with ``then="query_rate"``; for
+  DSOL, which asks every label, that is the lowest risk within the band).
+  The reported runs use the chosen gamma. DRAL has no gamma.
 - Kernel on Guide: scikit-learn's polynomial kernel with its defaults
   (degree 3, ``gamma = 1 / n_features``, ``coef0 = 1``); the paper does not
   give its parameters.
@@ -29,6 +38,7 @@ The paper's protocol, and where we differ:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Sequence
@@ -43,9 +53,12 @@ from osfb_gym.bench.plots import panels, save
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.suites.jiang import available_datasets
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
+from osfb_gym.bench.tables import tuned
 
 ENV_ID = "RejectOption-v0"
 LEARNERS: dict[str, type[DRAL] | type[DSAL]] = {"DSOL": DSOL, "DRAL": DRAL, "DSAL": DSAL}
+#: the learners of the double sigmoid loss, whose gamma the paper chose on risk and labels
+TUNED = ("DSOL", "DSAL")
 #: the curves of RejectMetrics, in the order of the paper's panels (after risk vs labels)
 CURVES = ("risk", "query_rate", "misclassification_rate", "rejection_rate", "n_queries")
 CURVE_LABELS = {
@@ -76,6 +89,11 @@ class ShahSuite:
         Trials per repetition ``T``.
     kernels
         Dataset -> scikit-learn kernel name; a dataset not listed is linear.
+    gammas
+        The grid of the double sigmoid loss's ``gamma`` (DSOL, DSAL); one
+        value skips the selection stage.
+    tune_seeds
+        The validation seeds of the selection stage, apart from ``seeds``.
     """
 
     name: str
@@ -85,6 +103,8 @@ class ShahSuite:
     seeds: tuple[int, ...] = tuple(range(100))
     horizon: int = 10_000
     kernels: dict[str, str] = field(default_factory=lambda: {"guide": "poly"})
+    gammas: tuple[float, ...] = (1.0, 2.0, 3.0, 4.0)
+    tune_seeds: tuple[int, ...] = tuple(range(10_000, 10_010))
 
 
 SHAH_SUITES = {
@@ -106,6 +126,8 @@ class ShahResult:
     curves: pd.DataFrame
     report: str
     files: list[Path]
+    #: the selection stage: validation means per (dataset, d, learner, gamma), ``chosen``
+    selection: pd.DataFrame | None = None
 
 
 def run_shah(
@@ -115,6 +137,7 @@ def run_shah(
     datasets: Sequence[str] | None = None,
     seeds: Sequence[int] | None = None,
     horizon: int | None = None,
+    gammas: Sequence[float] | None = None,
     data_home: str | None = None,
     n_jobs: int = 1,
     progress: bool = True,
@@ -133,6 +156,8 @@ def run_shah(
         per dataset.
     datasets, seeds, horizon
         Narrow the suite (e.g. 10 seeds for a quick look).
+    gammas
+        Another grid for the gamma selection (one value: no selection).
     data_home
         Folder of the dataset files.
     n_jobs, executor, address
@@ -145,6 +170,8 @@ def run_shah(
         store; the suite runs on the sweep engine
         (:func:`osfb_gym.bench.run.run_cells`), one stored row per episode.
     """
+    if gammas is not None:
+        suite = dataclasses.replace(suite, gammas=tuple(float(g) for g in gammas))
     names = list(suite.datasets if datasets is None else datasets)
     unknown = sorted(set(names) - set(suite.datasets))
     if unknown:
@@ -155,16 +182,17 @@ def run_shah(
     if not found:
         raise ValueError("no dataset of the suite could be loaded: " + "; ".join(missing.values()))
     started = time.perf_counter()
-    spec = sweep_spec(suite, found, seeds, horizon, data_home)
-    rows, _ = run_cells(spec, Path(out_dir), resume=resume, workers=n_jobs, progress=progress,
-                        executor=executor, address=address)  # fmt: skip
-    results = pd.DataFrame(
-        {"dataset": [json.loads(k)["dataset"] for k in rows["env_kwargs"]],
-         "d": [json.loads(k)["d"] for k in rows["env_kwargs"]], "learner": rows["agent"],
-         "kernel": [json.loads(p)["kernel"] for p in rows["params"]], "seed": rows["seed"]}
-    )  # fmt: skip
-    metrics = [c for c in rows if c not in ENGINE_COLUMNS and not c.startswith("curve_")]
-    results = pd.concat([results, rows[[*metrics, "seconds"]]], axis=1)
+    run = {"resume": resume, "workers": n_jobs, "progress": progress, "executor": executor,
+           "address": address}  # fmt: skip
+    chosen: dict[tuple[str, str], float] = {}
+    selection = None
+    if len(suite.gammas) > 1:
+        tuning = sweep_spec(suite, found, suite.tune_seeds, horizon, data_home, tune=True)
+        stage, _ = run_cells(tuning, Path(out_dir), **run)
+        selection, chosen = select_gamma(stage)
+    spec = sweep_spec(suite, found, seeds, horizon, data_home, chosen=chosen)
+    rows, _ = run_cells(spec, Path(out_dir), **run)
+    results = _frame(rows)
     order = {"dataset": found, "learner": list(LEARNERS)}
     results = _ordered(results, order).sort_values(
         ["dataset", "d", "learner", "seed"], kind="stable"
@@ -179,7 +207,51 @@ def run_shah(
         out_dir,
         missing=missing,
         minutes=(time.perf_counter() - started) / 60,
+        selection=selection,
     )
+
+
+def _frame(rows: pd.DataFrame) -> pd.DataFrame:
+    """The engine's rows as (dataset, d, learner, kernel, gamma, seed) and the metrics."""
+    params = [json.loads(p) for p in rows["params"]]
+    frame = pd.DataFrame(
+        {"dataset": [json.loads(k)["dataset"] for k in rows["env_kwargs"]],
+         "d": [json.loads(k)["d"] for k in rows["env_kwargs"]], "learner": rows["agent"],
+         "kernel": [p["kernel"] for p in params],
+         "gamma": [p.get("gamma", np.nan) for p in params], "seed": rows["seed"]}
+    )  # fmt: skip
+    metrics = [c for c in rows if c not in ENGINE_COLUMNS and not c.startswith("curve_")]
+    return pd.concat([frame, rows[[*metrics, "seconds"]]], axis=1)
+
+
+def select_gamma(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple[str, str], float]]:
+    """Choose each (setting, learner)'s gamma from the selection stage's ``rows``.
+
+    The rule (stated in the module docstring): the fewest labels among the
+    gammas whose mean validation risk is within one standard error of the
+    lowest. Return the validation means per gamma with a ``chosen`` column,
+    and ``(setting, learner) -> gamma``.
+    """
+    best = tuned(rows, "average_risk", then="query_rate")
+    chosen = {
+        (setting, agent): float(json.loads(params)["gamma"])
+        for (setting, agent), params in best.groupby(["setting", "agent"], sort=False)["params"]
+        .first()
+        .items()
+    }
+    frame = _frame(rows)
+    frame["setting"] = rows["setting"]
+    grouped = frame.groupby(["dataset", "d", "learner", "gamma", "setting"], sort=False)
+    means = grouped[["average_risk", "query_rate"]].mean()
+    means["risk_se"] = grouped["average_risk"].sem()
+    means["runs"] = grouped["seed"].count()
+    means = means.reset_index()
+    means["chosen"] = [
+        chosen[setting, learner] == gamma
+        for setting, learner, gamma in zip(means["setting"], means["learner"], means["gamma"],
+                                           strict=True)
+    ]  # fmt: skip
+    return means.drop(columns="setting"), chosen
 
 
 #: the engine's own columns of a row (identity and trajectory summary), not metrics
@@ -193,8 +265,16 @@ def sweep_spec(
     seeds: Sequence[int] | None,
     horizon: int | None,
     data_home: str | None,
+    *,
+    tune: bool = False,
+    chosen: dict[tuple[str, str], float] | None = None,
 ) -> SweepSpec:
-    """Return the suite as a sweep: a setting per (dataset, d), each learner with its kernel."""
+    """Return the suite as a sweep: a setting per (dataset, d), each learner with its kernel.
+
+    ``tune``: the selection stage (the gamma grid on the double sigmoid
+    learners, DRAL left out, no curves). ``chosen``: the reported stage with
+    each (setting, learner)'s chosen gamma; without it, ``suite.gammas[0]``.
+    """
     horizon = suite.horizon if horizon is None else horizon
     envs, agents = [], []
     for dataset in datasets:
@@ -204,11 +284,23 @@ def sweep_spec(
                                     "replacement": True, "horizon": horizon, "d": d})
             for label, d in zip(labels, suite.d_values, strict=True)
         ]  # fmt: skip
-        kernel = suite.kernels.get(dataset, "linear")
-        agents += [AgentSpec(name, {"kernel": kernel}, envs=labels) for name in LEARNERS]
-    return SweepSpec(suite.name, tuple(envs), tuple(agents),
-                     tuple(suite.seeds if seeds is None else seeds), suite.description,
-                     curve_stride=CURVE_STRIDE)  # fmt: skip
+        fixed = {"kernel": suite.kernels.get(dataset, "linear")}
+        for name in LEARNERS:
+            if name not in TUNED:
+                agents += [] if tune else [AgentSpec(name, fixed, envs=labels)]
+            elif tune:
+                agents.append(AgentSpec(name, fixed, {"gamma": list(suite.gammas)}, envs=labels))
+            else:
+                agents += [
+                    AgentSpec(name, fixed | {"gamma": (chosen or {}).get((label, name),
+                                                                        suite.gammas[0])},
+                              envs=(label,))
+                    for label in labels
+                ]  # fmt: skip
+    name = f"{suite.name}-selection" if tune else suite.name
+    seeds = suite.seeds if seeds is None else seeds
+    return SweepSpec(name, tuple(envs), tuple(agents), tuple(seeds), suite.description,
+                     curve_stride=None if tune else CURVE_STRIDE)  # fmt: skip
 
 
 def _mean_curves(results: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
@@ -314,8 +406,13 @@ def write_shah_report(
     *,
     missing: dict[str, str] | None = None,
     minutes: float | None = None,
+    selection: pd.DataFrame | None = None,
 ) -> ShahResult:
-    """Write ``results.csv``, ``curves.csv``, ``report.md`` and a PNG per dataset."""
+    """Write ``results.csv``, ``curves.csv``, ``report.md`` and a PNG per dataset.
+
+    ``selection`` (from :func:`select_gamma`) adds the gamma-selection table
+    and ``selection.csv``.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table = summary(results, curves)
@@ -344,6 +441,8 @@ def write_shah_report(
                 "d": part["d"],
                 "learner": part["learner"],
                 "kernel": results[results["dataset"] == dataset]["kernel"].iloc[0],
+                "gamma": [_gamma(results, dataset, d, learner)
+                          for d, learner in zip(part["d"], part["learner"], strict=True)],
                 "average risk": [f"{m:.4f} ± {s:.4f}" for m, s in
                                  zip(part["average_risk"], part["average_risk_std"], strict=True)],
                 "labels asked": part["query_rate"].map("{:.3f}".format),
@@ -363,10 +462,45 @@ def write_shah_report(
             f"![{dataset}]({png.name})",
             "",
         ]  # noqa: E501
+    if selection is not None:
+        selection.to_csv(out / "selection.csv", index=False)
+        files.append(out / "selection.csv")
+        lines += [*selection_lines(selection), ""]
     lines += ["## The paper's claims, as measured", "", *claims(table), ""]
     report = "\n".join(lines)
     files[2].write_text(report)
-    return ShahResult(results=results, curves=curves, report=report, files=files)
+    return ShahResult(
+        results=results, curves=curves, report=report, files=files, selection=selection
+    )
+
+
+def _gamma(results: pd.DataFrame, dataset: str, d: float, learner: str) -> str:
+    """The gamma a learner ran with in a cell ("-" for DRAL, which has none)."""
+    values = results.loc[(results["dataset"] == dataset) & (results["d"] == d)
+                         & (results["learner"] == learner), "gamma"].dropna().unique()  # fmt: skip
+    return ", ".join(f"{g:g}" for g in values) or "-"
+
+
+def selection_lines(selection: pd.DataFrame) -> list[str]:
+    """The selection stage as markdown: validation risk and labels per gamma, the choice marked."""
+    runs = int(selection["runs"].min())
+    shown = pd.DataFrame(
+        {"dataset": selection["dataset"], "d": selection["d"], "learner": selection["learner"],
+         "gamma": selection["gamma"].map("{:g}".format),
+         "validation risk": [f"{m:.4f} ± {s:.4f}" for m, s in
+                             zip(selection["average_risk"], selection["risk_se"], strict=True)],
+         "labels asked": selection["query_rate"].map("{:.3f}".format),
+         "chosen": selection["chosen"].map({True: "yes", False: ""})}
+    )  # fmt: skip
+    return [
+        "## Selection of gamma (validation seeds)",
+        "",
+        f"{runs} runs per gamma on seeds apart from the reported ones; per (dataset, d, "
+        "learner) the fewest labels among the gammas whose mean validation risk is within "
+        "one standard error (±) of the lowest.",
+        "",
+        shown.to_markdown(index=False),
+    ]
 
 
 def plot_panels(curves: pd.DataFrame, path: str | Path, *, title: str = "") -> Path:

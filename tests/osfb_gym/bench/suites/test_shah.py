@@ -16,6 +16,8 @@ TINY = ShahSuite(
     datasets=("breast_cancer",),
     seeds=(0, 1),
     horizon=300,
+    gammas=(1.0, 3.0),
+    tune_seeds=(50, 51),
 )
 
 
@@ -28,7 +30,8 @@ def test_every_cell_runs_every_seed_and_files_are_written(result):
     assert len(result.results) == 3 * 3 * 2  # d values x learners x seeds
     assert set(result.results["steps"]) == {300.0}
     names = {path.name for path in result.files}
-    assert names == {"results.csv", "curves.csv", "report.md", "breast_cancer.png"}
+    assert names == {"results.csv", "curves.csv", "report.md", "breast_cancer.png",
+                     "selection.csv"}  # fmt: skip
     for path in result.files:
         assert path.stat().st_size > 0
     assert result.report.startswith("# osfb-bench tiny")
@@ -56,6 +59,25 @@ def test_summary_compares_with_dsol_at_the_same_label_count(result):
     assert active["dsol_risk_same_labels"].notna().all()
 
 
+def test_gamma_is_chosen_on_validation_seeds_by_risk_then_labels(result):
+    selection = result.selection
+    # the grid ran on the validation seeds only, for the double sigmoid learners
+    assert set(selection["learner"]) == {"DSOL", "DSAL"}
+    assert set(selection["gamma"]) == {1.0, 3.0} and set(selection["runs"]) == {2}
+    assert set(result.results["seed"]) == {0, 1}
+    for (d, learner), part in selection.groupby(["d", "learner"]):
+        assert part["chosen"].sum() == 1
+        pick = part[part["chosen"]].iloc[0]
+        best = part["average_risk"].min()
+        within = part[part["average_risk"] - best <= part.loc[part["average_risk"].idxmin(),
+                                                              "risk_se"] + 1e-12]  # fmt: skip
+        assert pick["query_rate"] == within["query_rate"].min()
+        ran = result.results[(result.results["d"] == d) & (result.results["learner"] == learner)]
+        assert set(ran["gamma"]) == {pick["gamma"]}
+    assert result.results.loc[result.results["learner"] == "DRAL", "gamma"].isna().all()
+    assert "## Selection of gamma (validation seeds)" in result.report
+
+
 def test_unknown_datasets_are_refused(tmp_path):
     with pytest.raises(ValueError, match="not in tiny"):
         run_shah(TINY, tmp_path, datasets=["phishing"], progress=False)
@@ -63,6 +85,7 @@ def test_unknown_datasets_are_refused(tmp_path):
 
 def test_cli_runs_the_suite_on_the_papers_data_or_says_what_is_missing(tmp_path, capsys):
     argv = ["run", "shah-reject", "--seeds", "1", "--horizon", "100", "--set", "datasets=phishing",
+            "--set", "gammas=2",
             "--out", str(tmp_path), "--no-progress", "--data-home"]  # fmt: skip
     if not SHARED_DATA.is_dir():
         (tmp_path / "nowhere").mkdir()
@@ -80,3 +103,4 @@ def test_the_suite_is_the_papers_grid():
     assert suite.d_values == (0.1, 0.25, 0.4)
     assert suite.horizon == 10_000 and len(suite.seeds) == 100
     assert suite.datasets == ("phishing", "guide") and suite.kernels == {"guide": "poly"}
+    assert 2.0 in suite.gammas and not set(suite.tune_seeds) & set(suite.seeds)
