@@ -178,11 +178,6 @@ must be an int in the range [0, 1]. Got 2 instead.
         """Learn from what the step revealed (never the oracle). Default: nothing."""
 
     # ------------------------------------------------------------------ parameters
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        """Return the hyperparameters' names (scikit-learn's ``_get_param_names``)."""
-        return list(cls._get_param_names())
-
     def clone(self, **overrides: Any) -> Agent:
         """Return ``sklearn.base.clone(self)``, with ``overrides`` set on the copy.
 
@@ -227,11 +222,19 @@ CHECK_STEPS = 40  # steps of each checking episode (a TimeLimit on the env's own
 
 
 class AgentContractError(AssertionError):
-    """Raised by :func:`check_agent`: the message names the agent and the failed check."""
+    """Raised by :func:`check_agent`: the message names the agent and the failed check.
+
+    ``check`` is the failed check's name (``"hyperparameters"``, ``"clone"``,
+    ``"episode on <id>"``, ...), ``reason`` the message without the prefix.
+    """
+
+    def __init__(self, name: str, check: str, reason: str) -> None:
+        super().__init__(f"check_agent({name}): {check}: {reason}")
+        self.check, self.reason = check, reason
 
 
 def _fail(name: str, check: str, message: str) -> AgentContractError:
-    return AgentContractError(f"check_agent({name}): {check}: {message}")
+    return AgentContractError(name, check, message)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -276,7 +279,7 @@ def check_agent(
     env_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
     steps: int = CHECK_STEPS,
     require_constraints: bool = True,
-) -> None:
+) -> Agent:
     """Check an agent (class or instance) against the Agent contract; raise on the first failure.
 
     River's ``check_estimator`` idea: one function holds every check, so the
@@ -296,9 +299,9 @@ def check_agent(
     4. ``set_params``: an unknown name is refused with a ``ValueError``;
     5. ``clone``: ``sklearn.base.clone`` gives the same class and equal
        parameters, twice over (idempotent), and the same repr;
-    6. ``episode on <id>``: for every id of ``env_ids`` (at least one), a
-       seeded episode of at most ``steps`` steps runs and every action is
-       in the action space; the episode changes no hyperparameter, and a
+    6. ``episode on <id>``: for every id of ``env_ids``, a seeded episode
+       of at most ``steps`` steps runs and every action is in the action
+       space; the episode changes no hyperparameter, and a
        clone taken after it has no learned state;
     7. ``reproducible on <id>``: a second run with the same seed gives the
        same actions;
@@ -310,8 +313,10 @@ def check_agent(
     agent_or_class
         An :class:`Agent` subclass or instance.
     env_ids
-        The envs to run episodes on; None: every id of the class's
-        ``env_ids`` (each must be among them).
+        The envs to run episodes on (each among the class's ``env_ids``);
+        None: every id of the class's ``env_ids`` (there must be one); empty:
+        no episode, checks 1-5 only (what the grader checks before running
+        its own episodes in a sandbox).
     env_kwargs
         Keyword arguments of ``gym.make`` per env id (e.g. small sizes);
         ids not named get the registered defaults.
@@ -320,6 +325,12 @@ def check_agent(
     require_constraints
         Whether the ``constraints table`` check runs (the project's agents:
         yes; a student's agent may leave the table out).
+
+    Returns
+    -------
+    Agent
+        The checked agent, built from the class's defaults (or the
+        instance's hyperparameters), never run.
 
     Raises
     ------
@@ -330,6 +341,7 @@ def check_agent(
     --------
     >>> from agents.lending import Greedy
     >>> check_agent(Greedy, env_kwargs={"OneSidedLending-v0": {"horizon": 20}})
+    Greedy()
     >>> class Forgetful(Greedy):
     ...     def __init__(self, l2: float = 1.0, solver: str = "incremental"):
     ...         self.l2 = l2
@@ -359,11 +371,20 @@ store solver under its own name (write `self.solver = solver`)
         return _run(name, check, body)
 
     # 1-2: hyperparameters and __init__
-    names = run_check("hyperparameters", cls._param_names)
-    fresh: Agent = run_check(
-        "hyperparameters",
-        (lambda: cls()) if instance is None else (lambda: cls(**instance.get_params(deep=False))),
-    )
+    names = run_check("hyperparameters", lambda: list(cls._get_param_names()))
+    try:
+        fresh: Agent = cls() if instance is None else cls(**instance.get_params(deep=False))
+    except TypeError as error:
+        raise _fail(
+            name,
+            "hyperparameters",
+            f"{name}() cannot be built from its hyperparameters ({error}); give every "
+            "hyperparameter of __init__ a default value, e.g. `def __init__(self, alpha=0.5):`",
+        ) from error
+    except Exception as error:  # noqa: BLE001  (the diagnosis: __init__ itself raises)
+        raise _fail(
+            name, "init raises", f"{name}() raised {type(error).__name__}: {error} in __init__"
+        ) from error
     stored = vars(fresh)
     for param in names:
         if param not in stored:
@@ -378,8 +399,10 @@ store solver under its own name (write `self.solver = solver`)
         raise _fail(
             name,
             "init stores only",
-            f"__init__ sets {', '.join(extra)}, which are not hyperparameters; create learned "
-            "state (names ending in _) in reset()",
+            f"__init__ sets {', '.join('self.' + attribute for attribute in extra)}, which "
+            "are not hyperparameters; __init__ only stores its arguments: create learned "
+            "state (names ending in _, e.g. `self.w_`) in reset(), so every episode starts "
+            "afresh",
         )
     if instance is None:
         defaults = {
@@ -437,9 +460,9 @@ store solver under its own name (write `self.solver = solver`)
             raise _fail(name, "clone", f"clone's repr {copy!r} differs from {fresh!r}")
 
     # 6-8: episodes on every declared env
-    if not cls.env_ids:
-        raise _fail(name, "env_ids", "declares no env_ids (the envs it is made for)")
     if env_ids is None:
+        if not cls.env_ids:
+            raise _fail(name, "env_ids", "declares no env_ids (the envs it is made for)")
         env_ids = cls.env_ids
     elif isinstance(env_ids, str) or not set(env_ids) <= set(cls.env_ids):
         raise ValueError(f"env_ids must be a list of ids among {name}.env_ids, got {env_ids!r}")
@@ -450,6 +473,7 @@ store solver under its own name (write `self.solver = solver`)
             _check_on_env(name, fresh, env, env_id, steps)
         finally:
             env.close()
+    return fresh
 
 
 def _check_on_env(name: str, fresh: Agent, env: gym.Env, env_id: str, steps: int) -> None:

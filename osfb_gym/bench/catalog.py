@@ -158,12 +158,13 @@ def _sculley(name: str, out: Path, options: RunOptions) -> str:
 def _gammas(text: str | None) -> tuple[float, ...] | None:
     if text is None:
         return None
+    bad = ValueError(f"--set gammas= must be positive numbers, e.g. 1,2,3; got {text!r}")
     try:
         values = tuple(float(part) for part in _names(text))
     except ValueError:
-        raise ValueError(f"--set gammas= must be positive numbers, e.g. 1,2,3; got {text!r}") from None
+        raise bad from None
     if not values or min(values) <= 0:
-        raise ValueError(f"--set gammas= must be positive numbers, e.g. 1,2,3; got {text!r}")
+        raise bad
     return values
 
 
@@ -221,7 +222,8 @@ SUITES: dict[str, Suite] = {
               ("datasets", "learners"), _sculley),
         Suite("sculley-reuters", "Sculley 2007, minority topics of Reuters R8",
               ("topics", "learners", "svm_seeds", "full_grid"), _sculley),
-        Suite("shah-reject", "Shah and Manwani 2020, online reject option", ("datasets", "gammas"), _shah),
+        Suite("shah-reject", "Shah and Manwani 2020, online reject option",
+              ("datasets", "gammas"), _shah),
         Suite("bose-services", "Bose et al. (AcQUIre), multi-service user choice", (), _bose),
         Suite("rl-vs-bandit", "SB3 agents against the principled agents, fixed/resampled worlds",
               ("families", "regimes", "algos", "total_timesteps"), _rl),

@@ -45,6 +45,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from sklearn.utils._param_validation import InvalidParameterError
 
 from agents.base import Agent
 from envs_registry import ENVS, register_all
@@ -416,31 +417,14 @@ def _check_no_repeated_cells(spec: SweepSpec) -> None:
 
 
 def hyperparameters(name: str) -> dict[str, Any]:
-    """Return the hyperparameters of agent (or RL algorithm) ``name`` with their defaults."""
+    """Return the hyperparameters of agent (or RL algorithm) ``name`` with their defaults.
+
+    For an agent class, its ``get_params(deep=False)`` with the defaults
+    (:func:`agents.base.check_agent` holds every agent to storing them so).
+    """
     if name in ALGORITHMS:
         return dict(RL_PARAMS)
-    signature = inspect.signature(agent_classes()[name].__init__)
-    return {
-        key: parameter.default
-        for key, parameter in signature.parameters.items()
-        if key != "self" and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
-    }
-
-
-def _check_type(agent: str, name: str, value: Any, default: Any) -> None:
-    """Refuse a value of another kind than the default's (``l2 = "1.0"``), naming it."""
-    number = (int, float, np.integer, np.floating)
-    if isinstance(default, bool):
-        expected, ok = "a boolean", isinstance(value, bool)
-    elif isinstance(default, number):
-        expected = "a number"
-        ok = isinstance(value, number) and not isinstance(value, bool)
-    elif isinstance(default, str):
-        expected, ok = "a string", isinstance(value, str)
-    else:
-        return
-    if not ok:
-        raise TypeError(f"{agent} hyperparameter {name!r} must be {expected}, got {value!r}")
+    return dict(agent_classes()[name]().get_params(deep=False))
 
 
 def _validate_agent(agent: AgentSpec, spec: SweepSpec) -> None:
@@ -452,9 +436,6 @@ def _validate_agent(agent: AgentSpec, spec: SweepSpec) -> None:
             raise ValueError(
                 f"{agent.name} has no hyperparameter {name!r}; valid: {_choices(defaults)}"
             )
-    for params in agent.settings():
-        for name, value in params.items():
-            _check_type(agent.name, name, value, defaults[name])
     labels = {env.label: env.id for env in spec.envs}
     for label in agent.envs:
         if label not in labels:
@@ -469,7 +450,12 @@ def _validate_agent(agent: AgentSpec, spec: SweepSpec) -> None:
             )
     if not agent.is_rl:
         for params in agent.settings():
-            make_agent(agent.name, params)
+            built = make_agent(agent.name, params)
+            try:  # the agent's own constraints table, checked now instead of at its first reset
+                built._validate_params()
+                built._check_params()
+            except InvalidParameterError as error:
+                raise InvalidParameterError(f"{agent.name}({_json(params)}): {error}") from None
 
 
 def make_agent(name: str, params: dict[str, Any]) -> Agent:

@@ -294,14 +294,18 @@ def check_contract(
 ) -> Any:
     """Check ``agent_class`` against the Agent contract for an env; return an instance.
 
-    Checks: the class can be built with no arguments, ``__init__`` stores
-    every hyperparameter under its own name and nothing else,
-    ``get_params`` and ``clone`` work, ``reset``/``act``/``update`` have the
-    runner's signatures (bound against ``observation``, a first observation
-    of the env), and ``env_ids`` (if declared) lists ``env_id``. Raises
+    The contract is :func:`agents.base.check_agent`'s checks 1-5 (built with
+    no arguments, ``__init__`` stores each hyperparameter and nothing else,
+    ``set_params`` and ``clone``), without its own episodes (the grader runs
+    them here, in the sandbox) and without requiring a constraints table;
+    then ``reset``/``act``/``update`` must have the runner's signatures
+    (bound against ``observation``, a first observation of the env), and
+    ``env_ids`` (if declared) must list ``env_id``. Raises
     :class:`Diagnosis` (kind ``"contract"``, or ``"raises"`` when
     ``__init__`` itself raises).
     """
+    from agents.base import AgentContractError, check_agent
+
     name = agent_class.__name__
     declared = tuple(getattr(agent_class, "env_ids", ()))
     if declared and env_id not in declared:
@@ -311,53 +315,10 @@ def check_contract(
             f"of those ids, or add {env_id!r} to env_ids if it is made for it.",
         )
     try:
-        params = agent_class._param_names()  # type: ignore[attr-defined]
-    except TypeError as error:
-        raise Diagnosis("contract", f"{error}. List each hyperparameter as a keyword.") from None
-    try:
-        agent = agent_class()
-    except TypeError as error:
-        raise Diagnosis(
-            "contract",
-            f"{name}() cannot be built without arguments ({error}). Give every "
-            "hyperparameter of __init__ a default value, e.g. `def __init__(self, alpha=0.5):`.",
-        ) from None
-    except Exception as error:  # noqa: BLE001
-        raise Diagnosis(
-            "raises", f"{name}() raised {type(error).__name__}: {error} in __init__."
-        ) from None
-    missing = [param for param in params if param not in vars(agent)]
-    if missing:
-        raise Diagnosis(
-            "contract",
-            f"{name}.__init__ takes {', '.join(missing)} but does not store "
-            f"{'it' if len(missing) == 1 else 'them'} unchanged under the same name. Write "
-            + ", ".join(f"`self.{param} = {param}`" for param in missing)
-            + " in __init__ (get_params() and clone() read them from there).",
-        )
-    extra = sorted(set(vars(agent)) - set(params))
-    if extra:
-        raise Diagnosis(
-            "contract",
-            f"{name}.__init__ sets {', '.join('self.' + attribute for attribute in extra)}, "
-            "which is not a hyperparameter. __init__ only stores its arguments; create learned "
-            "state (with a trailing underscore, e.g. `self.w_`) in reset(), so every episode "
-            "starts afresh.",
-        )
-    try:
-        clone = agent.clone()
-    except Exception as error:  # noqa: BLE001
-        raise Diagnosis(
-            "contract",
-            f"{name}().clone() raised {type(error).__name__}: {error}. clone() rebuilds the "
-            "agent from get_params(); keep __init__ free of logic.",
-        ) from None
-    if repr(clone) != repr(agent):
-        raise Diagnosis(
-            "contract",
-            f"{name}().clone() gives {clone!r}, not {agent!r}: __init__ must store each "
-            "argument unchanged.",
-        )
+        agent = check_agent(agent_class, env_ids=(), require_constraints=False)
+    except AgentContractError as error:
+        kind = "raises" if error.check == "init raises" else "contract"
+        raise Diagnosis(kind, f"{name}: {error.check}: {error.reason}.") from None
     _bind(agent_class, "reset", observation_space, action_space, seed=0, feedback={})
     _bind(agent_class, "act", observation)
     _bind(agent_class, "update", observation, action_space.sample(), 0.0, {})

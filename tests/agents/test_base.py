@@ -142,7 +142,7 @@ class StarArgs(Fine):
     ("cls", "check"),
     [
         (StoresNothing, "init stores only: __init__ does not store level"),
-        (LearnsInInit, "init stores only: __init__ sets seen_"),
+        (LearnsInInit, r"init stores only: __init__ sets self\.seen_"),
         (ChangesItsParameter, "init stores only: level is 0.4"),
         (NoTable, r"constraints table: .*missing \['level'\]"),
         (UnseededRandomness, "reproducible on OneSidedLending-v0"),
@@ -158,6 +158,28 @@ def test_check_agent_names_the_failed_check(cls, check):
     check_agent(Fine, env_kwargs=LENDING)
     with pytest.raises(AgentContractError, match=rf"check_agent\({cls.__name__}\): {check}"):
         check_agent(cls, env_kwargs=LENDING)
+
+
+class RaisesInInit(Fine):
+    def __init__(self, level: float = 0.5) -> None:
+        raise RuntimeError("boom")
+
+
+class NeedsAnArgument(Fine):
+    def __init__(self, level: float) -> None:
+        self.level = level
+
+
+def test_check_agent_without_episodes_is_what_the_grader_checks():
+    # env_ids=(): checks 1-5 only, so an agent without env_ids passes and nothing runs
+    built = check_agent(NoEnv, env_ids=())
+    assert type(built) is NoEnv and not any(key.endswith("_") for key in vars(built))
+    with pytest.raises(AgentContractError, match="init raises: RaisesInInit.. raised") as caught:
+        check_agent(RaisesInInit, env_ids=())
+    assert caught.value.check == "init raises"
+    with pytest.raises(AgentContractError, match="give every hyperparameter") as caught:
+        check_agent(NeedsAnArgument, env_ids=())
+    assert caught.value.check == "hyperparameters"
 
 
 def test_check_agent_without_the_table_requirement_and_on_chosen_envs():

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sklearn.base import clone
 
-from agents.base import all_agents, check_agent
+from agents.base import Agent, all_agents, check_agent
 from agents.rl import SB3Agent
 
 # small sizes so that each checking episode is quick (the registered defaults
@@ -32,6 +33,43 @@ def test_discovery_finds_the_known_agents():
 @pytest.mark.parametrize("cls", AGENTS, ids=lambda cls: cls.__name__)
 def test_every_agent_passes_check_agent(cls):
     check_agent(cls, env_kwargs=SMALL)
+
+
+def _wrapped(cls: type[Agent]) -> list[tuple[str, Agent]]:
+    """The hyperparameters of ``cls`` that hold an agent, each with a concrete agent it takes."""
+    found = []
+    for name, constraints in cls._parameter_constraints.items():
+        kinds = [c for c in constraints if isinstance(c, type) and issubclass(c, Agent)]
+        for kind in kinds:
+            inner = next(other for other in AGENTS if issubclass(other, kind))
+            found.append((name, inner()))
+            break
+    return found
+
+
+WRAPPERS = [(cls, name, inner) for cls in AGENTS for name, inner in _wrapped(cls)]
+
+
+def test_there_are_wrappers_to_check():
+    assert {cls.__name__ for cls, _, _ in WRAPPERS} >= {"LabelEfficient", "AppleTastingSampling"}
+
+
+@pytest.mark.parametrize(
+    ("cls", "param", "inner"), WRAPPERS, ids=lambda v: getattr(v, "__name__", str(v))
+)
+def test_nested_set_params_and_clone_reach_the_wrapped_agent(cls, param, inner):
+    agent = cls(**{param: inner})
+    name, value = next(
+        (key, v) for key, v in inner.get_params(deep=False).items()
+        if isinstance(v, float | int) and not isinstance(v, bool)
+    )  # fmt: skip
+    assert agent.get_params()[f"{param}__{name}"] == value
+    agent.set_params(**{f"{param}__{name}": value * 2})
+    assert getattr(getattr(agent, param), name) == value * 2
+    copy = clone(agent)
+    assert getattr(copy, param) is not getattr(agent, param)
+    assert copy.get_params()[f"{param}__{name}"] == value * 2
+    check_agent(copy, env_kwargs=SMALL)  # the wrapper with its changed base keeps the contract
 
 
 def test_the_agents_page_lists_every_agent_and_hyperparameter():

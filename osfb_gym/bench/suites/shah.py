@@ -212,7 +212,7 @@ def run_shah(
 
 
 def _frame(rows: pd.DataFrame) -> pd.DataFrame:
-    """The engine's rows as (dataset, d, learner, kernel, gamma, seed) and the metrics."""
+    """Return the engine's rows as (dataset, d, learner, kernel, gamma, seed) and the metrics."""
     params = [json.loads(p) for p in rows["params"]]
     frame = pd.DataFrame(
         {"dataset": [json.loads(k)["dataset"] for k in rows["env_kwargs"]],
@@ -475,14 +475,14 @@ def write_shah_report(
 
 
 def _gamma(results: pd.DataFrame, dataset: str, d: float, learner: str) -> str:
-    """The gamma a learner ran with in a cell ("-" for DRAL, which has none)."""
+    """Return the gamma a learner ran with in a cell ("-" for DRAL, which has none)."""
     values = results.loc[(results["dataset"] == dataset) & (results["d"] == d)
                          & (results["learner"] == learner), "gamma"].dropna().unique()  # fmt: skip
     return ", ".join(f"{g:g}" for g in values) or "-"
 
 
 def selection_lines(selection: pd.DataFrame) -> list[str]:
-    """The selection stage as markdown: validation risk and labels per gamma, the choice marked."""
+    """Return the selection stage as markdown: validation risk and labels per gamma."""
     runs = int(selection["runs"].min())
     shown = pd.DataFrame(
         {"dataset": selection["dataset"], "d": selection["d"], "learner": selection["learner"],

@@ -124,7 +124,7 @@ BAD_TYPES = [
     ('[[envs]]\nid = "OneSidedLending-v0"\nkwargs = 5\n[[agents]]\nname = "Greedy"',
      "envs[0].kwargs must be a table, got 5"),
     ('agents = [1, 2]\n[[envs]]\nid = "OneSidedLending-v0"', "agents[0] must be a table, got 1"),
-    (GOOD + '\nparams = { l2 = "1.0" }', "Greedy hyperparameter 'l2' must be a number, got '1.0'"),
+    (GOOD + '\nparams = { l2 = "1.0" }', "'l2' parameter of Greedy must be a float"),
     ('envs = 3\n[[agents]]\nname = "Greedy"', "envs must be a list of tables"),
 ]  # fmt: skip
 
