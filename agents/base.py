@@ -1,4 +1,4 @@
-"""The Agent contract (DESIGN section 5) on scikit-learn's ``BaseEstimator``.
+"""The Agent contract on scikit-learn's ``BaseEstimator``.
 
 An agent stores its hyperparameters in ``__init__`` and nothing else;
 learned state (trailing underscore) is created in :meth:`Agent.reset`.

@@ -4,7 +4,7 @@ The learner keeps ``A = l2 * I + sum x x^T`` over the revealed examples
 (the design matrix of Algorithm 2, consistent with the ridge term of the
 fit) and its inverse, updated by Sherman-Morrison per example.
 Unregularised logistic MLE diverges when the few labels seen early are
-separable; the ridge term (DESIGN section 7) keeps every fit finite.
+separable; the ridge term keeps every fit finite.
 
 Two solvers give the estimate:
 

@@ -28,7 +28,7 @@ from gymnasium import spaces
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 
 from agents.base import Agent, Integral, Interval, Real, StrOptions, check_finite
-from osfb_gym.core.losses import check_rejection_cost
+from osfb_gym.core.validation import check_rejection_cost
 
 ENV_IDS = ("RejectOption-v0",)
 PREDICT_NEGATIVE, REJECT, PREDICT_POSITIVE = 0, 1, 2

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from agents.base import Interval, Real
 from agents.reject.base import REJECT_CONSTRAINTS, RejectLearner
-from osfb_gym.core.losses import (
+from agents.reject.losses import (
     double_ramp_gradient,
     double_sigmoid_gradient,
     query_probability,
@@ -94,7 +94,7 @@ class DSAL(RejectLearner):
     falling off on both sides but never 0, so every region is sampled a
     little. On a revealed label it takes a gradient step of the double
     sigmoid loss ``L_ds`` (eqs. 6-7, see
-    :func:`osfb_gym.core.losses.double_sigmoid_gradient` for the sign).
+    :func:`agents.reject.losses.double_sigmoid_gradient` for the sign).
 
     Parameters
     ----------

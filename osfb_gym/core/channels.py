@@ -1,4 +1,4 @@
-"""The honest-feedback channels (DESIGN section 2).
+"""The honest-feedback channels (docs/concepts.md).
 
 Every environment of osfb-gym keeps what the learner may see apart from what
 only the evaluator may see:

@@ -1,4 +1,4 @@
-"""World seeding (DESIGN section 3).
+"""World seeding.
 
 A *world* is the hidden truth of an episode (beta*, a user population, a
 dataset's order). ``world_seed=None`` draws a fresh world at every reset

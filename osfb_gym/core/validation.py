@@ -152,8 +152,20 @@ def check_binary_array(value: Any, name: str, shape: tuple[int, ...]) -> np.ndar
     return array.astype(np.int8)
 
 
-def check_no_extra_kwargs(kwargs: dict[str, Any], owner: str) -> None:
-    """Raise a ``TypeError`` naming unexpected keyword arguments."""
-    if kwargs:
-        names = ", ".join(sorted(kwargs))
-        raise TypeError(f"{owner} got unexpected keyword argument(s): {names}")
+def check_rejection_cost(d: Any, name: str = "d") -> float:
+    """Return the rejection cost ``d`` if it lies in (0, 0.5), else raise naming ``name``.
+
+    At ``d >= 0.5`` rejecting is never cheaper than guessing (a coin flip
+    costs 0.5 in expectation), so the reject option is void; ``d = 0``
+    would make rejecting free.
+
+    Examples
+    --------
+    >>> check_rejection_cost(0.25)
+    0.25
+    >>> check_rejection_cost(0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: d must be < 0.5, got 0.5
+    """
+    return check_float(d, name, low=0.0, high=0.5, low_inclusive=False, high_inclusive=False)

@@ -11,10 +11,15 @@ from scipy.special import expit
 
 from osfb_gym.core.channels import make_info
 from osfb_gym.core.env import FeedbackEnv
-from osfb_gym.core.losses import check_rejection_cost
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import check_world_seed, world_rng
-from osfb_gym.core.validation import check_choice, check_data_home, check_float, check_int
+from osfb_gym.core.validation import (
+    check_choice,
+    check_data_home,
+    check_float,
+    check_int,
+    check_rejection_cost,
+)
 from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render, stream_image
 from osfb_gym.envs._stream import DatasetStream, load_stream
 

@@ -54,7 +54,7 @@ def test_sb3_check_env(case):
     env = make(case)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        # DESIGN section 4 makes lending's observation a (batch, features) matrix;
+        # lending's observation is a (batch, features) matrix (one row per applicant);
         # SB3 only recommends flattening it (FlattenObservation does), so that
         # advice is the one warning allowed.
         warnings.filterwarnings("ignore", message=".*unconventional shape.*")

@@ -1,4 +1,4 @@
-"""Losses of reject-option classification (Shah and Manwani, 2020), with their gradients.
+"""The surrogate losses of reject-option learning (Shah and Manwani, 2020), with their gradients.
 
 A reject-option classifier is a score ``f(x)`` and a rejection width
 ``rho >= 0``: it predicts ``+1`` where ``f(x) > rho``, ``-1`` where
@@ -8,12 +8,14 @@ here is a function of the margin ``z = y f(x)`` and of ``rho``
 every gradient returns ``(dL/dz, dL/drho)``; the chain rule gives the
 parameters' gradient, e.g. ``dL/dw = dL/dz * y x`` for ``f(x) = w . x``.
 
-- :func:`reject_loss` ``L_d``: 1 for a misclassification, ``d`` for a
-  rejection, 0 otherwise (eq. 2), the loss the risk is measured in.
 - :func:`double_ramp_loss` ``L_dr`` (Manwani et al., 2015): a bounded,
   piecewise-linear surrogate; DRAL descends it.
 - :func:`double_sigmoid_loss` ``L_ds``: the smooth surrogate the paper
   proposes (Section 3), with slope ``gamma``; DSAL and DSOL descend it.
+
+The loss the risk is measured in, ``L_d`` (eq. 2: 1 for a
+misclassification, ``d`` for a rejection), is the env's
+(:func:`osfb_gym.envs.reject.decision_loss`): only the agents use these.
 """
 
 from __future__ import annotations
@@ -22,43 +24,6 @@ from typing import Any
 
 import numpy as np
 from scipy.special import expit
-
-from osfb_gym.core.validation import check_float
-
-
-def check_rejection_cost(d: Any, name: str = "d") -> float:
-    """Return the rejection cost ``d`` if it lies in (0, 0.5), else raise naming ``name``.
-
-    At ``d >= 0.5`` rejecting is never cheaper than guessing (a coin flip
-    costs 0.5 in expectation), so the reject option is void; ``d = 0``
-    would make rejecting free.
-
-    Examples
-    --------
-    >>> check_rejection_cost(0.25)
-    0.25
-    >>> check_rejection_cost(0.5)
-    Traceback (most recent call last):
-    ...
-    ValueError: d must be < 0.5, got 0.5
-    """
-    return check_float(d, name, low=0.0, high=0.5, low_inclusive=False, high_inclusive=False)
-
-
-def reject_loss(z: Any, rho: Any, d: float) -> np.ndarray:
-    """Return ``L_d(z, rho) = 1{z < -rho} + d 1{|z| <= rho}`` (eq. 2).
-
-    The boundaries follow the decision rule of eq. 1 (a score with
-    ``|f| = rho`` is rejected), so exactly one of the three outcomes
-    (correct, rejected, misclassified) holds at every ``z``.
-
-    Examples
-    --------
-    >>> reject_loss([2.0, 0.5, -0.5, -2.0], 1.0, d=0.25).tolist()
-    [0.0, 0.25, 0.25, 1.0]
-    """
-    z, rho = np.asarray(z, dtype=float), np.asarray(rho, dtype=float)
-    return (z < -rho) + d * (np.abs(z) <= rho)
 
 
 def _hinge(a: np.ndarray) -> np.ndarray:

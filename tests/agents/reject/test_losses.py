@@ -1,19 +1,25 @@
-"""The reject-option losses: values at known points, gradients against finite differences."""
+"""The reject-option surrogates: values at known points, gradients against finite differences."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from osfb_gym.core.losses import (
-    check_rejection_cost,
+from agents.reject.losses import (
     double_ramp_gradient,
     double_ramp_loss,
     double_sigmoid_gradient,
     double_sigmoid_loss,
     query_probability,
-    reject_loss,
 )
+from osfb_gym.core.validation import check_rejection_cost
+from osfb_gym.envs.reject import PREDICT_NEGATIVE, PREDICT_POSITIVE, REJECT, decision_loss
+
+
+def reject_loss(z, rho, d):
+    """``L_d`` at margins ``z`` (label +1, score z): the env's loss of the decision of eq. 1."""
+    decisions = np.where(z > rho, PREDICT_POSITIVE, np.where(z < -rho, PREDICT_NEGATIVE, REJECT))
+    return np.array([decision_loss(int(a), 1, d) for a in decisions])
 
 RNG = np.random.default_rng(0)
 Z = RNG.uniform(-5, 5, 400)
