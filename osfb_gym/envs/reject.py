@@ -1,17 +1,21 @@
-"""RejectOption: classify, reject, and pay to see a label; unseen losses are settled at the end."""
+"""RejectOption: classify, reject, and pay to see a label; unseen losses are settled at the end.
+
+The env (:class:`RejectOptionEnv`); its synthetic worlds are in
+:mod:`osfb_gym.envs.reject_world`, the dataset mode in
+:mod:`osfb_gym.envs.reject_data`, ``L_d`` and the metrics in
+:mod:`osfb_gym.envs.reject_metrics`. Every public name of those is
+importable from here too.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
-from scipy.special import expit
 
 from osfb_gym.core.channels import make_info
 from osfb_gym.core.env import FeedbackEnv
-from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import (
     check_choice,
@@ -21,26 +25,55 @@ from osfb_gym.core.validation import (
     check_rejection_cost,
 )
 from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render, stream_image
-from osfb_gym.envs._stream import DatasetStream, load_stream
+from osfb_gym.envs._stream import DatasetStream
+from osfb_gym.envs.reject_data import DEFAULT_HORIZON, draw_order, open_dataset
+from osfb_gym.envs.reject_metrics import (
+    DECISION_LABEL,
+    PREDICT_NEGATIVE,
+    PREDICT_POSITIVE,
+    REJECT,
+    RejectMetrics,
+    check_action,
+    decision_loss,
+)
+from osfb_gym.envs.reject_world import (
+    CHUNK,
+    DEFAULT_DIM,
+    DEFAULT_SEPARATION,
+    FEATURE_BOUND,
+    MAX_SEPARATION,
+    SCENARIOS,
+    SyntheticWorld,
+    chow_risk,
+    draw_world,
+)
 
 if TYPE_CHECKING:
     from osfb_gym.data import Dataset, TextDataset
 
-SCENARIOS = ("overlap", "separable")
+__all__ = [
+    "CHUNK",
+    "DECISION_LABEL",
+    "DEFAULT_DIM",
+    "DEFAULT_HORIZON",
+    "DEFAULT_SEPARATION",
+    "FEATURE_BOUND",
+    "MAX_SEPARATION",
+    "PREDICT_NEGATIVE",
+    "PREDICT_POSITIVE",
+    "REJECT",
+    "SCENARIOS",
+    "RejectMetrics",
+    "RejectOptionEnv",
+    "SyntheticWorld",
+    "check_action",
+    "chow_risk",
+    "decision_loss",
+    "draw_world",
+]
+
 FEEDBACK_MODES = ("one_sided", "full")
 SETTLE_MODES = ("episode_end", "never")
-DEFAULT_DIM = 10  # synthetic worlds; a dataset has its own
-DEFAULT_HORIZON = 10_000  # the paper's T; a dataset streamed without replacement: all its rows
-DEFAULT_SEPARATION = 2.0
-MAX_SEPARATION = 8.0
-# Synthetic features are Gaussian truncated at +-12: with a class mean at most
-# 4 from the origin along w*, the truncation moves a probability below 1e-15.
-FEATURE_BOUND = 12.0
-CHUNK = 256  # synthetic examples drawn at a time
-
-#: decisions, the first entry of an action
-PREDICT_NEGATIVE, REJECT, PREDICT_POSITIVE = 0, 1, 2
-DECISION_LABEL = {PREDICT_NEGATIVE: -1, PREDICT_POSITIVE: 1}
 #: colours and labels of the ``rgb_array`` strips
 DECISION_LEGEND = {
     PREDICT_NEGATIVE: ("tab:red", "predict -1"),
@@ -50,204 +83,6 @@ DECISION_LEGEND = {
 QUERY_LEGEND = {1: ("tab:blue", "ask"), 0: ("lightgray", "skip")}
 LABEL_LEGEND = {1: ("tab:green", "y=+1"), -1: ("tab:red", "y=-1")}
 HIDDEN = ("lightgray", "hidden")
-
-
-def check_action(action: Any) -> tuple[int, int]:
-    """Return a ``MultiDiscrete([3, 2])`` action as ``(decision, query)``, or raise naming it.
-
-    Sequences and arrays of two integers (or booleans) are accepted;
-    floats, strings and other shapes are rejected, not coerced.
-
-    Examples
-    --------
-    >>> check_action([2, 1]), check_action(np.array([1, 0]))
-    ((2, 1), (1, 0))
-    >>> check_action([3, 0])
-    Traceback (most recent call last):
-    ...
-    ValueError: action[0] (the decision) must be 0 (predict -1), 1 (reject) or 2 (predict +1), got 3
-    """
-    try:
-        array = np.asarray(action)
-    except Exception as error:  # ragged lists and the like
-        raise TypeError(f"action must be a pair (decision, query), got {action!r}") from error
-    if array.shape != (2,):
-        raise ValueError(
-            f"action must be a pair (decision, query) of shape (2,), got shape {array.shape}"
-        )
-    if array.dtype.kind not in "biu":
-        raise TypeError(
-            f"action must hold integers (MultiDiscrete([3, 2])), got {action!r} "
-            f"(dtype {array.dtype})"
-        )
-    decision, query = (int(v) for v in array)
-    if decision not in (0, 1, 2):
-        raise ValueError(
-            "action[0] (the decision) must be 0 (predict -1), 1 (reject) or 2 (predict +1), "
-            f"got {decision}"
-        )
-    if query not in (0, 1):
-        raise ValueError(f"action[1] (the query) must be 0 or 1 (ask for the label), got {query}")
-    return decision, query
-
-
-def decision_loss(decision: int, y: int, d: float) -> float:
-    """Return ``L_d`` of ``decision`` on an example of label ``y`` (+-1).
-
-    Examples
-    --------
-    >>> decision_loss(REJECT, 1, 0.25), decision_loss(PREDICT_NEGATIVE, 1, 0.25)
-    (0.25, 1.0)
-    """
-    if decision == REJECT:
-        return d
-    return 0.0 if DECISION_LABEL[decision] == y else 1.0
-
-
-def chow_risk(posterior: np.ndarray, d: float) -> np.ndarray:
-    """Conditional risk of the Bayes reject-option rule (Chow, 1970) at ``P(y = +1 | x)``.
-
-    Predict +1 when the posterior exceeds ``1 - d``, -1 when it is below
-    ``d``, reject otherwise: the risk is ``min(eta, 1 - eta, d)``.
-
-    Examples
-    --------
-    >>> chow_risk(np.array([0.02, 0.5, 0.9]), d=0.25).tolist()
-    [0.02, 0.25, 0.09999999999999998]
-    """
-    return np.minimum(np.minimum(posterior, 1.0 - posterior), d)
-
-
-@dataclass(frozen=True)
-class SyntheticWorld:
-    """The hidden truth of a synthetic reject-option episode.
-
-    Attributes
-    ----------
-    w
-        The hidden unit normal ``w*``; an example's score is ``s = x . w*``.
-    scenario
-        ``"overlap"``: two Gaussian classes, means ``+-separation / 2`` along
-        ``w*``, identity covariance, equal priors; ``"separable"``: standard
-        normal features and ``y = sign(s)``.
-    separation
-        Distance between the class means (overlap only).
-    noise
-        Probability that a label is flipped.
-    """
-
-    w: np.ndarray
-    scenario: str
-    separation: float
-    noise: float
-
-    def posterior(self, score: np.ndarray) -> np.ndarray:
-        """``P(y = +1 | x)`` as a function of the score ``s = x . w*``."""
-        if self.scenario == "overlap":
-            clean = expit(self.separation * score)  # the log-likelihood ratio is separation * s
-        else:
-            clean = (score > 0).astype(float)
-        return self.noise + (1.0 - 2.0 * self.noise) * clean
-
-    def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Draw ``n`` examples: ``float32`` features, +-1 ``int8`` labels and posteriors.
-
-        Labels and posteriors are computed from the ``float32`` features
-        exactly as observed.
-        """
-        dim = self.w.shape[0]
-        x = rng.standard_normal((n, dim))
-        if self.scenario == "overlap":
-            clean = np.where(rng.random(n) < 0.5, 1, -1)
-            x += np.outer(clean * self.separation / 2, self.w)
-        np.clip(x, -FEATURE_BOUND, FEATURE_BOUND, out=x)
-        x32 = x.astype(np.float32)
-        score = x32.astype(np.float64) @ self.w
-        if self.scenario == "separable":
-            clean = np.where(score > 0, 1, -1)
-        flipped = rng.random(n) < self.noise
-        y = np.where(flipped, -clean, clean).astype(np.int8)
-        return x32, y, self.posterior(score)
-
-
-def draw_world(
-    dim: int, scenario: str, rng: np.random.Generator, *, separation: float, noise: float
-) -> SyntheticWorld:
-    """Draw ``w*`` uniformly on the unit sphere."""
-    direction = rng.standard_normal(dim)
-    return SyntheticWorld(direction / np.linalg.norm(direction), scenario, separation, noise)
-
-
-class RejectMetrics(EpisodeMetrics):
-    """Episode metrics of reject-option classification, with their curves over t.
-
-    ``average_risk`` is the mean ``L_d`` of the decisions (the paper's
-    risk), ``query_rate`` the fraction of labels asked for,
-    ``misclassification_rate`` and ``rejection_rate`` the fractions of
-    examples misclassified and rejected (so ``average_risk =
-    misclassification_rate + d * rejection_rate``). ``n_queries`` counts
-    the labels asked for. ``bayes_risk`` is the mean conditional risk of
-    the Bayes rule on the same examples (synthetic worlds; NaN for a
-    dataset, whose posterior is unknown). :meth:`curves` gives each rate as
-    a running average over t, the paper's plots.
-
-    Examples
-    --------
-    >>> m = RejectMetrics()
-    >>> for action, risk in [((2, 1), 0.0), ((1, 0), 0.25), ((0, 1), 1.0)]:
-    ...     m.update(action, 0.0, {"revealed": action[1] == 1},
-    ...              {"loss": risk, "risk": risk, "misclassified": risk == 1.0,
-    ...               "rejected": action[0] == 1})
-    >>> {k: round(m.get()[k], 3) for k in ("average_risk", "query_rate", "rejection_rate")}
-    {'average_risk': 0.417, 'query_rate': 0.667, 'rejection_rate': 0.333}
-    >>> m.curves()["risk"].round(3).tolist()
-    [0.0, 0.125, 0.417]
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._risk: list[float] = []
-        self._queried: list[bool] = []
-        self._misclassified: list[bool] = []
-        self._rejected: list[bool] = []
-        self._bayes: list[float] = []
-
-    def update(
-        self, action: Any, reward: float, feedback: dict[str, Any], oracle: dict[str, Any]
-    ) -> None:
-        """Account for one decision."""
-        super().update(action, reward, feedback, oracle)
-        self._risk.append(float(oracle["risk"]))
-        self._queried.append(bool(np.asarray(action)[1] == 1))
-        self._misclassified.append(bool(oracle["misclassified"]))
-        self._rejected.append(bool(oracle["rejected"]))
-        self._bayes.append(float(oracle.get("bayes_risk", np.nan)))
-
-    def get(self) -> dict[str, float]:
-        """Return the episode summary."""
-        summary = super().get()
-        steps = max(self.steps, 1)
-        summary.update(
-            average_risk=sum(self._risk) / steps,
-            query_rate=sum(self._queried) / steps,
-            n_queries=float(sum(self._queried)),
-            misclassification_rate=sum(self._misclassified) / steps,
-            rejection_rate=sum(self._rejected) / steps,
-            bayes_risk=sum(self._bayes) / steps if self.steps else float("nan"),
-        )
-        return summary
-
-    def curves(self) -> dict[str, np.ndarray]:
-        """Return the running averages over ``t = 1..T`` and the labels asked for up to ``t``."""
-        t = np.arange(1, self.steps + 1)
-        queried = np.cumsum(self._queried)
-        return {
-            "risk": np.cumsum(self._risk) / t,
-            "query_rate": queried / t,
-            "misclassification_rate": np.cumsum(self._misclassified) / t,
-            "rejection_rate": np.cumsum(self._rejected) / t,
-            "n_queries": queried.astype(float),
-        }
 
 
 # --------------------------------------------------------------------------- env
@@ -499,35 +334,15 @@ class RejectOptionEnv(FeedbackEnv):
             )
             bound = FEATURE_BOUND
         else:
-            given: dict[str, tuple[Any, Any]] = {
-                "scenario": (scenario, "overlap"),
-                "separation": (separation, None),
-                "noise": (noise, 0.0),
-                "world_seed": (world_seed, None),
-            }
-            for name, (value, default) in given.items():
-                if value != default:
-                    raise ValueError(
-                        f"{name} shapes synthetic worlds only; with dataset={self.dataset!r} "
-                        f"the data fix the examples and labels, got {name}={value!r}"
-                    )
+            synthetic = {"scenario": (scenario, "overlap"), "separation": (separation, None),
+                         "noise": (noise, 0.0), "world_seed": (world_seed, None)}  # fmt: skip
             self.separation = None
-            self._data = load_stream(
-                dataset, data_home=data_home, dim=dim, topic=topic, setting="reject option"
-            )
+            self._data, self.horizon = open_dataset(
+                dataset, self.dataset, data_home=data_home, dim=dim, topic=topic,
+                horizon=horizon, replacement=replacement, synthetic=synthetic,
+            )  # fmt: skip
             self.feature_names = self._data.feature_names
             self.dim = self._data.dim
-            if replacement:
-                self.horizon = (
-                    DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
-                )
-            else:
-                n_rows = self._data.n_rows
-                self.horizon = (
-                    n_rows
-                    if horizon is None
-                    else min(check_int(horizon, "horizon", minimum=1), n_rows)
-                )
             bound = self._data.bound
         #: steps until a dataset streamed without replacement runs out (None otherwise)
         self.n_steps = (
@@ -603,11 +418,8 @@ class RejectOptionEnv(FeedbackEnv):
             )
             self._n_rows = 0  # the first step draws a chunk
             oracle["w"] = self._world.w.copy()
-        elif self.replacement:
-            # the episode's rows and the one shown with the truncation
-            self._order = self.np_random.integers(0, data.n_rows, size=self.horizon + 1)
         else:
-            self._order = self.np_random.permutation(data.n_rows)
+            self._order = draw_order(data, self.np_random, self.replacement, self.horizon)
         obs = self._advance()
         return obs, make_info({"d": self.d, "query_cost": self.query_cost}, oracle)
 

@@ -191,3 +191,16 @@ def test_kernel_learners_run_an_episode_with_a_budget():
     agent = DRAL(kernel="rbf", kernel_params={"gamma": 0.1}, budget=50)
     trajectory = run_episode(env, agent, seed=0)
     assert trajectory.metrics["steps"] == 400
+
+
+def test_the_polynomial_kernel_row_is_scikit_learns_bit_for_bit():
+    from sklearn.metrics.pairwise import polynomial_kernel
+
+    from agents.reject.base import _polynomial_row
+
+    rng = np.random.default_rng(0)
+    for n in (1, 7, 500):
+        X, x = rng.standard_normal((n, 5)), rng.standard_normal(5)
+        for params in ({}, {"degree": 2, "gamma": 0.3, "coef0": 0.5}):
+            expected = polynomial_kernel(X, x[None, :], **params)
+            np.testing.assert_array_equal(_polynomial_row(X, x, **params), expected)
