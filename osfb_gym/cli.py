@@ -1,15 +1,11 @@
-"""The ``osfb-bench`` command.
+"""The ``osfb-bench`` command: ``run``, ``sweep``, ``train``, ``grade``, ``list``, ``table``.
 
-Examples
---------
-``osfb-bench run quick`` runs the main job and prints its table;
-``osfb-bench list`` shows the suites, env ids and agents.
-
-A user error (an unknown suite or dataset, a bad flag value, a missing
-file) is one line on stderr naming the flag or file, with exit code 2;
-anything else is a bug: its traceback, then a line asking to report it.
-Nothing heavy (pandas, scikit-learn, torch) is imported before a command
-runs, so ``--help`` answers at once.
+``osfb-bench run quick`` runs the main job and prints its table. A user
+error (an unknown suite or dataset, a bad flag value, a missing file) is one
+line on stderr naming the flag or file, with exit code 2; anything else is a
+bug: its traceback, then a line asking to report it. Nothing heavy (pandas,
+scikit-learn, torch) is imported before a command runs, so ``--help``
+answers at once.
 """
 
 from __future__ import annotations
@@ -45,19 +41,14 @@ class _Defaults(argparse.HelpFormatter):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        # one line: argparse's usage block would bury what was wrong
+    def error(self, message: str) -> NoReturn:  # one line: a usage block would bury the error
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
+    if not text.strip().isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+    return int(text)
 
 
 def _setting(text: str) -> tuple[str, str]:
@@ -67,84 +58,79 @@ def _setting(text: str) -> tuple[str, str]:
     return key.strip(), value
 
 
+def _f(name: str, help: str, **kwargs: Any) -> tuple[str, dict[str, Any]]:
+    """Return a flag of :data:`_COMMANDS`: its name and ``add_argument``'s keyword arguments."""
+    return name, {"help": help, **kwargs}
+
+
+_N = {"type": _positive_int}
+_COMMON = [_f("--out", "output directory (default osfb-results/NAME)"),
+           _f("--resume", "skip the cells already in --out", action="store_true"),
+           _f("--workers", "processes / CPUs", default=1, **_N),
+           _f("--executor", "where", default="local", choices=("local", "ray")),
+           _f("--address", "Ray cluster address ('auto')"),
+           _f("--no-progress", "hide the progress bars", action="store_true")]  # fmt: skip
+#: each command: its help and its flags
+_COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
+    "run": ("run a built-in suite", [
+        _f("suite", "one of: " + ", ".join([*SUITES, *ALIASES]), metavar="SUITE"),
+        _f("--seeds", "seeds 0..N-1", **_N), _f("--horizon", "truncate episodes to T", **_N),
+        _f("--data-home", "folder of the dataset files"),
+        _f("--set", "a suite's setting (see `osfb-bench list`)", dest="settings", type=_setting,
+           action="append", default=[], metavar="KEY=VALUE"), *_COMMON]),
+    "sweep": ("run a TOML sweep spec (envs x agents x grids x seeds), resumable", [
+        _f("spec", "a TOML sweep spec, e.g. examples/sweeps/lending_alpha.toml"),
+        _f("--seeds", "seeds 0..N-1", **_N), *_COMMON]),
+    "train": ("train a stable-baselines3 agent, save and score it", [
+        _f("env_id", "a registered id, e.g. OneSidedLending-v0"),
+        _f("--algo", "algorithm", default="PPO", choices=ALGORITHMS),
+        _f("--total-timesteps", "env steps", default=20_000, **_N),
+        _f("--seed", "seed of the algorithm and envs", type=int, default=0),
+        _f("--n-envs", "parallel env copies", default=1, **_N),
+        _f("--vec", "how they run", default="dummy", choices=("dummy", "subproc")),
+        _f("--env-kwargs", "env arguments as a JSON object", default="{}"),
+        _f("--world-seed", "fix the world (default: resampled at every episode)", type=int),
+        _f("--algo-kwargs", "algorithm arguments as JSON", default="{}"),
+        _f("--tensorboard", "folder for TensorBoard logs"),
+        _f("--save", "folder for the model", default="osfb-results/models"),
+        _f("--eval-seeds", "held-out episodes (0: none)", type=int, default=10),
+        _f("--threads", "torch threads", default=1, **_N),
+        _f("--normalize", "SB3's VecNormalize", action="store_true"),
+        _f("--no-progress", "hide the progress bar", action="store_true")]),
+    "grade": ("grade a student's agent file on held-out seeds", [
+        _f("path", "the .py file defining one agents.base.Agent subclass"),
+        _f("--env", "a registered id, e.g. OneSidedLending-v0", required=True),
+        _f("--agent", "the class to grade, if the file has several"),
+        _f("--seeds", "held-out episodes", default=10, **_N),
+        _f("--env-kwargs", "env arguments as JSON (default: the family's)"),
+        _f("--time-limit", "seconds per episode", type=float, default=30.0),
+        _f("--out", "folder for the plot", default="osfb-results/grade")]),
+    "list": ("list suites, environments and agents", []),
+    "table": ("rebuild a jiang-* table from results.csv files", [
+        _f("suite", "suite name", choices=("jiang-linear", "jiang-logistic")),
+        _f("results", "results.csv files written by runs", nargs="+"),
+        _f("--out", "output directory", required=True),
+        _f("--data-home", "folder of the dataset files")]),
+}  # fmt: skip
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``osfb-bench``."""
-    defaults = _Defaults
     parser = _Parser(prog="osfb-bench", description="Benchmark agents under one-sided feedback.",
-                     formatter_class=defaults)  # fmt: skip
+                     formatter_class=_Defaults)  # fmt: skip
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    names = ", ".join([*SUITES, *ALIASES])
-    run = commands.add_parser("run", help="run a built-in suite", formatter_class=defaults)
-    run.add_argument("suite", metavar="SUITE", help=f"one of: {names}")
-    run.add_argument("--seeds", type=_positive_int, default=None, help="seeds 0..N-1")
-    run.add_argument("--horizon", type=_positive_int, default=None, help="truncate episodes to T")
-    run.add_argument("--data-home", default=None, help="folder of the dataset files")
-    run.add_argument(
-        "--set",
-        dest="settings",
-        type=_setting,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a suite's own setting (see `osfb-bench list`)",
-    )
-    _add_common(run, "osfb-results/SUITE")
-    sweep = commands.add_parser("sweep", help="run a TOML sweep spec (envs x agents x grids x "
-                                "seeds), resumable", formatter_class=defaults)  # fmt: skip
-    sweep.add_argument("spec", help="a TOML sweep spec, e.g. examples/sweeps/lending_alpha.toml")
-    sweep.add_argument("--seeds", type=_positive_int, default=None, help="seeds 0..N-1")
-    _add_common(sweep, "osfb-results/NAME")
-    train = commands.add_parser("train", help="train a stable-baselines3 agent, save and score "
-                                "it", formatter_class=defaults)  # fmt: skip
-    train.add_argument("env_id", help="a registered id, e.g. OneSidedLending-v0")
-    train.add_argument("--algo", default="PPO", choices=ALGORITHMS, help="algorithm")
-    train.add_argument("--total-timesteps", type=_positive_int, default=20_000, help="env steps")
-    train.add_argument("--seed", type=int, default=0, help="seed of the algorithm and envs")
-    train.add_argument("--n-envs", type=_positive_int, default=1, help="parallel env copies")
-    train.add_argument("--vec", default="dummy", choices=("dummy", "subproc"), help="how they run")
-    train.add_argument("--env-kwargs", default="{}", help="env arguments as a JSON object")
-    train.add_argument("--world-seed", type=int, default=None, help="fix the world (default: "
-                       "resampled at every episode)")  # fmt: skip
-    train.add_argument("--algo-kwargs", default="{}", help="algorithm arguments as JSON")
-    train.add_argument("--tensorboard", default=None, help="folder for TensorBoard logs")
-    train.add_argument("--save", default="osfb-results/models", help="folder for the model")
-    train.add_argument("--eval-seeds", type=int, default=10, help="held-out episodes (0: none)")
-    train.add_argument("--threads", type=_positive_int, default=1, help="torch threads")
-    train.add_argument("--normalize", action="store_true", help="SB3's VecNormalize")
-    train.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    grade = commands.add_parser("grade", help="grade a student's agent file on held-out seeds",
-                                formatter_class=defaults)  # fmt: skip
-    grade.add_argument("path", help="the .py file defining one agents.base.Agent subclass")
-    grade.add_argument("--env", required=True, help="a registered id, e.g. OneSidedLending-v0")
-    grade.add_argument("--agent", default=None, help="the class to grade, if the file has several")
-    grade.add_argument("--seeds", type=_positive_int, default=10, help="held-out episodes")
-    grade.add_argument("--env-kwargs", default=None, help="env arguments as JSON (default: the "
-                       "family's)")  # fmt: skip
-    grade.add_argument("--time-limit", type=float, default=30.0, help="seconds per episode")
-    grade.add_argument("--out", default="osfb-results/grade", help="folder for the plot")
-    commands.add_parser("list", help="list suites, environments and agents")
-    table = commands.add_parser("table", help="rebuild a jiang-* table from results.csv files")
-    table.add_argument("suite", choices=("jiang-linear", "jiang-logistic"), help="suite name")
-    table.add_argument("results", nargs="+", help="results.csv files written by runs")
-    table.add_argument("--out", required=True, help="output directory")
-    table.add_argument("--data-home", default=None, help="folder of the dataset files")
+    for name, (summary, flags) in _COMMANDS.items():
+        command = commands.add_parser(name, help=summary, formatter_class=_Defaults)
+        for flag, kwargs in flags:
+            command.add_argument(flag, **kwargs)
     return parser
-
-
-def _add_common(command: argparse.ArgumentParser, out: str) -> None:
-    command.add_argument("--out", default=None, help=f"output directory (default {out})")
-    command.add_argument("--resume", action="store_true", help="skip the cells already in --out")
-    command.add_argument("--workers", type=_positive_int, default=1, help="processes / CPUs")
-    command.add_argument("--executor", default="local", choices=("local", "ray"), help="where")
-    command.add_argument("--address", default=None, help="Ray cluster address ('auto')")
-    command.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 
 def _folder(path: str | None, flag: str, *, exists: bool = False) -> str | None:
     if path is not None and (Path(path).exists() or exists) and not Path(path).is_dir():
-        what = "a file" if Path(path).exists() else "not found"
-        raise UsageError(f"{flag} {path}: {what}; give a folder")
+        raise UsageError(f"{flag} {path}: {'a file' if Path(path).exists() else 'not found'}; "
+                         "give a folder")  # fmt: skip
     return path
 
 
@@ -158,22 +144,20 @@ def _json_dict(text: str, flag: str) -> dict[str, Any]:
     return value
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> str:
     from osfb_gym.bench.catalog import get, run
 
-    suite = get(args.suite)
     options = RunOptions(
         seeds=args.seeds, horizon=args.horizon, workers=args.workers, executor=args.executor,
         address=args.address, resume=args.resume, progress=not args.no_progress,
         data_home=_folder(args.data_home, "--data-home", exists=True),
         settings=dict(args.settings),
     )  # fmt: skip
-    out = _folder(args.out, "--out") or f"osfb-results/{suite.name}"
-    print(run(args.suite, out, options))
-    return 0
+    out = _folder(args.out, "--out") or f"osfb-results/{get(args.suite).name}"
+    return run(args.suite, out, options)
 
 
-def _sweep(args: argparse.Namespace) -> int:
+def _sweep(args: argparse.Namespace) -> str:
     import dataclasses
 
     from osfb_gym.bench.run import run_sweep
@@ -184,51 +168,46 @@ def _sweep(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
     if args.seeds is not None:
         spec = dataclasses.replace(spec, seeds=tuple(range(args.seeds)))
-    result = run_sweep(
-        spec, _folder(args.out, "--out") or f"osfb-results/{spec.name}", resume=args.resume,
-        workers=args.workers, executor=args.executor, address=args.address,
-        progress=not args.no_progress,
-    )  # fmt: skip
-    print(result.summary)
-    return 0
+    out = _folder(args.out, "--out") or f"osfb-results/{spec.name}"
+    return run_sweep(spec, out, resume=args.resume, workers=args.workers, executor=args.executor,
+                     address=args.address, progress=not args.no_progress).summary  # fmt: skip
 
 
-def _list() -> int:
+def _list(args: argparse.Namespace) -> str:
     from envs_registry import ENVS
     from osfb_gym.bench.sweep import agents_for
     from osfb_gym.core.family import FAMILIES
 
-    print("suites (settings for --set in brackets):")
-    for suite in SUITES.values():
-        settings = f" [{', '.join(suite.settings)}]" if suite.settings else ""
-        print(f"  {suite.name:16s} {suite.summary}{settings}")
-    print("aliases: " + ", ".join(f"{alias} -> {name}" for alias, name in ALIASES.items()))
-    print("environments (family: objective, direction):")
+    lines = ["suites (settings for --set in brackets):"]
+    lines += [f"  {suite.name:16s} {suite.summary}"
+              + (f" [{', '.join(suite.settings)}]" if suite.settings else "")
+              for suite in SUITES.values()]  # fmt: skip
+    lines.append("aliases: " + ", ".join(f"{alias} -> {name}" for alias, name in ALIASES.items()))
+    lines.append("environments (family: objective, direction):")
     for entry in ENVS:
         family = FAMILIES[entry.family]
-        print(f"  {entry.id:24s} {family.name}: {family.objective}, {family.direction} is better")
-    print("agents by environment (RL algorithms are trained, then scored):")
-    for entry in ENVS:
-        print(f"  {entry.id:24s} {', '.join(agents_for(entry.id))}")
-    return 0
+        lines.append(f"  {entry.id:24s} {family.name}: {family.objective}, "
+                     f"{family.direction} is better")  # fmt: skip
+    lines.append("agents by environment (RL algorithms are trained, then scored):")
+    lines += [f"  {entry.id:24s} {', '.join(agents_for(entry.id))}" for entry in ENVS]
+    return "\n".join(lines)
 
 
-def _table(args: argparse.Namespace) -> int:
+def _table(args: argparse.Namespace) -> str:
     import pandas as pd
 
     from osfb_gym.bench.suites.jiang import JIANG_SUITES, write_report
 
-    for path in args.results:
-        if not Path(path).is_file():
-            raise UsageError(f"{path}: no such file")
+    missing = [path for path in args.results if not Path(path).is_file()]
+    if missing:
+        raise UsageError(f"{missing[0]}: no such file")
     frame = pd.concat([pd.read_csv(path) for path in args.results], ignore_index=True)
     out = _folder(args.out, "--out") or args.out  # required: never None
     report = write_report(frame, JIANG_SUITES[args.suite], out, data_home=args.data_home)
-    print(report.files[2].read_text())
-    return 0
+    return report.files[2].read_text()
 
 
-def _train(args: argparse.Namespace) -> int:
+def _train(args: argparse.Namespace) -> str:
     from agents.rl import SB3Agent
     from osfb_gym.bench.rl import model_path, normalizer_path, train
     from osfb_gym.runner import evaluate
@@ -248,49 +227,44 @@ def _train(args: argparse.Namespace) -> int:
     model.save(path)
     if args.normalize:
         model.get_vec_normalize_env().save(str(normalizer_path(path)))
-    print(f"trained {args.algo} on {args.env_id} for {model.num_timesteps:,} steps; saved {path}")
+    text = f"trained {args.algo} on {args.env_id} for {model.num_timesteps:,} steps; saved {path}"
     if args.eval_seeds > 0:
         seeds = range(EVAL_SEED_OFFSET, EVAL_SEED_OFFSET + args.eval_seeds)
         frame = evaluate(args.env_id, SB3Agent(model), seeds, env_kwargs=env_kwargs)
         summary = frame.drop(columns=["seed", "agent"]).agg(["mean", "std"]).T
-        print(f"\nscored on {args.eval_seeds} held-out episodes (seeds {seeds.start}..):")
-        print(summary.to_markdown(floatfmt=".4g"))
-    return 0
+        text += (f"\n\nscored on {args.eval_seeds} held-out episodes (seeds {seeds.start}..):\n"
+                 + summary.to_markdown(floatfmt=".4g"))  # fmt: skip
+    return text
 
 
-def _grade(args: argparse.Namespace) -> int:
+def _grade(args: argparse.Namespace) -> str | int:
     from osfb_gym.grade import Diagnosis, grade
 
     env_kwargs = None if args.env_kwargs is None else _json_dict(args.env_kwargs, "--env-kwargs")
     try:
-        report = grade(
-            args.path, args.env, n_seeds=args.seeds, env_kwargs=env_kwargs, class_name=args.agent,
-            time_limit=args.time_limit, out=args.out,
-        )  # fmt: skip
+        report = grade(args.path, args.env, n_seeds=args.seeds, env_kwargs=env_kwargs,
+                       class_name=args.agent, time_limit=args.time_limit, out=args.out)  # fmt: skip
     except Diagnosis as diagnosis:  # the submission's fault, explained at length
         print(diagnosis, file=sys.stderr)
         return 1
-    print(report)
-    return 0
+    return str(report)
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     from osfb_gym.core.optional import MissingExtraError  # an extra to install: one line
 
-    errors: list[type[BaseException]] = [ValueError, TypeError, OSError, MissingExtraError]
     gymnasium = sys.modules.get("gymnasium.error")
-    if gymnasium is not None:
-        errors.append(gymnasium.Error)
-    return tuple(errors)
+    return (ValueError, TypeError, OSError, MissingExtraError,
+            *([gymnasium.Error] if gymnasium is not None else []))  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``osfb-bench``; returns the exit code (2 for a user error, 1 for a bug)."""
     args = build_parser().parse_args(argv)
     commands = {"run": _run, "sweep": _sweep, "train": _train, "grade": _grade,
-                "table": _table, "list": lambda _: _list()}  # fmt: skip
+                "table": _table, "list": _list}  # fmt: skip
     try:
-        return commands[args.command](args)
+        result = commands[args.command](args)
     except KeyboardInterrupt:
         print("osfb-bench: interrupted", file=sys.stderr)
         return 130
@@ -302,15 +276,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception:
         return _bug()
+    if isinstance(result, int):
+        return result
+    print(result)
+    return 0
 
 
 def _bug() -> int:
     traceback.print_exc()
-    print(
-        "osfb-bench: this is a bug in osfb-bench, not in your input; please report it to "
-        "the osfb-gym issue tracker with the command and the traceback above",
-        file=sys.stderr,
-    )
+    print("osfb-bench: this is a bug in osfb-bench, not in your input; please report it to "
+          "the osfb-gym issue tracker with the command and the traceback above",
+          file=sys.stderr)  # fmt: skip
     return 1
 
 
