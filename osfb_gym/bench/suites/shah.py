@@ -346,6 +346,8 @@ def summary(results: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
                "rejection_rate"]  # fmt: skip
     table = grouped[metrics].mean()
     table["average_risk_std"] = grouped["average_risk"].std()
+    for name in ("query_rate", "misclassification_rate", "rejection_rate"):
+        table[f"{name}_std"] = grouped[name].std()
     table["runs"] = grouped["seed"].count()
     same = []
     for (dataset, d, _learner), row in table.iterrows():
@@ -360,42 +362,109 @@ def summary(results: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
+#: what the paper's section 6 says per dataset (Figures 5-6), for the claims table:
+#: "higher"/"lower": DSAL's value against DRAL's; None: the paper says nothing
+PAPER: dict[str, dict[str, str | None]] = {
+    "phishing": {"risk": "higher", "labels": "lower", "fewer_same_labels": "DRAL, DSAL"},
+    "guide": {"risk": "lower", "labels": "same", "fewer_same_labels": "DSAL"},
+}
+
+
+def _compare(a: float, b: float, se: float) -> str:
+    """``"higher"``, ``"lower"`` or ``"same"`` (within 2 standard errors of the difference)."""
+    if abs(a - b) <= 2 * se:
+        return "same"
+    return "higher" if a > b else "lower"
+
+
 def claims(table: pd.DataFrame) -> list[str]:
-    """State the paper's claims as measured in ``table`` (from :func:`summary`)."""
-    lines = []
+    """State the paper's claims (section 6) as measured in ``table`` (from :func:`summary`).
+
+    A markdown table per dataset: the claim, what was measured, and the
+    verdict (reproduced / not reproduced; "-" where the paper has no claim
+    for the dataset). Two means are called different when they differ by
+    more than 2 standard errors of their difference (over the runs).
+    """
+    lines: list[str] = []
     for dataset, part in table.groupby("dataset", observed=True, sort=False):
-        if part.empty:
-            continue
-        by = {(row.d, row.learner): row for row in part.itertuples()}
-        ds = sorted(part["d"].unique())
-        lines += [f"**{dataset}**", ""]
-        for learner in ("DRAL", "DSAL"):
-            ratios = [by[d, learner].average_risk / by[d, "DSOL"].average_risk for d in ds]
-            labels = [by[d, learner].query_rate for d in ds]
-            same = [by[d, learner].dsol_risk_same_labels - by[d, learner].average_risk for d in ds]
-            lines.append(
-                f"- {learner} reaches {min(ratios):.2f}-{max(ratios):.2f} times DSOL's risk at "
-                f"T with {min(labels):.0%}-{max(labels):.0%} of the labels (d = "
-                f"{', '.join(f'{d:g}' for d in ds)}); with the same number of labels DSOL's "
-                f"risk is {'higher' if min(same) > 0 else 'not always higher'} "
-                f"(by {min(same):+.4f} to {max(same):+.4f})."
-            )
-        asked = {name: [by[d, name].query_rate for d in ds] for name in ("DSAL", "DRAL")}
-        fewer = sum(a < b for a, b in zip(asked["DSAL"], asked["DRAL"], strict=True))
-        listed = {name: ", ".join(f"{q:.3f}" for q in rates) for name, rates in asked.items()}
-        lines.append(
-            f"- DSAL asks fewer labels than DRAL at {fewer} of {len(ds)} values of d "
-            f"(DSAL {listed['DSAL']}; DRAL {listed['DRAL']})."
-        )
-        for learner in LEARNERS:
-            rates = [by[d, learner].rejection_rate for d in ds]
-            falls = all(b < a for a, b in zip(rates, rates[1:], strict=False))
-            lines.append(
-                f"- {learner}'s rejection rate {'falls' if falls else 'does not fall'} as d "
-                f"rises: {', '.join(f'{r:.3f}' for r in rates)}."
-            )
-        lines.append("")
+        if not part.empty:
+            lines += _dataset_claims(str(dataset), part)
     return lines
+
+
+def _dataset_claims(dataset: str, part: pd.DataFrame) -> list[str]:
+    by = {(row.d, row.learner): row for row in part.itertuples()}
+    ds = sorted(part["d"].unique())
+    paper = PAPER.get(dataset, {})
+    in_paper = True if paper else None  # verdicts only where the paper makes the claim
+
+    def se(d: float, name: str, a: str = "DSAL", b: str = "DRAL") -> float:
+        return float(np.hypot(*(getattr(by[d, x], f"{name}_std") / np.sqrt(by[d, x].runs)
+                                for x in (a, b))))  # fmt: skip
+
+    def values(name: str, learner: str) -> str:
+        return ", ".join(f"{getattr(by[d, learner], name):.4f}" for d in ds)
+
+    def rises(name: str, learner: str) -> bool:
+        v = [getattr(by[d, learner], name) for d in ds]
+        return all(b > a for a, b in zip(v, v[1:], strict=False))
+
+    def falls(name: str, learner: str) -> bool:
+        v = [getattr(by[d, learner], name) for d in ds]
+        return all(b < a for a, b in zip(v, v[1:], strict=False))
+
+    rows: list[tuple[str, str, str]] = []
+    expected = paper.get("fewer_same_labels")
+    for learner in ("DRAL", "DSAL"):
+        gaps = [by[d, learner].dsol_risk_same_labels - by[d, learner].average_risk for d in ds]
+        holds = min(gaps) > 0
+        claimed = expected is not None and learner in expected
+        rows.append((
+            f"with as many labels as {learner} asked, DSOL's risk is higher",
+            f"DSOL minus {learner}: {min(gaps):+.4f} to {max(gaps):+.4f}",
+            _verdict(holds, claimed or None),
+        ))  # fmt: skip
+    for learner in LEARNERS:
+        rows.append((f"{learner}'s risk rises with d", values("average_risk", learner),
+                     _verdict(rises("average_risk", learner), in_paper)))  # fmt: skip
+    for key, name, what in (("risk", "average_risk", "risk"),
+                            ("labels", "query_rate", "fraction of labels asked")):  # fmt: skip
+        found = [_compare(getattr(by[d, "DSAL"], name), getattr(by[d, "DRAL"], name),
+                          se(d, name)) for d in ds]  # fmt: skip
+        claim = paper.get(key)
+        text = {"higher": "higher than", "lower": "lower than", "same": "the same as"}
+        rows.append((
+            f"DSAL's {what} is {text.get(claim or '', 'compared with')} DRAL's",
+            f"DSAL {values(name, 'DSAL')}; DRAL {values(name, 'DRAL')}: {', '.join(found)}",
+            "-" if claim is None else _verdict(all(f == claim for f in found), True),
+        ))  # fmt: skip
+    for learner in ("DRAL", "DSAL"):
+        rows.append((f"{learner}'s fraction of labels asked falls as d rises",
+                     values("query_rate", learner),
+                     _verdict(falls("query_rate", learner), in_paper)))  # fmt: skip
+    for learner in LEARNERS:
+        rows.append((f"{learner}'s misclassification rate rises with d",
+                     values("misclassification_rate", learner),
+                     _verdict(rises("misclassification_rate", learner), in_paper)))  # fmt: skip
+    lowest = [min(LEARNERS, key=lambda x: by[d, x].misclassification_rate) for d in ds]
+    rows.append(("DRAL misclassifies least of the three", "lowest: " + ", ".join(lowest),
+                 _verdict(all(x == "DRAL" for x in lowest), in_paper)))  # fmt: skip
+    most = [max(LEARNERS, key=lambda x: by[d, x].rejection_rate) for d in ds]
+    rows.append(("DRAL rejects most of the three", "most: " + ", ".join(most),
+                 _verdict(all(x == "DRAL" for x in most), in_paper)))  # fmt: skip
+    for learner in LEARNERS:
+        rows.append((f"{learner}'s rejection rate falls as d rises",
+                     values("rejection_rate", learner),
+                     _verdict(falls("rejection_rate", learner), in_paper)))  # fmt: skip
+    measured = f"measured (d = {', '.join(f'{d:g}' for d in ds)})"
+    frame = pd.DataFrame(rows, columns=["claim", measured, "verdict"])
+    return [f"**{dataset}**", "", frame.to_markdown(index=False), ""]
+
+
+def _verdict(holds: bool, claimed: bool | None) -> str:
+    if claimed is None:
+        return "holds" if holds else "does not hold"
+    return "reproduced" if holds else "not reproduced"
 
 
 def write_shah_report(
