@@ -44,6 +44,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -182,8 +183,8 @@ def run_shah(
     if not found:
         raise ValueError("no dataset of the suite could be loaded: " + "; ".join(missing.values()))
     started = time.perf_counter()
-    run = {"resume": resume, "workers": n_jobs, "progress": progress, "executor": executor,
-           "address": address}  # fmt: skip
+    run: dict[str, Any] = {"resume": resume, "workers": n_jobs, "progress": progress,
+                           "executor": executor, "address": address}  # fmt: skip
     chosen: dict[tuple[str, str], float] = {}
     selection = None
     if len(suite.gammas) > 1:
