@@ -174,23 +174,9 @@ def _sweep(args: argparse.Namespace) -> str:
 
 
 def _list(args: argparse.Namespace) -> str:
-    from envs_registry import ENVS
-    from osfb_gym.bench.sweep import agents_for
-    from osfb_gym.core.family import FAMILIES
+    from osfb_gym.bench.catalog import describe
 
-    lines = ["suites (settings for --set in brackets):"]
-    lines += [f"  {suite.name:16s} {suite.summary}"
-              + (f" [{', '.join(suite.settings)}]" if suite.settings else "")
-              for suite in SUITES.values()]  # fmt: skip
-    lines.append("aliases: " + ", ".join(f"{alias} -> {name}" for alias, name in ALIASES.items()))
-    lines.append("environments (family: objective, direction):")
-    for entry in ENVS:
-        family = FAMILIES[entry.family]
-        lines.append(f"  {entry.id:24s} {family.name}: {family.objective}, "
-                     f"{family.direction} is better")  # fmt: skip
-    lines.append("agents by environment (RL algorithms are trained, then scored):")
-    lines += [f"  {entry.id:24s} {', '.join(agents_for(entry.id))}" for entry in ENVS]
-    return "\n".join(lines)
+    return describe()
 
 
 def _table(args: argparse.Namespace) -> str:

@@ -256,3 +256,24 @@ def run(name: str, out: str | Path, options: RunOptions) -> str:
             f"its settings: {', '.join(suite.settings) or 'none'}"
         )
     return suite.run(suite.name, Path(out), options)
+
+
+def describe() -> str:
+    """Return what ``osfb-bench list`` prints: suites, aliases, envs and their agents."""
+    from envs_registry import ENVS
+    from osfb_gym.bench.sweep import agents_for
+    from osfb_gym.core.family import FAMILIES
+
+    lines = ["suites (settings for --set in brackets):"]
+    lines += [f"  {suite.name:16s} {suite.summary}"
+              + (f" [{', '.join(suite.settings)}]" if suite.settings else "")
+              for suite in SUITES.values()]  # fmt: skip
+    lines.append("aliases: " + ", ".join(f"{alias} -> {name}" for alias, name in ALIASES.items()))
+    lines.append("environments (family: objective, direction):")
+    for entry in ENVS:
+        family = FAMILIES[entry.family]
+        lines.append(f"  {entry.id:24s} {family.name}: {family.objective}, "
+                     f"{family.direction} is better")  # fmt: skip
+    lines.append("agents by environment (RL algorithms are trained, then scored):")
+    lines += [f"  {entry.id:24s} {', '.join(agents_for(entry.id))}" for entry in ENVS]
+    return "\n".join(lines)
