@@ -126,6 +126,10 @@ class LendingWorld:
 
     def sample_features(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """Draw ``n`` applicants' features, rounded to float32 like the observation."""
+        return self.sample_observed(n, rng)[1]
+
+    def sample_observed(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Draw ``n`` applicants: the float32 observation and its exact float64 copy."""
         dim = self.beta.shape[0]
         x = rng.standard_normal((n, dim))
         if self.trap_direction is not None:
@@ -133,9 +137,12 @@ class LendingWorld:
             x -= np.outer(x @ unit, unit)
             is_v = rng.random(n) < self.trap_probability
             x[is_v] = self.trap_direction
-        np.clip(x, -FEATURE_BOUND, FEATURE_BOUND, out=x)
+        # np.clip's result, without its Python-level dispatch (a third of a step's draw)
+        np.minimum(x, FEATURE_BOUND, out=x)
+        np.maximum(x, -FEATURE_BOUND, out=x)
         # the observation is float32; truth is computed from exactly what is observed
-        return x.astype(np.float32).astype(np.float64)
+        observed = x.astype(np.float32)
+        return observed, observed.astype(np.float64)
 
 
 def draw_gaussian_world(dim: int, beta_norm: float, rng: np.random.Generator) -> LendingWorld:
@@ -707,6 +714,8 @@ class OneSidedLendingEnv(FeedbackEnv):
             -bound, bound, shape=(self.batch_size, self.dim), dtype=np.float32
         )
         self.action_space = spaces.MultiBinary(self.batch_size)
+        self._action_shape = (self.batch_size,)
+        self._logistic = self.link.name == "logistic"
 
         self._world: LendingWorld | None = None
         self._order = np.empty((0, self.batch_size), dtype=np.intp)
@@ -840,22 +849,26 @@ class OneSidedLendingEnv(FeedbackEnv):
         return draw_gaussian_world(self.dim, self.beta_norm, rng)
 
     def _draw_applicants(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self._draw_observed(n)[1:]
+
+    def _draw_observed(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Draw ``n`` applicants: float32 features, float64 features, ``mu`` and ``y``."""
         world = self._world
         if world is None:
             raise RuntimeError("call reset() before step()")
-        x = world.sample_features(n, self.np_random)
+        observed, x = world.sample_observed(n, self.np_random)
         mu = np.asarray(self.link.mean(x @ world.beta), dtype=float)
-        if self.link.name == "logistic":
+        if self._logistic:
             y = (self.np_random.random(n) < mu).astype(float)
         else:
             y = mu + self.noise_std * self.np_random.standard_normal(n)
-        return x, mu, y
+        return observed, x, mu, y
 
     def _next_batch(self) -> np.ndarray:
         data = self._data
         if data is None:
-            self._x, self._mu, self._y = self._draw_applicants(self.batch_size)
-            return self._x.astype(np.float32)
+            observed, self._x, self._mu, self._y = self._draw_observed(self.batch_size)
+            return observed
         if self._t >= self._order.shape[0]:
             # the stream ran out: a placeholder inside the space, no applicant
             self._x = np.zeros((0, self.dim), dtype=np.float32)
@@ -904,22 +917,47 @@ class OneSidedLendingEnv(FeedbackEnv):
                 f"the stream of dataset {self.dataset!r} is exhausted; call reset() "
                 "for a new episode"
             )
-        action = check_binary_array(action, "action", (self.batch_size,))
+        action = self._check_action(action)
+        # revealed_reward, bayes_decision and one_sided_loss, inlined: the same
+        # arithmetic in fewer calls (this is every step of every episode)
+        mu, y, cutoff = self._mu, self._y, self.cutoff
         approved = action == 1
         revealed = approved.copy() if self.feedback_mode == "one_sided" else np.ones_like(approved)
-        reward = float(revealed_reward(self._y, self.cutoff, approved))
-        loss = float(one_sided_loss(self._mu, self.cutoff, action))
-        feedback = {"revealed": revealed, "y": np.where(revealed, self._y, 0.0)}
-        oracle = {
-            "mu": self._mu,
-            "y": self._y,
-            "bayes_action": bayes_decision(self._mu, self.cutoff),
-            "loss": loss,
-        }
+        if self.batch_size == 1:
+            # one applicant: the same IEEE operations on Python floats (a sum of one
+            # term is the term), without a dozen calls on arrays of one element
+            one_mu, one_y, accept = mu.item(), y.item(), bool(approved[0])
+            reward = one_y - cutoff if accept else 0.0
+            bayes_one = one_mu > cutoff
+            loss = abs(one_mu - cutoff) if bayes_one != accept else 0.0
+            shown = one_y if revealed[0] else 0.0
+            feedback = {"revealed": revealed, "y": np.array([shown])}
+            bayes = np.array([bayes_one], dtype=np.int8)
+        else:
+            reward = float(np.where(approved, y - cutoff, 0.0).sum())
+            bayes = mu > cutoff
+            loss = float((np.abs(mu - cutoff) * (bayes != approved)).sum())
+            feedback = {"revealed": revealed, "y": np.where(revealed, y, 0.0)}
+            bayes = bayes.astype(np.int8)
+        oracle = {"mu": mu, "y": y, "bayes_action": bayes, "loss": loss}
         if self.render_mode is not None:
             self._record(action, revealed, reward, loss)
         obs, terminated, truncated = self._advance()
         return obs, reward, terminated, truncated, make_info(feedback, oracle)
+
+    def _check_action(self, action: Any) -> np.ndarray:
+        """:func:`check_binary_array` of ``action``, with a fast path for integer arrays."""
+        if (
+            type(action) is np.ndarray
+            and action.shape == self._action_shape
+            and action.dtype.kind in "biu"
+        ):
+            if action.size == 1:
+                if action.item() in (0, 1):
+                    return action.astype(np.int8)
+            elif ((action == 0) | (action == 1)).all():
+                return action.astype(np.int8)
+        return check_binary_array(action, "action", self._action_shape)
 
     def _advance(self) -> tuple[np.ndarray, bool, bool]:
         """Move on to the next batch: its observation, and (terminated, truncated)."""
