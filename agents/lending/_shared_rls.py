@@ -50,7 +50,9 @@ class RowLog:
             if not np.array_equal(exact, rows):
                 # rows the log's dtype would round: keep everything in float64 from now on
                 self.dtype = np.dtype(np.float64)
-                self._rows = self._rows.astype(np.float64)
+                wider = np.empty(self._rows.shape)
+                wider[: self.n] = self._rows[: self.n]
+                self._rows = wider
         end = self.n + len(rows)
         if end > len(self._rows):
             grown = np.empty((max(2 * len(self._rows), end), self.dim), dtype=self.dtype)
@@ -214,8 +216,12 @@ class SharedRLS:
         )
         inverse = inverse.reshape(-1)
         slots = self.slot[agents[first]]
+        # a group that is only part of its state's agents moves to a copy; the
+        # members are counted as groups leave, so the last group keeps the state
         for group in np.flatnonzero(counts < self.members[slots]).tolist():
-            slots[group] = self._split(int(slots[group]), agents[inverse == group])
+            slot = int(slots[group])
+            if counts[group] < self.members[slot]:
+                slots[group] = self._split(slot, agents[inverse == group])
         if revealed.shape[1] == 1 and self.dim > 1:
             self._learn_rows(slots, x[first, 0], outcomes[first, 0], first_index[first])
             return
