@@ -26,7 +26,6 @@ refits), so a replica decides bit for bit as the agent alone (tested).
 from __future__ import annotations
 
 from array import array
-from typing import Any
 
 import numpy as np
 
@@ -240,7 +239,9 @@ class SharedRLS:
         ``matmul`` runs the same BLAS kernel per state; the rank-one update
         is ``dger`` per state), so the result is bit for bit the same.
         """
-        for slot, index, target in zip(slots.tolist(), indices.tolist(), targets.tolist(), strict=True):
+        for slot, index, target in zip(
+            slots.tolist(), indices.tolist(), targets.tolist(), strict=True
+        ):
             history = self.history[slot]
             assert history is not None
             history.indices.append(index)
@@ -339,7 +340,7 @@ class SharedRLS:
         return np.sqrt(np.maximum(np.einsum("ij,ij->i", x @ self.A_inv[slot], x), 0.0))
 
     def view(self, agent: int) -> SharedModelView:
-        """A read-only estimator-like view of ``agent``'s current state."""
+        """Return a read-only, estimator-like view of ``agent``'s current state."""
         return SharedModelView(self, agent)
 
 

@@ -208,7 +208,7 @@ class CutoffReplicas:
         for index in self.own_exploration_:
             agent = self.agents[index]
             agent.t_ = self.t_
-            if index in self._shared_adaptive_set:
+            if self.shared_ is not None and index in self._shared_adaptive_set:
                 # the bonus of a shared state is computed once for all its agents
                 slot = int(self.shared_.slot[self._shared_position[index]])
                 width = widths.get(slot) if same else None
@@ -237,7 +237,7 @@ class CutoffReplicas:
         self.agents[0]._check_revealed(
             x[revealed], outcomes[revealed], "observations (revealed rows)", "feedback['y']"
         )
-        any_revealed = revealed.any(axis=1)
+        any_revealed = np.asarray(revealed.any(axis=1))
         if self.shared_ is not None:
             self._learn_shared(observations, x, revealed, outcomes, any_revealed)
         for index in np.flatnonzero(any_revealed & ~self._is_shared).tolist():
@@ -254,7 +254,6 @@ class CutoffReplicas:
                 float(rewards[index]),
                 {"revealed": revealed[index], "y": outcomes[index]},
             )
-
 
     def _share(self, agent: CutoffAgent, index: int, feedback: dict[str, Any], space: Any) -> None:
         """Move ``agent`` (just reset) into the shared states if :func:`shares_state` allows."""

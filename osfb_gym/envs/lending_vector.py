@@ -195,7 +195,7 @@ class OneSidedLendingVectorEnv(VectorEnv):
         return obs, info
 
     def _stack_warm(self, feedback: list[dict[str, Any]], key: str) -> np.ndarray:
-        """The sub-envs' warm-start arrays, stacked; one read-only view when all share a stream."""
+        """Stack the sub-envs' warm-start arrays (one read-only view when all share a stream)."""
         if len(self._streams) == 1:
             sample = feedback[0]["warm_start"][key]
             # a paper grid's replicas share one stream: no copy per sub-env
