@@ -15,12 +15,18 @@ run on one core (BLAS limited to one thread):
    ratios, and the share of decisions where a shadow disagrees with the
    incremental learner.
 
+3. the env step alone (``--part env``): CPU time per ``step`` of
+   ``OneSidedLending-v0`` (synthetic linear and logistic worlds, and the
+   dataset, batch size 1, random actions) as a multiple of a
+   ``CartPole-v1`` step, both made by ``gym.make`` and stepped in
+   the same run, interleaved (issue 18's target: <= 1.5 CartPole steps).
+
 Targets from the issue: whole Adult stream < 60 s; ratio >= 100; disagreement
 <= 1%. Ratios come from one run, so machine noise hits both sides alike.
 
 Usage::
 
-    python benchmarks/lending_speed.py [--dataset adult] [--prefix 2000] [--data-home DIR]
+    python benchmarks/lending_speed.py [--dataset adult] [--prefix 2000] [--part all|env|learner]
 """
 
 from __future__ import annotations
@@ -60,6 +66,10 @@ class Args:
     """Directory holding the datasets (default: $OSFB_DATA, then ../shared/data)."""
     out: str | None = None
     """Write the measurements as JSON here."""
+    part: str = "all"
+    """"all", "env" (the env step against CartPole only) or "learner" (parts 1 and 2)."""
+    env_steps: int = 20_000
+    """Steps of each env in the env-step comparison."""
 
 
 class SklearnGLM(GLMEstimator):
@@ -177,9 +187,60 @@ def shadow_prefix(args: Args) -> dict[str, float]:
     return result
 
 
+def step_seconds(env: gym.Env, actions: list[Any]) -> float:
+    """CPU seconds of stepping ``env`` through ``actions`` (resets included)."""
+    env.reset(seed=0)
+    started = time.process_time()
+    for action in actions:
+        _, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            env.reset()
+    return time.process_time() - started
+
+
+def env_step_ratios(args: Args, rounds: int = 3) -> dict[str, float]:
+    """Each lending env's CPU time per step over CartPole-v1's, interleaved in ``rounds``."""
+    cartpole = gym.make("CartPole-v1")
+    lending = {
+        "synthetic_linear": gym.make("OneSidedLending-v0", link="linear"),
+        "synthetic_logistic": gym.make("OneSidedLending-v0", link="logistic"),
+        f"{args.dataset}_logistic": make_env(args),
+    }
+    coins = np.random.default_rng(0).integers(0, 2, args.env_steps)
+    binary = [np.array([coin], dtype=np.int8) for coin in coins]
+    totals = dict.fromkeys(["cartpole", *lending], 0.0)
+    for _ in range(rounds):
+        totals["cartpole"] += step_seconds(cartpole, coins.tolist())
+        for name, env in lending.items():
+            totals[name] += step_seconds(env, binary)
+    per_step = rounds * args.env_steps
+    result = {"cartpole_us_per_step": 1e6 * totals["cartpole"] / per_step}
+    for name in lending:
+        result[f"{name}_us_per_step"] = 1e6 * totals[name] / per_step
+        result[f"{name}_x_cartpole"] = totals[name] / totals["cartpole"]
+    return result
+
+
 def main() -> None:
-    """Run both measurements on one core and print them."""
+    """Run the measurements on one core and print them."""
     args = parse_args(Args, __doc__.splitlines()[0])
+    results: dict[str, Any] = {}
+    if args.part in ("all", "env"):
+        with threadpool_limits(1):
+            ratios = results["env_step"] = env_step_ratios(args)
+        print(
+            f"env step, CPU us: CartPole-v1 {ratios['cartpole_us_per_step']:.1f}; "
+            + "; ".join(
+                f"{name.removesuffix('_x_cartpole')} {value:.2f} CartPole steps"
+                for name, value in ratios.items()
+                if name.endswith("_x_cartpole")
+            )
+            + " (target <= 1.5)"
+        )
+    if args.part == "env":
+        if args.out:
+            Path(args.out).write_text(json.dumps(results, indent=2))
+        return
     with threadpool_limits(1):
         stream = whole_stream(args)
         print(
@@ -207,7 +268,8 @@ def main() -> None:
         f"scikit-learn {100 * prefix['disagreement_vs_sklearn']:.2f}% (target <= 1%)"
     )
     if args.out:
-        Path(args.out).write_text(json.dumps({"stream": stream, "prefix": prefix}, indent=2))
+        results.update(stream=stream, prefix=prefix)
+        Path(args.out).write_text(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":

@@ -1,33 +1,41 @@
-"""How much do vectorised replicas save on a paper's grid, and do they change any result?
+"""How fast and how lean is a paper's grid as replicas, and does sharing change any result?
 
 The jiang-* suites run one grid per (dataset, cutoff, split): greedy and
 six exploration methods at 14 values of alpha, 85 agents on the same
-stream. This script runs that grid on one split's stream prefix, in one
-process on one core (BLAS limited to one thread), two ways:
+stream. This script runs that grid (default: the whole Adult stream, the
+jiang-linear task of issue 18) in one run, each way in a child process of
+its own (so that each has its own peak memory), on one BLAS thread:
 
-1. one :func:`~osfb_gym.runner.run_episode` per agent (how the suite ran
-   before), and
-2. one vector episode of ``OneSidedLending-v0`` with every agent as a
-   replica (:class:`~agents.lending.replicas.CutoffReplicas`, how it runs now);
+1. ``reference``: one vector episode with every agent a replica learning on
+   its own (``CutoffReplicas(agents, share=False)``, the path before issue 18);
+2. ``shared``: the same with the linear agents' states shared per distinct
+   history and their revealed rows kept once
+   (``CutoffReplicas(agents)``, :mod:`agents.lending._shared_rls`);
+3. optionally (``--alone 1``) one :func:`~osfb_gym.runner.run_episode` per agent.
 
-and reports both times, their ratio (both measured in the same run, so
-machine noise hits both alike) and whether every agent's cumulative loss
-is identical between the two.
+and, in the same run, 100,000 steps of ``CartPole-v1`` (random actions) as
+the yardstick the issue's targets are written in. It prints CPU seconds,
+peak resident memory, the ratios, and whether every agent's decisions and
+cumulative loss are identical between the ways.
 
 Usage::
 
-    python benchmarks/replicas_speed.py [--dataset adult] [--horizon 3000] [--data-home DIR]
+    python benchmarks/replicas_speed.py [--dataset adult] [--horizon 0] [--data-home DIR]
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
+import resource
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
+import numpy as np
 from _args import parse_args
 from threadpoolctl import threadpool_limits
 
@@ -45,60 +53,125 @@ class Args:
 
     dataset: str = "adult"
     """Dataset of the stream (linear link, batch size 1: Table 1's protocol)."""
-    horizon: int = 3000
-    """Steps of the stream prefix (the whole Adult stream is 46,400)."""
+    horizon: int = 0
+    """Steps of the stream prefix; 0: the whole stream (Adult: 46,400)."""
     cutoff: float = 0.5
     """Cutoff quantile."""
     seed: int = 0
     """Reset seed: the warm-start split and the stream order."""
+    alone: int = 0
+    """1: also run one episode per agent (slow)."""
+    cartpole_steps: int = 100_000
+    """Steps of the CartPole-v1 yardstick."""
     data_home: str | None = None
     """Directory holding the datasets (default: $OSFB_DATA, then ../shared/data)."""
+    out: str | None = None
+    """Write the measurements as JSON here."""
 
 
-def main(args: Args) -> dict[str, object]:
-    """Run the grid both ways; return the measurements."""
-    data_home = args.data_home or os.environ.get("OSFB_DATA") or str(SHARED_DATA)
+def cartpole_seconds(steps: int) -> float:
+    """CPU seconds of ``steps`` CartPole-v1 steps with random actions (resets included)."""
+    env = gym.make("CartPole-v1")
+    actions = np.random.default_rng(0).integers(0, 2, steps).tolist()
+    env.reset(seed=0)
+    started = time.process_time()
+    for action in actions:
+        _, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            env.reset()
+    return time.process_time() - started
+
+
+def _grid() -> list[tuple[str, float | None]]:
     suite = JIANG_SUITES["jiang-linear"]
-    grid = [
+    return [
         (method, alpha)
         for method in suite.methods
         for alpha in ([None] if method == "greedy" else suite.alphas)
     ]
-    kwargs = dict(
+
+
+def _run(mode: str, kwargs: dict[str, Any], seed: int, queue: Any) -> None:
+    """Child process: run the grid one way; report CPU time, peak memory, the trajectories."""
+    grid = _grid()
+    agents = [agent_for(method, alpha) for method, alpha in grid]
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    with threadpool_limits(1):
+        started = time.process_time()
+        if mode == "alone":
+            env = gym.make("OneSidedLending-v0", **kwargs)
+            trajectories = [run_episode(env, agent, seed) for agent in agents]
+        else:
+            envs = gym.make_vec("OneSidedLending-v0", num_envs=len(grid), lockstep=True, **kwargs)
+            replicas = CutoffReplicas(agents, share=mode == "shared")
+            trajectories = run_vector_episode(envs, replicas, seed)
+        seconds = time.process_time() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    queue.put(
+        {
+            "seconds": seconds,
+            "peak_mb": peak,
+            "start_mb": before,
+            "actions": np.stack([t.actions for t in trajectories]),
+            "losses": [t.metrics["cumulative_loss"] for t in trajectories],
+            "steps": int(trajectories[0].metrics["steps"]),
+        }
+    )
+
+
+def measure(mode: str, kwargs: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Run :func:`_run` in a forked child and return what it reports."""
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_run, args=(mode, kwargs, seed, queue))
+    child.start()
+    result = queue.get()
+    child.join()
+    return result
+
+
+def main(args: Args) -> dict[str, object]:
+    """Run the grid each way and CartPole; return the measurements."""
+    data_home = args.data_home or os.environ.get("OSFB_DATA") or str(SHARED_DATA)
+    kwargs: dict[str, Any] = dict(
         dataset=args.dataset,
         data_home=data_home,
         link="linear",
         batch_size=1,
         cutoff_quantile=args.cutoff,
-        horizon=args.horizon,
     )
-
-    def agents() -> list:
-        return [agent_for(method, alpha) for method, alpha in grid]
-
-    env = gym.make("OneSidedLending-v0", **kwargs)
-    envs = gym.make_vec("OneSidedLending-v0", num_envs=len(grid), lockstep=True, **kwargs)
-    env.reset(seed=args.seed)  # the dataset's world is fitted once, outside both timings
+    if args.horizon:
+        kwargs["horizon"] = args.horizon
+    # the dataset's world is fitted once, in the parent, outside every timing
+    gym.make("OneSidedLending-v0", **kwargs).reset(seed=args.seed)
     with threadpool_limits(1):
-        started = time.perf_counter()
-        alone = [run_episode(env, agent, args.seed).metrics for agent in agents()]
-        one_by_one = time.perf_counter() - started
-        started = time.perf_counter()
-        together = [
-            t.metrics for t in run_vector_episode(envs, CutoffReplicas(agents()), args.seed)
-        ]
-        replicas = time.perf_counter() - started
-    pairs = zip(alone, together, strict=True)
-    same = sum(a["cumulative_loss"] == b["cumulative_loss"] for a, b in pairs)
-    return {
+        cartpole = cartpole_seconds(args.cartpole_steps)
+    modes = ["reference", "shared"] + (["alone"] if args.alone else [])
+    runs = {mode: measure(mode, kwargs, args.seed) for mode in modes}
+    with threadpool_limits(1):
+        cartpole = (cartpole + cartpole_seconds(args.cartpole_steps)) / 2
+    reference, shared = runs["reference"], runs["shared"]
+    result: dict[str, object] = {
         "dataset": args.dataset,
-        "steps": int(alone[0]["steps"]),
-        "agents": len(grid),
-        "one_by_one_s": round(one_by_one, 2),
-        "replicas_s": round(replicas, 2),
-        "speedup": round(one_by_one / replicas, 2),
-        "identical_losses": f"{same} of {len(grid)}",
+        "steps": reference["steps"],
+        "agents": len(_grid()),
+        f"cartpole_{args.cartpole_steps}_cpu_s": round(cartpole, 2),
     }
+    for mode, run in runs.items():
+        result[f"{mode}_cpu_s"] = round(run["seconds"], 2)
+        result[f"{mode}_peak_mb"] = round(run["peak_mb"])
+        result[f"{mode}_x_cartpole"] = round(run["seconds"] / cartpole, 1)
+    result["speedup_shared_vs_reference"] = round(reference["seconds"] / shared["seconds"], 2)
+    result["process_mb_before_episode"] = round(shared["start_mb"])
+    for mode in modes[1:]:
+        run = runs[mode]
+        same = sum(a == b for a, b in zip(reference["losses"], run["losses"], strict=True))
+        agree = float((reference["actions"] == run["actions"]).mean())
+        result[f"{mode}_identical_losses"] = f"{same} of {len(run['losses'])}"
+        result[f"{mode}_decision_agreement"] = agree
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=2))
+    return result
 
 
 if __name__ == "__main__":

@@ -27,10 +27,54 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import check_finite
+from agents.lending._shared_rls import RowLog, SharedRLS
+from agents.lending.adaptive import Adaptive
 from agents.lending.base import CutoffAgent
-from agents.lending.exploration import _DecayingExploration
+from agents.lending.exploration import (
+    EpsilonGreedy,
+    Margin,
+    Noise,
+    OneSidedEpsilonGreedy,
+    OneSidedNoise,
+    _DecayingExploration,
+)
+from agents.lending.glm import GLMEstimator
+from agents.lending.greedy import Greedy
 
 _BLOCK = 512  # decisions whose uniforms are drawn at once per agent
+
+# The agents whose learning SharedRLS reproduces, with every hyperparameter it
+# knows: an agent of another class, or with a parameter not listed here (an
+# option added later), learns on its own, through its own update.
+_SHARED_PARAMS: dict[type[CutoffAgent], frozenset[str]] = {
+    Greedy: frozenset({"l2", "solver"}),
+    **{
+        cls: frozenset({"alpha", "l2", "solver"})
+        for cls in (EpsilonGreedy, OneSidedEpsilonGreedy, Noise, OneSidedNoise, Margin)
+    },
+    Adaptive: frozenset(
+        {"rho", "l2", "delta", "horizon", "beta_bound", "noise_scale", "project", "solver"}
+    ),
+}
+
+
+def shares_state(agent: CutoffAgent) -> bool:
+    """Whether ``agent`` (reset) can learn in :class:`~agents.lending._shared_rls.SharedRLS`.
+
+    Linear, incremental fits of the grid's agents with parameters SharedRLS
+    knows; Adaptive with a constant ``rho`` and no projection.
+    """
+    cls = type(agent)
+    known = _SHARED_PARAMS.get(cls)
+    if known is None or not set(agent.get_params()) <= known:
+        return False
+    if agent.solver != "incremental" or agent.link_.name != "linear":
+        return False
+    if type(agent.model_) is not GLMEstimator or not agent.model_._rls:
+        return False
+    if cls is Adaptive:
+        return not isinstance(agent.rho, str) and not agent.project  # type: ignore[attr-defined]
+    return True
 
 
 class _DrawGroup:
@@ -64,6 +108,12 @@ class CutoffReplicas:
         :class:`~agents.lending.base.CutoffAgent` instances (Greedy, the
         exploration baselines, Adaptive, ...), each reset here with its
         own seed; they may be of different classes and hyperparameters.
+    share
+        Let the linear, incremental agents of the grid (:func:`shares_state`)
+        learn in one :class:`~agents.lending._shared_rls.SharedRLS`: one
+        state per distinct revealed history, the revealed rows kept once
+        (the same decisions, less time and memory). False: every agent
+        learns on its own (the reference path).
 
     Examples
     --------
@@ -76,7 +126,7 @@ class CutoffReplicas:
     [0.15, 0.365, 0.37]
     """
 
-    def __init__(self, agents: Sequence[CutoffAgent]) -> None:
+    def __init__(self, agents: Sequence[CutoffAgent], *, share: bool = True) -> None:
         agents = list(agents)
         if not agents:
             raise ValueError("agents must hold at least one CutoffAgent, got none")
@@ -87,6 +137,7 @@ class CutoffReplicas:
                     f"mu(x . beta) - c), got {type(agent).__name__}"
                 )
         self.agents = agents
+        self.share = share
 
     def reset(
         self,
@@ -105,13 +156,13 @@ class CutoffReplicas:
             raise ValueError(
                 f"seeds must give one seed per agent ({len(self.agents)}), got {len(seeds)}"
             )
+        self.shared_: SharedRLS | None = None
+        self._shared_list: list[int] = []
         for index, agent in enumerate(self.agents):
-            agent.reset(
-                observation_space,
-                action_space,
-                seed=seeds[index],
-                feedback=_sub_env(feedback, index),
-            )
+            own = _sub_env(feedback, index)
+            agent.reset(observation_space, action_space, seed=seeds[index], feedback=own)
+            self._share(agent, index, own, observation_space)
+        self._index_shared()
         links = {agent.link_.name for agent in self.agents}
         if len(links) != 1:
             raise ValueError(f"every sub-env must share one link, got {sorted(links)}")
@@ -152,10 +203,20 @@ class CutoffReplicas:
         for group, alphas in zip(self.groups_, self._alphas, strict=True):
             uniforms = group.draws(self.agents)
             score[group.members] += group.cls.perturbation(alphas / root_t, uniforms)
+        widths: dict[int, np.ndarray] = {}
+        same = self._shared_adaptive.size > 0 and bool((x == x[0]).all())
         for index in self.own_exploration_:
             agent = self.agents[index]
             agent.t_ = self.t_
-            score[index] += agent.exploration(x[index])
+            if self.shared_ is not None and index in self._shared_adaptive_set:
+                # the bonus of a shared state is computed once for all its agents
+                slot = int(self.shared_.slot[self._shared_position[index]])
+                width = widths.get(slot) if same else None
+                if width is None:
+                    width = widths[slot] = self.shared_.widths(slot, x[index])
+                score[index] += agent.rho_ * width  # type: ignore[attr-defined]
+            else:
+                score[index] += agent.exploration(x[index])
         actions = (score > 0).astype(np.int8)
         for index in self.own_act_:
             actions[index] = self.agents[index].act(observations[index])
@@ -176,7 +237,10 @@ class CutoffReplicas:
         self.agents[0]._check_revealed(
             x[revealed], outcomes[revealed], "observations (revealed rows)", "feedback['y']"
         )
-        for index in np.flatnonzero(revealed.any(axis=1)).tolist():
+        any_revealed = np.asarray(revealed.any(axis=1))
+        if self.shared_ is not None:
+            self._learn_shared(observations, x, revealed, outcomes, any_revealed)
+        for index in np.flatnonzero(any_revealed & ~self._is_shared).tolist():
             if index in self.own_update_:
                 continue
             # what CutoffAgent.update does with a reveal, without its per-call checks
@@ -190,6 +254,64 @@ class CutoffReplicas:
                 float(rewards[index]),
                 {"revealed": revealed[index], "y": outcomes[index]},
             )
+
+    def _share(self, agent: CutoffAgent, index: int, feedback: dict[str, Any], space: Any) -> None:
+        """Move ``agent`` (just reset) into the shared states if :func:`shares_state` allows."""
+        if not self.share or not shares_state(agent):
+            return
+        model = agent.model_
+        if self.shared_ is None:
+            dtype = np.float32 if space.dtype == np.float32 else np.float64
+            self.log_ = RowLog(model.dim, np.dtype(dtype))
+            self.shared_ = SharedRLS(len(self.agents), model.dim, model.link, self.log_)
+        warm = feedback.get("warm_start")
+        rows = None if warm is None else np.asarray(warm["X"])
+        if rows is None or not len(rows):
+            rows = np.empty((0, model.dim), dtype=self.log_.dtype)
+        position = self.shared_.add(model, rows)
+        # the agent's own copy of its rows is dropped: its state is the shared one
+        agent.model_ = self.shared_.view(position)  # type: ignore[assignment]
+        self._shared_list.append(index)
+
+    def _index_shared(self) -> None:
+        """Index the shared agents (in the order they were added)."""
+        shared = self._shared_list
+        self._is_shared = np.zeros(len(self.agents), dtype=bool)
+        self._is_shared[shared] = True
+        self.shared_agents_ = np.array(shared, dtype=np.intp)
+        self._shared_position = {index: row for row, index in enumerate(shared)}
+        self._position_of = np.full(len(self.agents), -1, dtype=np.intp)
+        self._position_of[shared] = np.arange(len(shared))
+        adaptive = [i for i in shared if type(self.agents[i]) is Adaptive]
+        self._shared_adaptive = np.array(adaptive, dtype=np.intp)
+        self._shared_adaptive_set = frozenset(adaptive)
+
+    def _learn_shared(
+        self,
+        observations: np.ndarray,
+        x: np.ndarray,
+        revealed: np.ndarray,
+        outcomes: np.ndarray,
+        any_revealed: np.ndarray,
+    ) -> None:
+        """Update the shared states of the shared agents that revealed anything."""
+        assert self.shared_ is not None
+        agents = self.shared_agents_[any_revealed[self.shared_agents_]]
+        if not agents.size:
+            return
+        batches = x[agents]
+        if (batches == batches[0]).all():
+            # one stream: its batch is logged once for every agent
+            base = self.log_.append(np.asarray(observations[agents[0]]))
+            first = np.full(agents.size, base)
+        else:
+            first = np.array([self.log_.append(np.asarray(observations[i])) for i in agents])
+        positions = self._position_of[agents]
+        self.shared_.update(positions, revealed[agents], outcomes[agents], batches, first)
+        slots = self.shared_.slot[positions]
+        self.betas_[agents] = self.shared_.beta[slots]
+        for index, slot in zip(agents.tolist(), slots.tolist(), strict=True):
+            self.agents[index].beta_ = self.shared_.beta[slot].copy()
 
 
 def _overrides(agent: CutoffAgent, method: str) -> bool:

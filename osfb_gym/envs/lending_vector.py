@@ -185,9 +185,7 @@ class OneSidedLendingVectorEnv(VectorEnv):
         feedback = [results[slot][1][FEEDBACK] for slot in self._slot]
         info = {
             FEEDBACK: {
-                "warm_start": {
-                    key: np.stack([fb["warm_start"][key] for fb in feedback]) for key in ("X", "y")
-                },
+                "warm_start": {key: self._stack_warm(feedback, key) for key in ("X", "y")},
                 "cutoff": np.full(self.num_envs, self.cutoff),
                 "link": np.array([fb["link"] for fb in feedback], dtype=object),
             },
@@ -195,6 +193,14 @@ class OneSidedLendingVectorEnv(VectorEnv):
         }
         self._running = True
         return obs, info
+
+    def _stack_warm(self, feedback: list[dict[str, Any]], key: str) -> np.ndarray:
+        """Stack the sub-envs' warm-start arrays (one read-only view when all share a stream)."""
+        if len(self._streams) == 1:
+            sample = feedback[0]["warm_start"][key]
+            # a paper grid's replicas share one stream: no copy per sub-env
+            return np.broadcast_to(sample, (self.num_envs, *sample.shape))
+        return np.stack([fb["warm_start"][key] for fb in feedback])
 
     def _assign_streams(self, seeds: list[int | None]) -> None:
         """One stream per distinct seed, and one for each unseeded sub-env."""

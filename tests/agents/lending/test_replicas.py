@@ -93,3 +93,98 @@ def test_bad_agents_and_seeds_are_named():
     envs = gym.make_vec(ID, num_envs=2, horizon=5, lockstep=True)
     with pytest.raises(ValueError, match="seed"):
         run_vector_episode(envs, CutoffReplicas([Greedy(), Greedy()]), seed=[1, 2, 3])
+
+
+# a grid like a paper's: many agents whose histories coincide (greedy-like agents
+# at tiny alphas reveal exactly what greedy reveals), so states are shared
+GRID = [
+    Greedy(),
+    Greedy(),
+    Greedy(l2=2.0),
+    *(Margin(alpha=2.0**k) for k in (-10, -6, -2, 0)),
+    *(OneSidedEpsilonGreedy(alpha=2.0**k) for k in (-10, -1)),
+    *(Noise(alpha=2.0**k) for k in (-10, 1)),
+    *(Adaptive(rho=2.0**k) for k in (-10, -10, -2)),
+    EpsilonGreedy(alpha=0.5),
+    Greedy(solver="exact"),
+    LinUCB(alpha=0.1),
+]
+
+SHARED_SETTINGS = [
+    pytest.param(dict(link="linear", horizon=300), id="linear"),
+    pytest.param(dict(link="linear", horizon=120, batch_size=3), id="rows-batch"),
+    pytest.param(dict(link="linear", horizon=60, batch_size=8), id="block-batch"),
+    pytest.param(dict(dataset="breast_cancer", link="linear", horizon=200), id="dataset"),
+]
+
+
+@pytest.mark.parametrize("kwargs", SHARED_SETTINGS)
+def test_shared_states_decide_bit_for_bit_as_agents_learning_alone(kwargs):
+    envs = gym.make_vec(ID, num_envs=len(GRID), lockstep=True, **kwargs)
+    shared = CutoffReplicas([agent.clone() for agent in GRID])
+    together = run_vector_episode(envs, shared, seed=2)
+    reference = CutoffReplicas([agent.clone() for agent in GRID], share=False)
+    apart = run_vector_episode(envs, reference, seed=2)
+    for agent, a, b in zip(GRID, together, apart, strict=True):
+        np.testing.assert_array_equal(a.actions, b.actions, err_msg=repr(agent))
+        assert a.metrics == b.metrics, agent
+    state = shared.shared_
+    assert state is not None and reference.shared_ is None
+    # the exact solver and LinUCB learn on their own; everyone else shares
+    assert len(shared.shared_agents_) == len(GRID) - 2
+    assert len(np.unique(state.slot[: state.n_agents])) < state.n_agents
+    # the same estimate as the agent's own estimator
+    for index in shared.shared_agents_.tolist():
+        np.testing.assert_array_equal(
+            shared.agents[index].model_.beta, reference.agents[index].model_.beta
+        )
+        np.testing.assert_array_equal(
+            shared.agents[index].model_.X, reference.agents[index].model_.X
+        )
+    # rows are kept once, in the observation's float32
+    assert shared.log_.dtype == np.float32
+
+
+def test_agents_on_different_streams_keep_their_own_rows():
+    agents = [Greedy(), Greedy(), Margin(alpha=0.5), Adaptive(rho=0.25)]
+    envs = gym.make_vec(ID, num_envs=4, horizon=150, link="linear", lockstep=True)
+    together = run_vector_episode(envs, CutoffReplicas(agents), seed=[1, 2, 1, 3])
+    env = gym.make(ID, horizon=150, link="linear")
+    for agent, trajectory, seed in zip(agents, together, [1, 2, 1, 3], strict=True):
+        alone = run_episode(env, agent.clone(), seed=seed)
+        np.testing.assert_array_equal(trajectory.actions, alone.actions)
+
+
+class GreedyWithOption(Greedy):
+    """An agent with a hyperparameter the shared states do not know (a later option)."""
+
+    def __init__(self, l2: float = 1.0, solver: str = "incremental", option: int = 0) -> None:
+        super().__init__(l2=l2, solver=solver)
+        self.option = option
+
+
+def test_agents_the_shared_path_does_not_know_learn_on_their_own():
+    from agents.lending.replicas import shares_state
+
+    envs = gym.make_vec(ID, num_envs=4, horizon=50, link="linear", lockstep=True)
+    agents = [Greedy(), GreedyWithOption(), Adaptive(rho="theory"), Adaptive(project=True)]
+    replicas = CutoffReplicas(agents)
+    run_vector_episode(envs, replicas, seed=0)
+    assert replicas.shared_agents_.tolist() == [0]
+    assert not any(shares_state(agent) for agent in agents[1:])
+    logistic = gym.make_vec(ID, num_envs=2, horizon=20, link="logistic", lockstep=True)
+    replicas = CutoffReplicas([Greedy(), Greedy()])
+    run_vector_episode(logistic, replicas, seed=0)
+    assert replicas.shared_ is None
+
+
+def test_the_row_log_keeps_rows_float32_would_round_in_float64():
+    from agents.lending._shared_rls import RowLog
+
+    log = RowLog(2, np.dtype(np.float32))
+    log.append(np.array([[1.0, 2.0]], dtype=np.float32))
+    log.append(np.array([[0.5, 0.25]]))  # exactly representable: stays float32
+    assert log.dtype == np.float32
+    log.append(np.array([[0.1, 1.0]]))  # 0.1 is not a float32
+    assert log.dtype == np.float64
+    np.testing.assert_array_equal(log.rows(np.array([2, 0])), [[0.1, 1.0], [1.0, 2.0]])

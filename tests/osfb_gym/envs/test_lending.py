@@ -21,6 +21,7 @@ from osfb_gym.envs.lending import (
     build_dataset_world,
     gaussian_score_cutoff,
     one_sided_loss,
+    revealed_reward,
     stratified_split,
 )
 from osfb_gym.runner import evaluate, run_episode
@@ -451,3 +452,47 @@ def test_a_dataset_record_of_ones_own_is_accepted_like_a_name():
     np.testing.assert_array_equal(by_name.reset(seed=3)[0], by_record.reset(seed=3)[0])
     with pytest.raises(TypeError, match="dataset"):
         gym.make(ID, dataset=3.5)
+
+
+@pytest.mark.parametrize("batch_size", [1, 3])
+@pytest.mark.parametrize("feedback", ["one_sided", "full"])
+def test_the_step_scores_with_the_module_helpers(batch_size, feedback):
+    """The step's inlined reward, loss and Bayes action are the helpers' own, bit for bit."""
+    env = gym.make(ID, batch_size=batch_size, feedback=feedback, horizon=300, link="logistic")
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        action = rng.integers(0, 2, batch_size).astype(np.int8)
+        _, reward, terminated, truncated, info = env.step(action)
+        oracle = info["oracle"]
+        cutoff = env.unwrapped.cutoff
+        assert reward == float(revealed_reward(oracle["y"], cutoff, action == 1))
+        assert oracle["loss"] == float(one_sided_loss(oracle["mu"], cutoff, action))
+        np.testing.assert_array_equal(oracle["bayes_action"], bayes_decision(oracle["mu"], cutoff))
+        assert oracle["bayes_action"].dtype == np.int8 and oracle["bayes_action"].shape == (
+            batch_size,
+        )
+        shown = np.where(info["feedback"]["revealed"], oracle["y"], 0.0)
+        np.testing.assert_array_equal(info["feedback"]["y"], shown)
+        if terminated or truncated:
+            break
+
+
+@pytest.mark.parametrize(
+    "action",
+    [np.array([2]), np.array([-1], dtype=np.int8), np.array([255], dtype=np.uint8), [0.5]],
+)
+def test_the_fast_action_check_rejects_what_the_full_check_rejects(action):
+    env = gym.make(ID, horizon=5).unwrapped
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="action"):
+        env.step(action)
+    env3 = gym.make(ID, horizon=5, batch_size=3).unwrapped
+    env3.reset(seed=0)
+    with pytest.raises(ValueError, match="action"):
+        env3.step(np.array([1, 0, 2]))
+    assert env3.step(np.array([True, False, True]))[4]["feedback"]["revealed"].tolist() == [
+        True,
+        False,
+        True,
+    ]

@@ -1,0 +1,406 @@
+"""Shared recursive least squares for replicas: one state per distinct revealed history.
+
+:class:`~agents.lending.replicas.CutoffReplicas` runs a paper's grid (the
+same few agents at many hyperparameters) on one stream. Every linear,
+incremental agent of the grid learns the same way
+(:class:`~agents.lending.glm.GLMEstimator`: Sherman-Morrison on ``A^{-1}``,
+the gain step on ``beta``, an exact refit when the data grew by 10%), so
+its learned state is a function of its ridge strength and of the outcomes
+it revealed, nothing else. :class:`SharedRLS` keeps one state per distinct
+(ridge, history): agents that revealed the same rows share their
+``A^{-1}`` and ``beta``, and a step's update is computed once per distinct
+(state, revealed rows) pair. A state splits when its agents reveal
+differently; it is updated in place when all of them reveal alike.
+
+The revealed rows are not copied per agent: :class:`RowLog` holds each
+observed batch once (in the observation's own dtype, float32 for
+OneSidedLending, whose float64 view is exact), and a state's history is a
+chain of index segments into it (:class:`_History`), shared with the state
+it split from.
+
+The arithmetic of an update is the estimator's own, call for call
+(:func:`~agents.lending.glm._sherman_morrison`, the same products for the
+refits), so a replica decides bit for bit as the agent alone (tested).
+"""
+
+from __future__ import annotations
+
+from array import array
+
+import numpy as np
+
+from agents.lending.glm import GLMEstimator, _rank_one_update, _sherman_morrison
+from osfb_gym.core.links import Link
+
+
+class RowLog:
+    """Observed feature rows, each stored once; rows are read back by index as float64."""
+
+    def __init__(self, dim: int, dtype: np.dtype) -> None:
+        self.dim = dim
+        self.dtype = np.dtype(dtype)
+        self._rows = np.empty((1024, dim), dtype=self.dtype)
+        self.n = 0
+
+    def append(self, rows: np.ndarray) -> int:
+        """Store ``rows`` (exactly representable in the log's dtype); return the first index."""
+        if self.dtype != rows.dtype:
+            exact = rows.astype(self.dtype)
+            if not np.array_equal(exact, rows):
+                # rows the log's dtype would round: keep everything in float64 from now on
+                self.dtype = np.dtype(np.float64)
+                wider = np.empty(self._rows.shape)
+                wider[: self.n] = self._rows[: self.n]
+                self._rows = wider
+        end = self.n + len(rows)
+        if end > len(self._rows):
+            grown = np.empty((max(2 * len(self._rows), end), self.dim), dtype=self.dtype)
+            grown[: self.n] = self._rows[: self.n]
+            self._rows = grown
+        self._rows[self.n : end] = rows
+        start, self.n = self.n, end
+        return start
+
+    def rows(self, indices: np.ndarray) -> np.ndarray:
+        """Return the rows at ``indices`` as a C-contiguous float64 array."""
+        return self._rows[indices].astype(np.float64)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the log."""
+        return int(self._rows.nbytes)
+
+
+class _History:
+    """A state's revealed rows: the first ``parent_len`` of ``parent``'s, then its own."""
+
+    __slots__ = ("indices", "parent", "parent_len", "y")
+
+    def __init__(self, parent: _History | None, parent_len: int) -> None:
+        self.parent = parent
+        self.parent_len = parent_len
+        self.indices = array("q")
+        self.y = array("d")
+
+    def collect(self, length: int) -> tuple[np.ndarray, np.ndarray]:
+        """Return the first ``length`` (log index, outcome) pairs of this history."""
+        parts: list[tuple[np.ndarray, np.ndarray]] = []
+        node: _History | None = self
+        while node is not None and length > 0:
+            own = length - node.parent_len
+            if own > 0:
+                parts.append(
+                    (
+                        np.frombuffer(node.indices, dtype=np.int64, count=own),
+                        np.frombuffer(node.y, dtype=np.float64, count=own),
+                    )
+                )
+                length = node.parent_len
+            node = node.parent
+        parts.reverse()
+        if not parts:
+            return np.empty(0, dtype=np.int64), np.empty(0)
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+class SharedRLS:
+    """States of linear incremental GLM fits, shared by the agents with one history.
+
+    Parameters
+    ----------
+    count
+        The most agents that will be added (each adds at most one state).
+    dim
+        Number of features.
+    link
+        The (linear) link.
+    log
+        Where observed rows are kept.
+    """
+
+    def __init__(self, count: int, dim: int, link: Link, log: RowLog) -> None:
+        self.dim = dim
+        self.link = link
+        self.log = log
+        self.A_inv = np.empty((count, dim, dim))
+        self.A = np.empty((count, dim, dim))
+        self.beta = np.zeros((count, dim))
+        self.rls_beta = np.zeros((count, dim))
+        self.xty = np.zeros((count, dim))
+        self.l2 = np.zeros(count)
+        self.refit_growth = np.zeros(count)
+        self.n = np.zeros(count, dtype=np.int64)
+        self.n_in_A = np.zeros(count, dtype=np.int64)
+        self.n_at_refit = np.zeros(count, dtype=np.int64)
+        self.n_fitted = np.zeros(count, dtype=np.int64)
+        self.history: list[_History | None] = [None] * count
+        self.members = np.zeros(count, dtype=np.int64)  # agents per state
+        self.slot = np.zeros(count, dtype=np.intp)  # agent -> state
+        self.n_agents = 0
+        self._free = list(range(count - 1, -1, -1))
+        self._starts: list[tuple[float, float, np.ndarray, int]] = []
+
+    def add(self, model: GLMEstimator, warm: np.ndarray) -> int:
+        """Add an agent whose estimator was just reset on warm-start rows ``warm``.
+
+        Agents with the same ridge strength and warm-start rows start in
+        one state. Returns the agent's position.
+        """
+        match = next(
+            (
+                slot
+                for l2, growth, rows, slot in self._starts
+                if l2 == model.l2
+                and growth == model.refit_growth
+                and rows.shape == warm.shape
+                and np.array_equal(rows, warm)
+            ),
+            None,
+        )
+        if match is None:
+            match = self._free.pop()
+            self._starts.append((model.l2, model.refit_growth, warm, match))
+            self._load(match, model, warm)
+        agent = self.n_agents
+        self.n_agents += 1
+        self.slot[agent] = match
+        self.members[match] += 1
+        return agent
+
+    def _load(self, slot: int, model: GLMEstimator, warm: np.ndarray) -> None:
+        """Copy a freshly reset estimator into ``slot``; log its warm-start rows."""
+        self.A_inv[slot] = model.A_inv
+        self.A[slot] = model.A
+        self.beta[slot] = model.beta
+        self.rls_beta[slot] = model._rls_beta
+        self.xty[slot] = model.xty
+        self.l2[slot] = model.l2
+        self.refit_growth[slot] = model.refit_growth
+        self.n[slot] = model.n
+        self.n_in_A[slot] = model._n_in_A
+        self.n_at_refit[slot] = model._n_at_refit
+        self.n_fitted[slot] = model._n_fitted
+        history = _History(None, 0)
+        if model.n:
+            start = self.log.append(warm)
+            history.indices.extend(range(start, start + model.n))
+            history.y.extend(model.y.tolist())
+        self.history[slot] = history
+
+    def update(
+        self,
+        agents: np.ndarray,
+        revealed: np.ndarray,
+        outcomes: np.ndarray,
+        x: np.ndarray,
+        first_index: np.ndarray,
+    ) -> None:
+        """Learn each agent's revealed rows.
+
+        ``agents`` are this object's agent positions that revealed anything;
+        ``revealed``/``outcomes``/``x`` are their rows (float64 features),
+        ``first_index`` the log index of each one's batch.
+        """
+        # agents of one state that revealed the same rows (same outcomes) learn once
+        keys = np.column_stack(
+            [
+                self.slot[agents],
+                first_index,
+                revealed.astype(np.int64),
+                np.where(revealed, outcomes, 0.0).view(np.int64),
+            ]
+        )
+        _, first, inverse, counts = np.unique(
+            keys, axis=0, return_index=True, return_inverse=True, return_counts=True
+        )
+        inverse = inverse.reshape(-1)
+        slots = self.slot[agents[first]]
+        # a group that is only part of its state's agents moves to a copy; the
+        # members are counted as groups leave, so the last group keeps the state
+        for group in np.flatnonzero(counts < self.members[slots]).tolist():
+            slot = int(slots[group])
+            if counts[group] < self.members[slot]:
+                slots[group] = self._split(slot, agents[inverse == group])
+        if revealed.shape[1] == 1 and self.dim > 1:
+            self._learn_rows(slots, x[first, 0], outcomes[first, 0], first_index[first])
+            return
+        for group, slot in enumerate(slots.tolist()):
+            row = first[group]
+            mask = revealed[row]
+            indices = first_index[row] + np.flatnonzero(mask)
+            self._learn(slot, x[row][mask], outcomes[row][mask], indices)
+
+    def _learn_rows(
+        self, slots: np.ndarray, rows: np.ndarray, targets: np.ndarray, indices: np.ndarray
+    ) -> None:
+        """:meth:`_learn` of one row per state (distinct ``slots``), batched across states.
+
+        Every product is the one ``GLMEstimator.add_row`` computes (stacked
+        ``matmul`` runs the same BLAS kernel per state; the rank-one update
+        is ``dger`` per state), so the result is bit for bit the same.
+        """
+        for slot, index, target in zip(
+            slots.tolist(), indices.tolist(), targets.tolist(), strict=True
+        ):
+            history = self.history[slot]
+            assert history is not None
+            history.indices.append(index)
+            history.y.append(target)
+        self.xty[slots] += rows * targets[:, None]
+        A_inv = self.A_inv
+        order = slots.tolist()
+        gains = np.empty_like(rows)
+        for position, slot in enumerate(order):
+            # in place, no gathered copy of the states' matrices
+            np.matmul(A_inv[slot], rows[position], out=gains[position])
+        denominators = 1.0 + np.matmul(rows[:, None, :], gains[:, :, None])[:, 0, 0]
+        for slot, u, denominator in zip(order, gains, denominators.tolist(), strict=True):
+            _rank_one_update(A_inv[slot], -1.0 / denominator, u, u)
+        gains /= denominators[:, None]
+        rls = self.rls_beta[slots]
+        predicted = np.matmul(rows[:, None, :], rls[:, :, None])[:, 0, 0]
+        rls = rls + gains * (targets - predicted)[:, None]
+        self.rls_beta[slots] = rls
+        self.n[slots] += 1
+        n = self.n[slots]
+        self.n_fitted[slots] = n
+        refit = n > (1.0 + self.refit_growth[slots]) * self.n_at_refit[slots]
+        self.beta[slots[~refit]] = rls[~refit]
+        for slot in slots[refit].tolist():
+            self._refit(slot)
+
+    def _refit(self, slot: int) -> None:
+        """``GLMEstimator._refit`` of the linear incremental solver, on state ``slot``."""
+        A = self._fold(slot)
+        self.beta[slot] = np.linalg.solve(A, self.xty[slot])
+        self.A_inv[slot] = np.linalg.inv(A)
+        self.rls_beta[slot] = self.beta[slot]
+        self.n_at_refit[slot] = self.n[slot]
+
+    def _split(self, slot: int, members: np.ndarray) -> int:
+        """Move ``members`` (agents in ``slot``) to a copy of it; return the copy's slot."""
+        new = self._free.pop()
+        for name in ("A_inv", "A", "beta", "rls_beta", "xty"):
+            getattr(self, name)[new] = getattr(self, name)[slot]
+        for name in ("l2", "refit_growth", "n", "n_in_A", "n_at_refit", "n_fitted"):
+            getattr(self, name)[new] = getattr(self, name)[slot]
+        self.history[new] = _History(self.history[slot], int(self.n[slot]))
+        self.slot[members] = new
+        self.members[slot] -= len(members)
+        self.members[new] = len(members)
+        return new
+
+    def release(self, slot: int) -> None:
+        """Return an empty state's slot to the free list."""
+        self.history[slot] = None
+        self._free.append(slot)
+
+    def _learn(self, slot: int, x: np.ndarray, y: np.ndarray, indices: np.ndarray) -> None:
+        """``GLMEstimator.add`` then ``fit`` on state ``slot``, with the same arithmetic."""
+        history = self.history[slot]
+        assert history is not None
+        history.indices.extend(indices.tolist())
+        history.y.extend(y.tolist())
+        A_inv = self.A_inv[slot]
+        if len(x) < self.dim:
+            xty = self.xty[slot]
+            rls_beta = self.rls_beta[slot]
+            for row, target in zip(x, y.tolist(), strict=True):
+                xty += row * target
+                gain = _sherman_morrison(A_inv, row, 1.0)
+                rls_beta = rls_beta + gain * (target - row @ rls_beta)
+            self.rls_beta[slot] = rls_beta
+            self.n[slot] += len(x)
+        else:
+            self.n[slot] += len(x)
+            self.xty[slot] += x.T @ y
+            A_inv[...] = np.linalg.inv(self._fold(slot))
+            self.rls_beta[slot] = A_inv @ self.xty[slot]
+        n = int(self.n[slot])
+        if n > (1.0 + self.refit_growth[slot]) * self.n_at_refit[slot]:
+            self._refit(slot)
+        else:
+            self.beta[slot] = self.rls_beta[slot]
+        self.n_fitted[slot] = n
+
+    def _fold(self, slot: int) -> np.ndarray:
+        """``GLMEstimator.A``: fold the rows revealed since ``A`` was last read, as one product."""
+        n, done = int(self.n[slot]), int(self.n_in_A[slot])
+        if done < n:
+            history = self.history[slot]
+            assert history is not None
+            indices, _ = history.collect(n)
+            new = self.log.rows(indices[done:n])
+            self.A[slot] += new.T @ new
+            self.n_in_A[slot] = n
+        return self.A[slot]
+
+    def widths(self, slot: int, x: np.ndarray) -> np.ndarray:
+        """``GLMEstimator.widths`` of state ``slot``."""
+        return np.sqrt(np.maximum(np.einsum("ij,ij->i", x @ self.A_inv[slot], x), 0.0))
+
+    def view(self, agent: int) -> SharedModelView:
+        """Return a read-only, estimator-like view of ``agent``'s current state."""
+        return SharedModelView(self, agent)
+
+
+class SharedModelView:
+    """What an agent in :class:`SharedRLS` holds as ``model_``: its state, read on demand."""
+
+    def __init__(self, shared: SharedRLS, agent: int) -> None:
+        self._shared = shared
+        self._agent = agent
+        self.link = shared.link
+        self.dim = shared.dim
+        self.solver = "incremental"
+
+    @property
+    def _slot(self) -> int:
+        return int(self._shared.slot[self._agent])
+
+    @property
+    def beta(self) -> np.ndarray:
+        """``beta_hat``."""
+        return self._shared.beta[self._slot]
+
+    @property
+    def A_inv(self) -> np.ndarray:
+        """``A^{-1}``."""
+        return self._shared.A_inv[self._slot]
+
+    @property
+    def A(self) -> np.ndarray:
+        """``lambda I + sum x x^T`` of the revealed rows."""
+        return self._shared._fold(self._slot)
+
+    @property
+    def l2(self) -> float:
+        """Ridge strength."""
+        return float(self._shared.l2[self._slot])
+
+    @property
+    def n(self) -> int:
+        """Number of revealed examples."""
+        return int(self._shared.n[self._slot])
+
+    @property
+    def X(self) -> np.ndarray:
+        """The revealed features (float64, gathered from the log)."""
+        history = self._shared.history[self._slot]
+        assert history is not None
+        return self._shared.log.rows(history.collect(self.n)[0])
+
+    @property
+    def y(self) -> np.ndarray:
+        """The revealed outcomes."""
+        history = self._shared.history[self._slot]
+        assert history is not None
+        return history.collect(self.n)[1].copy()
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """Return ``mu(x . beta_hat)``."""
+        return np.asarray(self.link.mean(x @ self.beta), dtype=float)
+
+    def widths(self, x: np.ndarray) -> np.ndarray:
+        """Return ``sqrt(x^T A^{-1} x)`` for each row of ``x``."""
+        return self._shared.widths(self._slot, x)

@@ -1,0 +1,110 @@
+"""OneSidedLending's synthetic worlds: Gaussian applicants and the greedy trap of Theorem 1."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm
+
+from osfb_gym.core.links import Link, get_link  # noqa: F401  (get_link: the doctests)
+
+# Features are standard normal truncated at +-10 (Assumption 2 of the paper
+# wants bounded covariates; the truncation moves a probability below 1e-22).
+FEATURE_BOUND = 10.0
+
+
+def gaussian_score_cutoff(link: Link, beta_norm: float, quantile: float) -> float:
+    """Cutoff at the ``quantile`` of ``mu(x . beta*)`` when the score is N(0, beta_norm^2).
+
+    Both synthetic scenarios draw features so that the score of an ordinary
+    applicant is exactly Gaussian, so the quantile is exact, not sampled.
+
+    Examples
+    --------
+    >>> round(gaussian_score_cutoff(get_link("logistic"), 2.0, 0.5), 6)
+    0.5
+    """
+    return float(link.mean(beta_norm * norm.ppf(quantile)))
+
+
+@dataclass(frozen=True)
+class LendingWorld:
+    """The hidden truth of a synthetic lending episode.
+
+    Attributes
+    ----------
+    beta
+        The true parameter ``beta*``.
+    trap_direction
+        The Theorem 1 vector ``v`` (greedy-trap scenario), else None.
+    trap_probability
+        How often an applicant is exactly ``v``.
+    """
+
+    beta: np.ndarray
+    trap_direction: np.ndarray | None = None
+    trap_probability: float = 0.0
+
+    def sample_features(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Draw ``n`` applicants' features, rounded to float32 like the observation."""
+        return self.sample_observed(n, rng)[1]
+
+    def sample_observed(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Draw ``n`` applicants: the float32 observation and its exact float64 copy."""
+        dim = self.beta.shape[0]
+        x = rng.standard_normal((n, dim))
+        if self.trap_direction is not None:
+            unit = self.trap_direction / np.linalg.norm(self.trap_direction)
+            x -= np.outer(x @ unit, unit)
+            is_v = rng.random(n) < self.trap_probability
+            x[is_v] = self.trap_direction
+        # np.clip's result, without its Python-level dispatch (a third of a step's draw)
+        np.minimum(x, FEATURE_BOUND, out=x)
+        np.maximum(x, -FEATURE_BOUND, out=x)
+        # the observation is float32; truth is computed from exactly what is observed
+        observed = x.astype(np.float32)
+        return observed, observed.astype(np.float64)
+
+
+def draw_gaussian_world(dim: int, beta_norm: float, rng: np.random.Generator) -> LendingWorld:
+    """Draw a world with standard-normal features and ``beta*`` uniform on a sphere.
+
+    Features model standardised applicant attributes; ``||beta*|| = beta_norm``
+    makes the score ``x . beta*`` exactly N(0, beta_norm^2).
+    """
+    direction = rng.standard_normal(dim)
+    return LendingWorld(beta=beta_norm * direction / np.linalg.norm(direction))
+
+
+def draw_trap_world(
+    dim: int,
+    beta_norm: float,
+    link: Link,
+    cutoff: float,
+    tau: float,
+    trap_probability: float,
+    rng: np.random.Generator,
+) -> LendingWorld:
+    """Draw the construction of Theorem 1 (Jiang, Jiang and Pacchiano 2021).
+
+    With probability ``trap_probability`` an applicant is exactly ``v`` (a
+    random direction of norm sqrt(dim)); every other applicant is Gaussian
+    in the subspace orthogonal to ``v``. ``beta*`` has norm ``beta_norm``
+    in that subspace and a component along ``v`` chosen so that
+    ``mu(v . beta*) = cutoff + tau``: ``v`` is worth approving, but only
+    barely, so a greedy learner whose warm start underestimates it never
+    looks at ``v`` again.
+    """
+    if dim < 2:
+        raise ValueError(f"dim must be >= 2 for scenario='greedy_trap', got {dim}")
+    unit_v = rng.standard_normal(dim)
+    unit_v /= np.linalg.norm(unit_v)
+    direction = rng.standard_normal(dim)
+    direction -= (direction @ unit_v) * unit_v
+    beta_perp = beta_norm * direction / np.linalg.norm(direction)
+    v = np.clip(np.sqrt(dim) * unit_v, -FEATURE_BOUND, FEATURE_BOUND)
+    v = v.astype(np.float32).astype(np.float64)
+    score_v = float(link.inverse(cutoff + tau))
+    beta = beta_perp + score_v * v / float(v @ v)
+    return LendingWorld(beta=beta, trap_direction=v, trap_probability=trap_probability)
