@@ -462,11 +462,11 @@ def _validate_agent(agent: AgentSpec, spec: SweepSpec) -> None:
             load(agent.runner)
         except (ImportError, AttributeError, ValueError) as error:
             raise ValueError(f"agent {agent.name}: runner {agent.runner!r}: {error}") from None
-        labels = {env.label for env in spec.envs}
-        if not agent.envs or not set(agent.envs) <= labels:
+        known = {env.label for env in spec.envs}
+        if not agent.envs or not set(agent.envs) <= known:
             raise ValueError(
                 f"agent {agent.name} with a runner must name its settings (envs) among "
-                f"{_choices(labels)}; got {list(agent.envs)}"
+                f"{_choices(known)}; got {list(agent.envs)}"
             )
         return
     if agent.name not in agent_classes() and not agent.is_rl:

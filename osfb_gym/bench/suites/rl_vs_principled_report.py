@@ -75,7 +75,10 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
                            "total regret over N + T / best constant's (mean, 95% CI)", "mean"),
                plot_profiles(frame, best_principled, top,
                              out / "rl_vs_principled_profiles.png")]  # fmt: skip
-    lines = [f"# osfb-bench {NAME}", "", _intro(protocol), ""]
+    minutes = (test["seconds"].sum() + validation["seconds"].sum()) / 60
+    lines = [f"# osfb-bench {NAME}", "", _intro(protocol),
+             f"{len(validation)} validation and {len(test)} test cells, {minutes:.0f} "
+             "worker-minutes (wall time of the cells, summed).", ""]  # fmt: skip
     lines += ["## Verdicts", "", *verdicts(frame, best_principled, top), ""]
     lines += [
         "## Deployment score after N env steps of experience",

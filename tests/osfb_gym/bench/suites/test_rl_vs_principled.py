@@ -144,3 +144,58 @@ def test_agents_do_not_import_the_bench():
 
     code = "import sys, agents.rl; assert 'osfb_gym.bench' not in sys.modules, 'cycle'"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+TINY_CLI = ["--seeds", "2", "--horizon", "10", "--no-progress", "--set", "families=lending",
+            "--set", "budgets=20,40", "--set", "episodes=2", "--set", "n_steps=10",
+            "--set", "batch_size=10"]  # fmt: skip
+
+
+def _measured(out):
+    """Each stored cell's measurements, by key (timings left out)."""
+    rows = ResultStore(out).rows()
+    return {row["key"]: {k: v for k, v in row.items() if k != "seconds"} for row in rows}
+
+
+@pytest.mark.slow
+def test_kill_9_then_resume_gives_the_cells_of_an_uninterrupted_run(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[4]
+    out = tmp_path / "killed"
+    command = [sys.executable, "-m", "osfb_gym.cli", "run", "rl-vs-principled", "--out", str(out),
+               "--workers", "2", *TINY_CLI]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, cwd=root)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and len(list((out / "cells").glob("*.json"))) < 4:
+        time.sleep(0.05)
+    assert process.poll() is None, "the run finished before it could be killed"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    before = _measured(out)
+    assert before
+    subprocess.run([*command, "--resume"], env=env, check=True, stdout=subprocess.DEVNULL,
+                   cwd=root)  # fmt: skip
+    after = _measured(out)
+    assert all(after[key] == row for key, row in before.items())  # kept, not recomputed
+    from osfb_gym.cli import main
+
+    assert main(["run", "rl-vs-principled", "--out", str(tmp_path / "fresh"), *TINY_CLI]) == 0
+    assert after == _measured(tmp_path / "fresh")  # training and scoring are seeded
+
+
+@pytest.mark.slow
+def test_ray_gives_the_cells_of_local_processes(tmp_path):
+    pytest.importorskip("ray")
+    from osfb_gym.cli import main
+
+    assert main(["run", "rl-vs-principled", "--out", str(tmp_path / "local"), *TINY_CLI]) == 0
+    assert main(["run", "rl-vs-principled", "--out", str(tmp_path / "ray"), "--executor", "ray",
+                 "--workers", "2", *TINY_CLI]) == 0  # fmt: skip
+    assert _measured(tmp_path / "local") == _measured(tmp_path / "ray")
