@@ -369,7 +369,9 @@ def test_custom_cells_are_checked_before_any_work():
     from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, validate
 
     env = (EnvSpec("OneSidedLending-v0", "lending", {"horizon": 5}),)
+    nowhere = AgentSpec("c", envs=("lending",), runner="nowhere:nothing")
     with pytest.raises(ValueError, match="runner 'nowhere:nothing'"):
-        validate(SweepSpec("x", env, (AgentSpec("c", envs=("lending",), runner="nowhere:nothing"),)))
+        validate(SweepSpec("x", env, (nowhere,)))
+    unplaced = AgentSpec("c", runner="osfb_gym.bench.experience:rl_cell")
     with pytest.raises(ValueError, match="must name its settings"):
-        validate(SweepSpec("x", env, (AgentSpec("c", runner="osfb_gym.bench.experience:rl_cell"),)))
+        validate(SweepSpec("x", env, (unplaced,)))
