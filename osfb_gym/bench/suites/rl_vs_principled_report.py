@@ -184,10 +184,14 @@ def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statis
                 style = "-" if "+" in str(agent) else "--"
                 axis.plot(budgets, values[:, 0], style, marker="o", color=f"C{i}", label=agent)
                 axis.fill_between(budgets, values[:, 1], values[:, 2], color=f"C{i}", alpha=0.2)
-            axis.set_xscale("symlog", linthresh=1e4)
+            ticks = sorted(part["budget"].unique())
+            axis.set_xticks(ticks, [f"{t / 1000:g}k" if t else "0" for t in ticks])
+            # symlog: the oracle's 0, the best constant's 1 and small regrets all readable
+            axis.set_yscale("symlog", linthresh=0.01)
+            axis.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
             axis.set_title(f"{family}, {regime} world", fontsize=9)
             axis.set_xlabel("N (env steps of experience)")
-            axis.set_ylabel(label, fontsize=7)
+            axis.set_ylabel(label + " (symlog)", fontsize=7)
             axis.legend(fontsize=6)
     return save(figure, path)
 
