@@ -15,6 +15,15 @@ from osfb_gym.bench.suites.rl_vs_principled import NAME, Protocol, choose, score
 from osfb_gym.core.family import FAMILIES
 
 KEYS = ["family", "regime", "seed"]
+READING = (
+    "Each verdict compares a run of RL with a run of the principled agent chosen on "
+    "validation (probability of improvement over the 5 runs, bootstrap 95% CI): a CI "
+    "above 0.5 is an RL win, below 0.5 a principled win. In a resampled world a "
+    "principled agent starts every episode afresh, so its score does not depend on N. "
+    "The oracle of reject option is Chow's rule's expected risk, which an episode's "
+    "realised risk can undercut by chance (normalised regrets slightly below 0); apple's "
+    "oracle value is 0, a lower bound (its oracle does not expose the Bayes decision)."
+)
 
 
 def constants(test: pd.DataFrame) -> pd.DataFrame:
@@ -72,14 +81,14 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
     figures = [plot_curves(frame, out / "rl_vs_principled_curves.png", "normalised",
                            "normalised regret (IQM, 95% CI)", "iqm"),
                plot_curves(frame, out / "rl_vs_principled_total_regret.png", "total_normalised",
-                           "total regret over N + T / best constant's (mean, 95% CI)", "mean"),
+                           "total regret / constant's (mean, 95% CI)", "mean"),
                plot_profiles(frame, best_principled, top,
                              out / "rl_vs_principled_profiles.png")]  # fmt: skip
     minutes = (test["seconds"].sum() + validation["seconds"].sum()) / 60
     lines = [f"# osfb-bench {NAME}", "", _intro(protocol),
              f"{len(validation)} validation and {len(test)} test cells, {minutes:.0f} "
              "worker-minutes (wall time of the cells, summed).", ""]  # fmt: skip
-    lines += ["## Verdicts", "", *verdicts(frame, best_principled, top), ""]
+    lines += ["## Verdicts", "", *verdicts(frame, best_principled, top), "", READING, ""]
     lines += [
         "## Deployment score after N env steps of experience",
         "",
@@ -107,7 +116,8 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
         "## Total regret over the N + T steps each agent consumed",
         "",
         "Regret of the N training / warm-up steps plus one held-out episode of T steps "
-        "(mean over runs [95% CI]), in the family's units.",
+        "(mean over runs [95% CI]), in the family's units. The figure divides it by the "
+        "best constant policy's regret over the same N + T steps.",
         "",
     ]
     for (family, regime), part in frame.groupby(["family", "regime"], sort=False):
