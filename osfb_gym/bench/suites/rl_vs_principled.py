@@ -89,14 +89,24 @@ def _common(protocol: Protocol, regime: str, split: str, budgets: tuple[int, ...
     return {"regime": regime, "split": split, "budgets": list(budgets), "episodes": episodes}
 
 
-def rl_configs(protocol: Protocol, family: str) -> list[dict[str, Any]]:
-    """Return the RL hyperparameter grid of ``family``."""
-    return [
-        {"gamma": g, "n_steps": n, "ent_coef": e, "batch_size": protocol.batch_size,
-         **protocol.algo_kwargs}
-        for g in GAMMAS.get(family, [0.0, 0.99]) for n in protocol.n_steps
-        for e in protocol.ent_coef
-    ]  # fmt: skip
+def rl_configs(protocol: Protocol, family: str, algo: str = "PPO") -> list[dict[str, Any]]:
+    """Return the RL hyperparameter grid of ``family`` for ``algo``.
+
+    PPO and RecurrentPPO: gamma x n_steps x ent_coef (batch ``batch_size``);
+    A2C: gamma x n_steps x ent_coef; DQN: gamma (its other settings SB3's).
+    """
+    configs = []
+    for g in GAMMAS.get(family, [0.0, 0.99]):
+        if algo == "DQN":
+            configs.append({"gamma": g, **protocol.algo_kwargs})
+            continue
+        for n in protocol.n_steps:
+            for e in protocol.ent_coef:
+                config = {"gamma": g, "n_steps": n, "ent_coef": e}
+                if algo != "A2C":
+                    config["batch_size"] = protocol.batch_size
+                configs.append({**config, **protocol.algo_kwargs})
+    return configs
 
 
 def _rl_params(protocol: Protocol, family: str, regime: str, view: str, algo: str) -> dict:
@@ -113,7 +123,7 @@ def validation_specs(protocol: Protocol) -> list[SweepSpec]:
             common = _common(protocol, regime, "validation", protocol.budgets[:1])
             for view in protocol.views(regime):
                 for algo in protocol.algos:
-                    for config in rl_configs(protocol, family):
+                    for config in rl_configs(protocol, family, algo):
                         params = {**common, **_rl_params(protocol, family, regime, view, algo),
                                   "algo_kwargs": config}  # fmt: skip
                         agents.append(AgentSpec(algo, params, envs=(family,),

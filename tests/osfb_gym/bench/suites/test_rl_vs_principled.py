@@ -199,3 +199,15 @@ def test_ray_gives_the_cells_of_local_processes(tmp_path):
     assert main(["run", "rl-vs-principled", "--out", str(tmp_path / "ray"), "--executor", "ray",
                  "--workers", "2", *TINY_CLI]) == 0  # fmt: skip
     assert _measured(tmp_path / "local") == _measured(tmp_path / "ray")
+
+
+def test_each_algorithm_gets_a_grid_it_accepts():
+    from osfb_gym.bench.rl import algorithm
+    from osfb_gym.bench.suites.rl_vs_principled import rl_configs
+    from osfb_gym.wrappers import rl_env
+
+    env = rl_env("RejectOption-v0", horizon=10, discrete_actions=True)
+    for algo in ("PPO", "A2C", "DQN"):
+        for config in rl_configs(TINY, "reject", algo):
+            algorithm(algo)("MlpPolicy", env, device="cpu", **config)  # no unknown argument
+    assert [c["gamma"] for c in rl_configs(TINY, "reject", "DQN")] == [0.99, 1.0]
