@@ -191,8 +191,10 @@ def _rl(name: str, out: Path, options: RunOptions) -> str:
 
 
 #: rl-vs-principled's settings (the fields of its Protocol, lists comma-separated)
-_RL_SETTINGS = ("families", "regimes", "fixed_views", "resampled_views", "algos", "budgets",
-                "episodes", "validation_seeds", "n_steps", "ent_coef", "batch_size")
+_RL_SETTINGS = (
+    "families", "regimes", "fixed_views", "resampled_views", "algos", "budgets", "episodes",
+    "validation_seeds", "n_steps", "ent_coef", "batch_size",
+)  # fmt: skip
 
 SUITES: dict[str, Suite] = {
     suite.name: suite

@@ -210,8 +210,16 @@ class SweepSpec:
     def cells(self) -> list[Cell]:
         """Return every cell, in spec order (setting, agent, setting of the grid, seed)."""
         return [
-            Cell(env.label, env.id, dict(env.kwargs), agent.name, params, seed, self.curve_stride,
-                 agent.runner)  # fmt: skip
+            Cell(
+                env.label,
+                env.id,
+                dict(env.kwargs),
+                agent.name,
+                params,
+                seed,
+                self.curve_stride,
+                agent.runner,
+            )
             for env in self.envs
             for agent in self.agents_on(env)
             for params in agent.settings()
