@@ -29,6 +29,38 @@ from gymnasium import spaces
 from agents.base import Agent
 from envs_registry import env_ids
 from osfb_gym.core.optional import require
+from osfb_gym.core.validation import check_choice
+
+#: the stable-baselines3 / sb3-contrib algorithms an :class:`SB3Agent` can wrap by name
+ALGORITHMS = ("PPO", "A2C", "DQN", "RecurrentPPO")
+
+
+def algorithm(name: str) -> Any:
+    """Return the algorithm class called ``name`` (one of :data:`ALGORITHMS`).
+
+    It lives here, with the agent that loads models, so that ``agents`` never
+    imports ``osfb_gym.bench`` (which imports ``agents``); the bench's
+    training helpers (:mod:`osfb_gym.bench.rl`) re-export it.
+
+    Examples
+    --------
+    >>> algorithm("PPO").__name__
+    'PPO'
+    >>> algorithm("SAC")
+    Traceback (most recent call last):
+    ...
+    ValueError: algo must be one of 'PPO', 'A2C', 'DQN', 'RecurrentPPO'; got 'SAC'
+    """
+    check_choice(name, "algo", ALGORITHMS)
+    if name == "RecurrentPPO":
+        return require("sb3_contrib", "RecurrentPPO").RecurrentPPO
+    return getattr(require("stable_baselines3", name), name)
+
+
+def normalizer_path(path: str | Path) -> Path:
+    """Return where a model's observation statistics are saved, beside the model file."""
+    path = Path(path)
+    return path.with_name(path.name.removesuffix(".zip") + ".vecnormalize.pkl")
 
 
 def _same_space(a: gym.Space, b: gym.Space) -> bool:
@@ -95,8 +127,6 @@ class SB3Agent(Agent):
         ``<ALGO>_...zip`` that ``osfb-bench train`` writes.
         """
         require("stable_baselines3", "SB3Agent")
-        from osfb_gym.bench.rl import algorithm, normalizer_path
-
         name = algo if algo is not None else Path(path).name.split("_", 1)[0]
         stats = normalizer_path(path)
         if stats.is_file() and "normalizer" not in kwargs:

@@ -11,8 +11,9 @@ the episode helps, the setting the online agents are built for.
     python examples/rl_vs_adaptive.py --resampled
     python examples/rl_vs_adaptive.py --fast
 
-The ``rl-vs-bandit`` suite (``osfb-bench run rl-vs-bandit``) is the full
-version: more algorithms, both regimes, learning curves. Needs the ``[rl]``
+The ``rl-vs-principled`` suite (``osfb-bench run rl-vs-principled``) is the
+full version: both regimes, observation views, equal experience, tuned
+hyperparameters, five runs per cell with bootstrap CIs. Needs the ``[rl]``
 extra (``pip install 'osfb-gym[rl]'``); without it the script says so in one line.
 """
 

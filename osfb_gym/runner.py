@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from agents.base import Agent
-from osfb_gym.core.channels import FEEDBACK, ORACLE
+from osfb_gym.core.channels import FEEDBACK, ORACLE, strip_oracle
 from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import spawn_seed
@@ -340,3 +340,53 @@ def evaluate(
             environment.close()
     frame = pd.DataFrame(rows)
     return (frame, trajectories) if return_trajectories else frame
+
+
+class EpisodeRecorder(gym.Wrapper):
+    """Score the episodes an RL library drives, as :func:`run_episode` scores them; hide the oracle.
+
+    The training-time counterpart of :func:`run_episode`: a library such as
+    stable-baselines3 runs its own loop, so the experience it consumes (the
+    regret of its training episodes) would go unmeasured. Put this wrapper
+    right on the env, below :class:`~osfb_gym.core.channels.HideOracle`'s
+    place: each step it feeds the family's episode metrics from the
+    oracle (as :func:`run_episode` does), strips the oracle from ``info``
+    and, when an episode ends, calls ``on_episode(metrics)``. Nothing
+    hidden is kept where the library could read it: the metrics go to the
+    evaluator's callback, the wrapper holds no public attribute.
+
+    Examples
+    --------
+    >>> import osfb_gym
+    >>> episodes = []
+    >>> env = EpisodeRecorder(gym.make("AppleTasting-v0", horizon=3), episodes.append)
+    >>> _, info = env.reset(seed=0)
+    >>> for _ in range(3):
+    ...     _, _, _, _, info = env.step(1)
+    >>> "oracle" in info, episodes[0]["steps"]
+    (False, 3.0)
+    """
+
+    def __init__(self, env: gym.Env, on_episode: Callable[[dict[str, float]], None]) -> None:
+        super().__init__(env)
+        if not callable(on_episode):
+            raise TypeError(f"on_episode must be callable, got {on_episode!r}")
+        self._on_episode = on_episode
+        self._metrics: EpisodeMetrics | None = None
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        """Reset the env and the episode's metrics; the oracle is stripped from ``info``."""
+        obs, info = self.env.reset(**kwargs)
+        self._metrics = _metrics_for(self.env)
+        return obs, strip_oracle(info)
+
+    def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        """Step, feed the metrics from the oracle, strip it; report them at an episode end."""
+        if self._metrics is None:
+            raise RuntimeError("EpisodeRecorder: call reset() before step()")
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._metrics.update(action, float(reward), info[FEEDBACK], info[ORACLE])
+        if terminated or truncated:
+            self._on_episode(self._metrics.get())
+            self._metrics = None
+        return obs, reward, terminated, truncated, strip_oracle(info)

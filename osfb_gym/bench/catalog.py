@@ -194,20 +194,21 @@ def _bose(name: str, out: Path, options: RunOptions) -> str:
 
 
 def _rl(name: str, out: Path, options: RunOptions) -> str:
-    from osfb_gym.bench.suites.rl_vs_bandit import run_rl_vs_bandit
+    from osfb_gym.bench.suites.rl_vs_principled import from_settings, run
 
-    _local_only(name, options)
-    extra: dict[str, Any] = {"progress": options.progress, "resume": options.resume}
-    if options.seeds is not None:
-        extra["eval_seeds"] = options.seeds
-    if "total_timesteps" in options.settings:
-        extra["total_timesteps"] = _int(options, "total_timesteps")
-    for key in ("families", "regimes", "algos"):
-        if key in options.settings:
-            extra[key] = _list(options, key)
-    result = run_rl_vs_bandit(out, **extra)
-    return result.report + _written(result.files)
+    protocol = from_settings(options.settings, options.seeds, options.horizon)
+    text = run(
+        out, protocol, resume=options.resume, executor=options.executor,
+        workers=options.workers, address=options.address, progress=options.progress,
+    )  # fmt: skip
+    return text + f"\nwritten: {out}"
 
+
+#: rl-vs-principled's settings (the fields of its Protocol, lists comma-separated)
+_RL_SETTINGS = (
+    "families", "regimes", "fixed_views", "resampled_views", "algos", "budgets", "episodes",
+    "validation_seeds", "n_steps", "ent_coef", "batch_size",
+)  # fmt: skip
 
 SUITES: dict[str, Suite] = {
     suite.name: suite
@@ -225,8 +226,8 @@ SUITES: dict[str, Suite] = {
         Suite("shah-reject", "Shah and Manwani 2020, online reject option",
               ("datasets", "gammas"), _shah),
         Suite("bose-services", "Bose et al. (AcQUIre), multi-service user choice", (), _bose),
-        Suite("rl-vs-bandit", "SB3 agents against the principled agents, fixed/resampled worlds",
-              ("families", "regimes", "algos", "total_timesteps"), _rl),
+        Suite("rl-vs-principled", "does generic RL beat the principled agents? equal experience, "
+              "tuned, 5 runs, bootstrap CIs", _RL_SETTINGS, _rl),
     )
 }  # fmt: skip
 #: other names of suites: the issues' names and the old name of bose-services
@@ -235,6 +236,7 @@ ALIASES: dict[str, str] = {
     "acquire": "bose-services",
     "dean-services": "bose-services",
     "sculley-minority": "sculley-reuters",
+    "rl-vs-bandit": "rl-vs-principled",
 }
 
 

@@ -75,6 +75,25 @@ def run_cell(cell: Cell, model: bytes | None = None) -> dict[str, Any]:
     return _row(cell, trajectory, time.perf_counter() - started)
 
 
+def run_custom(cell: Cell) -> dict[str, Any]:
+    """Run a custom cell (:attr:`Cell.runner`) and return its row: identity and what it measured."""
+    from osfb_gym.core.family import load
+
+    started = time.perf_counter()
+    measured = load(str(cell.runner))(cell)
+    return {
+        "key": cell.key,
+        "setting": cell.setting,
+        "env_id": cell.env_id,
+        "env_kwargs": cell.env_kwargs,
+        "agent": cell.agent,
+        "params": cell.params,
+        "seed": cell.seed,
+        **measured,
+        "seconds": time.perf_counter() - started,
+    }
+
+
 def run_replicas(cells: Sequence[Cell]) -> list[dict[str, Any]]:
     """Run cells of lending agents that share a setting and a seed as one vector episode.
 
@@ -133,7 +152,7 @@ def replica_groups(cells: Sequence[Cell]) -> list[list[Cell]]:
     classes = agent_classes()
 
     def stream(cell: Cell) -> str | None:
-        agent = classes.get(cell.agent)
+        agent = None if cell.runner is not None else classes.get(cell.agent)
         if cell.env_id != REPLICA_ENV or agent is None or not issubclass(agent, CutoffAgent):
             return None
         return repr((sorted(cell.env_kwargs.items()), cell.seed))
@@ -166,6 +185,8 @@ def run_task(task: Task) -> list[dict[str, Any]]:
         for group in replica_groups(cells):
             if len(group) > 1:
                 rows += run_replicas(group)
+            elif group[0].runner is not None:
+                rows.append(run_custom(group[0]))
             else:
                 cell = group[0]
                 rows.append(
@@ -191,7 +212,7 @@ def train_models(
 
     models: dict[str, bytes] = {}
     for cell in cells:
-        if cell.agent not in _rl() or cell.model_key in models:
+        if cell.agent not in _rl() or cell.runner is not None or cell.model_key in models:
             continue
         path = Path(folder) / f"{cell.agent}-{cell.model_key}.zip"
         if not path.exists():

@@ -20,35 +20,20 @@ Two regimes, chosen by the env's ``world_seed``:
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
+from agents.rl import ALGORITHMS, algorithm, normalizer_path
 from osfb_gym.core.optional import require, require_for_argument
 from osfb_gym.core.validation import check_choice, check_int
 from osfb_gym.wrappers import rl_env
 
-ALGORITHMS = ("PPO", "A2C", "DQN", "RecurrentPPO")
+__all__ = ["ALGORITHMS", "algorithm", "model_path", "normalizer_path", "policy", "train"]
+
 VEC_ENVS = ("dummy", "subproc")
-
-
-def algorithm(name: str) -> Any:
-    """Return the algorithm class called ``name`` (one of :data:`ALGORITHMS`).
-
-    Examples
-    --------
-    >>> algorithm("PPO").__name__
-    'PPO'
-    >>> algorithm("SAC")
-    Traceback (most recent call last):
-    ...
-    ValueError: algo must be one of 'PPO', 'A2C', 'DQN', 'RecurrentPPO'; got 'SAC'
-    """
-    check_choice(name, "algo", ALGORITHMS)
-    if name == "RecurrentPPO":
-        return require("sb3_contrib", "RecurrentPPO").RecurrentPPO
-    return getattr(require("stable_baselines3", name), name)
 
 
 def policy(name: str) -> str:
@@ -56,12 +41,19 @@ def policy(name: str) -> str:
     return "MlpLstmPolicy" if name == "RecurrentPPO" else "MlpPolicy"
 
 
-def _make(env_id: str, algo: str, kwargs: dict[str, Any], view: str = "plain") -> gym.Env:
+def _make(
+    env_id: str,
+    algo: str,
+    kwargs: dict[str, Any],
+    view: str = "plain",
+    on_episode: Callable[[dict[str, float]], None] | None = None,
+) -> gym.Env:
     return rl_env(
         env_id,
         view=view,
         discrete_actions=algo == "DQN",
         binary_as_multidiscrete=algo == "RecurrentPPO",
+        on_episode=on_episode,
         **kwargs,
     )
 
@@ -75,13 +67,16 @@ def training_env(
     seed: int = 0,
     vec: str = "dummy",
     view: str = "plain",
+    on_episode: Callable[[dict[str, float]], None] | None = None,
 ) -> Any:
     """Return ``n_envs`` copies of ``env_id`` adapted for ``algo``, in a stable-baselines3 VecEnv.
 
     Each copy is wrapped in SB3's ``Monitor`` (episode returns for the
     logs) and seeded ``seed + i``. ``vec="subproc"`` runs the copies in
     processes (worth it only when a step is expensive). ``view`` is the
-    observation view of :func:`osfb_gym.wrappers.rl_env`.
+    observation view of :func:`osfb_gym.wrappers.rl_env`. ``on_episode``
+    receives each finished training episode's metrics (the evaluator's
+    count of the experience consumed; :class:`osfb_gym.runner.EpisodeRecorder`).
     """
     require("stable_baselines3", "training_env")
     from stable_baselines3.common.env_util import make_vec_env
@@ -90,8 +85,9 @@ def training_env(
     check_choice(algo, "algo", ALGORITHMS)
     check_choice(vec, "vec", VEC_ENVS)
     check_int(n_envs, "n_envs", minimum=1)
-    factory = functools.partial(_make, env_id, algo, dict(env_kwargs or {}), view)
-    factory()  # fail here, with the env's own message, on a bad id or argument
+    factory = functools.partial(_make, env_id, algo, dict(env_kwargs or {}), view, on_episode)
+    # fail here, with the env's own message, on a bad id or argument (no episode recorded)
+    _make(env_id, algo, dict(env_kwargs or {}), view).close()
     return make_vec_env(
         factory,
         n_envs=n_envs,
@@ -116,6 +112,8 @@ def train(
     torch_threads: int | None = None,
     normalize: bool = False,
     view: str = "plain",
+    normalize_reward: bool = False,
+    on_episode: Callable[[dict[str, float]], None] | None = None,
 ) -> Any:
     """Train ``algo`` on ``env_id`` for ``total_timesteps`` env steps; return the model.
 
@@ -144,6 +142,14 @@ def train(
         ``VecNormalize``; rewards are left alone). The statistics travel
         with the model (``model.get_vec_normalize_env()``) and
         :class:`~agents.rl.SB3Agent` applies them, frozen, when it acts.
+    normalize_reward
+        Also scale rewards by a running estimate of the return's spread
+        (``VecNormalize(norm_reward=True)``; training only, the scores are
+        the env's own), for families whose rewards are far from unit scale.
+    on_episode
+        Receives each finished training episode's metrics
+        (:class:`osfb_gym.runner.EpisodeRecorder`): the regret of the
+        experience training consumed, which the policy never sees.
     view
         What the policy sees (:func:`osfb_gym.wrappers.rl_env`): ``"plain"``,
         ``"feedback"`` or ``"features"``. Score a model trained on a
@@ -173,12 +179,14 @@ def train(
 
         torch.set_num_threads(check_int(torch_threads, "torch_threads", minimum=1))
     env = training_env(
-        env_id, algo, env_kwargs=env_kwargs, n_envs=n_envs, seed=seed, vec=vec, view=view
-    )
-    if normalize:
+        env_id, algo, env_kwargs=env_kwargs, n_envs=n_envs, seed=seed, vec=vec, view=view,
+        on_episode=on_episode,
+    )  # fmt: skip
+    if normalize or normalize_reward:
         from stable_baselines3.common.vec_env import VecNormalize
 
-        env = VecNormalize(env, norm_obs=True, norm_reward=False)
+        gamma = float((algo_kwargs or {}).get("gamma", 0.99))
+        env = VecNormalize(env, norm_obs=normalize, norm_reward=normalize_reward, gamma=gamma)
     model = algorithm_class(
         policy(algo),
         env,
@@ -190,12 +198,6 @@ def train(
     )
     model.learn(total_timesteps=total_timesteps, progress_bar=progress_bar, callback=callback)
     return model
-
-
-def normalizer_path(path: str | Path) -> Path:
-    """Return where a model's observation statistics are saved, beside the model file."""
-    path = Path(path)
-    return path.with_name(path.name.removesuffix(".zip") + ".vecnormalize.pkl")
 
 
 def model_path(folder: str | Path, algo: str, env_id: str, seed: int) -> Path:

@@ -131,13 +131,20 @@ class AgentSpec:
     """An agent of a sweep: a class name (or RL algorithm), fixed params and a grid.
 
     ``envs`` restricts it to settings with these labels; empty means every
-    setting whose env the agent declares in ``env_ids``.
+    setting whose env the agent declares in ``env_ids``. ``runner``
+    (``"module:function"``) makes its cells *custom*: the function receives
+    the :class:`Cell` and returns the row's measurements (a suite's unit of
+    work that is more than one episode, e.g. train an RL agent and score it
+    at checkpoints); the engine stores, resumes and distributes such cells
+    like any other. Its name and params are then the runner's business
+    (checked by it, and named in its rows), not an agent class's.
     """
 
     name: str
     params: dict[str, Any] = field(default_factory=dict)
     grid: dict[str, list[Any]] = field(default_factory=dict)
     envs: tuple[str, ...] = ()
+    runner: str | None = None
 
     @property
     def is_rl(self) -> bool:
@@ -165,11 +172,14 @@ class Cell:
     seed: int
     #: sample the stored curves every this many steps (and at the last); None: log-spaced
     curve_stride: int | None = None
+    #: ``"module:function"`` computing a custom cell's row (:class:`AgentSpec`); None: one episode
+    runner: str | None = None
 
     @property
     def key(self) -> str:
         """A stable hash of (env id, env kwargs, agent, params, seed): the cell's file name."""
-        return stable_key(self.env_id, self.env_kwargs, self.agent, self.params, self.seed)
+        parts: tuple[Any, ...] = (self.env_id, self.env_kwargs, self.agent, self.params, self.seed)
+        return stable_key(*parts) if self.runner is None else stable_key(*parts, self.runner)
 
     @property
     def model_key(self) -> str:
@@ -201,7 +211,16 @@ class SweepSpec:
     def cells(self) -> list[Cell]:
         """Return every cell, in spec order (setting, agent, setting of the grid, seed)."""
         return [
-            Cell(env.label, env.id, dict(env.kwargs), agent.name, params, seed, self.curve_stride)
+            Cell(
+                env.label,
+                env.id,
+                dict(env.kwargs),
+                agent.name,
+                params,
+                seed,
+                self.curve_stride,
+                agent.runner,
+            )
             for env in self.envs
             for agent in self.agents_on(env)
             for params in agent.settings()
@@ -428,6 +447,20 @@ def hyperparameters(name: str) -> dict[str, Any]:
 
 
 def _validate_agent(agent: AgentSpec, spec: SweepSpec) -> None:
+    if agent.runner is not None:
+        from osfb_gym.core.family import load
+
+        try:
+            load(agent.runner)
+        except (ImportError, AttributeError, ValueError) as error:
+            raise ValueError(f"agent {agent.name}: runner {agent.runner!r}: {error}") from None
+        known = {env.label for env in spec.envs}
+        if not agent.envs or not set(agent.envs) <= known:
+            raise ValueError(
+                f"agent {agent.name} with a runner must name its settings (envs) among "
+                f"{_choices(known)}; got {list(agent.envs)}"
+            )
+        return
     if agent.name not in agent_classes() and not agent.is_rl:
         raise ValueError(f"unknown agent {agent.name!r}; choose one of {_all_agents()}")
     defaults = hyperparameters(agent.name)

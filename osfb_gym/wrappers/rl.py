@@ -11,6 +11,7 @@ hiding the oracle: what a trained policy is scored through.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -81,6 +82,7 @@ def rl_env(
     discrete_actions: bool = False,
     binary_as_multidiscrete: bool = False,
     hide_oracle: bool = True,
+    on_episode: Callable[[dict[str, float]], None] | None = None,
     **kwargs: Any,
 ) -> gym.Env:
     """Make ``env_id`` ready for an RL library: ``float32`` 1-D observations, no oracle.
@@ -110,6 +112,11 @@ def rl_env(
         applies the registry's ``hidden_oracle_kwargs`` (work done only for
         the oracle, e.g. the services' reference optimum, is skipped)
         unless ``kwargs`` set them.
+    on_episode
+        Hide the oracle with :class:`osfb_gym.runner.EpisodeRecorder`
+        instead, which hands each finished episode's metrics (the family's,
+        as the runner computes them) to this callback: the regret of the
+        training episodes, for the evaluator, never for the policy.
     **kwargs
         Arguments of the env.
 
@@ -128,7 +135,13 @@ def rl_env(
     if hide_oracle:
         kwargs = {**_hidden_oracle_kwargs(env_id), **kwargs}
     env = gym.make(env_id, **kwargs)
-    if hide_oracle:
+    if on_episode is not None:
+        if not hide_oracle:
+            raise ValueError("on_episode needs hide_oracle=True (the recorder hides the oracle)")
+        from osfb_gym.runner import EpisodeRecorder
+
+        env = EpisodeRecorder(env, on_episode)
+    elif hide_oracle:
         env = HideOracle(env)
     env = apply_view(env, view)
     if discrete_actions and not isinstance(env.action_space, spaces.Discrete):

@@ -16,7 +16,7 @@ baseline, in a few minutes on two cores:
   (500 users, k = 10; the reference loss from one k-means restart).
 
 The paper suites (``jiang-*``, ``sculley-*``, ``shah-reject``,
-``bose-services``, ``rl-vs-bandit``) have their own runners in this package;
+``bose-services``, ``rl-vs-principled``) have their own modules in this package;
 :mod:`osfb_gym.bench.catalog` names every suite.
 """
 

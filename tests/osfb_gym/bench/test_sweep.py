@@ -340,3 +340,38 @@ def test_two_agent_classes_with_one_name_are_an_error_not_a_shadow(monkeypatch):
     discover = agent_classes.__wrapped__  # the cached result stays the real one
     with pytest.raises(RuntimeError, match="two agent classes are named 'Greedy'"):
         discover()
+
+
+def test_a_custom_cell_runs_through_the_engine_and_is_stored(tmp_path):
+    from osfb_gym.bench.run import run_cells
+    from osfb_gym.bench.sweep import AgentSpec, Cell, EnvSpec, SweepSpec
+
+    runner = "osfb_gym.bench.experience:constant_cell"
+    params = {"regime": "fixed", "split": "test", "budgets": [10], "episodes": 2}
+    spec = SweepSpec(
+        "custom", (EnvSpec("OneSidedLending-v0", "lending", {"horizon": 5}),),
+        (AgentSpec("constant", params, envs=("lending",), runner=runner),), seeds=(0, 1),
+    )  # fmt: skip
+    rows, ran = run_cells(spec, tmp_path, progress=False)
+    assert ran == 2 and list(rows["seed"]) == [0, 1] and set(rows["agent"]) == {"constant"}
+    assert [len(c) for c in rows["constants"]] == [2, 2]  # deny all, approve all
+    again, ran = run_cells(spec, tmp_path, progress=False, resume=True)
+    assert ran == 0 and again["constants"].tolist() == rows["constants"].tolist()
+    # the runner is part of what a cell computes, so of its key; plain cells keep theirs
+    plain = Cell("lending", "OneSidedLending-v0", {"horizon": 5}, "constant", params, 0)
+    assert plain.key != spec.cells()[0].key
+    from osfb_gym.bench.store import stable_key
+
+    assert plain.key == stable_key("OneSidedLending-v0", {"horizon": 5}, "constant", params, 0)
+
+
+def test_custom_cells_are_checked_before_any_work():
+    from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, validate
+
+    env = (EnvSpec("OneSidedLending-v0", "lending", {"horizon": 5}),)
+    nowhere = AgentSpec("c", envs=("lending",), runner="nowhere:nothing")
+    with pytest.raises(ValueError, match="runner 'nowhere:nothing'"):
+        validate(SweepSpec("x", env, (nowhere,)))
+    unplaced = AgentSpec("c", runner="osfb_gym.bench.experience:rl_cell")
+    with pytest.raises(ValueError, match="must name its settings"):
+        validate(SweepSpec("x", env, (unplaced,)))

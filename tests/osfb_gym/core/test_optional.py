@@ -55,7 +55,7 @@ def test_core_works_without_torch_sb3_ray_and_each_extra_is_named_in_one_line():
         import gymnasium as gym
 
         import agents.apple, agents.lending, agents.reject, agents.services
-        import osfb_gym, osfb_gym.bench.suites.rl_vs_bandit, osfb_gym.cli, osfb_gym.wrappers
+        import osfb_gym, osfb_gym.bench.suites.rl_vs_principled, osfb_gym.cli, osfb_gym.wrappers
         from agents.lending import Adaptive
         from agents.rl import SB3Agent
         from osfb_gym.bench.executors import execute

@@ -1,0 +1,238 @@
+"""Equal-experience cells: what an agent scores after N env steps, and the regret it paid for them.
+
+Three custom cells of the engine (:attr:`osfb_gym.bench.sweep.AgentSpec.runner`),
+each one training or warm-up run scored at checkpoints of experience
+``N`` (``params["budgets"]``, plus ``N = 0``):
+
+- :func:`rl_cell`: an SB3 algorithm trains on the RL view of the env
+  (:func:`osfb_gym.bench.rl.train`), the regret of its training episodes
+  counted by :class:`osfb_gym.runner.EpisodeRecorder`; at each checkpoint
+  the frozen policy is scored on the held-out test episodes;
+- :func:`principled_cell`: a principled agent plays N env steps of
+  training episodes; in a fixed world it keeps its state across them
+  (``run_episode(reset_agent=False)``), and each test episode starts from a
+  copy of its state after N steps; in a resampled world nothing carries
+  over, it starts afresh every episode;
+- :func:`constant_cell`: every constant action, scored on the test
+  episodes (the report's "best constant policy").
+
+Regimes: ``"fixed"`` (run ``s`` plays world ``world_seed = base + s``,
+one world per run) and ``"resampled"`` (a new world every episode).
+Splits: ``"validation"`` (worlds and episode seeds kept apart, for choosing
+hyperparameters) and ``"test"``. Every cell's row holds, per checkpoint,
+the family objective of each test episode, its regret, and the regret of
+the experience consumed up to the checkpoint.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from agents.base import Agent
+from osfb_gym.bench.sweep import Cell, make_agent
+from osfb_gym.core.family import Family, family_of
+from osfb_gym.runner import evaluate, run_episode
+
+REGIMES = ("fixed", "resampled")
+SPLITS = ("test", "validation")
+#: fixed worlds: run s of a split plays world_seed = WORLD_BASE[split] + s
+WORLD_BASE = {"test": 0, "validation": 1_000}
+#: reset seeds of the scored episodes of each split (the same for every agent; run s
+#: scores episodes base + s * episodes ..)
+EPISODE_BASE = {"test": 10_000, "validation": 20_000}
+#: reset seeds of training / warm-up episodes of run s start at TRAIN_BASE + s * TRAIN_STRIDE
+TRAIN_BASE, TRAIN_STRIDE = 100_000, 10_000
+#: most constant actions a space may have for the constant baseline
+MAX_CONSTANTS = 64
+
+
+def regret(family: Family, metrics: dict[str, float]) -> float:
+    """Return an episode's regret against the best policy the oracle exposes.
+
+    Lending: the one-sided loss (the Bayes decision's is 0). Apple: the
+    episode loss against 0 (the oracle does not expose the Bayes decision
+    under label noise, so 0 is a lower bound of the best). Reject: the
+    steps times (average risk - Chow's rule's risk). Other families: the
+    objective as it is (lower is better).
+    """
+    if family.name == "reject":
+        return float((metrics["average_risk"] - metrics["bayes_risk"]) * metrics["steps"])
+    value = float(metrics[family.objective])
+    return value if family.lower_is_better else -value
+
+
+def oracle_value(family: Family, metrics: dict[str, float]) -> float:
+    """Return the objective the oracle's policy would score on the episode of ``metrics``."""
+    return float(metrics["bayes_risk"]) if family.name == "reject" else 0.0
+
+
+def world(cell: Cell) -> dict[str, Any]:
+    """Return the env arguments of ``cell``'s run: its fixed world, or resampled worlds."""
+    params = cell.params
+    if params["regime"] not in REGIMES or params["split"] not in SPLITS:
+        raise ValueError(
+            f"regime must be one of {REGIMES} and split one of {SPLITS}; got "
+            f"{params['regime']!r}, {params['split']!r}"
+        )
+    if params["regime"] == "fixed":
+        return {**cell.env_kwargs, "world_seed": WORLD_BASE[params["split"]] + cell.seed}
+    return {**cell.env_kwargs, "world_seed": None}
+
+
+def episode_seeds(cell: Cell) -> list[int]:
+    """Return the reset seeds of run ``cell.seed``'s scored episodes (the same for every agent).
+
+    Each run has its own episodes, so in a resampled world the runs of an
+    agent that learns only within an episode differ by their worlds.
+    """
+    episodes = int(cell.params["episodes"])
+    base = EPISODE_BASE[cell.params["split"]] + cell.seed * episodes
+    return list(range(base, base + episodes))
+
+
+def _checkpoints(cell: Cell) -> list[int]:
+    budgets = sorted(int(b) for b in cell.params["budgets"])
+    if not budgets or budgets[0] < 1:
+        raise ValueError(f"budgets must be positive env step counts, got {budgets}")
+    return [0, *budgets]
+
+
+def _point(family: Family, budget: int, frames: list[dict[str, float]], paid: float,
+           episodes: int) -> dict[str, Any]:  # fmt: skip
+    return {
+        "budget": budget,
+        "objective": [float(m[family.objective]) for m in frames],
+        "oracle": [oracle_value(family, m) for m in frames],
+        "regret": [regret(family, m) for m in frames],
+        "steps": float(np.mean([m["steps"] for m in frames])),
+        "train_regret": paid,
+        "train_episodes": episodes,
+        **{f"mean_{c}": float(np.mean([m[c] for m in frames])) for c in family.columns
+           if c in frames[0]},
+    }  # fmt: skip
+
+
+def rl_cell(cell: Cell) -> dict[str, Any]:
+    """Train ``params["algo"]`` with regret accounting; score it at every checkpoint."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from agents.rl import SB3Agent
+    from osfb_gym.bench.rl import train
+    from osfb_gym.wrappers import apply_view
+
+    params, family = cell.params, family_of(cell.env_id)
+    kwargs, seeds = world(cell), episode_seeds(cell)
+    view, budgets = params.get("view", "plain"), _checkpoints(cell)
+    paid: list[float] = []
+    points: list[dict[str, Any]] = []
+
+    def score(model: Any, budget: int) -> None:
+        env = gym.make(cell.env_id, **kwargs)
+        agent = SB3Agent(model, deterministic=bool(params.get("deterministic", True)))
+        frame = evaluate(env if view == "plain" else apply_view(env, view), agent, seeds)
+        points.append(_point(family, budget, frame.to_dict("records"), float(sum(paid)),
+                             len(paid)))  # fmt: skip
+
+    class Checkpoints(BaseCallback):
+        def _on_training_start(self) -> None:
+            score(self.model, 0)  # the initial policy: no experience yet
+
+        def _on_step(self) -> bool:
+            while len(points) < len(budgets) and self.num_timesteps >= budgets[len(points)]:
+                score(self.model, budgets[len(points)])
+            return True
+
+    def record(metrics: dict[str, float]) -> None:
+        paid.append(regret(family, metrics))
+
+    train(
+        cell.env_id, params["algo"], total_timesteps=budgets[-1], env_kwargs=kwargs,
+        seed=TRAIN_BASE + TRAIN_STRIDE * cell.seed, algo_kwargs=dict(params["algo_kwargs"]),
+        torch_threads=1, view=view, normalize_reward=bool(params.get("normalize_reward")),
+        on_episode=record, callback=Checkpoints(),
+    )  # fmt: skip
+    return {"points": points, "family": family.name}
+
+
+def principled_cell(cell: Cell) -> dict[str, Any]:
+    """Run a principled agent for N env steps of training episodes; score it at each checkpoint."""
+    params, family = cell.params, family_of(cell.env_id)
+    kwargs, seeds = world(cell), episode_seeds(cell)
+    agent = make_agent(params["agent"], dict(params.get("agent_params", {})))
+    env = gym.make(cell.env_id, **kwargs)
+    fixed = params["regime"] == "fixed"
+    train_seeds = itertools.count(TRAIN_BASE + TRAIN_STRIDE * cell.seed)
+    player, steps, paid, episodes = agent.clone(), 0, 0.0, 0
+    points = []
+    for budget in _checkpoints(cell):
+        while steps < budget:
+            if not fixed:
+                player = agent.clone()
+            trajectory = run_episode(env, player, next(train_seeds),
+                                     reset_agent=not fixed or episodes == 0)  # fmt: skip
+            steps += trajectory.rewards.size
+            paid += regret(family, trajectory.metrics)
+            episodes += 1
+        frames = []
+        for seed in seeds:
+            if fixed and episodes:  # every test episode starts from the state after N steps
+                frames.append(run_episode(env, copy.deepcopy(player), seed,
+                                          reset_agent=False).metrics)  # fmt: skip
+            else:
+                frames.append(run_episode(env, agent.clone(), seed).metrics)
+        points.append(_point(family, budget, frames, paid, episodes))
+    env.close()
+    return {"points": points, "family": family.name}
+
+
+class ConstantAgent(Agent):
+    """Take the same action at every step (the constant policies of the baseline)."""
+
+    def __init__(self, action: Any = 0) -> None:
+        self.action = action
+
+    def act(self, observation: Any) -> Any:
+        """Return the constant action, shaped for the env's action space."""
+        space = self.action_space_
+        if isinstance(space, spaces.Discrete):
+            return int(self.action)
+        return np.asarray(self.action, dtype=space.dtype).reshape(space.shape)
+
+
+def constant_actions(space: gym.Space) -> list[Any]:
+    """Return every constant action of a finite action space (JSON-friendly values)."""
+    if isinstance(space, spaces.Discrete):
+        actions: list[Any] = list(range(int(space.start), int(space.start) + int(space.n)))
+    elif isinstance(space, spaces.MultiBinary):
+        size = int(np.prod(space.shape))
+        # a constant per applicant position is no better than the same decision for all
+        actions = [[0] * size, [1] * size]
+    elif isinstance(space, spaces.MultiDiscrete):
+        actions = [list(a) for a in itertools.product(*(range(int(n)) for n in space.nvec))]
+    else:
+        raise ValueError(f"no constant baseline for action space {space}")
+    if len(actions) > MAX_CONSTANTS:
+        raise ValueError(
+            f"the action space {space} has {len(actions)} constant actions (more than "
+            f"{MAX_CONSTANTS}); use a smaller env (e.g. fewer users) for the constant baseline"
+        )
+    return actions
+
+
+def constant_cell(cell: Cell) -> dict[str, Any]:
+    """Score every constant action on the cell's test episodes."""
+    family = family_of(cell.env_id)
+    env = gym.make(cell.env_id, **world(cell))
+    seeds = episode_seeds(cell)
+    rows = []
+    for action in constant_actions(env.action_space):
+        frame = evaluate(env, ConstantAgent(action), seeds).to_dict("records")
+        rows.append({"action": action, **_point(family, 0, frame, 0.0, 0)})
+    env.close()
+    return {"constants": rows, "family": family.name}

@@ -1,0 +1,213 @@
+"""The rl-vs-principled protocol, run for real at a tiny size (seconds), and its pieces."""
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+
+from osfb_gym.bench.experience import principled_cell, regret  # noqa: E402
+from osfb_gym.bench.store import ResultStore  # noqa: E402
+from osfb_gym.bench.suites.rl_vs_principled import (  # noqa: E402
+    Protocol,
+    from_settings,
+    run,
+    validation_specs,
+)
+from osfb_gym.bench.sweep import Cell  # noqa: E402
+from osfb_gym.core.family import FAMILIES  # noqa: E402
+from osfb_gym.runner import EpisodeRecorder, evaluate  # noqa: E402
+
+TINY = Protocol(
+    families=("lending",), budgets=(20, 40), seeds=2, episodes=2, horizon=10, n_steps=(10,),
+    batch_size=10,
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rl")
+    text = run(out, TINY, progress=False)
+    return out, text
+
+
+def test_tiny_protocol_writes_the_report(tiny):
+    out, text = tiny
+    assert (out / "rl-vs-principled.md").read_text() == text
+    for section in ("## Verdicts", "## Deployment score", "## Total regret", "## Figures"):
+        assert section in text
+    for name in ("curves", "total_regret", "profiles"):
+        assert (out / f"rl_vs_principled_{name}.png").stat().st_size > 1000
+    # every RL view against the validation-best principled agent, each regime
+    assert text.count("- lending, fixed, N=40: PPO+O0") == 1
+    assert "- lending, resampled, N=40: PPO+O1" in text
+
+
+def test_tiny_protocol_points_are_consistent(tiny):
+    import pandas as pd
+
+    out, _ = tiny
+    points = pd.read_csv(out / "points.csv")
+    cells = points.groupby(["regime", "agent"])
+    # every cell has >= 2 runs and the checkpoints 0, 20, 40
+    assert set(cells["seed"].nunique()) == {2}
+    assert set(points["budget"]) == {0, 20, 40}
+    # normalised regret is (metric - oracle) / (best constant - oracle)
+    expected = (points["objective"] - points["oracle"]) / (
+        points["constant_objective"] - points["oracle"]
+    )
+    np.testing.assert_allclose(points["normalised"], expected)
+    # experience costs regret: nothing before training, more the longer it runs
+    rl = points[points["agent"].str.startswith("PPO")]
+    assert (rl[rl["budget"] == 0]["train_regret"] == 0).all()
+    by = rl.pivot_table(index=["regime", "agent", "seed"], columns="budget", values="train_regret")
+    assert (by[40] >= by[20]).all() and (by[20] > 0).all()
+    # the constant's normalised regret would be 1 by construction; the oracle's is 0
+    assert (points["constant_objective"] >= points["oracle"]).all()
+
+
+def test_resume_runs_nothing_again(tiny):
+    out, text = tiny
+    store = ResultStore(out)
+    before = {path: path.stat().st_mtime_ns for path in store.cells.glob("*.json")}
+    assert run(out, TINY, progress=False, resume=True) == text
+    after = {path: path.stat().st_mtime_ns for path in store.cells.glob("*.json")}
+    assert after == before
+
+
+def test_principled_agents_keep_their_state_in_a_fixed_world():
+    # N = 20 steps of a fixed world = two 10-step episodes played by one agent, as
+    # evaluate(keep_agent=True) plays them; its regret is what the cell counts
+    from agents.lending import Greedy
+    from osfb_gym.bench.experience import TRAIN_BASE
+
+    params = {"regime": "fixed", "split": "test", "budgets": [20], "episodes": 2,
+              "agent": "Greedy", "agent_params": {}}  # fmt: skip
+    cell = Cell("lending", "OneSidedLending-v0", {"horizon": 10}, "Greedy", params, 3)
+    points = principled_cell(cell)["points"]
+    kwargs = {"horizon": 10, "world_seed": 3}
+    played = evaluate("OneSidedLending-v0", Greedy(), [TRAIN_BASE + 30_000, TRAIN_BASE + 30_001],
+                      env_kwargs=kwargs, keep_agent=True)  # fmt: skip
+    assert points[1]["train_regret"] == pytest.approx(played["cumulative_loss"].sum())
+    assert points[1]["train_episodes"] == 2
+    # with no experience every test episode starts afresh
+    fresh = evaluate("OneSidedLending-v0", Greedy(), [10_006, 10_007], env_kwargs=kwargs)
+    assert points[0]["objective"] == pytest.approx(fresh["cumulative_loss"].tolist())
+
+
+def test_episode_recorder_scores_as_the_runner_does():
+    seen = []
+    env = EpisodeRecorder(gym.make("RejectOption-v0", horizon=5), seen.append)
+    _, info = env.reset(seed=4)
+    assert "oracle" not in info
+    for _ in range(5):
+        _, _, _, _, info = env.step(np.array([2, 1]))
+        assert "oracle" not in info
+    assert len(seen) == 1 and seen[0]["steps"] == 5
+    assert regret(FAMILIES["reject"], seen[0]) >= -1e-12
+    with pytest.raises(TypeError, match="on_episode"):
+        EpisodeRecorder(gym.make("RejectOption-v0"), None)  # type: ignore[arg-type]
+
+
+def test_validation_keeps_its_worlds_and_seeds_apart():
+    (spec,) = validation_specs(TINY)
+    params = [agent.params for agent in spec.agents]
+    assert {p["split"] for p in params} == {"validation"}
+    rl = [p for p in params if "algo" in p]
+    # gamma {0, 0.99} x n_steps {10}, views O0 (fixed), O0 and O1 (resampled)
+    assert len(rl) == 2 * 3
+    assert {json.dumps(p["algo_kwargs"]["gamma"]) for p in rl} == {"0.0", "0.99"}
+
+
+def test_settings_are_checked():
+    protocol = from_settings({"budgets": "10000,30000,100000", "families": "reject"}, 5, None)
+    assert protocol.budgets == (10_000, 30_000, 100_000) and protocol.families == ("reject",)
+    with pytest.raises(ValueError, match="families"):
+        from_settings({"families": "poker"}, None, None)
+    with pytest.raises(ValueError, match="budgets"):
+        from_settings({"budgets": "many"}, None, None)
+    with pytest.raises(ValueError, match="views"):
+        from_settings({"resampled_views": "pixels"}, None, None)
+
+
+def test_old_name_is_an_alias():
+    from osfb_gym.bench.catalog import get
+
+    assert get("rl-vs-bandit").name == "rl-vs-principled"
+
+
+def test_agents_do_not_import_the_bench():
+    import subprocess
+    import sys
+
+    code = "import sys, agents.rl; assert 'osfb_gym.bench' not in sys.modules, 'cycle'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+TINY_CLI = ["--seeds", "2", "--horizon", "10", "--no-progress", "--set", "families=lending",
+            "--set", "budgets=20,40", "--set", "episodes=2", "--set", "n_steps=10",
+            "--set", "batch_size=10"]  # fmt: skip
+
+
+def _measured(out):
+    """Each stored cell's measurements, by key (timings left out)."""
+    rows = ResultStore(out).rows()
+    return {row["key"]: {k: v for k, v in row.items() if k != "seconds"} for row in rows}
+
+
+@pytest.mark.slow
+def test_kill_9_then_resume_gives_the_cells_of_an_uninterrupted_run(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[4]
+    out = tmp_path / "killed"
+    command = [sys.executable, "-m", "osfb_gym.cli", "run", "rl-vs-principled", "--out", str(out),
+               "--workers", "2", *TINY_CLI]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, cwd=root)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and len(list((out / "cells").glob("*.json"))) < 4:
+        time.sleep(0.05)
+    assert process.poll() is None, "the run finished before it could be killed"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    before = _measured(out)
+    assert before
+    subprocess.run([*command, "--resume"], env=env, check=True, stdout=subprocess.DEVNULL,
+                   cwd=root)  # fmt: skip
+    after = _measured(out)
+    assert all(after[key] == row for key, row in before.items())  # kept, not recomputed
+    from osfb_gym.cli import main
+
+    assert main(["run", "rl-vs-principled", "--out", str(tmp_path / "fresh"), *TINY_CLI]) == 0
+    assert after == _measured(tmp_path / "fresh")  # training and scoring are seeded
+
+
+@pytest.mark.slow
+def test_ray_gives_the_cells_of_local_processes(tmp_path):
+    pytest.importorskip("ray")
+    from osfb_gym.cli import main
+
+    assert main(["run", "rl-vs-principled", "--out", str(tmp_path / "local"), *TINY_CLI]) == 0
+    assert main(["run", "rl-vs-principled", "--out", str(tmp_path / "ray"), "--executor", "ray",
+                 "--workers", "2", *TINY_CLI]) == 0  # fmt: skip
+    assert _measured(tmp_path / "local") == _measured(tmp_path / "ray")
+
+
+def test_each_algorithm_gets_a_grid_it_accepts():
+    from osfb_gym.bench.rl import algorithm
+    from osfb_gym.bench.suites.rl_vs_principled import rl_configs
+    from osfb_gym.wrappers import rl_env
+
+    env = rl_env("RejectOption-v0", horizon=10, discrete_actions=True)
+    for algo in ("PPO", "A2C", "DQN"):
+        for config in rl_configs(TINY, "reject", algo):
+            algorithm(algo)("MlpPolicy", env, device="cpu", **config)  # no unknown argument
+    assert [c["gamma"] for c in rl_configs(TINY, "reject", "DQN")] == [0.99, 1.0]
