@@ -17,6 +17,7 @@ from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import check_choice, check_data_home, check_float, check_int
 from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render, stream_image
 from osfb_gym.envs._stream import DatasetStream, load_stream
+from osfb_gym.envs._text import TEXT_FEATURES
 
 if TYPE_CHECKING:
     from osfb_gym.data import Dataset, TextDataset
@@ -148,6 +149,88 @@ def move_first_positive_first(order: np.ndarray, y: np.ndarray) -> np.ndarray:
         return order
     k = int(positive[0])
     return np.concatenate([order[k : k + 1], order[:k], order[k + 1 :]])
+
+
+#: ``rows`` of a dataset without a split of its own: these rows (i mod 4 == 3) are "test"
+TEST_EVERY = 4
+ROWS = ("all", "train", "test")
+TABULAR_FEATURES = ("standardized", "unit")
+#: a text dataset's featurisation when ``features`` is None
+DEFAULT_TEXT_FEATURES = "counts"
+
+
+def split_rows(n_rows: int, rows: str, train_rows: int | None) -> np.ndarray | None:
+    """Return the indices of part ``rows`` of a dataset's ``n_rows`` rows (None: all of them).
+
+    A dataset with a split of its own (``train_rows`` in its metadata: the
+    Reuters R8 ModApte training documents come first) is cut there; any
+    other has rows ``i`` with ``i mod 4 == 3`` as its "test" quarter, spread
+    over the file (a file sorted by class stays stratified), the rest
+    "train".
+
+    Examples
+    --------
+    >>> split_rows(8, "test", None).tolist(), split_rows(5, "train", 3).tolist()
+    ([3, 7], [0, 1, 2])
+    """
+    if rows == "all":
+        return None
+    if train_rows is not None:
+        cut = int(train_rows)
+        return np.arange(cut) if rows == "train" else np.arange(cut, n_rows)
+    test = np.arange(n_rows) % TEST_EVERY == TEST_EVERY - 1
+    return np.flatnonzero(test if rows == "test" else ~test)
+
+
+def unit_rows(X: np.ndarray) -> np.ndarray:
+    """Drop a standardised table's intercept column and scale each row to unit length.
+
+    Sculley's learners work on unit-length vectors: the perceptron's margin
+    ``m`` and the SVM's ``C`` are measured in units of ``w . x`` with
+    ``||x|| = 1``; the learners keep their own bias. A zero row stays zero.
+
+    Examples
+    --------
+    >>> unit_rows(np.array([[3.0, 4.0, 1.0], [0.0, 0.0, 1.0]], dtype=np.float32)).tolist()
+    [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
+    """
+    out = np.empty((X.shape[0], X.shape[1] - 1), dtype=np.float32)
+    for i in range(X.shape[0]):  # row by row: the same rounding as scaling one observation
+        z = np.asarray(X[i, :-1], dtype=np.float64)
+        norm = float(np.linalg.norm(z))
+        out[i] = z / norm if norm > 0.0 else z
+    return out
+
+
+def derive_stream(
+    data: DatasetStream,
+    *,
+    positive_class: int,
+    rows: str,
+    train_rows: int | None,
+    features: str | None,
+) -> DatasetStream:
+    """Return ``data`` cut to part ``rows``, relabelled and (tabular ``"unit"``) row-normalised.
+
+    ``positive_class=0`` makes the dataset's 0 label the tasted class
+    (Sculley's Table 1: ham, ``y = 0`` of a spam dataset, goes to the
+    inbox). Arrays are shared with ``data`` where nothing changes.
+    """
+    index = split_rows(data.n_rows, rows, train_rows)
+    X, y = data.X, data.y
+    if index is not None:
+        X, y = X[index], y[index]
+    if positive_class == 0:
+        y = (1 - y).astype(np.int8)
+    names = data.feature_names
+    if features == "unit":
+        X, names = unit_rows(np.asarray(X)), names[:-1] if names else names
+    if X is data.X and y is data.y:
+        return data
+    for array in (X, y) if isinstance(X, np.ndarray) else (y,):
+        array.flags.writeable = False
+    bound = float(np.max(np.abs(X))) if isinstance(X, np.ndarray) and X.size else data.bound
+    return DatasetStream(data.name, X, y, bound, names)
 
 
 @dataclass(frozen=True)
@@ -459,6 +542,9 @@ class AppleTastingEnv(FeedbackEnv):
     | ``data_home``     | None          | folder of the dataset files (default: ``OSFB_DATA``) |
     | ``topic``         | None ("earn") | ``"reuters_r8"``: the positive topic |
     | ``first_positive_first`` | None   | move the first positive to the front (datasets) |
+    | ``positive_class`` | 1            | the dataset label that is tasted: 0 makes spam data ham-positive (D) |
+    | ``rows``          | "all"         | "all", "train" or "test" part of a dataset (D) |
+    | ``features``      | None          | text: "binary" or "counts"; tabular: "standardized" or "unit" (D) |
     | ``render_mode``   | None          | "ansi" or "rgb_array" |
     | ``render_truth``  | False         | renders also show hidden labels and losses |
 
@@ -471,7 +557,14 @@ class AppleTastingEnv(FeedbackEnv):
     for text, where it is the hashing dimension). ``dataset`` also takes
     a :class:`~osfb_gym.data.Dataset` or
     :class:`~osfb_gym.data.TextDataset` record of your own; its labels
-    must be 0/1. ``horizon`` lives in the env rather than in
+    must be 0/1. Arguments marked (D) apply to datasets only.
+    ``rows="train"``/``"test"`` cut a dataset with a split of its own where
+    it has one (Reuters R8: the ModApte training / test documents); any
+    other dataset's "test" part is its rows ``i`` with ``i mod 4 == 3``, a
+    quarter spread over the file, and "train" the rest.
+    ``features="unit"`` (tabular) drops the intercept column and scales
+    each standardised row to unit length, as Sculley's learners expect.
+    ``horizon`` lives in the env rather than in
     ``max_episode_steps`` because agents (e.g. a label budget) may need it.
 
     ## Rendering
@@ -552,6 +645,9 @@ class AppleTastingEnv(FeedbackEnv):
         data_home: str | None = None,
         topic: str | None = None,
         first_positive_first: bool | None = None,
+        positive_class: int = 1,
+        rows: str = "all",
+        features: str | None = None,
         render_mode: str | None = None,
         render_truth: bool = False,
     ) -> None:
@@ -580,7 +676,20 @@ class AppleTastingEnv(FeedbackEnv):
         self.feature_names: tuple[str, ...] | None = None
         #: steps until a dataset's stream runs out (None: synthetic, never)
         self.n_steps: int | None = None
+        if positive_class not in (0, 1) or isinstance(positive_class, bool):
+            raise ValueError(f"positive_class must be 0 or 1, got {positive_class!r}")
+        check_choice(rows, "rows", ROWS)
         if dataset is None:
+            data_only: dict[str, tuple[object, object]] = {
+                "positive_class": (positive_class, 1), "rows": (rows, "all"),
+                "features": (features, None),
+            }  # fmt: skip
+            for argument, (setting, neutral) in data_only.items():
+                if setting != neutral:
+                    raise ValueError(
+                        f"{argument} applies to datasets only; a synthetic world has no rows to "
+                        f"relabel, split or featurise, got {argument}={setting!r}"
+                    )
             if topic is not None:
                 raise ValueError(f"topic applies to dataset='reuters_r8' only, got topic={topic!r}")
             if first_positive_first is not None:
@@ -615,8 +724,8 @@ class AppleTastingEnv(FeedbackEnv):
                     )
             self.positive_rate = None
             self.band = None
-            self._data = load_stream(
-                dataset, data_home=data_home, dim=dim, topic=topic, setting="apple tasting"
+            self._data = self._dataset_stream(
+                dataset, data_home, dim, topic, positive_class, rows, features
             )
             self.feature_names = self._data.feature_names
             self.dim = self._data.X.shape[1]
@@ -648,6 +757,47 @@ class AppleTastingEnv(FeedbackEnv):
             self._n_rows = self._data.n_rows
 
     # ------------------------------------------------------------------ configuration
+    @staticmethod
+    def _dataset_stream(
+        dataset: Any,
+        data_home: str | None,
+        dim: int | None,
+        topic: str | None,
+        positive_class: int,
+        rows: str,
+        features: str | None,
+    ) -> DatasetStream:
+        """Load ``dataset``'s stream, then cut, relabel and featurise it as the arguments say."""
+        if features is not None:
+            check_choice(features, "features", (*TEXT_FEATURES, *TABULAR_FEATURES))
+        text_features = features if features in TEXT_FEATURES else DEFAULT_TEXT_FEATURES
+        stream = load_stream(
+            dataset, data_home=data_home, dim=dim, topic=topic, setting="apple tasting",
+            text_features=text_features,
+        )  # fmt: skip
+        text = stream.feature_names is None
+        if features is not None and (features in TEXT_FEATURES) != text:
+            kind, valid = ("text", TEXT_FEATURES) if text else ("tabular", TABULAR_FEATURES)
+            raise ValueError(
+                f"features={features!r} does not apply to {kind} dataset {stream.name!r}; "
+                f"choose one of {', '.join(valid)}"
+            )
+        train_rows = None
+        if rows != "all":
+            from osfb_gym.data import load
+
+            options = {} if topic is None else {"topic": topic}
+            record: Any = (
+                load(dataset, data_home=data_home, **options)  # type: ignore[call-overload]
+                if isinstance(dataset, str)
+                else dataset
+            )
+            train_rows = record.metadata.get("train_rows")
+        return derive_stream(
+            stream, positive_class=positive_class, rows=rows, train_rows=train_rows,
+            features=None if text else features,
+        )  # fmt: skip
+
     def _resolve_positive_rate(self, positive_rate: float | None) -> float:
         default = DEFAULT_POSITIVE_RATE.get(self.scenario)
         if positive_rate is None:

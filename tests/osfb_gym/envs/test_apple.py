@@ -375,6 +375,39 @@ def test_reuters_moves_the_first_positive_to_the_front():
     assert sum(firsts) < 5
 
 
+def test_positive_class_rows_and_unit_features_derive_a_tabular_stream():
+    # breast_cancer ships with scikit-learn: no data folder needed
+    plain = gym.make(ID, dataset="breast_cancer").unwrapped._data
+    env = gym.make(ID, dataset="breast_cancer", positive_class=0, rows="test", features="unit")
+    data = env.unwrapped._data
+    test = np.arange(plain.n_rows) % 4 == 3  # every fourth row, spread over the file
+    np.testing.assert_array_equal(data.y, 1 - plain.y[test])
+    assert env.observation_space.shape == (plain.dim - 1,)  # the intercept dropped
+    assert data.feature_names == plain.feature_names[:-1]
+    norms = np.linalg.norm(data.X.astype(np.float64), axis=1)
+    assert np.allclose(norms, 1.0, atol=1e-6)
+    direction = plain.X[test][:, :-1] / np.linalg.norm(plain.X[test][:, :-1], axis=1)[:, None]
+    np.testing.assert_allclose(data.X, direction, atol=1e-6)
+    train = gym.make(ID, dataset="breast_cancer", rows="train").unwrapped._data
+    assert train.n_rows + data.n_rows == plain.n_rows
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"positive_class": 0}, "positive_class"),
+        ({"rows": "test"}, "rows"),
+        ({"features": "unit"}, "features"),
+        ({"dataset": "breast_cancer", "positive_class": 2}, "positive_class"),
+        ({"dataset": "breast_cancer", "rows": "half"}, "rows"),
+        ({"dataset": "breast_cancer", "features": "binary"}, "features"),
+    ],
+)
+def test_dataset_arguments_are_checked_and_refused_for_synthetic_worlds(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        gym.make(ID, **kwargs)
+
+
 # --------------------------------------------------------------------------- runner
 class _TasteAbove(Agent):
     env_ids = ("AppleTasting-v0",)
