@@ -155,8 +155,8 @@ def move_first_positive_first(order: np.ndarray, y: np.ndarray) -> np.ndarray:
 TEST_EVERY = 4
 ROWS = ("all", "train", "test")
 TABULAR_FEATURES = ("standardized", "unit")
-#: a text dataset's featurisation when ``features`` is None
-DEFAULT_TEXT_FEATURES = "counts"
+#: a text dataset's featurisation when ``features`` is None: the paper's (Section 6.1)
+DEFAULT_TEXT_FEATURES = "binary"
 
 
 def split_rows(n_rows: int, rows: str, train_rows: int | None) -> np.ndarray | None:
@@ -445,13 +445,18 @@ class AppleTastingEnv(FeedbackEnv):
     dataset's number of features plus one (``feature_names`` lists them);
     ``B`` is the largest ``|feature|`` of the data.
 
-    Text datasets: ``dim`` hashed character 4-gram counts of the first
-    3000 characters of the (lower-cased) text, normalised to unit
-    Euclidean length (Sculley's Section 6.1 features; see
-    :func:`osfb_gym.envs._text.hash_char_4grams`); ``B = 1``. No intercept
+    Text datasets (``features="binary"``, the default): Sculley's Section
+    6.1 features, the set of contiguous character 4-grams of the first
+    3000 characters of the text, case preserved, as a binary vector
+    hashed into ``dim`` buckets (default ``2**18``, where about 0.6% of a
+    long message's 4-grams share a bucket) and normalised to unit
+    Euclidean length (:func:`osfb_gym.envs._text.hash_char_4grams`).
+    ``features="counts"`` gives the featurisation of version 0 before
+    this option: lower-cased 4-gram counts, ``dim`` default 4096 (kept
+    for comparison; RejectOption-v0 still uses it). ``B = 1``. No intercept
     is appended (rows stay unit-norm). The matrix is built once per
-    dataset and ``dim`` and kept sparse; each observation is the dense
-    ``float32`` row of the current example.
+    dataset, ``features`` and ``dim`` and kept sparse; each observation is
+    the dense ``float32`` row of the current example.
 
     ## Feedback
     After a step, ``info["feedback"]`` is ``{"revealed": bool, "y": int}``:
@@ -525,7 +530,7 @@ class AppleTastingEnv(FeedbackEnv):
     | argument          | default       | meaning |
     |-------------------|---------------|------------------------------------------------------|
     | ``scenario``      | "separable"   | "separable", "minority", "gappy" or "striped" (S) |
-    | ``dim``           | None          | features: 20 synthetic (S), 4096 hashed for text |
+    | ``dim``           | None          | features: 20 synthetic (S); text: 2^18 hashed ("counts": 4096) |
     | ``horizon``       | None          | steps per episode: 2000, or a whole dataset |
     | ``noise``         | 0.0           | label-flip probability in [0, 0.5] (S) |
     | ``positive_rate`` | None          | clean ``P(y = 1)``: 0.5 separable, 0.05 minority (S) |
@@ -598,6 +603,11 @@ class AppleTastingEnv(FeedbackEnv):
       reports ``max_episode_steps = horizon``; ``rgb_array`` rendering
       added; the ``ansi`` line shows the reward, no longer the loss (which
       gave a hidden label away), unless ``render_truth=True``.
+      Text datasets changed: their default features are now the paper's
+      binary, case-preserving 4-grams in ``2**18`` buckets (Section 6.1)
+      instead of lower-cased counts in 4096 (``features="counts"`` keeps
+      those); new dataset arguments ``positive_class``, ``rows`` and
+      ``features``. Synthetic worlds and tabular data are unchanged.
 
     Examples
     --------

@@ -334,27 +334,39 @@ needs_data = pytest.mark.skipif(
 
 
 @needs_data
-def test_sms_spam_rows_are_unit_norm_sparse_hashed_4grams():
+def test_sms_spam_rows_are_the_papers_binary_case_preserving_4grams():
     env = gym.make(ID, dataset="sms_spam", data_home=DATA_HOME)
     unwrapped = env.unwrapped
     X = unwrapped._data.X
-    assert X.shape == (5574, 4096) and X.format == "csr" and X.dtype == np.float32
+    assert X.shape == (5574, 2**18) and X.format == "csr" and X.dtype == np.float32
     norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1))).ravel()
     assert np.allclose(norms[X.getnnz(axis=1) > 0], 1.0, atol=1e-5)
-    assert X.getnnz(axis=1).max() < 1000 and X.nnz / X.shape[0] < 150
-    assert env.observation_space.shape == (4096,) and env.observation_space.high[0] == 1.0
+    # binary before the normalisation: every nonzero of a row is 1 / sqrt(nnz)
+    row = X[0]
+    np.testing.assert_allclose(row.data, 1.0 / np.sqrt(row.nnz), rtol=1e-6)
+    assert env.observation_space.shape == (2**18,) and env.observation_space.high[0] == 1.0
     obs, _ = env.reset(seed=0)
     first = unwrapped._order[0]
     np.testing.assert_array_equal(obs, X[first].toarray().ravel())
-    assert np.linalg.norm(obs) == pytest.approx(1.0, abs=1e-5)
     assert unwrapped._data.y.mean() == pytest.approx(747 / 5574)
     assert not unwrapped.first_positive_first
-    # one vectorisation per (texts, dim), shared by every env
-    again = gym.make(ID, dataset="sms_spam", data_home=DATA_HOME).unwrapped
-    assert again._data.X is X
-    assert gym.make(
-        ID, dataset="sms_spam", data_home=DATA_HOME, dim=64
-    ).observation_space.shape == (64,)
+    # one vectorisation per (texts, dim, features), shared by every env
+    assert gym.make(ID, dataset="sms_spam", data_home=DATA_HOME).unwrapped._data.X is X
+    counts = gym.make(ID, dataset="sms_spam", data_home=DATA_HOME, features="counts").unwrapped
+    assert counts._data.X.shape == (5574, 4096)  # the earlier featurisation, kept as an option
+    assert counts._data.X.getnnz(axis=1).max() < 1000
+
+
+def test_binary_features_preserve_case_and_ignore_repeats():
+    from osfb_gym.envs._text import hash_char_4grams
+
+    binary = hash_char_4grams(("spam spam", "spam spam spam"), 2**18, binary=True, lowercase=False)
+    np.testing.assert_array_equal(binary[0].toarray(), binary[1].toarray())  # same 4-gram set
+    counts = hash_char_4grams(("spam spam", "spam spam spam"), 2**18)
+    assert not np.array_equal(counts[0].toarray(), counts[1].toarray())  # counts differ
+    upper = hash_char_4grams(("SPAM",), 2**18, binary=True, lowercase=False)
+    lower = hash_char_4grams(("spam",), 2**18, binary=True, lowercase=False)
+    assert upper.indices.tolist() != lower.indices.tolist()
 
 
 @needs_data

@@ -133,9 +133,11 @@ def test_spam_stages_tune_beta_on_other_orders_then_report_with_it():
     assert {a.name for a in tune.agents} == {"LabelEfficient"}
     assert sorted({a.params["beta"] for a in tune.agents}) == list(suite.betas)
     assert all(env.kwargs["positive_class"] == 0 for env in tune.envs)  # ham is positive
+    assert {env.kwargs["rows"] for env in tune.envs} == {"test"}  # a held-out quarter
     beta = {("sms_spam", lr): 0.1 for lr in suite.learners}
     report, tags = spam_stages(suite, ["sms_spam"], {}, beta)
     assert [env.kwargs["feedback"] for env in report.envs] == ["one_sided", "full"]
+    assert {env.kwargs["rows"] for env in report.envs} == {"train"}
     variants = [tags[(a.envs[0], a.name, __import__("json").dumps(a.params, sort_keys=True))]
                 ["variant"] for a in report.agents]  # fmt: skip
     assert variants.count("full") == len(suite.learners) and variants.count("apple_tasting") == 3
@@ -241,10 +243,12 @@ def test_cli_runs_a_tiny_spam_reproduction(tmp_path, capsys):
     tuning = results[results.phase == "tune"]
     # 2 datasets x 3 learners x 4 variants x 2 seeds, plus the bias perceptron's 2 variants
     assert len(results) - len(tuning) == 2 * (3 * 4 + 2) * 2
-    assert len(tuning) == 2 * 3 * 4 * 2  # 4 betas on 2 tuning orders
+    assert len(tuning) == 2 * 3 * 5 * 2  # 5 betas on 2 tuning orders
     assert set(tuning.seed) == {100, 101} and set(results.steps) == {20}
     text = (tmp_path / "table.md").read_text()
-    assert "## sms_spam: 5574 messages, 4827 ham" in text and "## spambase" in text
+    assert "## sms_spam (its train part): 20 messages" in text and "## spambase" in text
+    assert "binary case-preserving character 4-grams hashed into 262144 buckets" in text
+    assert "## Tuning of Label Efficient's β" in text and " *" in text
     assert "(0.516 / 0.005)" in text  # the paper's classical perceptron beside ours
     assert "truncated to 20 steps" in text
     assert "the classical perceptron's recall is" in capsys.readouterr().out
