@@ -320,7 +320,15 @@ def _spam_report(
             spam_table(summary, dataset).to_markdown(index=False),
             "",
         ]
-    lines += ["## Tuning of Label Efficient's β", "", tuning_table(results).to_markdown(), ""]
+    lines += [
+        "## Tuning of Label Efficient's β",
+        "",
+        "Mean F1 / tasted negatives (#FP) of Label Efficient on the tuning data, per β; "
+        "`*` marks the β the tables use (the best F1; ties to the smaller β).",
+        "",
+        tuning_table(results).reset_index().to_markdown(index=False),
+        "",
+    ]
     lines += ["## Effects", "", *(f"- {sentence}" for sentence in effects), ""]
     if missing:
         lines += ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in missing.items())]

@@ -103,18 +103,25 @@ class AppleTastingEnv(FeedbackEnv):
       gap_width)`` inside the positive class: every score above
       ``gap_offset`` is moved ``gap_width`` further along ``w*``. The data
       stay linearly separable (the class sizes are unchanged), but a
-      margin learner whose hyperplane sits at the gap's far edge finds no
-      example between it and its exploration hyperplane once the gap is
-      wider than half its margin, and stalls there, rejecting the thin
-      slab of positives ``(0, gap_offset]`` (19% of the stream by default).
+      margin learner whose hyperplane sits past the gap finds no example
+      between it and its exploration hyperplane and stalls, rejecting the
+      thin slab of positives ``(0, gap_offset]`` (19% of the stream, 38%
+      of the positives, by default).
     - ``"striped"`` (Figure 8, right): ``y = 1{s > 0}`` except a stripe
       ``stripe_offset < s < stripe_offset + stripe_width`` of negatives
       inside the positive side; not linearly separable. With the defaults
       (stripe 15% of the stream, the positive slab before it 19%), the
       best hyperplane is still ``s = 0``, but a learner exploring from the
-      positive side meets the stripe's negatives first, is pulled back by
-      their cost and never reaches the slab.
+      positive side meets the stripe's negatives first and is pulled back
+      by their cost.
 
+    Measured (Perceptron with margins, ``m = 2``, ``eta = 1``, defaults,
+    2000 steps, seeds and world seeds 0-4; recall one-sided against full): with
+    a bias term, from ``w = 0``, gappy 0.68 against 0.91 and striped 0.13
+    against 0.60: both stall. Without a bias (Sculley's Figure 5 learner)
+    the hyperplane is pinned through ``s = 0``, the true boundary, so it
+    can never sit past the gap: gappy 0.90 against 0.92, striped 0.71
+    against 0.75, no stall (the test suite checks both).
     With ``dataset`` set the stream is a real dataset's rows in a seeded
     random order: tabular data (``"breast_cancer"``, ``"spambase"``, a
     record of your own from ``osfb_gym.data.from_arrays``/``from_csv``),

@@ -437,3 +437,30 @@ def test_runner_scores_an_episode_with_the_apple_metrics():
     assert m["steps"] == 200 and {"tp", "fp", "tn", "fn", "f1", "label_requests"} <= set(m)
     assert m["label_requests"] == trajectory.n_revealed.sum() == trajectory.actions.sum()
     assert m["cumulative_loss"] == pytest.approx(trajectory.oracle_loss.sum())
+
+
+
+def _recall(scenario: str, feedback: str, bias: bool, seeds: range) -> float:
+    """Mean recall of the Perceptron with margins (m = 2) on 2000-step synthetic worlds."""
+    from agents.apple import MarginPerceptron
+
+    return float(np.mean([
+        run_episode(
+            gym.make(ID, scenario=scenario, feedback=feedback, horizon=2000, world_seed=seed),
+            MarginPerceptron(m=2.0, eta=1.0, fit_intercept=bias), seed,
+        ).metrics["recall"]
+        for seed in seeds
+    ]))  # fmt: skip
+
+
+def test_gappy_and_striped_worlds_stall_a_one_sided_margin_learner_with_a_bias():
+    seeds = range(3)
+    # with a bias the hyperplane can sit at the gap's far edge: one-sided, it stops there
+    # and never tastes the slab (0, 0.5] (38% of the positives); full feedback moves it back
+    assert _recall("gappy", "one_sided", True, seeds) < 0.8
+    assert _recall("gappy", "full", True, seeds) > 0.85
+    # the stripe's negatives pull an exploring hyperplane back: far below full feedback
+    assert _recall("striped", "one_sided", True, seeds) < 0.3
+    assert _recall("striped", "full", True, seeds) > 0.5
+    # without a bias (Figure 5) the hyperplane is pinned through s = 0, the true boundary
+    assert _recall("gappy", "one_sided", False, seeds) > 0.85
