@@ -439,7 +439,6 @@ def test_runner_scores_an_episode_with_the_apple_metrics():
     assert m["cumulative_loss"] == pytest.approx(trajectory.oracle_loss.sum())
 
 
-
 def _recall(scenario: str, feedback: str, bias: bool, seeds: range) -> float:
     """Mean recall of the Perceptron with margins (m = 2) on 2000-step synthetic worlds."""
     from agents.apple import MarginPerceptron
