@@ -161,6 +161,16 @@ class LinearLearner(Agent):
         self.n_learned_ = 0
         self.n_updates_ = 0
 
+    def episode_counts(self) -> dict[str, float]:
+        """Return what this learner did in its episode: ``sampled`` (0) and ``updates``.
+
+        A bench row records these beside the env's metrics (a bare learner
+        samples nothing; :class:`~agents.apple.sampling.SamplingStrategy`
+        counts the predicted negatives it tasted).
+        """
+        self._require_reset("episode_counts")
+        return {"sampled": 0.0, "updates": float(self.n_updates_)}
+
     def _check_params(self) -> None:
         """Check the contents of ``class_weight`` (the table checks it is a dict or None)."""
         check_class_weight(self.class_weight)

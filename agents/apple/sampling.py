@@ -79,6 +79,11 @@ class SamplingStrategy(Agent):
         self.t_ = 0
         self.n_sampled_ = 0
 
+    def episode_counts(self) -> dict[str, float]:
+        """Return ``sampled`` (predicted negatives tasted) and the base's ``updates``."""
+        self._require_reset("episode_counts")
+        return {"sampled": float(self.n_sampled_), "updates": float(self.base_.n_updates_)}
+
     def sample(self, score: float) -> bool:
         """Decide whether to taste a predicted negative of ``decision_function`` ``score < 0``."""
         raise NotImplementedError(f"{type(self).__name__} must implement sample()")

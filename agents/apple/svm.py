@@ -31,6 +31,9 @@ from agents.apple.base import COST_CONSTRAINTS, LinearLearner, check_label
 from agents.base import Integral, Interval, Real
 
 INITIAL_CAPACITY = 64  # stored examples before the first growth (doubling up to the buffer)
+#: above this dimension the stored examples are kept sparse (indices and values of the
+#: nonzeros): a buffer of 1000 dense rows of Sculley's 2^18 hashed 4-grams would take 2 GB
+SPARSE_DIM = 2**14
 
 
 class OnlineSVM(LinearLearner):
@@ -102,7 +105,8 @@ class OnlineSVM(LinearLearner):
     n_updates_
         Refits made.
     n_stored_
-        Examples in the buffer.
+        Examples in the buffer (kept sparse, as index and value arrays,
+        when the dimension exceeds :data:`SPARSE_DIM`: text features).
     support_
         Buffer positions of the support vectors of the last refit.
 
@@ -167,7 +171,10 @@ class OnlineSVM(LinearLearner):
         # refits write float64 weights; keeping them float64 avoids rounding the SVM's solution
         self.coef_ = np.zeros(self.coef_.shape[0], dtype=np.float64)
         capacity = INITIAL_CAPACITY if self.buffer is None else min(INITIAL_CAPACITY, self.buffer)
-        self.X_ = np.empty((capacity, self.coef_.shape[0]), dtype=np.float64)
+        dim = self.coef_.shape[0]
+        self.sparse_ = dim > SPARSE_DIM
+        self.X_ = np.empty((0 if self.sparse_ else capacity, dim), dtype=np.float64)
+        self.rows_: list[tuple[np.ndarray, np.ndarray]] = []
         self.y_ = np.empty(capacity, dtype=np.int8)
         self.gram_ = np.empty((capacity, capacity), dtype=np.float64)
         self.n_stored_ = 0
@@ -176,26 +183,38 @@ class OnlineSVM(LinearLearner):
 
     # ------------------------------------------------------------------ storage
     def _grow(self) -> None:
-        capacity = self.X_.shape[0]
+        capacity = self.y_.shape[0]
         new = 2 * capacity if self.buffer is None else min(2 * capacity, int(self.buffer))
-        X = np.empty((new, self.X_.shape[1]), dtype=np.float64)
         y = np.empty(new, dtype=np.int8)
         gram = np.empty((new, new), dtype=np.float64)
-        X[:capacity], y[:capacity] = self.X_, self.y_
+        y[:capacity] = self.y_
         gram[:capacity, :capacity] = self.gram_
-        self.X_, self.y_, self.gram_ = X, y, gram
+        if not self.sparse_:
+            X = np.empty((new, self.X_.shape[1]), dtype=np.float64)
+            X[:capacity] = self.X_
+            self.X_ = X
+        self.y_, self.gram_ = y, gram
 
     def _store(self, x: np.ndarray, sign: int) -> None:
         """Put ``(x, sign)`` in the next slot (the oldest once the buffer is full)."""
-        capacity = self.X_.shape[0]
+        capacity = self.y_.shape[0]
         if self.next_slot_ == capacity and (self.buffer is None or capacity < self.buffer):
             self._grow()
-            capacity = self.X_.shape[0]
+            capacity = self.y_.shape[0]
         slot = self.next_slot_ % capacity
-        self.X_[slot] = x
         self.y_[slot] = sign
         self.n_stored_ = min(self.n_stored_ + 1, capacity)
-        row = self.X_[: self.n_stored_] @ self.X_[slot]
+        if self.sparse_:
+            nonzero = np.flatnonzero(x)
+            stored = (nonzero, x[nonzero])
+            if slot < len(self.rows_):
+                self.rows_[slot] = stored
+            else:
+                self.rows_.append(stored)
+            row = np.array([values @ x[index] for index, values in self.rows_[: self.n_stored_]])
+        else:
+            self.X_[slot] = x
+            row = self.X_[: self.n_stored_] @ self.X_[slot]
         self.gram_[slot, : self.n_stored_] = row
         self.gram_[: self.n_stored_, slot] = row
         self.next_slot_ = slot + 1
@@ -229,7 +248,13 @@ class OnlineSVM(LinearLearner):
         svc.fit(self.gram_[:n, :n], y)
         support = svc.support_
         # classes_ is [-1, 1], so dual_coef_ holds y_i alpha_i and f > 0 means +1
-        np.dot(svc.dual_coef_[0], self.X_[support], out=self.coef_)
+        if self.sparse_:
+            self.coef_[:] = 0.0
+            for weight, slot in zip(svc.dual_coef_[0], support, strict=True):
+                index, values = self.rows_[slot]
+                self.coef_[index] += weight * values
+        else:
+            np.dot(svc.dual_coef_[0], self.X_[support], out=self.coef_)
         self.intercept_ = float(svc.intercept_[0])
         self.support_ = support
         self.n_updates_ += 1

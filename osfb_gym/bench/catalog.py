@@ -136,12 +136,11 @@ def _written(files: list[Path]) -> str:
 def _sculley(name: str, out: Path, options: RunOptions) -> str:
     from osfb_gym.bench.suites.sculley import run_sculley
 
-    _local_only(name, options)
     extra: dict[str, Any] = {}
     if name == "sculley-spam":
         extra["datasets"] = _list(options, "datasets")
     else:
-        extra["topics"] = _list(options, "topics")
+        extra["datasets"] = _list(options, "topics")
         extra["svm_seeds"] = _int(options, "svm_seeds")
         full = options.settings.get("full_grid", "false").lower()
         if full not in ("true", "false"):
@@ -150,7 +149,8 @@ def _sculley(name: str, out: Path, options: RunOptions) -> str:
     result = run_sculley(
         name, out, seeds=options.seed_list(), learners=_list(options, "learners"),
         data_home=options.data_home, horizon=options.horizon, progress=options.progress,
-        resume=options.resume, **extra,
+        resume=options.resume, executor=options.executor, workers=options.workers,
+        address=options.address, **extra,
     )  # fmt: skip
     return result.report + _written(result.files)
 

@@ -72,7 +72,17 @@ def run_cell(cell: Cell, model: bytes | None = None) -> dict[str, Any]:
     started = time.perf_counter()
     agent = make_agent(cell.agent, cell.params) if model is None else _rl_agent(cell, model)
     trajectory = run_episode(_env(cell), agent, cell.seed)
-    return _row(cell, trajectory, time.perf_counter() - started)
+    return {**_row(cell, trajectory, time.perf_counter() - started), **agent_counts(agent)}
+
+
+def agent_counts(agent: Any) -> dict[str, float]:
+    """Return what an agent counted about its own episode (its ``episode_counts()``, if any).
+
+    E.g. the labels an apple-tasting sampling strategy requested beyond its
+    base learner's; agents without the method add nothing to the row.
+    """
+    counts = getattr(agent, "episode_counts", None)
+    return {} if counts is None else {key: float(value) for key, value in counts().items()}
 
 
 def run_custom(cell: Cell) -> dict[str, Any]:

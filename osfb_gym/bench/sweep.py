@@ -465,6 +465,8 @@ def _validate_agent(agent: AgentSpec, spec: SweepSpec) -> None:
         raise ValueError(f"unknown agent {agent.name!r}; choose one of {_all_agents()}")
     defaults = hyperparameters(agent.name)
     for name in [*agent.params, *agent.grid]:
+        if "__" in name:  # a nested parameter (base__m): make_agent's set_params checks it
+            continue
         if name not in defaults:
             raise ValueError(
                 f"{agent.name} has no hyperparameter {name!r}; valid: {_choices(defaults)}"
@@ -495,17 +497,22 @@ def make_agent(name: str, params: dict[str, Any]) -> Agent:
     """Build agent ``name`` with ``params``; a string naming an agent class becomes one.
 
     That lets a spec say ``params = { base = "MarginPerceptron" }`` for a
-    wrapper such as :class:`agents.apple.LabelEfficient`.
+    wrapper such as :class:`agents.apple.LabelEfficient`; a name with a
+    double underscore (``base__m = 2``) is scikit-learn's nested parameter,
+    set on the built agent with ``set_params``.
     """
     classes = agent_classes()
     built = {
         key: classes[value]() if isinstance(value, str) and value in classes else value
         for key, value in params.items()
+        if "__" not in key
     }
+    nested = {key: value for key, value in params.items() if "__" in key}
     try:
-        return classes[name](**built)
+        agent = classes[name](**built)
     except TypeError as error:
         raise ValueError(f"{name}({_json(params)}): {error}") from None
+    return agent.set_params(**nested) if nested else agent
 
 
 def curve_indices(steps: int, points: int = CURVE_POINTS, stride: int | None = None) -> np.ndarray:

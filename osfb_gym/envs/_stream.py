@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from osfb_gym.core.validation import check_int
-from osfb_gym.envs._text import hash_char_4grams
+from osfb_gym.envs._text import PAPER_TEXT_DIM, TEXT_FEATURES, hash_char_4grams
 
 if TYPE_CHECKING:
     from osfb_gym.data import Dataset, TextDataset
@@ -104,19 +104,29 @@ def tabular_stream(data: Dataset, setting: str = "apple tasting") -> DatasetStre
     )
 
 
-def text_stream(data: TextDataset, dim: int, setting: str = "apple tasting") -> DatasetStream:
-    """Hash ``data``'s texts into ``dim`` character 4-gram buckets (:func:`hash_char_4grams`)."""
+def text_stream(
+    data: TextDataset, dim: int, setting: str = "apple tasting", text_features: str = "counts"
+) -> DatasetStream:
+    """Hash ``data``'s texts into ``dim`` character 4-gram buckets (:func:`hash_char_4grams`).
+
+    ``text_features`` names the featurisation (:data:`~osfb_gym.envs._text.TEXT_FEATURES`).
+    """
     y = binary_labels(data.y, data.name, setting)
     y.flags.writeable = False
-    return DatasetStream(data.name, hash_char_4grams(data.texts, dim), y, 1.0)
+    binary, lowercase = TEXT_FEATURES[text_features]
+    X = hash_char_4grams(data.texts, dim, binary=binary, lowercase=lowercase)
+    return DatasetStream(data.name, X, y, 1.0)
 
 
-_STREAM_CACHE: OrderedDict[tuple[int, int | None], tuple[Any, DatasetStream]] = OrderedDict()
+_STREAM_CACHE: OrderedDict[tuple[int, int | None, str], tuple[Any, DatasetStream]] = OrderedDict()
 _STREAM_CACHE_SIZE = 8
 
 
 def dataset_stream(
-    data: Dataset | TextDataset, dim: int | None, setting: str = "apple tasting"
+    data: Dataset | TextDataset,
+    dim: int | None,
+    setting: str = "apple tasting",
+    text_features: str = "counts",
 ) -> DatasetStream:
     """Return the stream of ``data`` (``dim``: the hashing dimension of text), built once.
 
@@ -125,13 +135,14 @@ def dataset_stream(
     """
     from osfb_gym.data import TextDataset
 
-    key = (id(data), dim)
+    key = (id(data), dim, text_features)
     hit = _STREAM_CACHE.get(key)
     if hit is not None and hit[0] is data:
         _STREAM_CACHE.move_to_end(key)
         return hit[1]
     if isinstance(data, TextDataset):
-        stream = text_stream(data, DEFAULT_TEXT_DIM if dim is None else dim, setting)
+        default = DEFAULT_TEXT_DIM if text_features == "counts" else PAPER_TEXT_DIM
+        stream = text_stream(data, default if dim is None else dim, setting, text_features)
     else:
         stream = tabular_stream(data, setting)
     _STREAM_CACHE[key] = (data, stream)  # the record is kept so its id is not reused
@@ -147,13 +158,15 @@ def load_stream(
     dim: int | None,
     topic: str | None,
     setting: str,
+    text_features: str = "counts",
 ) -> DatasetStream:
     """Resolve an env's ``dataset`` argument (a name or a record) to its stream.
 
     ``topic`` picks the positive topic of ``"reuters_r8"`` (by name only);
     ``dim`` is the hashing dimension of a text dataset and must be None for
     a tabular one, whose columns fix it. ``setting`` names the env in the
-    errors.
+    errors. ``text_features`` names a text dataset's featurisation
+    (:data:`~osfb_gym.envs._text.TEXT_FEATURES`).
     """
     # imported here: the data layer pulls in scikit-learn and pandas, which a
     # synthetic world never needs
@@ -187,10 +200,11 @@ def load_stream(
             f"({type(record).__name__}); {setting} needs features and 0/1 labels"
         )
     if isinstance(record, TextDataset):
-        dim = DEFAULT_TEXT_DIM if dim is None else check_int(dim, "dim", minimum=1)
+        default = DEFAULT_TEXT_DIM if text_features == "counts" else PAPER_TEXT_DIM
+        dim = default if dim is None else check_int(dim, "dim", minimum=1)
     elif dim is not None:
         raise ValueError(
             f"dim is fixed by the columns of tabular dataset {record.name!r} "
             f"(dim sets the hashing dimension of text datasets only), got dim={dim!r}"
         )
-    return dataset_stream(record, dim, setting)
+    return dataset_stream(record, dim, setting, text_features)

@@ -121,7 +121,7 @@ USER_ERRORS = [
     (["run", "quick", "--set", "total_timesteps=x"], "--set total_timesteps= expects"),
     (["run", "jiang-linear", "--set", "datasets=nosuch", "--no-progress"], "nosuch"),
     (["run", "jiang-linear", "--set", "alphas=1", "--no-progress"], "alphas= must read LOW:HIGH"),
-    (["run", "sculley-spam", "--executor", "ray"], "--executor ray"),
+    (["run", "quick", "--executor", "dask"], "argument --executor"),
     (["table", "jiang-linear", "/nonexistent.csv", "--out", "x"], "/nonexistent.csv"),
     (["sweep", "/nonexistent.toml"], "/nonexistent.toml"),
     (["train", "RejectOption-v0", "--env-kwargs", "[1]"], "--env-kwargs must be a JSON object"),

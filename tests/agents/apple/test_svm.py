@@ -92,3 +92,27 @@ def test_threshold_biasing_raises_the_svms_minority_recall():
 def test_bad_hyperparameters_raise_at_reset_naming_them(kwargs, error, name):
     with pytest.raises(error, match=name):
         OnlineSVM(**kwargs).reset(*spaces_for(DIM), seed=0)
+
+
+def test_sparse_storage_fits_the_same_svm_as_dense(monkeypatch):
+    # text features (2^18 buckets) are stored as nonzeros; the fit must not change
+    from gymnasium import spaces as gym_spaces
+
+    import agents.apple.svm as svm_module
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((300, 64)) < 0.1) * rng.random((300, 64))
+    X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-9)
+    y = (X[:, 0] > X[:, 1]).astype(int)
+    fits = []
+    for sparse_dim in (10**6, 8):
+        monkeypatch.setattr(svm_module, "SPARSE_DIM", sparse_dim)
+        agent = OnlineSVM(buffer=50)
+        agent.reset(gym_spaces.Box(-1, 1, (64,), np.float32), gym_spaces.Discrete(2), seed=0)
+        for x, label in zip(X.astype(np.float32), y, strict=True):
+            agent.update(x, agent.act(x), 0.0, {"revealed": True, "y": int(label)})
+        fits.append((agent.sparse_, agent.coef_.copy(), agent.intercept_, agent.n_updates_))
+    (dense, w_dense, b_dense, n_dense), (sparse, w_sparse, b_sparse, n_sparse) = fits
+    assert not dense and sparse and n_dense == n_sparse > 10
+    np.testing.assert_allclose(w_sparse, w_dense, atol=1e-12)
+    assert b_sparse == pytest.approx(b_dense, abs=1e-12)

@@ -334,27 +334,39 @@ needs_data = pytest.mark.skipif(
 
 
 @needs_data
-def test_sms_spam_rows_are_unit_norm_sparse_hashed_4grams():
+def test_sms_spam_rows_are_the_papers_binary_case_preserving_4grams():
     env = gym.make(ID, dataset="sms_spam", data_home=DATA_HOME)
     unwrapped = env.unwrapped
     X = unwrapped._data.X
-    assert X.shape == (5574, 4096) and X.format == "csr" and X.dtype == np.float32
+    assert X.shape == (5574, 2**18) and X.format == "csr" and X.dtype == np.float32
     norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1))).ravel()
     assert np.allclose(norms[X.getnnz(axis=1) > 0], 1.0, atol=1e-5)
-    assert X.getnnz(axis=1).max() < 1000 and X.nnz / X.shape[0] < 150
-    assert env.observation_space.shape == (4096,) and env.observation_space.high[0] == 1.0
+    # binary before the normalisation: every nonzero of a row is 1 / sqrt(nnz)
+    row = X[0]
+    np.testing.assert_allclose(row.data, 1.0 / np.sqrt(row.nnz), rtol=1e-6)
+    assert env.observation_space.shape == (2**18,) and env.observation_space.high[0] == 1.0
     obs, _ = env.reset(seed=0)
     first = unwrapped._order[0]
     np.testing.assert_array_equal(obs, X[first].toarray().ravel())
-    assert np.linalg.norm(obs) == pytest.approx(1.0, abs=1e-5)
     assert unwrapped._data.y.mean() == pytest.approx(747 / 5574)
     assert not unwrapped.first_positive_first
-    # one vectorisation per (texts, dim), shared by every env
-    again = gym.make(ID, dataset="sms_spam", data_home=DATA_HOME).unwrapped
-    assert again._data.X is X
-    assert gym.make(
-        ID, dataset="sms_spam", data_home=DATA_HOME, dim=64
-    ).observation_space.shape == (64,)
+    # one vectorisation per (texts, dim, features), shared by every env
+    assert gym.make(ID, dataset="sms_spam", data_home=DATA_HOME).unwrapped._data.X is X
+    counts = gym.make(ID, dataset="sms_spam", data_home=DATA_HOME, features="counts").unwrapped
+    assert counts._data.X.shape == (5574, 4096)  # the earlier featurisation, kept as an option
+    assert counts._data.X.getnnz(axis=1).max() < 1000
+
+
+def test_binary_features_preserve_case_and_ignore_repeats():
+    from osfb_gym.envs._text import hash_char_4grams
+
+    binary = hash_char_4grams(("spam spam", "spam spam spam"), 2**18, binary=True, lowercase=False)
+    np.testing.assert_array_equal(binary[0].toarray(), binary[1].toarray())  # same 4-gram set
+    counts = hash_char_4grams(("spam spam", "spam spam spam"), 2**18)
+    assert not np.array_equal(counts[0].toarray(), counts[1].toarray())  # counts differ
+    upper = hash_char_4grams(("SPAM",), 2**18, binary=True, lowercase=False)
+    lower = hash_char_4grams(("spam",), 2**18, binary=True, lowercase=False)
+    assert upper.indices.tolist() != lower.indices.tolist()
 
 
 @needs_data
@@ -375,6 +387,39 @@ def test_reuters_moves_the_first_positive_to_the_front():
     assert sum(firsts) < 5
 
 
+def test_positive_class_rows_and_unit_features_derive_a_tabular_stream():
+    # breast_cancer ships with scikit-learn: no data folder needed
+    plain = gym.make(ID, dataset="breast_cancer").unwrapped._data
+    env = gym.make(ID, dataset="breast_cancer", positive_class=0, rows="test", features="unit")
+    data = env.unwrapped._data
+    test = np.arange(plain.n_rows) % 4 == 3  # every fourth row, spread over the file
+    np.testing.assert_array_equal(data.y, 1 - plain.y[test])
+    assert env.observation_space.shape == (plain.dim - 1,)  # the intercept dropped
+    assert data.feature_names == plain.feature_names[:-1]
+    norms = np.linalg.norm(data.X.astype(np.float64), axis=1)
+    assert np.allclose(norms, 1.0, atol=1e-6)
+    direction = plain.X[test][:, :-1] / np.linalg.norm(plain.X[test][:, :-1], axis=1)[:, None]
+    np.testing.assert_allclose(data.X, direction, atol=1e-6)
+    train = gym.make(ID, dataset="breast_cancer", rows="train").unwrapped._data
+    assert train.n_rows + data.n_rows == plain.n_rows
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"positive_class": 0}, "positive_class"),
+        ({"rows": "test"}, "rows"),
+        ({"features": "unit"}, "features"),
+        ({"dataset": "breast_cancer", "positive_class": 2}, "positive_class"),
+        ({"dataset": "breast_cancer", "rows": "half"}, "rows"),
+        ({"dataset": "breast_cancer", "features": "binary"}, "features"),
+    ],
+)
+def test_dataset_arguments_are_checked_and_refused_for_synthetic_worlds(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        gym.make(ID, **kwargs)
+
+
 # --------------------------------------------------------------------------- runner
 class _TasteAbove(Agent):
     env_ids = ("AppleTasting-v0",)
@@ -392,3 +437,29 @@ def test_runner_scores_an_episode_with_the_apple_metrics():
     assert m["steps"] == 200 and {"tp", "fp", "tn", "fn", "f1", "label_requests"} <= set(m)
     assert m["label_requests"] == trajectory.n_revealed.sum() == trajectory.actions.sum()
     assert m["cumulative_loss"] == pytest.approx(trajectory.oracle_loss.sum())
+
+
+def _recall(scenario: str, feedback: str, bias: bool, seeds: range) -> float:
+    """Mean recall of the Perceptron with margins (m = 2) on 2000-step synthetic worlds."""
+    from agents.apple import MarginPerceptron
+
+    return float(np.mean([
+        run_episode(
+            gym.make(ID, scenario=scenario, feedback=feedback, horizon=2000, world_seed=seed),
+            MarginPerceptron(m=2.0, eta=1.0, fit_intercept=bias), seed,
+        ).metrics["recall"]
+        for seed in seeds
+    ]))  # fmt: skip
+
+
+def test_gappy_and_striped_worlds_stall_a_one_sided_margin_learner_with_a_bias():
+    seeds = range(3)
+    # with a bias the hyperplane can sit at the gap's far edge: one-sided, it stops there
+    # and never tastes the slab (0, 0.5] (38% of the positives); full feedback moves it back
+    assert _recall("gappy", "one_sided", True, seeds) < 0.8
+    assert _recall("gappy", "full", True, seeds) > 0.85
+    # the stripe's negatives pull an exploring hyperplane back: far below full feedback
+    assert _recall("striped", "one_sided", True, seeds) < 0.3
+    assert _recall("striped", "full", True, seeds) > 0.5
+    # without a bias (Figure 5) the hyperplane is pinned through s = 0, the true boundary
+    assert _recall("gappy", "one_sided", False, seeds) > 0.85

@@ -1,11 +1,13 @@
-"""The Sculley (2007) reproduction: published numbers, protocol, layout, tiny CLI runs."""
+"""The Sculley (2007) reproduction: published numbers, protocol, report, tiny CLI runs.
+
+Resume after a kill is the engine's (tests/osfb_gym/bench), not tested per suite.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-import gymnasium as gym
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,10 +18,12 @@ from osfb_gym.bench.suites.sculley import (
     SCULLEY_SUITES,
     SVM_WEIGHTS_PAPER,
     THRESHOLD_BIASES,
-    UnitNormRows,
     best_beta,
-    make_agent,
-    reuters_agent,
+    make_learner,
+    reuters_stages,
+    spam_stages,
+)
+from osfb_gym.bench.suites.sculley_report import (
     reuters_best,
     reuters_effects,
     reuters_table,
@@ -85,53 +89,63 @@ def test_tables_2_3_parse_and_the_printed_averages_are_the_means():
 
 # ------------------------------------------------------------------ protocol
 def test_agents_carry_the_papers_hyperparameters():
-    svm = make_agent("svm", "none")
+    svm = make_learner("svm")
     assert isinstance(svm, OnlineSVM)
     assert (svm.C, svm.buffer, svm.margin) == (100.0, 1000, 1.0)
-    margins = make_agent("margin_perceptron", "none")
+    margins = make_learner("margin_perceptron")
     assert isinstance(margins, MarginPerceptron)
     assert (margins.m, margins.eta, margins.fit_intercept) == (2.0, 1.0, False)  # Figure 5
-    classical = make_agent("perceptron", "label_efficient", beta=0.01)
-    assert isinstance(classical, LabelEfficient) and isinstance(classical.base, Perceptron)
-    assert type(classical.base) is Perceptron and classical.beta == 0.01
+    classical = make_learner("perceptron", "label_efficient", beta=0.01)
+    assert isinstance(classical, LabelEfficient) and type(classical.base) is Perceptron
+    assert classical.base.fit_intercept is False and classical.beta == 0.01
+    with pytest.raises(ValueError, match="needs beta"):
+        make_learner("perceptron", "label_efficient")
+
+
+def _agents(spec):
+    return {(a.name, a.envs): a.params for a in spec.agents}
 
 
 def test_reuters_grids_follow_the_paper_and_the_bias_is_a_negative_threshold():
     assert THRESHOLD_BIASES == (0, 0.008, 0.016, 0.032, 0.064, 0.128, 0.25, 0.75, 1)
     assert (SVM_WEIGHTS_PAPER[0], SVM_WEIGHTS_PAPER[-1], len(SVM_WEIGHTS_PAPER)) == (0.001, 128, 18)
-    assert SCULLEY_SUITES["sculley-reuters"].beta == 1e-4
-    assert reuters_agent(
-        "margin_perceptron", "margins_only", "threshold", 0.25, 1e-4
-    ).threshold == (-0.25)
-    weighted = reuters_agent("margin_perceptron", "apple_tasting", "weight", 8.0, 1e-4)
-    assert weighted.base.class_weight == {1: 8.0}
-    assert reuters_agent("svm", "label_efficient", "weight", 0.5, 1e-4).base.class_weight == {
-        0: 0.005  # C_neg = 100 * 0.005 = 0.5 with C_pos = 100
-    }
-    assert REUTERS_TOPICS == (
-        "earn",
-        "acq",
-        "money-fx",
-        "grain",
-        "crude",
-        "trade",
-        "interest",
-        "ship",
-    )
+    suite = SCULLEY_SUITES["sculley-reuters"]
+    assert suite.betas == (1e-4,)
+    (svm, svm_tags), (mgn, mgn_tags) = reuters_stages(suite, ["ship"], {}, full_grid=False)
+    assert svm.seeds == (0, 1) and mgn.seeds == tuple(range(5))  # the SVM: its first seeds
+    params = [a.params for a in mgn.agents]
+    assert {"threshold": -0.25, "m": 2.0, "eta": 1.0, "fit_intercept": False} in params
+    assert {"base": "MarginPerceptron", "base__class_weight": {1: 8.0}, "base__m": 2.0,
+            "base__eta": 1.0, "base__fit_intercept": False} in params  # fmt: skip
+    svm_params = [a.params for a in svm.agents]
+    # C_neg = 100 * 0.0025 = 0.25 with C_pos = 100
+    assert any(p.get("base__class_weight") == {0: 0.0025} and p.get("beta") == 1e-4
+               for p in svm_params)  # fmt: skip
+    assert len(svm.agents) == 3 * (9 + 7) and len(mgn.agents) == 3 * (9 + 8)
+    assert REUTERS_TOPICS == ("earn", "acq", "money-fx", "grain", "crude", "trade", "interest",
+                              "ship")  # fmt: skip
+
+
+def test_spam_stages_tune_beta_on_other_orders_then_report_with_it():
+    suite = SCULLEY_SUITES["sculley-spam"]
+    tune, tags = spam_stages(suite, ["sms_spam"], {"horizon": 10}, None)
+    assert tune.seeds == (100, 101) and not set(tune.seeds) & set(suite.seeds)
+    assert {a.name for a in tune.agents} == {"LabelEfficient"}
+    assert sorted({a.params["beta"] for a in tune.agents}) == list(suite.betas)
+    assert all(env.kwargs["positive_class"] == 0 for env in tune.envs)  # ham is positive
+    assert {env.kwargs["rows"] for env in tune.envs} == {"test"}  # a held-out quarter
+    beta = {("sms_spam", lr): 0.1 for lr in suite.learners}
+    report, tags = spam_stages(suite, ["sms_spam"], {}, beta)
+    assert [env.kwargs["feedback"] for env in report.envs] == ["one_sided", "full"]
+    assert {env.kwargs["rows"] for env in report.envs} == {"train"}
+    variants = [tags[(a.envs[0], a.name, __import__("json").dumps(a.params, sort_keys=True))]
+                ["variant"] for a in report.agents]  # fmt: skip
+    assert variants.count("full") == len(suite.learners) and variants.count("apple_tasting") == 3
 
 
 def test_beta_tuning_takes_the_best_mean_and_the_smaller_beta_on_ties():
     frame = pd.DataFrame({"beta": [0.01, 0.01, 0.1, 0.1, 1.0], "f1": [0.9, 0.7, 0.8, 0.8, 0.1]})
     assert best_beta(frame) == 0.01
-
-
-def test_unit_norm_rows_drops_the_intercept_and_normalises():
-    env = UnitNormRows(gym.make("AppleTasting-v0", dataset="breast_cancer"))
-    obs, _ = env.reset(seed=3)
-    assert env.observation_space.shape == (30,) and obs.dtype == np.float32
-    assert np.linalg.norm(obs) == pytest.approx(1.0, abs=1e-6)
-    with pytest.raises(ValueError, match="intercept"):
-        UnitNormRows(gym.make("AppleTasting-v0"))
 
 
 # ------------------------------------------------------------------ layout
@@ -229,10 +243,12 @@ def test_cli_runs_a_tiny_spam_reproduction(tmp_path, capsys):
     tuning = results[results.phase == "tune"]
     # 2 datasets x 3 learners x 4 variants x 2 seeds, plus the bias perceptron's 2 variants
     assert len(results) - len(tuning) == 2 * (3 * 4 + 2) * 2
-    assert len(tuning) == 2 * 3 * 4 * 2  # 4 betas on 2 tuning orders
+    assert len(tuning) == 2 * 3 * 5 * 2  # 5 betas on 2 tuning orders
     assert set(tuning.seed) == {100, 101} and set(results.steps) == {20}
     text = (tmp_path / "table.md").read_text()
-    assert "## sms_spam: 5574 messages, 4827 ham" in text and "## spambase" in text
+    assert "## sms_spam (its train part): 20 messages" in text and "## spambase" in text
+    assert "binary case-preserving character 4-grams hashed into 262144 buckets" in text
+    assert "## Tuning of Label Efficient's β" in text and " *" in text
     assert "(0.516 / 0.005)" in text  # the paper's classical perceptron beside ours
     assert "truncated to 20 steps" in text
     assert "the classical perceptron's recall is" in capsys.readouterr().out
@@ -285,27 +301,3 @@ def test_cli_runs_reuters_on_the_real_data(tmp_path):
             "--data-home", str(SHARED), "--out", str(tmp_path), "--no-progress"]  # fmt: skip
     assert main(argv) == 0
     assert "| ship (2.0%, paper 2.0%)" in (tmp_path / "table.md").read_text()
-
-
-@pytest.mark.slow
-def test_resume_reruns_only_the_episodes_a_killed_run_did_not_finish(tmp_path, monkeypatch):
-    from osfb_gym.bench.store import ResultStore
-    from osfb_gym.bench.suites import sculley
-
-    _fake_r8(tmp_path)
-    options = dict(topics=["earn"], seeds=[0], svm_seeds=1, learners=["margin_perceptron"],
-                   data_home=str(tmp_path), horizon=10, progress=False)  # fmt: skip
-    suite = sculley.SCULLEY_SUITES["sculley-reuters"]
-    first = sculley.run_sculley_reuters(suite, tmp_path / "out", **options)
-    cells = sorted(ResultStore(tmp_path / "out").cells.glob("*.json"))
-    assert len(cells) == len(first.results)
-    lost = cells[::4]
-    for path in lost:  # as if the run had been killed before these episodes finished
-        path.unlink()
-    calls = []
-    episode = sculley.episode
-    monkeypatch.setattr(sculley, "episode", lambda *a: calls.append(a) or episode(*a))
-    again = sculley.run_sculley_reuters(suite, tmp_path / "out", resume=True, **options)
-    assert len(calls) == len(lost)
-    columns = [c for c in first.results.columns if c != "seconds"]
-    pd.testing.assert_frame_equal(again.results[columns], first.results[columns])

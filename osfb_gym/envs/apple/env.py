@@ -2,53 +2,45 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
-from scipy.stats import norm
 
 from osfb_gym.core.channels import make_info
 from osfb_gym.core.env import FeedbackEnv
-from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import check_choice, check_data_home, check_float, check_int
-from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render, stream_image
-from osfb_gym.envs._stream import DatasetStream, load_stream
+from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render
+from osfb_gym.envs._stream import DatasetStream
+from osfb_gym.envs.apple.metrics import AppleMetrics, outcome
+from osfb_gym.envs.apple.render import step_line, stream_frame
+from osfb_gym.envs.apple.streams import (
+    ROWS,
+    adversarial_order,
+    apple_stream,
+    move_first_positive_first,
+)
+from osfb_gym.envs.apple.world import (
+    CHUNK,
+    FEATURE_BOUND,
+    SCENARIOS,
+    SyntheticWorld,
+    draw_world,
+    resolve_band,
+    resolve_positive_rate,
+)
 
 if TYPE_CHECKING:
     from osfb_gym.data import Dataset, TextDataset
 
-SCENARIOS = ("separable", "minority", "gappy", "striped")
 ORDERS = ("random", "adversarial")
 FEEDBACK_MODES = ("one_sided", "full")
 DEFAULT_DIM = 20  # synthetic worlds; a tabular dataset has its own
 DEFAULT_HORIZON = 2000  # synthetic worlds; a dataset's episode is its whole stream
-DEFAULT_POSITIVE_RATE = {"separable": 0.5, "minority": 0.05}
-DEFAULT_GAP = (0.5, 1.0)  # gappy: (gap_offset, gap_width)
-DEFAULT_STRIPE = (0.5, 0.5)  # striped: (stripe_offset, stripe_width)
-# The band of the gappy and striped worlds must stay well inside the feature
-# bound, so that the truncation below never touches their geometry.
-MAX_BAND = 4.0
-# Synthetic features are standard normal truncated at +-10: the truncation moves a
-# probability below 1e-22 per feature, below 1e-8 with the largest gappy shift.
-FEATURE_BOUND = 10.0
-# Synthetic examples are drawn this many at a time: one vectorised draw instead
-# of one per step, and an unbounded horizon still costs bounded memory.
-CHUNK = 256
-
-#: colours and labels of the ``rgb_array`` strips
-DECISION_LEGEND = {1: ("tab:blue", "taste"), 0: ("tab:gray", "reject")}
-LABEL_LEGEND = {1: ("tab:green", "y=1"), 0: ("tab:red", "y=0")}
-HIDDEN = ("lightgray", "hidden")
-
-#: ``oracle["mistake"]`` codes
-NO_MISTAKE, FALSE_POSITIVE, FALSE_NEGATIVE = 0, 1, 2
 
 
-# --------------------------------------------------------------------------- helpers
 def check_action(action: Any) -> int:
     """Return a ``Discrete(2)`` action as a Python ``int``, or raise naming ``action``.
 
@@ -78,211 +70,6 @@ def check_action(action: Any) -> int:
     if value not in (0, 1):
         raise ValueError(f"action must be 0 (reject) or 1 (taste), got {int(value)}")
     return int(value)
-
-
-def outcome(action: int, y: int, gain: float, cost_fp: float) -> tuple[float, int, float]:
-    """Return ``(reward, mistake, loss)`` of deciding an example of label ``y``.
-
-    Tasting a positive earns ``gain``; tasting a negative costs ``cost_fp``
-    (a false positive); rejecting earns nothing, and rejecting a positive
-    (a false negative) forgoes ``gain``. The loss is the cost-weighted
-    mistake, so ``reward = gain * y - loss`` whatever the action.
-
-    Examples
-    --------
-    >>> outcome(1, 0, gain=1.0, cost_fp=3.0)
-    (-3.0, 1, 3.0)
-    >>> outcome(0, 1, gain=2.0, cost_fp=3.0)
-    (0.0, 2, 2.0)
-    """
-    if action == 1:
-        if y == 1:
-            return gain, NO_MISTAKE, 0.0
-        return -cost_fp, FALSE_POSITIVE, cost_fp
-    if y == 1:
-        return 0.0, FALSE_NEGATIVE, gain
-    return 0.0, NO_MISTAKE, 0.0
-
-
-def adversarial_order(
-    y: np.ndarray, score: np.ndarray | None, rng: np.random.Generator
-) -> np.ndarray:
-    """Order examples to ratchet a one-sided learner: every negative first, positives last.
-
-    With ``score`` (a synthetic world's ``x . w*``), the negatives come by
-    decreasing score, the most positive-looking first (label-noise flips
-    beyond the boundary, then those just below it), and the positives by
-    increasing score, the ones nearest the boundary first. Without a score
-    (a dataset has no true ``w*``) each class comes in a random order.
-
-    Examples
-    --------
-    >>> adversarial_order(np.array([1, 0, 1, 0]), np.array([3.0, -1.0, 0.5, -0.2]),
-    ...                   np.random.default_rng(0)).tolist()
-    [3, 1, 2, 0]
-    """
-    negatives = np.flatnonzero(y == 0)
-    positives = np.flatnonzero(y == 1)
-    if score is None:
-        return np.concatenate([rng.permutation(negatives), rng.permutation(positives)])
-    negatives = negatives[np.argsort(-score[negatives], kind="stable")]
-    positives = positives[np.argsort(score[positives], kind="stable")]
-    return np.concatenate([negatives, positives])
-
-
-def move_first_positive_first(order: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Return ``order`` with its first positive example moved to the front.
-
-    The other examples keep their relative order; an order without a
-    positive is returned unchanged.
-
-    Examples
-    --------
-    >>> move_first_positive_first(np.array([4, 2, 0, 1]), np.array([0, 1, 0, 0, 1])).tolist()
-    [4, 2, 0, 1]
-    >>> move_first_positive_first(np.array([2, 0, 4, 1]), np.array([0, 1, 0, 0, 1])).tolist()
-    [4, 2, 0, 1]
-    """
-    positive = np.flatnonzero(y[order] == 1)
-    if positive.size == 0 or positive[0] == 0:
-        return order
-    k = int(positive[0])
-    return np.concatenate([order[k : k + 1], order[:k], order[k + 1 :]])
-
-
-@dataclass(frozen=True)
-class SyntheticWorld:
-    """The hidden truth of a synthetic apple-tasting episode.
-
-    The geometry lives along the hidden unit vector ``w``: an example's
-    score ``s = x . w`` decides its clean label, the features orthogonal to
-    ``w`` are standard normal noise.
-
-    Attributes
-    ----------
-    w
-        The hidden unit normal ``w*``.
-    scenario
-        One of :data:`SCENARIOS`.
-    threshold
-        Separable and minority worlds: ``y = 1{s > threshold}``.
-    band
-        Gappy: the empty score interval; striped: the interval of negatives
-        inside the positive side. ``(low, high)``, else None.
-    noise
-        Probability that a label is flipped.
-    """
-
-    w: np.ndarray
-    scenario: str
-    threshold: float = 0.0
-    band: tuple[float, float] | None = None
-    noise: float = 0.0
-
-    def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Draw ``n`` examples: ``float32`` features, ``int8`` labels and scores.
-
-        Labels are computed from exactly the ``float32`` features observed.
-        """
-        dim = self.w.shape[0]
-        x = rng.standard_normal((n, dim))
-        if self.scenario == "gappy" and self.band is not None:
-            low, high = self.band
-            # move every score above the gap's start past its end: nothing lands inside
-            shift = (high - low) * (x @ self.w > low)
-            x += np.outer(shift, self.w)
-        np.clip(x, -FEATURE_BOUND, FEATURE_BOUND, out=x)
-        x32 = x.astype(np.float32)
-        score = x32.astype(np.float64) @ self.w
-        clean = score > self.threshold
-        if self.scenario == "striped" and self.band is not None:
-            low, high = self.band
-            clean &= ~((score > low) & (score < high))
-        flipped = rng.random(n) < self.noise
-        return x32, (clean ^ flipped).astype(np.int8), score
-
-
-def draw_world(
-    dim: int,
-    scenario: str,
-    rng: np.random.Generator,
-    *,
-    positive_rate: float = 0.5,
-    band: tuple[float, float] | None = None,
-    noise: float = 0.0,
-) -> SyntheticWorld:
-    """Draw ``w*`` uniformly on the unit sphere and fix the scenario's geometry.
-
-    Separable and minority worlds put the boundary at the
-    ``1 - positive_rate`` quantile of the standard normal score, so
-    ``P(clean y = 1) = positive_rate`` exactly; gappy and striped worlds
-    put it at 0.
-    """
-    direction = rng.standard_normal(dim)
-    w = direction / np.linalg.norm(direction)
-    threshold = float(norm.ppf(1.0 - positive_rate)) if scenario in DEFAULT_POSITIVE_RATE else 0.0
-    return SyntheticWorld(w=w, scenario=scenario, threshold=threshold, band=band, noise=noise)
-
-
-class AppleMetrics(EpisodeMetrics):
-    """Episode metrics of apple tasting: the confusion matrix, F1 and label requests.
-
-    ``tp``, ``fp``, ``tn``, ``fn`` count tasted positives, tasted negatives,
-    rejected negatives and rejected positives. ``precision = tp / (tp + fp)``,
-    ``recall = tp / (tp + fn)`` and ``f1 = 2 tp / (2 tp + fp + fn)`` (the
-    harmonic mean of the two) are 0 where their denominator is 0.
-    ``label_requests`` counts tasted examples (``tp + fp``, whatever the
-    feedback mode); ``tasted_negatives`` counts the label requests that were
-    negatives (``fp``), the ones a one-sided learner pays for.
-    ``error_rate`` is ``(fp + fn) / steps``.
-
-    Examples
-    --------
-    >>> m = AppleMetrics()
-    >>> for a, y in [(1, 1), (1, 0), (0, 1), (0, 0)]:
-    ...     m.update(a, 0.0, {"revealed": a == 1}, {"y": y, "loss": 0.0})
-    >>> {k: m.get()[k] for k in ("tp", "fp", "fn", "tn", "f1", "label_requests")}
-    {'tp': 1.0, 'fp': 1.0, 'fn': 1.0, 'tn': 1.0, 'f1': 0.5, 'label_requests': 2.0}
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tp = self.fp = self.tn = self.fn = 0
-
-    def update(
-        self, action: Any, reward: float, feedback: dict[str, Any], oracle: dict[str, Any]
-    ) -> None:
-        """Account for one decision."""
-        super().update(action, reward, feedback, oracle)
-        tasted = int(np.asarray(action)) == 1
-        positive = int(oracle["y"]) == 1
-        if tasted:
-            if positive:
-                self.tp += 1
-            else:
-                self.fp += 1
-        elif positive:
-            self.fn += 1
-        else:
-            self.tn += 1
-
-    def get(self) -> dict[str, float]:
-        """Return the episode summary."""
-        summary = super().get()
-        tp, fp, tn, fn = self.tp, self.fp, self.tn, self.fn
-        summary.update(
-            tp=float(tp),
-            fp=float(fp),
-            tn=float(tn),
-            fn=float(fn),
-            precision=tp / (tp + fp) if tp + fp else 0.0,
-            recall=tp / (tp + fn) if tp + fn else 0.0,
-            f1=2 * tp / (2 * tp + fp + fn) if tp else 0.0,
-            label_requests=float(tp + fp),
-            tasted_negatives=float(fp),
-            error_rate=(fp + fn) / max(self.steps, 1),
-        )
-        return summary
 
 
 # --------------------------------------------------------------------------- env
@@ -316,18 +103,25 @@ class AppleTastingEnv(FeedbackEnv):
       gap_width)`` inside the positive class: every score above
       ``gap_offset`` is moved ``gap_width`` further along ``w*``. The data
       stay linearly separable (the class sizes are unchanged), but a
-      margin learner whose hyperplane sits at the gap's far edge finds no
-      example between it and its exploration hyperplane once the gap is
-      wider than half its margin, and stalls there, rejecting the thin
-      slab of positives ``(0, gap_offset]`` (19% of the stream by default).
+      margin learner whose hyperplane sits past the gap finds no example
+      between it and its exploration hyperplane and stalls, rejecting the
+      thin slab of positives ``(0, gap_offset]`` (19% of the stream, 38%
+      of the positives, by default).
     - ``"striped"`` (Figure 8, right): ``y = 1{s > 0}`` except a stripe
       ``stripe_offset < s < stripe_offset + stripe_width`` of negatives
       inside the positive side; not linearly separable. With the defaults
       (stripe 15% of the stream, the positive slab before it 19%), the
       best hyperplane is still ``s = 0``, but a learner exploring from the
-      positive side meets the stripe's negatives first, is pulled back by
-      their cost and never reaches the slab.
+      positive side meets the stripe's negatives first and is pulled back
+      by their cost.
 
+    Measured (Perceptron with margins, ``m = 2``, ``eta = 1``, defaults,
+    2000 steps, seeds and world seeds 0-4; recall one-sided against full): with
+    a bias term, from ``w = 0``, gappy 0.68 against 0.91 and striped 0.13
+    against 0.60: both stall. Without a bias (Sculley's Figure 5 learner)
+    the hyperplane is pinned through ``s = 0``, the true boundary, so it
+    can never sit past the gap: gappy 0.90 against 0.92, striped 0.71
+    against 0.75, no stall (the test suite checks both).
     With ``dataset`` set the stream is a real dataset's rows in a seeded
     random order: tabular data (``"breast_cancer"``, ``"spambase"``, a
     record of your own from ``osfb_gym.data.from_arrays``/``from_csv``),
@@ -362,13 +156,18 @@ class AppleTastingEnv(FeedbackEnv):
     dataset's number of features plus one (``feature_names`` lists them);
     ``B`` is the largest ``|feature|`` of the data.
 
-    Text datasets: ``dim`` hashed character 4-gram counts of the first
-    3000 characters of the (lower-cased) text, normalised to unit
-    Euclidean length (Sculley's Section 6.1 features; see
-    :func:`osfb_gym.envs._text.hash_char_4grams`); ``B = 1``. No intercept
+    Text datasets (``features="binary"``, the default): Sculley's Section
+    6.1 features, the set of contiguous character 4-grams of the first
+    3000 characters of the text, case preserved, as a binary vector
+    hashed into ``dim`` buckets (default ``2**18``, where about 0.6% of a
+    long message's 4-grams share a bucket) and normalised to unit
+    Euclidean length (:func:`osfb_gym.envs._text.hash_char_4grams`).
+    ``features="counts"`` gives the featurisation of version 0 before
+    this option: lower-cased 4-gram counts, ``dim`` default 4096 (kept
+    for comparison; RejectOption-v0 still uses it). ``B = 1``. No intercept
     is appended (rows stay unit-norm). The matrix is built once per
-    dataset and ``dim`` and kept sparse; each observation is the dense
-    ``float32`` row of the current example.
+    dataset, ``features`` and ``dim`` and kept sparse; each observation is
+    the dense ``float32`` row of the current example.
 
     ## Feedback
     After a step, ``info["feedback"]`` is ``{"revealed": bool, "y": int}``:
@@ -442,7 +241,7 @@ class AppleTastingEnv(FeedbackEnv):
     | argument          | default       | meaning |
     |-------------------|---------------|------------------------------------------------------|
     | ``scenario``      | "separable"   | "separable", "minority", "gappy" or "striped" (S) |
-    | ``dim``           | None          | features: 20 synthetic (S), 4096 hashed for text |
+    | ``dim``           | None          | 20 synthetic (S); text: 2^18 buckets ("counts": 4096) |
     | ``horizon``       | None          | steps per episode: 2000, or a whole dataset |
     | ``noise``         | 0.0           | label-flip probability in [0, 0.5] (S) |
     | ``positive_rate`` | None          | clean ``P(y = 1)``: 0.5 separable, 0.05 minority (S) |
@@ -459,6 +258,9 @@ class AppleTastingEnv(FeedbackEnv):
     | ``data_home``     | None          | folder of the dataset files (default: ``OSFB_DATA``) |
     | ``topic``         | None ("earn") | ``"reuters_r8"``: the positive topic |
     | ``first_positive_first`` | None   | move the first positive to the front (datasets) |
+    | ``positive_class`` | 1            | the label tasted: 0 makes spam data ham-positive (D) |
+    | ``rows``          | "all"         | "all", "train" or "test" part of a dataset (D) |
+    | ``features``      | None          | text "binary"/"counts", tabular "standardized"/"unit" (D)|
     | ``render_mode``   | None          | "ansi" or "rgb_array" |
     | ``render_truth``  | False         | renders also show hidden labels and losses |
 
@@ -471,7 +273,14 @@ class AppleTastingEnv(FeedbackEnv):
     for text, where it is the hashing dimension). ``dataset`` also takes
     a :class:`~osfb_gym.data.Dataset` or
     :class:`~osfb_gym.data.TextDataset` record of your own; its labels
-    must be 0/1. ``horizon`` lives in the env rather than in
+    must be 0/1. Arguments marked (D) apply to datasets only.
+    ``rows="train"``/``"test"`` cut a dataset with a split of its own where
+    it has one (Reuters R8: the ModApte training / test documents); any
+    other dataset's "test" part is its rows ``i`` with ``i mod 4 == 3``, a
+    quarter spread over the file, and "train" the rest.
+    ``features="unit"`` (tabular) drops the intercept column and scales
+    each standardised row to unit length, as Sculley's learners expect.
+    ``horizon`` lives in the env rather than in
     ``max_episode_steps`` because agents (e.g. a label budget) may need it.
 
     ## Rendering
@@ -505,6 +314,11 @@ class AppleTastingEnv(FeedbackEnv):
       reports ``max_episode_steps = horizon``; ``rgb_array`` rendering
       added; the ``ansi`` line shows the reward, no longer the loss (which
       gave a hidden label away), unless ``render_truth=True``.
+      Text datasets changed: their default features are now the paper's
+      binary, case-preserving 4-grams in ``2**18`` buckets (Section 6.1)
+      instead of lower-cased counts in 4096 (``features="counts"`` keeps
+      those); new dataset arguments ``positive_class``, ``rows`` and
+      ``features``. Synthetic worlds and tabular data are unchanged.
 
     Examples
     --------
@@ -552,6 +366,9 @@ class AppleTastingEnv(FeedbackEnv):
         data_home: str | None = None,
         topic: str | None = None,
         first_positive_first: bool | None = None,
+        positive_class: int = 1,
+        rows: str = "all",
+        features: str | None = None,
         render_mode: str | None = None,
         render_truth: bool = False,
     ) -> None:
@@ -580,7 +397,20 @@ class AppleTastingEnv(FeedbackEnv):
         self.feature_names: tuple[str, ...] | None = None
         #: steps until a dataset's stream runs out (None: synthetic, never)
         self.n_steps: int | None = None
+        if positive_class not in (0, 1) or isinstance(positive_class, bool):
+            raise ValueError(f"positive_class must be 0 or 1, got {positive_class!r}")
+        check_choice(rows, "rows", ROWS)
         if dataset is None:
+            data_only: dict[str, tuple[object, object]] = {
+                "positive_class": (positive_class, 1), "rows": (rows, "all"),
+                "features": (features, None),
+            }  # fmt: skip
+            for argument, (setting, neutral) in data_only.items():
+                if setting != neutral:
+                    raise ValueError(
+                        f"{argument} applies to datasets only; a synthetic world has no rows to "
+                        f"relabel, split or featurise, got {argument}={setting!r}"
+                    )
             if topic is not None:
                 raise ValueError(f"topic applies to dataset='reuters_r8' only, got topic={topic!r}")
             if first_positive_first is not None:
@@ -588,8 +418,10 @@ class AppleTastingEnv(FeedbackEnv):
                     "first_positive_first applies to datasets only; a synthetic stream is "
                     f"drawn example by example, got first_positive_first={first_positive_first!r}"
                 )
-            self.positive_rate: float | None = self._resolve_positive_rate(positive_rate)
-            self.band = self._resolve_band(gap_offset, gap_width, stripe_offset, stripe_width)
+            self.positive_rate: float | None = resolve_positive_rate(self.scenario, positive_rate)
+            self.band = resolve_band(
+                self.scenario, gap_offset, gap_width, stripe_offset, stripe_width
+            )
             self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
             self.horizon = (
                 DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
@@ -615,8 +447,8 @@ class AppleTastingEnv(FeedbackEnv):
                     )
             self.positive_rate = None
             self.band = None
-            self._data = load_stream(
-                dataset, data_home=data_home, dim=dim, topic=topic, setting="apple tasting"
+            self._data = apple_stream(
+                dataset, data_home, dim, topic, positive_class, rows, features
             )
             self.feature_names = self._data.feature_names
             self.dim = self._data.X.shape[1]
@@ -648,67 +480,6 @@ class AppleTastingEnv(FeedbackEnv):
             self._n_rows = self._data.n_rows
 
     # ------------------------------------------------------------------ configuration
-    def _resolve_positive_rate(self, positive_rate: float | None) -> float:
-        default = DEFAULT_POSITIVE_RATE.get(self.scenario)
-        if positive_rate is None:
-            return 0.5 if default is None else default
-        if default is None:
-            raise ValueError(
-                f"positive_rate applies to scenario='separable' or 'minority'; the "
-                f"{self.scenario!r} world has its boundary at score 0, got "
-                f"positive_rate={positive_rate!r}"
-            )
-        return check_float(
-            positive_rate,
-            "positive_rate",
-            low=0.0,
-            high=1.0,
-            low_inclusive=False,
-            high_inclusive=False,
-        )
-
-    def _resolve_band(
-        self,
-        gap_offset: float | None,
-        gap_width: float | None,
-        stripe_offset: float | None,
-        stripe_width: float | None,
-    ) -> tuple[float, float] | None:
-        """Return the gap's or stripe's score interval ``(low, high)``; None elsewhere."""
-        given = {
-            "gappy": {"gap_offset": gap_offset, "gap_width": gap_width},
-            "striped": {"stripe_offset": stripe_offset, "stripe_width": stripe_width},
-        }
-        for scenario, arguments in given.items():
-            for name, value in arguments.items():
-                if value is not None and scenario != self.scenario:
-                    raise ValueError(
-                        f"{name} applies to scenario={scenario!r} only, got {name}={value!r} "
-                        f"with scenario={self.scenario!r}"
-                    )
-        if self.scenario == "gappy":
-            names, values, defaults = (
-                ("gap_offset", "gap_width"),
-                (gap_offset, gap_width),
-                DEFAULT_GAP,
-            )
-        elif self.scenario == "striped":
-            names = ("stripe_offset", "stripe_width")
-            values, defaults = (stripe_offset, stripe_width), DEFAULT_STRIPE
-        else:
-            return None
-        low = check_float(
-            defaults[0] if values[0] is None else values[0], names[0], low=0.0, high=MAX_BAND
-        )
-        width = check_float(
-            defaults[1] if values[1] is None else values[1],
-            names[1],
-            low=0.0,
-            low_inclusive=False,
-            high=MAX_BAND - low,
-        )
-        return (low, low + width)
-
     def _resolve_first_positive_first(self, first_positive_first: bool | None) -> bool:
         if first_positive_first is None:
             name = None if self._data is None else self._data.name
@@ -796,12 +567,7 @@ class AppleTastingEnv(FeedbackEnv):
         self._t += 1
         if self.render_mode is not None:
             self._trace.add(reward, loss, decision=a, revealed=y if revealed else -1, truth=y)
-            line = (
-                f"t={self._t:5d}  {'taste ' if a else 'reject'}  "
-                f"revealed y={y if revealed else '?'}  reward {reward:+.3f}"
-            )
-            if self.render_truth:
-                line += f"  | truth: y={y}  loss {loss:.3f}"
+            line = step_line(self._t, a, y, revealed, reward, loss, self.render_truth)
             self._last_line = line
         terminated = self.n_steps is not None and self._t >= self.n_steps
         truncated = not terminated and self._t >= self.horizon
@@ -824,13 +590,5 @@ class AppleTastingEnv(FeedbackEnv):
         if self.render_mode == "ansi":
             return self._last_line
         if self.render_mode == "rgb_array":
-            rows = [
-                ("decision", self._trace.codes("decision"), DECISION_LEGEND),
-                ("revealed y", self._trace.codes("revealed"), {**LABEL_LEGEND, -1: HIDDEN}),
-            ]
-            curves = [("cumulative reward", self._trace.total_reward())]
-            if self.render_truth:
-                rows.append(("true y", self._trace.codes("truth"), LABEL_LEGEND))
-                curves.append(("cumulative loss", self._trace.total_loss()))
-            return stream_image("apple tasting: the stream and the decisions", rows, curves)
+            return stream_frame(self._trace, self.render_truth)
         return None
