@@ -65,15 +65,6 @@ def apply_view(env: gym.Env, view: str = "plain", **options: Any) -> gym.Env:
     raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}; got {view!r}")
 
 
-def _hidden_oracle_kwargs(env_id: str) -> dict[str, Any]:
-    from envs_registry import ENVS
-
-    for entry in ENVS:
-        if entry.id == env_id:
-            return dict(entry.hidden_oracle_kwargs)
-    return {}
-
-
 def rl_env(
     env_id: str,
     *,
@@ -106,10 +97,9 @@ def rl_env(
         :class:`BinaryAsMultiDiscrete` (RecurrentPPO needs it).
     hide_oracle
         Wrap in :class:`~osfb_gym.core.channels.HideOracle` (training);
-        scoring keeps the oracle for the evaluator. A hidden oracle also
-        applies the registry's ``hidden_oracle_kwargs`` (work done only for
-        the oracle, e.g. the services' reference optimum, is skipped)
-        unless ``kwargs`` set them.
+        scoring keeps the oracle for the evaluator. No env does work for
+        its oracle alone (the services' reference optimum is solved by the
+        metrics, when asked), so nothing needs switching off.
     **kwargs
         Arguments of the env.
 
@@ -125,8 +115,6 @@ def rl_env(
     """
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}; got {view!r}")
-    if hide_oracle:
-        kwargs = {**_hidden_oracle_kwargs(env_id), **kwargs}
     env = gym.make(env_id, **kwargs)
     if hide_oracle:
         env = HideOracle(env)
