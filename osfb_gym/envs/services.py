@@ -417,6 +417,15 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._totals: list[float] = []  # the total reported loss after each step (renders)
         self._last_line = ""
 
+    @property
+    def group_names(self) -> tuple[str, ...] | None:
+        """Names of the group ids (census: its sex / race labels); None for synthetic groups.
+
+        Public metadata, like the group ids it names: it depends on the
+        arguments alone, never on a hidden world.
+        """
+        return None if self._fixed is None else self._fixed.group_names
+
     # ------------------------------------------------------------------ dynamics
     def _draw_world(self, rng: np.random.Generator) -> Population:
         if self._fixed is not None:
