@@ -478,6 +478,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._totals = []
         self._last_line = ""
         self._minimum = self._world.minimum_loss()
+        self._group_sizes = np.bincount(self._world.groups, minlength=self._world.n_groups)
         self._floor = float(self._minimum.sum())
         feedback: dict[str, Any] = {"n_users": self.n_users, "n_services": self.n_services}
         if self.reveal_groups:
@@ -522,7 +523,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             "choices": self._choice.copy(),
             "revealed": revealed,
         }
-        by_group = group_losses(self._best, world.groups, world.n_groups)
+        by_group = group_losses(self._best, world.groups, world.n_groups, self._group_sizes)
         oracle.update(
             loss=total,
             total_loss=total,
