@@ -169,8 +169,8 @@ def sweep_spec(suite: BoseSuite, found: set[str], data_home: str | None) -> Swee
             envs.append(EnvSpec(ENV, label, kwargs))
             for name in agents:
                 runs[name].append(label)
-    agents = tuple(AgentSpec(AGENTS[name], envs=tuple(labels)) for name, labels in runs.items())
-    return SweepSpec(suite.name, tuple(envs), agents, suite.seeds, suite.description,
+    specs = tuple(AgentSpec(AGENTS[name], envs=tuple(labels)) for name, labels in runs.items())
+    return SweepSpec(suite.name, tuple(envs), specs, suite.seeds, suite.description,
                      curve_stride=1)  # fmt: skip
 
 
