@@ -126,7 +126,8 @@ def group_claims(fairness: pd.DataFrame, names: dict[str, tuple[str, ...]]) -> l
             gain = 1 - acq["fairness"] / uni["fairness"]
             parts.append(f"k = {k}: lower for {len(groups) - len(worse)} of {len(groups)} groups"
                          + (f" (not {', '.join(named)})" if named else "")
-                         + f", fairness objective {gain:+.0%}")  # fmt: skip
+                         + f", fairness objective {abs(gain):.0%} "
+                         + ("lower" if gain > 0 else "higher"))  # fmt: skip
         lines.append(f"- {setting}: " + "; ".join(parts) + ".")
     return lines
 
