@@ -228,7 +228,11 @@ class MultiServiceChoiceEnv(FeedbackEnv):
       added; ``horizon`` (``= n_services``) and the spec's
       ``max_episode_steps``; ``oracle["services"]`` keeps the shape
       ``(n_services, d)`` (rows not placed yet are 0.0; it was ``(t, d)``);
-      the hidden population is private (``world`` was public).
+      the hidden population is private (``world`` was public); the
+      reference optimum moved from the last step's oracle to the metrics
+      (``reference_loss``, ``approximation_ratio``; ``oracle["world"]``
+      added for them); ``reference_ks``, ``report`` and ``census_groups``
+      added.
 
     Examples
     --------
@@ -583,35 +587,14 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         if self.render_mode == "ansi":
             return self._last_line
         if self.render_mode == "rgb_array":
-            from osfb_gym.envs._render import figure_to_rgb, new_figure
+            from osfb_gym.envs._services_render import services_frame
 
-            figure, (left, right) = new_figure()
-            placed = self._choice < self.n_services
-            colour = self._choice if self._t else np.zeros(self.n_users)
+            truth = None
             if self.render_truth and self._world is not None and self.service_dim >= 2:
-                points = self._world.preferences
-                left.scatter(points[:, 0], points[:, 1], s=8, c=colour, cmap="tab10")
-                services = self._services[: self._t]
-                left.scatter(services[:, 0], services[:, 1], s=120, marker="*", c="black",
-                             label="services")  # fmt: skip
-                left.set_title("truth: preferences (colour: chosen service)", fontsize=9)
-                if self._t:
-                    left.legend(fontsize=7)
-            else:
-                jitter = (np.arange(self.n_users) % 7 - 3) / 10
-                groups = self._world.groups if self.reveal_groups and self._world else None
-                x = np.where(placed, self._choice, -1) + jitter
-                if groups is None:
-                    left.scatter(x, self._best, s=8, c="tab:blue")
-                else:
-                    left.scatter(x, self._best, s=8, c=groups, cmap="tab10")
-                left.set_xlabel("chosen service (-1: none yet)")
-                left.set_ylabel("reported loss")
-                left.set_title("users' reported losses (colour: group)", fontsize=9)
-            right.plot(np.arange(1, len(self._totals) + 1), self._totals, marker="o")
-            right.set_xlabel("services placed")
-            right.set_ylabel("total reported loss")
-            return figure_to_rgb(figure)
+                truth = (self._world.preferences, self._services[: self._t])
+            groups = self._world.groups if self.reveal_groups and self._world else None
+            return services_frame(self._choice, self.n_services, self._reported(),
+                                  self._totals, groups, truth)  # fmt: skip
         return None
 
     def _check_action(self, action: Any) -> int:
