@@ -396,7 +396,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
                 for k in reference_ks
             )
         #: the runner's metrics for this env: they ask for the reference when configured to
-        self.metrics_class = functools.partial(  # type: ignore[assignment]
+        self.metrics_class = functools.partial(  # type: ignore[assignment,misc]
             ServiceMetrics,
             reference_restarts=self.reference_restarts,
             reference_ks=self.reference_ks,
