@@ -32,10 +32,6 @@ class EnvEntry:
         Gymnasium's time limit; None where the env's own ``horizon`` rules.
     vector_entry_point
         ``"module:Class"`` of a native vector env (``gym.make_vec``), if any.
-    hidden_oracle_kwargs
-        Defaults for an env whose oracle nobody reads (RL training behind
-        ``HideOracle``; :func:`osfb_gym.wrappers.rl_env` applies them):
-        switches off work done only for the oracle.
     """
 
     id: str
@@ -44,7 +40,6 @@ class EnvEntry:
     kwargs: dict[str, Any] = field(default_factory=dict)
     max_episode_steps: int | None = None
     vector_entry_point: str | None = None
-    hidden_oracle_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
 ENVS: tuple[EnvEntry, ...] = (
@@ -69,8 +64,6 @@ ENVS: tuple[EnvEntry, ...] = (
         id="MultiServiceChoice-v0",
         entry_point="osfb_gym.envs.services:MultiServiceChoiceEnv",
         family="services",
-        # the reference optimum (Lloyd restarts at every episode end) is oracle-only
-        hidden_oracle_kwargs={"reference_restarts": 0},
     ),
 )
 

@@ -83,7 +83,7 @@ class ServiceAgent(Agent):
         total = weights.sum()
         if not np.isfinite(total) or total <= 0:
             weights, total = candidates.astype(float), float(candidates.sum())
-        return int(self.rng_.choice(self.n_users_, p=weights / total))
+        return draw(self.rng_, weights / total)
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Remember whom this agent acquired."""
@@ -94,6 +94,26 @@ class ServiceAgent(Agent):
                 f"got {action!r}"
             )
         self.acquired_[int(action)] = True
+
+
+def draw(rng: np.random.Generator, p: np.ndarray) -> int:
+    """Return ``int(rng.choice(len(p), p=p))``, the same draw, without its checks on ``p``.
+
+    ``Generator.choice`` validates ``p`` (a Kahan sum, sign and NaN checks)
+    before the same cumulative sum and search; ``act`` has checked the
+    weights already, and at 100,000 users the checks cost as much as the
+    draw. Equal draw for draw (tested against ``choice``).
+
+    Examples
+    --------
+    >>> p = np.array([0.2, 0.0, 0.5, 0.3])
+    >>> a, b = np.random.default_rng(4), np.random.default_rng(4)
+    >>> [draw(a, p) for _ in range(6)] == [int(b.choice(4, p=p)) for _ in range(6)]
+    True
+    """
+    cdf = np.cumsum(p)
+    cdf /= cdf[-1]
+    return int(cdf.searchsorted(rng.random(), side="right"))
 
 
 def reported_losses(observation: dict[str, Any]) -> np.ndarray:

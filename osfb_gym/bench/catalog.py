@@ -182,13 +182,13 @@ def _shah(name: str, out: Path, options: RunOptions) -> str:
 
 
 def _bose(name: str, out: Path, options: RunOptions) -> str:
-    from osfb_gym.bench.suites.bose import DEAN_SUITES, run_dean
+    from osfb_gym.bench.suites.bose import BOSE_SUITES, run_bose
 
-    _local_only(name, options)
-    result = run_dean(
-        DEAN_SUITES["dean-services"], out, seeds=options.seed_list(),
+    result = run_bose(
+        BOSE_SUITES[name], out, seeds=options.seed_list(),
         data_home=options.data_home, max_services=options.horizon, progress=options.progress,
-        resume=options.resume,
+        resume=options.resume, workers=options.workers, executor=options.executor,
+        address=options.address,
     )  # fmt: skip
     return result.report + _written(result.files)
 

@@ -1,6 +1,6 @@
 """User populations of MultiServiceChoice: synthetic clusters, linear predictors, census-like.
 
-Each builder returns a :class:`~osfb_gym.core.service_losses.Population`
+Each builder returns a :class:`~osfb_gym.envs.services_world.Population`
 drawn from the generator it is given (the world's), so a world is fixed by
 its seed alone.
 """
@@ -13,7 +13,7 @@ from typing import cast
 
 import numpy as np
 
-from osfb_gym.core.service_losses import Population
+from osfb_gym.envs.services_world import Population
 
 CENTRE_SPREAD = 4.0  # cluster centres ~ N(0, 4^2 I)
 SPREAD_RANGE = (0.3, 1.0)  # within-cluster standard deviation, per cluster
@@ -23,6 +23,8 @@ HUBER_DELTA_RANGE = (0.25, 2.0)  # Huber thresholds, per cluster
 COSINE_SPREAD_RANGE = (0.1, 0.4)
 LINEAR_NOISE_STD = 0.5  # score noise of the linear-predictor subpopulations
 CENSUS_GROUP_COLUMNS = ("sex", "race")
+#: the census population's groups: sex x race (10), or sex or race alone (the paper's two)
+CENSUS_GROUPINGS = ("sex_race", "sex", "race")
 CENSUS_SPLIT_COLUMN = "occupation"
 CENSUS_SCORE = "hours-per-week"
 
@@ -182,13 +184,19 @@ def draw_linear(
 
 @functools.lru_cache(maxsize=4)
 def census_population(
-    dataset: str, data_home: str | None, n_components: int, min_samples: int
+    dataset: str,
+    data_home: str | None,
+    n_components: int,
+    min_samples: int,
+    grouping: str = "sex_race",
 ) -> Population:
     """Build a census-like population from Adult: the paper's census task on data at hand.
 
     Subpopulations are sex x race x occupation cells with at least
     ``min_samples`` people (the paper's zip code x sex x race); groups are
-    sex x race (10). The score is ``log(hours-per-week)`` (the paper's log
+    sex x race (10) for ``grouping="sex_race"``, or sex or race alone (the
+    paper reports sex groups and race groups separately); the cells are the
+    same whatever the grouping. The score is ``log(hours-per-week)`` (the paper's log
     commute time); features are the other columns (occupation, sex, race
     and hours left out), standardised, reduced to ``n_components`` SVD
     components (the paper keeps 10), plus an intercept column.
@@ -225,12 +233,18 @@ def census_population(
     keep = counts[members] >= min_samples
     kept_cells, members = np.unique(members[keep], return_inverse=True)
     cell_group = (cells[kept_cells] // split_cols.size).astype(np.int64)
+    sex_name = [names[column].split("=", 1)[1] for column in sex_cols]
+    race_name = [names[column].split("=", 1)[1] for column in race_cols]
+    if grouping == "sex":
+        cell_group, label = cell_group // n_race, lambda g: sex_name[g]
+    elif grouping == "race":
+        cell_group, label = cell_group % n_race, lambda g: race_name[g]
+    elif grouping == "sex_race":
+        label = lambda g: f"{sex_name[g // n_race]}/{race_name[g % n_race]}"  # noqa: E731
+    else:
+        raise ValueError(f"grouping must be one of {CENSUS_GROUPINGS}, got {grouping!r}")
     present, cell_group = np.unique(cell_group, return_inverse=True)
-    labels = tuple(
-        f"{names[sex_cols[g // n_race]].split('=', 1)[1]}/"
-        f"{names[race_cols[g % n_race]].split('=', 1)[1]}"
-        for g in present
-    )
+    labels = tuple(label(int(g)) for g in present)
     population = linear_population(X[keep], y[keep], members, cell_group)
     return replace(population, group_names=labels)
 

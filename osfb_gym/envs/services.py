@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -9,26 +11,24 @@ from gymnasium import spaces
 
 from osfb_gym.core.channels import make_info
 from osfb_gym.core.env import FeedbackEnv
-from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import check_world_seed, world_rng
-from osfb_gym.core.service_losses import (
-    FAMILIES,
-    Population,
-    fairness_objective,
-    group_losses,
-    learning_dynamics,
-    reference_loss,
-)
 from osfb_gym.core.validation import check_choice, check_float, check_int
 from osfb_gym.envs._render import RENDER_MODES, check_render
 from osfb_gym.envs._services_populations import (
+    CENSUS_GROUPINGS,
     census_population,
     draw_clusters,
     draw_linear,
     movielens_population,
 )
+from osfb_gym.envs.services_metrics import ServiceMetrics
+from osfb_gym.envs.services_world import FAMILIES, Population, group_losses, learning_dynamics
+
+__all__ = ["MultiServiceChoiceEnv", "ServiceMetrics"]
 
 POPULATIONS = ("clusters", "linear", "census", "movielens")
+#: what users report: their loss, or their excess loss over their own minimum (Eq. 4)
+REPORTS = ("loss", "excess")
 # populations built from a data set, and the data sets each accepts (first: default)
 DATA_POPULATIONS = {"census": ("adult",), "movielens": ("movielens",)}
 DEFAULT_N_USERS = 500
@@ -41,44 +41,6 @@ DEFAULT_MOVIES = 50  # movielens: the most-rated movies a service predicts
 DEFAULT_SUBPOPULATIONS = 200  # movielens: k-means clusters of viewers
 # float32's largest value: losses are unbounded in principle, finite in every world here
 LOSS_BOUND = float(np.finfo(np.float32).max)
-
-
-class ServiceMetrics(EpisodeMetrics):
-    """Episode metrics of MultiServiceChoice: final total loss, fairness, dynamics, ratio.
-
-    ``total_loss`` is the objective (after the dynamics, when they run).
-    The inherited ``cumulative_loss`` sums ``oracle["loss"] = L(Theta_t)``
-    over the steps: the area under the loss-against-k curve, not the
-    objective.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.last: dict[str, Any] = {}
-
-    def update(
-        self, action: Any, reward: float, feedback: dict[str, Any], oracle: dict[str, Any]
-    ) -> None:
-        """Keep the latest oracle: the episode's figures are those of its last step."""
-        super().update(action, reward, feedback, oracle)
-        self.last = oracle
-
-    def get(self) -> dict[str, float]:
-        """Return the episode summary."""
-        summary = super().get()
-        last = self.last
-        for key in (
-            "total_loss",
-            "excess_loss",
-            "fairness",
-            "loss_before_dynamics",
-            "loss_after_dynamics",
-            "reference_loss",
-            "approximation_ratio",
-        ):
-            if key in last:
-                summary[key] = float(last[key])
-        return summary
 
 
 class MultiServiceChoiceEnv(FeedbackEnv):
@@ -152,15 +114,21 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     | ``oracle["services"]``                | evaluator | ``(k, d)``: services; rows >= t 0.0 |
     | ``oracle["loss_before_dynamics"]``    | evaluator | last step                      |
     | ``oracle["loss_after_dynamics"]``     | evaluator | last step                      |
-    | ``oracle["reference_loss"]``          | evaluator | last step (``reference_restarts``) |
-    | ``oracle["approximation_ratio"]``     | evaluator | last step (``reference_restarts``) |
+    | ``oracle["world"]``                   | evaluator | last step: the hidden population |
     | ``oracle["preferences"]``, ``["groups"]`` | evaluator | the hidden world (reset)   |
 
-    The reference loss is the best total loss that Lloyd-style alternating
-    minimisation finds for ``k`` services from ``reference_restarts``
-    seeded restarts (scikit-learn's ``KMeans`` for the squared family): an
-    upper bound on the optimum, so the ratio reported is a lower bound on
-    the true approximation ratio.
+    The env computes no reference optimum: its metrics do, and only when
+    asked (``reference_restarts > 0``, the default 10), from the world of
+    the last step's oracle, once per world and process
+    (:mod:`osfb_gym.envs.services_metrics`): ``reference_loss`` and
+    ``approximation_ratio`` in the runner's metrics, or, with
+    ``reference_ks``, ``reference_loss_k{k}`` and ``approximation_ratio_k{k}``
+    for each ``k``. The reference loss is the best total loss that
+    Lloyd-style alternating minimisation finds for ``k`` services from
+    ``reference_restarts`` seeded restarts (scikit-learn's ``KMeans`` for
+    the squared family): an upper bound on the optimum, so the ratio
+    reported is a lower bound on the true approximation ratio. Stepping
+    the env outside the runner (RL training) never solves it.
 
     ## Starting State
     No service. The world (population) is drawn at each reset from the
@@ -190,7 +158,10 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     | ``dataset``          | None        | census: "adult"; movielens: "movielens" (defaults) |
     | ``data_home``        | None        | census, movielens: folder of the data files |
     | ``world_seed``       | None        | fix the synthetic world across resets |
-    | ``reference_restarts`` | 10        | restarts of the reference solver; 0 skips it |
+    | ``reference_restarts`` | 10        | restarts of the metrics' reference solver; 0: none |
+    | ``reference_ks``     | None        | the ks of the metrics' reference (None: ``n_services``) |
+    | ``report``           | "loss"      | users report their "loss" or their "excess" (Eq. 4) |
+    | ``census_groups``    | "sex_race"  | census groups: "sex_race" (10), "sex" or "race" |
     | ``render_mode``      | None        | "ansi" or "rgb_array" |
     | ``render_truth``     | False       | renders also show hidden preferences and services |
 
@@ -198,8 +169,17 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     predictors: a service is a regressor, a subpopulation's loss its
     empirical squared error on its private samples (OLS residual
     included), acquiring it fits OLS on them; ``loss`` must stay
-    "squared" there. Census: Adult's sex x race x occupation cells with at
-    least 30 people, groups sex x race, score ``log(hours-per-week)``,
+    "squared" there. ``report="excess"`` makes every user report its
+    loss minus its own minimum ``f_i(phi_i)`` (the OLS residual of a
+    subpopulation; 0 for the synthetic clusters), the "excess error" that
+    the paper's MovieLens experiment samples by (its Eq. 4): a
+    subpopulation knows its floor because it can fit its own private
+    samples. Users still choose by their loss (the same argmin); the
+    oracle's ``total_loss`` and ``excess_loss`` are unchanged.
+
+    Census: Adult's sex x race x occupation cells with at least 30
+    people, groups sex x race (or sex, or race: ``census_groups``), score
+    ``log(hours-per-week)``,
     services in dimension ``dim + 1`` (an intercept). MovieLens 10M:
     ``n_users`` subpopulations (default 200) of viewers clustered on
     their other ratings, a service predicts a rating for each of the
@@ -248,7 +228,11 @@ class MultiServiceChoiceEnv(FeedbackEnv):
       added; ``horizon`` (``= n_services``) and the spec's
       ``max_episode_steps``; ``oracle["services"]`` keeps the shape
       ``(n_services, d)`` (rows not placed yet are 0.0; it was ``(t, d)``);
-      the hidden population is private (``world`` was public).
+      the hidden population is private (``world`` was public); the
+      reference optimum moved from the last step's oracle to the metrics
+      (``reference_loss``, ``approximation_ratio``; ``oracle["world"]``
+      added for them); ``reference_ks``, ``report`` and ``census_groups``
+      added.
 
     Examples
     --------
@@ -289,6 +273,9 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         data_home: str | None = None,
         world_seed: int | None = None,
         reference_restarts: int = 10,
+        reference_ks: Sequence[int] | None = None,
+        report: str = "loss",
+        census_groups: str = "sex_race",
         render_mode: str | None = None,
         render_truth: bool = False,
     ) -> None:
@@ -300,6 +287,13 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self.reveal_groups = reveal_groups
         self.dynamics_rounds = check_int(dynamics_rounds, "dynamics_rounds", minimum=0)
         self.reference_restarts = check_int(reference_restarts, "reference_restarts", minimum=0)
+        self.report = check_choice(report, "report", REPORTS)
+        self.census_groups = check_choice(census_groups, "census_groups", CENSUS_GROUPINGS)
+        if census_groups != "sex_race" and population != "census":
+            raise ValueError(
+                f"census_groups applies to population='census' only, got "
+                f"census_groups={census_groups!r} with population={population!r}"
+            )
         self.group_correlation = check_float(group_correlation, "group_correlation", low=0, high=1)
         self.outlier_fraction = check_float(
             outlier_fraction, "outlier_fraction", low=0, high=1, high_inclusive=False
@@ -339,7 +333,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             if self.population == "census":
                 self.dim = DEFAULT_CENSUS_DIM if dim is None else check_int(dim, "dim", minimum=1)
                 self._fixed = census_population(
-                    self.dataset, data_home, self.dim, CENSUS_MIN_SAMPLES
+                    self.dataset, data_home, self.dim, CENSUS_MIN_SAMPLES, self.census_groups
                 )
                 self.service_dim = self.dim + 1
             else:
@@ -392,6 +386,21 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             )
         #: steps per episode: one service a step (``spec.max_episode_steps``)
         self.horizon = self.n_services
+        if reference_ks is None:
+            self.reference_ks: tuple[int, ...] = ()
+        else:
+            if isinstance(reference_ks, (str, bytes)) or not isinstance(reference_ks, Sequence):
+                raise TypeError(f"reference_ks must be a list of ints, got {reference_ks!r}")
+            self.reference_ks = tuple(
+                check_int(k, "reference_ks", minimum=1, maximum=self.n_services)
+                for k in reference_ks
+            )
+        #: the runner's metrics for this env: they ask for the reference when configured to
+        self.metrics_class = functools.partial(  # type: ignore[assignment,misc]
+            ServiceMetrics,
+            reference_restarts=self.reference_restarts,
+            reference_ks=self.reference_ks,
+        )
         n, k = self.n_users, self.n_services
         observation = {
             "losses": spaces.Box(0.0, LOSS_BOUND, shape=(n,), dtype=np.float32),
@@ -408,8 +417,18 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._choice = np.full(n, k, dtype=np.int64)
         self._t = 0
         self._floor = 0.0
+        self._minimum = np.zeros(n)  # each user's own minimum f_i(phi_i)
         self._totals: list[float] = []  # the total reported loss after each step (renders)
         self._last_line = ""
+
+    @property
+    def group_names(self) -> tuple[str, ...] | None:
+        """Names of the group ids (census: its sex / race labels); None for synthetic groups.
+
+        Public metadata, like the group ids it names: it depends on the
+        arguments alone, never on a hidden world.
+        """
+        return None if self._fixed is None else self._fixed.group_names
 
     # ------------------------------------------------------------------ dynamics
     def _draw_world(self, rng: np.random.Generator) -> Population:
@@ -441,7 +460,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
 
     def _observation(self) -> dict[str, Any]:
         obs: dict[str, Any] = {
-            "losses": self._best.astype(np.float32),
+            "losses": self._reported().astype(np.float32),
             "choices": self._choice.copy(),
             "n_services": self._t,
         }
@@ -462,7 +481,9 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._t = 0
         self._totals = []
         self._last_line = ""
-        self._floor = float(self._world.minimum_loss().sum())
+        self._minimum = self._world.minimum_loss()
+        self._group_sizes = np.bincount(self._world.groups, minlength=self._world.n_groups)
+        self._floor = float(self._minimum.sum())
         feedback: dict[str, Any] = {"n_users": self.n_users, "n_services": self.n_services}
         if self.reveal_groups:
             feedback["groups"] = self._world.groups.copy()
@@ -480,57 +501,63 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         if self._t >= self.n_services:
             raise RuntimeError("all n_services are placed; call reset() for a new episode")
         user = self._check_action(action)
-        previous = float(self._best.sum())
+        previous = float(self._reported().sum())
         theta = world.preferences[user]
         self._services[self._t] = theta
         losses = world.loss_at(theta)
         if self._t == 0:
             self._best, self._choice[:] = losses, 0
         else:
-            better = losses < self._best
-            self._best = np.where(better, losses, self._best)
-            self._choice[better] = self._t
+            # in place; equal to np.where(losses < best, losses, best) bit for bit
+            self._choice[losses < self._best] = self._t
+            np.minimum(self._best, losses, out=self._best)
         self._t += 1
         terminated = self._t >= self.n_services
         oracle: dict[str, Any] = {}
         if terminated:
             oracle.update(self._finish(world))
         total = float(self._best.sum())
+        reported = self._reported()
+        reported_total = total if reported is self._best else float(reported.sum())
         placed = np.arange(self.n_services) < self._t
         revealed = np.zeros(self.n_users, dtype=bool)
         revealed[user] = True
         feedback = {
-            "losses": self._best.copy(),
+            "losses": reported.copy(),
             "choices": self._choice.copy(),
             "revealed": revealed,
         }
+        by_group = group_losses(self._best, world.groups, world.n_groups, self._group_sizes)
         oracle.update(
             loss=total,
             total_loss=total,
             excess_loss=total - self._floor,
-            fairness=fairness_objective(self._best, world.groups, world.n_groups),
-            group_losses=group_losses(self._best, world.groups, world.n_groups),
+            fairness=float(np.nanmax(by_group)),  # eq. (3)
+            group_losses=by_group,
             services=np.where(placed[:, None], self._services, 0.0),
         )
-        if terminated and "reference_loss" in oracle:
-            oracle["approximation_ratio"] = total / oracle["reference_loss"]
         if self.render_mode is not None:
-            self._record(user, total)
-        return self._observation(), previous - total, terminated, False, make_info(feedback, oracle)
+            self._record(user, reported_total)
+        obs = self._observation()
+        return obs, previous - reported_total, terminated, False, make_info(feedback, oracle)
 
-    def _finish(self, world: Population) -> dict[str, float]:
-        """Run the learning dynamics and the reference solver after the last service."""
-        out = {"loss_before_dynamics": float(self._best.sum())}
+    def _reported(self) -> np.ndarray:
+        """Return what users report: their loss, or (``report="excess"``) its excess."""
+        if self.report == "excess" and self._t > 0:
+            return self._best - self._minimum
+        return self._best
+
+    def _finish(self, world: Population) -> dict[str, Any]:
+        """Run the learning dynamics after the last service; hand the world to the metrics."""
+        out: dict[str, Any] = {"loss_before_dynamics": float(self._best.sum())}
         if self.dynamics_rounds > 0:
             services, choice, losses = learning_dynamics(
                 world, self._services, self.dynamics_rounds
             )
             self._services, self._choice, self._best = services, choice.astype(np.int64), losses
         out["loss_after_dynamics"] = float(self._best.sum())
-        if self.reference_restarts > 0:
-            out["reference_loss"] = reference_loss(
-                world, self.n_services, restarts=self.reference_restarts, seed=0
-            )
+        # the evaluator's reference solver reads it (ServiceMetrics), never the env
+        out["world"] = world
         return out
 
     # ------------------------------------------------------------------ rendering
@@ -560,35 +587,14 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         if self.render_mode == "ansi":
             return self._last_line
         if self.render_mode == "rgb_array":
-            from osfb_gym.envs._render import figure_to_rgb, new_figure
+            from osfb_gym.envs._services_render import services_frame
 
-            figure, (left, right) = new_figure()
-            placed = self._choice < self.n_services
-            colour = self._choice if self._t else np.zeros(self.n_users)
+            truth = None
             if self.render_truth and self._world is not None and self.service_dim >= 2:
-                points = self._world.preferences
-                left.scatter(points[:, 0], points[:, 1], s=8, c=colour, cmap="tab10")
-                services = self._services[: self._t]
-                left.scatter(services[:, 0], services[:, 1], s=120, marker="*", c="black",
-                             label="services")  # fmt: skip
-                left.set_title("truth: preferences (colour: chosen service)", fontsize=9)
-                if self._t:
-                    left.legend(fontsize=7)
-            else:
-                jitter = (np.arange(self.n_users) % 7 - 3) / 10
-                groups = self._world.groups if self.reveal_groups and self._world else None
-                x = np.where(placed, self._choice, -1) + jitter
-                if groups is None:
-                    left.scatter(x, self._best, s=8, c="tab:blue")
-                else:
-                    left.scatter(x, self._best, s=8, c=groups, cmap="tab10")
-                left.set_xlabel("chosen service (-1: none yet)")
-                left.set_ylabel("reported loss")
-                left.set_title("users' reported losses (colour: group)", fontsize=9)
-            right.plot(np.arange(1, len(self._totals) + 1), self._totals, marker="o")
-            right.set_xlabel("services placed")
-            right.set_ylabel("total reported loss")
-            return figure_to_rgb(figure)
+                truth = (self._world.preferences, self._services[: self._t])
+            groups = self._world.groups if self.reveal_groups and self._world else None
+            return services_frame(self._choice, self.n_services, self._reported(),
+                                  self._totals, groups, truth)  # fmt: skip
         return None
 
     def _check_action(self, action: Any) -> int:

@@ -66,15 +66,6 @@ def apply_view(env: gym.Env, view: str = "plain", **options: Any) -> gym.Env:
     raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}; got {view!r}")
 
 
-def _hidden_oracle_kwargs(env_id: str) -> dict[str, Any]:
-    from envs_registry import ENVS
-
-    for entry in ENVS:
-        if entry.id == env_id:
-            return dict(entry.hidden_oracle_kwargs)
-    return {}
-
-
 def rl_env(
     env_id: str,
     *,
@@ -108,10 +99,9 @@ def rl_env(
         :class:`BinaryAsMultiDiscrete` (RecurrentPPO needs it).
     hide_oracle
         Wrap in :class:`~osfb_gym.core.channels.HideOracle` (training);
-        scoring keeps the oracle for the evaluator. A hidden oracle also
-        applies the registry's ``hidden_oracle_kwargs`` (work done only for
-        the oracle, e.g. the services' reference optimum, is skipped)
-        unless ``kwargs`` set them.
+        scoring keeps the oracle for the evaluator. No env does work for
+        its oracle alone (the services' reference optimum is solved by the
+        metrics, when asked), so nothing needs switching off.
     on_episode
         Hide the oracle with :class:`osfb_gym.runner.EpisodeRecorder`
         instead, which hands each finished episode's metrics (the family's,
@@ -132,8 +122,6 @@ def rl_env(
     """
     if view not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}; got {view!r}")
-    if hide_oracle:
-        kwargs = {**_hidden_oracle_kwargs(env_id), **kwargs}
     env = gym.make(env_id, **kwargs)
     if on_episode is not None:
         if not hide_oracle:

@@ -104,7 +104,7 @@ def test_no_agent_acquires_a_user_twice_even_when_its_loss_stays_positive():
     ids=lambda kwargs: "-".join(map(str, kwargs.values())),
 )  # fmt: skip
 def test_full_size_acquire_beats_uniform_and_stays_near_the_reference(kwargs):
-    """The dean-services sizes: 500 users, k = 30, 10 seeds, every family."""
+    """The bose-services sizes: 500 users, k = 30, 10 seeds, every family."""
     env = gym.make(ENV, n_services=30, reference_restarts=3, **kwargs)
     acquire = [run_episode(env, AcQUIre(), seed=s).metrics for s in range(10)]
     uniform = [run_episode(env, Uniform(), seed=s).metrics for s in range(10)]

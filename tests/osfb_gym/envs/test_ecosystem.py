@@ -33,7 +33,6 @@ from gymnasium.wrappers import vector as vector_wrappers
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-from envs_registry import ENVS
 from osfb_gym.core.channels import HideOracle
 from osfb_gym.wrappers import needs_flattening
 from tests.helpers import assert_same, differs
@@ -56,19 +55,9 @@ def has_horizon(case: tuple[str, dict[str, Any]]) -> bool:
 
 
 def length_kwargs(case: tuple[str, dict[str, Any]], steps: int) -> dict[str, Any]:
-    """Set the episode's length (``horizon``, or the services' ``k``); skip oracle-only work.
-
-    These tests never read the oracle, so the registry's ``hidden_oracle_kwargs``
-    (the services' reference solver at every episode end) are applied.
-    """
+    """Set the episode's length (``horizon``, or the services' ``k``)."""
     name = "horizon" if has_horizon(case) else "n_services"
-    return {**oracle_free(case), name: steps}
-
-
-def oracle_free(case: tuple[str, dict[str, Any]]) -> dict[str, Any]:
-    """The registry's ``hidden_oracle_kwargs`` of ``case``'s id (unless the case sets them)."""
-    entry = next(entry for entry in ENVS if entry.id == case[0])
-    return {key: value for key, value in entry.hidden_oracle_kwargs.items() if key not in case[1]}
+    return {name: steps}
 
 
 def flat(env: gym.Env) -> gym.Env:
@@ -313,7 +302,7 @@ def public_state(env: gym.Env) -> list[tuple[str, str, Any]]:
 
 def cheat(case: tuple[str, dict[str, Any]], extreme: str, **extra: Any) -> list:
     """A loop that reads every public attribute, with hidden outcomes set to ``extreme``."""
-    env = flat(HideOracle(make(case, **oracle_free(case), **extra)))
+    env = flat(HideOracle(make(case, **extra)))
     env.reset(seed=13)
     env.action_space.seed(13)
     seen: list = [public_state(env)]

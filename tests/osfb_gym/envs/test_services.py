@@ -13,14 +13,10 @@ from hypothesis.extra.numpy import arrays
 
 import osfb_gym  # noqa: F401
 from osfb_gym.core.channels import strip_oracle
-from osfb_gym.core.service_losses import (
-    FAMILIES,
-    Population,
-    choose,
-    learning_dynamics,
-    reference_loss,
-)
 from osfb_gym.envs._services_populations import draw_clusters, draw_linear, random_spd
+from osfb_gym.envs.services_metrics import ServiceMetrics
+from osfb_gym.envs.services_reference import reference_loss
+from osfb_gym.envs.services_world import FAMILIES, Population, choose, learning_dynamics
 from tests.helpers import assert_same, differs
 from tests.osfb_gym.envs import test_generic as generic
 from tests.osfb_gym.envs.cases import DATA_HOME
@@ -217,10 +213,55 @@ def test_oracle_reports_groups_fairness_and_the_reference_ratio():
     expected = [losses[groups == g].mean() for g in range(3)]
     np.testing.assert_allclose(oracle["group_losses"], expected)
     assert oracle["fairness"] == pytest.approx(max(expected))
-    assert oracle["approximation_ratio"] == pytest.approx(
-        oracle["total_loss"] / oracle["reference_loss"]
+    assert len(losses) == n and "reference_loss" not in oracle  # the metrics' job now
+    metrics = ServiceMetrics(reference_restarts=3)
+    for step in record[1:]:
+        metrics.update(None, step[1], step[3]["feedback"], step[4])
+    summary = metrics.get()
+    assert summary["approximation_ratio"] == pytest.approx(
+        oracle["total_loss"] / summary["reference_loss"]
     )
-    assert oracle["approximation_ratio"] >= 1.0 and len(losses) == n
+    assert summary["reference_loss"] == reference_loss(oracle["world"], 5, restarts=3)
+    assert summary["approximation_ratio"] >= 1.0
+
+
+def test_the_reference_is_solved_once_per_world_and_only_when_a_metric_asks(monkeypatch):
+    from agents.services import Uniform
+    from osfb_gym.envs import services_reference
+    from osfb_gym.runner import run_episode
+
+    calls = []
+    solve = services_reference.reference_loss
+    monkeypatch.setattr(services_reference, "_CACHE", type(services_reference._CACHE)())
+    monkeypatch.setattr(
+        services_reference, "reference_loss", lambda *a, **k: calls.append(a[1]) or solve(*a, **k)
+    )
+    fixed = gym.make(ENV, n_users=60, n_services=4, world_seed=5, reference_ks=[2, 4],
+                     reference_restarts=2)  # fmt: skip
+    first = run_episode(fixed, Uniform(), seed=0).metrics
+    second = run_episode(fixed, Uniform(), seed=1).metrics  # same world, other actions
+    assert sorted(calls) == [2, 4]  # once per k for the fixed world, not per episode
+    assert first["reference_loss_k4"] == second["reference_loss_k4"]
+    assert first["approximation_ratio_k2"] != second["approximation_ratio_k2"]
+    run_episode(gym.make(ENV, n_users=60, n_services=4, reference_restarts=0), Uniform(), 0)
+    free = gym.make(ENV, n_users=60, n_services=4, reference_restarts=2)
+    for user in range(4):  # stepping outside the runner: no metric, no solve
+        free.reset(seed=3) if user == 0 else None
+        free.step(user)
+    assert sorted(calls) == [2, 4]
+
+
+def test_excess_reports_subtract_each_users_floor_and_keep_the_scores():
+    kwargs = {"population": "linear", "dim": 3, "n_users": 30, "n_services": 4}
+    plain = run(gym.make(ENV, **kwargs), [0, 5, 9, 20])
+    excess = run(gym.make(ENV, report="excess", **kwargs), [0, 5, 9, 20])
+    floor = excess[-1][4]["world"].minimum_loss()
+    assert floor.min() > 0
+    for a, b in zip(plain[1:], excess[1:], strict=True):
+        assert_same(a[4]["total_loss"], b[4]["total_loss"])
+        np.testing.assert_allclose(b[3]["feedback"]["losses"], a[3]["feedback"]["losses"] - floor)
+        assert b[3]["feedback"]["losses"].min() >= 0
+    assert sum(s[1] for s in excess[1:]) == pytest.approx(-excess[-1][4]["excess_loss"])
 
 
 # The generic suite's checks on hidden groups: the reset observation is then all
@@ -265,7 +306,7 @@ def test_census_population_is_adults_sex_race_occupation_cells():
 
 
 def test_per_subpopulation_matrices_give_the_same_losses_in_blocks_as_in_one_pass():
-    from osfb_gym.core import service_losses
+    from osfb_gym.envs import services_world as service_losses
 
     world = draw_linear(300, 3, 8, 4, 2, 0.5, np.random.default_rng(2))
     theta = world.preferences[5]
@@ -334,3 +375,10 @@ def test_movielens_population_passes_the_generic_checks(tmp_path):
     assert env.unwrapped._world is None and env.observation_space["losses"].shape == (4,)
     with pytest.raises(ValueError, match="n_clusters"):
         gym.make(ENV, population="movielens", data_home=home, n_clusters=3)
+
+
+def test_the_old_core_path_still_exports_the_world_and_the_solver():
+    from osfb_gym.core import service_losses
+
+    assert service_losses.Population is Population
+    assert service_losses.reference_loss is reference_loss

@@ -1,16 +1,57 @@
-"""The AcQUIre reproduction: a tiny run through the CLI, and its statements."""
+"""The AcQUIre reproduction: a spec on the engine, a tiny run, its statements."""
 
 from __future__ import annotations
+
+import inspect
 
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.suites.bose import uniform_services_to_match
+from osfb_gym.bench.suites import bose, bose_report
+from osfb_gym.bench.suites.bose_report import match_per_seed, uniform_services_to_match
 from osfb_gym.cli import main
 
 
+def test_the_suite_is_a_spec_on_the_engine_and_reads_no_oracle():
+    spec = bose.sweep_spec(bose.BoseSuite(seeds=(0,)), found=set(), data_home=None)
+    assert spec.curve_stride == 1  # every k of the family's curves is stored
+    by_agent = {agent.name: set(agent.envs) for agent in spec.agents}
+    curves = {env.label for env in spec.envs if env.label.startswith("curves | ")}
+    fairness = {env.label for env in spec.envs if env.label.startswith("fairness | ")}
+    assert len(curves) == len(bose.SYNTHETIC) and len(fairness) == 1  # no data at hand
+    assert by_agent["FairAcQUIre"] == fairness and by_agent["MaxLossGreedy"] & fairness == set()
+    assert curves <= by_agent["AcQUIre"] and fairness <= by_agent["AcQUIre"]
+    reference = next(env.kwargs for env in spec.envs if env.label in curves)
+    assert reference["reference_ks"] == [5, 10, 20, 30] and reference["reference_restarts"] == 5
+    for module in (bose, bose_report):
+        source = inspect.getsource(module)
+        for reader in ('"oracle"', "OracleLog", "_world", "run_episode", "gym.Wrapper"):
+            assert reader not in source
+
+
+def test_a_tiny_run_gives_paired_curves_references_and_dynamics(tmp_path):
+    result = bose.run_bose(bose.BOSE_SUITES["bose-services"], tmp_path, seeds=(0,),
+                           max_services=3, progress=False,
+                           data_home=str(tmp_path / "no-data"))  # fmt: skip
+    curves = result.curves
+    assert set(curves["k"]) == {1, 2, 3} and set(curves["agent"]) == {
+        "AcQUIre",
+        "Uniform",
+        "Greedy",
+    }
+    # same world and agent seed, a uniform first pick for all three: the same first user
+    first = curves[curves["k"] == 1].groupby("setting")["total_loss"].nunique()
+    assert first.max() == 1
+    assert set(result.references["k"]) == {1}
+    joined = curves.merge(result.references, on=["setting", "seed", "k"])
+    assert (joined["total_loss"] >= joined["reference_loss"] * (1 - 1e-6)).mean() > 0.9
+    dyn = result.dynamics
+    assert (dyn["after_dynamics"] <= dyn["after_initialisation"] * (1 + 1e-9)).all()
+    assert "## Fairness" in result.report and (tmp_path / "total_loss.png").exists()
+
+
 @pytest.mark.slow
-def test_cli_runs_a_tiny_reproduction_and_writes_tables_and_plot(tmp_path, capsys, monkeypatch):
+def test_cli_runs_a_tiny_reproduction_under_the_old_name_too(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("OSFB_DATA", raising=False)  # no MovieLens: the synthetic settings
     (tmp_path / "no-data").mkdir()
     argv = ["run", "dean-services", "--seeds", "2", "--horizon", "5", "--out", str(tmp_path),
@@ -20,61 +61,27 @@ def test_cli_runs_a_tiny_reproduction_and_writes_tables_and_plot(tmp_path, capsy
     assert "## Total loss against k" in printed and "## Learning dynamics" in printed
     curves = pd.read_csv(tmp_path / "curves.csv")
     assert set(curves["k"]) == set(range(1, 6)) and set(curves["seed"]) == {0, 1}
-    assert set(curves["agent"]) == {"AcQUIre", "Uniform", "Greedy"}
-    # same world, same agent seed, and a uniform first pick for all three: the same first
-    # user, so the curves are paired from k = 1 on; they part afterwards
-    first = curves[curves["k"] == 1].groupby(["setting", "seed"])["total_loss"].nunique()
     last = curves[curves["k"] == 5].groupby(["setting", "seed"])["total_loss"].nunique()
-    assert first.max() == 1 and last.min() > 1
-    references = pd.read_csv(tmp_path / "references.csv")
-    assert set(references["k"]) == {5}
-    joined = curves.merge(references, on=["setting", "seed", "k"])
-    assert (joined["total_loss"] >= joined["reference_loss"] * (1 - 1e-6)).mean() > 0.9
-    dynamics = pd.read_csv(tmp_path / "dynamics.csv")
-    assert (dynamics["after_dynamics"] <= dynamics["after_initialisation"] * (1 + 1e-9)).all()
-    assert (tmp_path / "total_loss.png").read_bytes()[:4] == b"\x89PNG"
-    assert (tmp_path / "report.md").read_text().startswith("# osfb-bench dean-services")
+    assert last.min() > 1
+    assert (tmp_path / "report.md").read_text().startswith("# osfb-bench bose-services")
 
 
 def test_uniform_match_reports_more_than_the_range_when_never_matched():
     frame = pd.DataFrame({"setting": "s", "seed": 0, "agent": ["AcQUIre"] * 2 + ["Uniform"] * 2,
                           "k": [1, 2] * 2, "total_loss": [5.0, 1.0, 5.0, 4.0]})  # fmt: skip
     assert uniform_services_to_match(frame, k=2)["uniform_services"].tolist() == ["> 2"]
+    per_seed = match_per_seed(frame.rename(columns={"total_loss": "excess_loss"}), k=2)
+    assert per_seed["censored"].tolist() == [1] and per_seed["median"].tolist() == [3.0]
 
 
 @pytest.mark.slow
-def test_movielens_runs_when_its_ratings_are_found(tmp_path):
-    from osfb_gym.bench.suites.bose import DEAN_SUITES, run_dean
+def test_movielens_runs_when_its_ratings_are_found_and_reports_excess(tmp_path):
     from tests.osfb_gym.envs.test_services import write_ratings
 
     home = write_ratings(tmp_path / "data", users=260, movies=80)
-    result = run_dean(DEAN_SUITES["dean-services"], tmp_path / "out", seeds=[0], data_home=home,
-                      max_services=3, progress=False)  # fmt: skip
-    assert "MovieLens 10M (200 subpopulations, 50 movies)" in set(result.curves["setting"])
+    result = bose.run_bose(bose.BOSE_SUITES["bose-services"], tmp_path / "out", seeds=(0,),
+                           data_home=home, max_services=3, progress=False)  # fmt: skip
+    assert bose.MOVIELENS.label in set(result.curves["setting"])
+    assert bose.MOVIELENS.env_kwargs["report"] == "excess"  # the paper's Eq. 4
     movielens = result.curves[result.curves["setting"].str.startswith("MovieLens")]
     assert len(movielens) == 3 * 3 and (movielens["excess_loss"] >= 0).all()
-
-
-@pytest.mark.slow
-def test_resume_runs_only_the_cells_a_killed_run_did_not_finish(tmp_path, monkeypatch):
-    from osfb_gym.bench.store import ResultStore
-    from osfb_gym.bench.suites import bose as dean
-
-    monkeypatch.delenv("OSFB_DATA", raising=False)  # the synthetic settings only
-    options = dict(seeds=[0, 1], max_services=3, progress=False, data_home=str(tmp_path / "none"))
-    first = dean.run_dean(dean.DEAN_SUITES["dean-services"], tmp_path, **options)
-    store = ResultStore(tmp_path)
-    cells = sorted(store.cells.glob("*.json"))
-    assert len(cells) == 2 * (2 * len(dean.SYNTHETIC) + 1)  # curves, dynamics; one fair setting
-    lost = cells[::5]
-    for path in lost:  # as if the run had been killed before these cells finished
-        path.unlink()
-    calls = []
-    run_cell = dean.run_cell
-    monkeypatch.setattr(dean, "run_cell", lambda *a: calls.append(a[:3]) or run_cell(*a))
-    again = dean.run_dean(dean.DEAN_SUITES["dean-services"], tmp_path, resume=True, **options)
-    assert len(calls) == len(lost)
-    pd.testing.assert_frame_equal(again.curves, first.curves)
-    pd.testing.assert_frame_equal(again.references, first.references)
-    pd.testing.assert_frame_equal(again.fairness, first.fairness)
-    pd.testing.assert_frame_equal(again.dynamics, first.dynamics)
