@@ -21,6 +21,7 @@ def reject_loss(z, rho, d):
     decisions = np.where(z > rho, PREDICT_POSITIVE, np.where(z < -rho, PREDICT_NEGATIVE, REJECT))
     return np.array([decision_loss(int(a), 1, d) for a in decisions])
 
+
 RNG = np.random.default_rng(0)
 Z = RNG.uniform(-5, 5, 400)
 RHO = RNG.uniform(0, 3, 400)
