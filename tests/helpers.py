@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,9 @@ def assert_same(a: Any, b: Any, path: str = "") -> None:
         assert np.asarray(a).dtype == np.asarray(b).dtype, f"{path}: dtypes differ"
     elif isinstance(a, float) and np.isnan(a):
         assert isinstance(b, float) and np.isnan(b), f"{path}: {a!r} != {b!r}"
+    elif isinstance(a, functools.partial):  # equal when the function and its arguments are
+        assert isinstance(b, functools.partial) and a.func is b.func, f"{path}: {a!r} != {b!r}"
+        assert_same((a.args, a.keywords), (b.args, b.keywords), path)
     else:
         assert a == b, f"{path}: {a!r} != {b!r}"
 
