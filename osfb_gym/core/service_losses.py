@@ -1,12 +1,12 @@
 """Moved to the services family: re-exports for old imports.
 
-The services world is :mod:`osfb_gym.envs.services_world`, its reference
-solver :mod:`osfb_gym.envs.services_reference` (the family's, not the
+The services world is :mod:`osfb_gym.envs.services.world`, its reference
+solver :mod:`osfb_gym.envs.services.reference` (the family's, not the
 contract).
 """
 
-from osfb_gym.envs.services_reference import d2_seeding, reference_loss
-from osfb_gym.envs.services_world import (
+from osfb_gym.envs.services.reference import d2_seeding, reference_loss
+from osfb_gym.envs.services.world import (
     FAMILIES,
     GATHER_BLOCK,
     HUBER_IRLS_STEPS,

@@ -68,7 +68,7 @@ def test_rl_env_passes_sb3s_checker_without_the_oracle(env_id, kwargs, discrete)
 
 def test_a_hidden_oracle_env_solves_no_reference(monkeypatch):
     # the services' reference optimum belongs to the metrics: stepping never solves it
-    from osfb_gym.envs import services_reference
+    from osfb_gym.envs.services import reference as services_reference
 
     monkeypatch.setattr(services_reference, "reference_loss", lambda *a, **k: 1 / 0)
     env = rl_env("MultiServiceChoice-v0", n_users=30, n_services=3)

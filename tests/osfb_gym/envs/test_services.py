@@ -13,10 +13,10 @@ from hypothesis.extra.numpy import arrays
 
 import osfb_gym  # noqa: F401
 from osfb_gym.core.channels import strip_oracle
-from osfb_gym.envs._services_populations import draw_clusters, draw_linear, random_spd
-from osfb_gym.envs.services_metrics import ServiceMetrics
-from osfb_gym.envs.services_reference import reference_loss
-from osfb_gym.envs.services_world import FAMILIES, Population, choose, learning_dynamics
+from osfb_gym.envs.services.populations import draw_clusters, draw_linear, random_spd
+from osfb_gym.envs.services.metrics import ServiceMetrics
+from osfb_gym.envs.services.reference import reference_loss
+from osfb_gym.envs.services.world import FAMILIES, Population, choose, learning_dynamics
 from tests.helpers import assert_same, differs
 from tests.osfb_gym.envs import test_generic as generic
 from tests.osfb_gym.envs.cases import DATA_HOME
@@ -53,7 +53,7 @@ def test_linear_subpopulation_loss_is_its_empirical_squared_error_minimised_by_o
     rng = np.random.default_rng(1)
     X = rng.standard_normal((20, 3))
     y = X @ np.array([1.0, -2.0, 0.5]) + 0.1 * rng.standard_normal(20)
-    from osfb_gym.envs._services_populations import linear_population
+    from osfb_gym.envs.services.populations import linear_population
 
     sub = linear_population(X, y, np.zeros(20, dtype=int), np.zeros(1, dtype=int))
     theta = np.array([0.3, 0.1, -1.0])
@@ -227,7 +227,7 @@ def test_oracle_reports_groups_fairness_and_the_reference_ratio():
 
 def test_the_reference_is_solved_once_per_world_and_only_when_a_metric_asks(monkeypatch):
     from agents.services import Uniform
-    from osfb_gym.envs import services_reference
+    from osfb_gym.envs.services import reference as services_reference
     from osfb_gym.runner import run_episode
 
     calls = []
@@ -306,7 +306,7 @@ def test_census_population_is_adults_sex_race_occupation_cells():
 
 
 def test_per_subpopulation_matrices_give_the_same_losses_in_blocks_as_in_one_pass():
-    from osfb_gym.envs import services_world as service_losses
+    from osfb_gym.envs.services import world as service_losses
 
     world = draw_linear(300, 3, 8, 4, 2, 0.5, np.random.default_rng(2))
     theta = world.preferences[5]
@@ -344,7 +344,7 @@ def write_ratings(root: Path, users: int = 60, movies: int = 30, seed: int = 0) 
 
 def test_movielens_subpopulation_loss_is_its_mean_squared_error_on_the_top_movies(tmp_path):
     from osfb_gym.data import load
-    from osfb_gym.envs._services_populations import movielens_population
+    from osfb_gym.envs.services.populations import movielens_population
 
     home = write_ratings(tmp_path)
     world = movielens_population("movielens", home, 5, 1, prior=1.0, n_components=3)

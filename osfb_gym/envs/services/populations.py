@@ -1,6 +1,6 @@
 """User populations of MultiServiceChoice: synthetic clusters, linear predictors, census-like.
 
-Each builder returns a :class:`~osfb_gym.envs.services_world.Population`
+Each builder returns a :class:`~osfb_gym.envs.services.world.Population`
 drawn from the generator it is given (the world's), so a world is fixed by
 its seed alone.
 """
@@ -13,7 +13,7 @@ from typing import cast
 
 import numpy as np
 
-from osfb_gym.envs.services_world import Population
+from osfb_gym.envs.services.world import Population
 
 CENTRE_SPREAD = 4.0  # cluster centres ~ N(0, 4^2 I)
 SPREAD_RANGE = (0.3, 1.0)  # within-cluster standard deviation, per cluster

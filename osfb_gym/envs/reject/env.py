@@ -1,9 +1,9 @@
 """RejectOption: classify, reject, and pay to see a label; unseen losses are settled at the end.
 
 The env (:class:`RejectOptionEnv`); its synthetic worlds are in
-:mod:`osfb_gym.envs.reject_world`, the dataset mode in
-:mod:`osfb_gym.envs.reject_data`, ``L_d`` and the metrics in
-:mod:`osfb_gym.envs.reject_metrics`. Every public name of those is
+:mod:`osfb_gym.envs.reject.world`, the dataset mode in
+:mod:`osfb_gym.envs.reject.data`, ``L_d`` and the metrics in
+:mod:`osfb_gym.envs.reject.metrics`. Every public name of those is
 importable from here too.
 """
 
@@ -26,8 +26,8 @@ from osfb_gym.core.validation import (
 )
 from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render, stream_image
 from osfb_gym.envs._stream import DatasetStream
-from osfb_gym.envs.reject_data import DEFAULT_HORIZON, draw_order, open_dataset
-from osfb_gym.envs.reject_metrics import (
+from osfb_gym.envs.reject.data import DEFAULT_HORIZON, draw_order, open_dataset
+from osfb_gym.envs.reject.metrics import (
     DECISION_LABEL,
     PREDICT_NEGATIVE,
     PREDICT_POSITIVE,
@@ -36,7 +36,7 @@ from osfb_gym.envs.reject_metrics import (
     check_action,
     decision_loss,
 )
-from osfb_gym.envs.reject_world import (
+from osfb_gym.envs.reject.world import (
     CHUNK,
     DEFAULT_DIM,
     DEFAULT_SEPARATION,

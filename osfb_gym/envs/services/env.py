@@ -14,15 +14,15 @@ from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import check_choice, check_float, check_int
 from osfb_gym.envs._render import RENDER_MODES, check_render
-from osfb_gym.envs._services_populations import (
+from osfb_gym.envs.services.metrics import ServiceMetrics
+from osfb_gym.envs.services.populations import (
     CENSUS_GROUPINGS,
     census_population,
     draw_clusters,
     draw_linear,
     movielens_population,
 )
-from osfb_gym.envs.services_metrics import ServiceMetrics
-from osfb_gym.envs.services_world import FAMILIES, Population, group_losses, learning_dynamics
+from osfb_gym.envs.services.world import FAMILIES, Population, group_losses, learning_dynamics
 
 __all__ = ["MultiServiceChoiceEnv", "ServiceMetrics"]
 
@@ -120,7 +120,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     The env computes no reference optimum: its metrics do, and only when
     asked (``reference_restarts > 0``, the default 10), from the world of
     the last step's oracle, once per world and process
-    (:mod:`osfb_gym.envs.services_metrics`): ``reference_loss`` and
+    (:mod:`osfb_gym.envs.services.metrics`): ``reference_loss`` and
     ``approximation_ratio`` in the runner's metrics, or, with
     ``reference_ks``, ``reference_loss_k{k}`` and ``approximation_ratio_k{k}``
     for each ``k``. The reference loss is the best total loss that
@@ -185,7 +185,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     their other ratings, a service predicts a rating for each of the
     ``dim`` most-rated movies (default 50), a subpopulation's loss is its
     mean squared error on its ratings of them (see
-    ``osfb_gym.envs._services_populations.movielens_population``).
+    ``osfb_gym.envs.services.populations.movielens_population``).
 
     Groups are revealed by default, as demographics a provider records;
     the paper's AcQUIre ignores them, Fair AcQUIre needs them. With
@@ -587,7 +587,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         if self.render_mode == "ansi":
             return self._last_line
         if self.render_mode == "rgb_array":
-            from osfb_gym.envs._services_render import services_frame
+            from osfb_gym.envs.services.render import services_frame
 
             truth = None
             if self.render_truth and self._world is not None and self.service_dim >= 2:

@@ -5,7 +5,7 @@ see it). Besides the episode's summary they keep the per-step curves a
 report draws (total and excess loss, the fairness objective and each
 group's average loss after each service), and, only when they are made to
 ask for it, the reference optimum from the hidden world the last step's
-oracle carries (:func:`~osfb_gym.envs.services_reference.cached_reference_loss`,
+oracle carries (:func:`~osfb_gym.envs.services.reference.cached_reference_loss`,
 one solve per world).
 """
 
@@ -84,7 +84,7 @@ class ServiceMetrics(EpisodeMetrics):
         return curves
 
     def _references(self, world: Any) -> dict[str, float]:
-        from osfb_gym.envs.services_reference import cached_reference_loss
+        from osfb_gym.envs.services.reference import cached_reference_loss
 
         out: dict[str, float] = {}
         k_final = int(np.asarray(self.last["services"]).shape[0])

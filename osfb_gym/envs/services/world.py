@@ -28,7 +28,7 @@ elsewhere. Cosine preferences live on the unit sphere, where that family
 has its unique minimiser.
 
 The evaluator's reference optimum (Lloyd-style alternating minimisation
-from seeded restarts) lives in :mod:`osfb_gym.envs.services_reference`,
+from seeded restarts) lives in :mod:`osfb_gym.envs.services.reference`,
 beside the metrics that ask for it; agents never import either module:
 they see reported losses only. (This module was
 ``osfb_gym.core.service_losses``, which still re-exports it.)

@@ -1,7 +1,7 @@
 """The evaluator's reference optimum of MultiServiceChoice, computed once per world.
 
 Not part of the env: an acquisition step never needs it. The episode
-metrics (:class:`~osfb_gym.envs.services_metrics.ServiceMetrics`) ask for
+metrics (:class:`~osfb_gym.envs.services.metrics.ServiceMetrics`) ask for
 it when they are made with ``reference_restarts > 0`` and read the hidden
 world from the last step's oracle; :func:`cached_reference_loss` then
 solves each (world, k, restarts) once per process, so the episodes of
@@ -17,7 +17,7 @@ from collections import OrderedDict
 import numpy as np
 
 from osfb_gym.core.validation import check_int
-from osfb_gym.envs.services_world import Population, learning_dynamics
+from osfb_gym.envs.services.world import Population, learning_dynamics
 
 #: reference solves kept per process (a float each)
 CACHE_SIZE = 4096

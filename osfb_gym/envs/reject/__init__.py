@@ -1,0 +1,51 @@
+"""RejectOption-v0 (Shah and Manwani 2020), one module per concern.
+
+- :mod:`~osfb_gym.envs.reject.data`
+- :mod:`~osfb_gym.envs.reject.env`
+- :mod:`~osfb_gym.envs.reject.metrics`
+- :mod:`~osfb_gym.envs.reject.world`
+
+Every public name is importable from ``osfb_gym.envs.reject`` as before.
+"""
+
+from osfb_gym.envs.reject.env import (
+    CHUNK,
+    DECISION_LABEL,
+    DEFAULT_DIM,
+    DEFAULT_HORIZON,
+    DEFAULT_SEPARATION,
+    FEATURE_BOUND,
+    MAX_SEPARATION,
+    PREDICT_NEGATIVE,
+    PREDICT_POSITIVE,
+    REJECT,
+    SCENARIOS,
+    RejectMetrics,
+    RejectOptionEnv,
+    SyntheticWorld,
+    check_action,
+    chow_risk,
+    decision_loss,
+    draw_world,
+)
+
+__all__ = [
+    "CHUNK",
+    "DECISION_LABEL",
+    "DEFAULT_DIM",
+    "DEFAULT_HORIZON",
+    "DEFAULT_SEPARATION",
+    "FEATURE_BOUND",
+    "MAX_SEPARATION",
+    "PREDICT_NEGATIVE",
+    "PREDICT_POSITIVE",
+    "REJECT",
+    "SCENARIOS",
+    "RejectMetrics",
+    "RejectOptionEnv",
+    "SyntheticWorld",
+    "check_action",
+    "chow_risk",
+    "decision_loss",
+    "draw_world",
+]

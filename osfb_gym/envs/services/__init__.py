@@ -1,0 +1,21 @@
+"""MultiServiceChoice-v0 (Bose et al., AcQUIre), one module per concern.
+
+- :mod:`~osfb_gym.envs.services.env`
+- :mod:`~osfb_gym.envs.services.metrics`
+- :mod:`~osfb_gym.envs.services.populations`
+- :mod:`~osfb_gym.envs.services.reference`
+- :mod:`~osfb_gym.envs.services.render`
+- :mod:`~osfb_gym.envs.services.world`
+
+Every public name is importable from ``osfb_gym.envs.services`` as before.
+"""
+
+from osfb_gym.envs.services.env import (
+    MultiServiceChoiceEnv,
+    ServiceMetrics,
+)
+
+__all__ = [
+    "MultiServiceChoiceEnv",
+    "ServiceMetrics",
+]
