@@ -12,7 +12,7 @@ it). Also printed: each env's CPU time per step inside training as a
 multiple of CartPole's, measured in the same run. Target (issue 18): env
 share <= 5% on every family.
 
-Run: ``python benchmarks/rl_profile.py [--steps 8192] [--json out.json]``
+Run: ``python benchmarks/rl_profile.py [--steps 8192] [--only ID,ID] [--json out.json]``
 """
 
 from __future__ import annotations
@@ -97,10 +97,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=8192, help="env steps of each training run")
     parser.add_argument("--json", default=None, help="also write the results here")
+    parser.add_argument("--only", default=None, help="comma-separated env ids (default: all)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     rows = []
-    for env_id in ["CartPole-v1", *(entry.id for entry in ENVS)]:
+    ids = [entry.id for entry in ENVS] if args.only is None else args.only.split(",")
+    for env_id in ["CartPole-v1", *ids]:
         gym.make(env_id).close()  # import and build once, outside the timings
         rows.append(profile(env_id, args.steps))
     cartpole = rows[0]["env_us_per_step"]

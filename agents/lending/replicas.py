@@ -20,6 +20,7 @@ metrics (tested against :func:`osfb_gym.runner.run_episode`).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,7 +46,7 @@ _BLOCK = 512  # decisions whose uniforms are drawn at once per agent
 
 # The agents whose learning SharedRLS reproduces, with every hyperparameter it
 # knows: an agent of another class, or with a parameter not listed here (an
-# option added later), learns on its own, through its own update.
+# option added later) set away from its default, learns on its own.
 _SHARED_PARAMS: dict[type[CutoffAgent], frozenset[str]] = {
     Greedy: frozenset({"l2", "solver"}),
     **{
@@ -61,13 +62,19 @@ _SHARED_PARAMS: dict[type[CutoffAgent], frozenset[str]] = {
 def shares_state(agent: CutoffAgent) -> bool:
     """Whether ``agent`` (reset) can learn in :class:`~agents.lending._shared_rls.SharedRLS`.
 
-    Linear, incremental fits of the grid's agents with parameters SharedRLS
-    knows; Adaptive with a constant ``rho`` and no projection.
+    Linear, incremental fits of the grid's agents, every hyperparameter one
+    SharedRLS knows or at its default; Adaptive with a constant ``rho`` and
+    no projection.
     """
     cls = type(agent)
     known = _SHARED_PARAMS.get(cls)
-    if known is None or not set(agent.get_params()) <= known:
+    if known is None:
         return False
+    defaults = inspect.signature(cls.__init__).parameters
+    for name, value in agent.get_params().items():
+        # an option added later is fine at its default (today's behaviour), nowhere else
+        if name not in known and (name not in defaults or value != defaults[name].default):
+            return False
     if agent.solver != "incremental" or agent.link_.name != "linear":
         return False
     if type(agent.model_) is not GLMEstimator or not agent.model_._rls:

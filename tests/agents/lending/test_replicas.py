@@ -172,6 +172,17 @@ def test_agents_the_shared_path_does_not_know_learn_on_their_own():
     run_vector_episode(envs, replicas, seed=0)
     assert replicas.shared_agents_.tolist() == [0]
     assert not any(shares_state(agent) for agent in agents[1:])
+    # an option the shared path does not know is fine at its default, not elsewhere
+    import agents.lending.replicas as module
+
+    module._SHARED_PARAMS[GreedyWithOption] = module._SHARED_PARAMS[Greedy]
+    try:
+        replicas = CutoffReplicas([GreedyWithOption(), GreedyWithOption(option=1)])
+        envs = gym.make_vec(ID, num_envs=2, horizon=5, link="linear", lockstep=True)
+        run_vector_episode(envs, replicas, seed=0)
+        assert replicas.shared_agents_.tolist() == [0]
+    finally:
+        del module._SHARED_PARAMS[GreedyWithOption]
     logistic = gym.make_vec(ID, num_envs=2, horizon=20, link="logistic", lockstep=True)
     replicas = CutoffReplicas([Greedy(), Greedy()])
     run_vector_episode(logistic, replicas, seed=0)
