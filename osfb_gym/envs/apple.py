@@ -458,6 +458,7 @@ class AppleTastingEnv(FeedbackEnv):
     | ``dataset``       | None          | a name ``osfb_gym.data.load`` knows, or a record |
     | ``data_home``     | None          | folder of the dataset files (default: ``OSFB_DATA``) |
     | ``topic``         | None ("earn") | ``"reuters_r8"``: the positive topic |
+    | ``encoding``      | None          | table categoricals: "onehot" (None) or "native" |
     | ``first_positive_first`` | None   | move the first positive to the front (datasets) |
     | ``render_mode``   | None          | "ansi" or "rgb_array" |
     | ``render_truth``  | False         | renders also show hidden labels and losses |
@@ -554,6 +555,7 @@ class AppleTastingEnv(FeedbackEnv):
         first_positive_first: bool | None = None,
         render_mode: str | None = None,
         render_truth: bool = False,
+        encoding: str | None = None,
     ) -> None:
         self.scenario = check_choice(scenario, "scenario", SCENARIOS)
         self.order = check_choice(order, "order", ORDERS)
@@ -583,6 +585,8 @@ class AppleTastingEnv(FeedbackEnv):
         if dataset is None:
             if topic is not None:
                 raise ValueError(f"topic applies to dataset='reuters_r8' only, got topic={topic!r}")
+            if encoding is not None:
+                raise ValueError(f"encoding applies to a dataset only, got encoding={encoding!r}")
             if first_positive_first is not None:
                 raise ValueError(
                     "first_positive_first applies to datasets only; a synthetic stream is "
@@ -616,8 +620,9 @@ class AppleTastingEnv(FeedbackEnv):
             self.positive_rate = None
             self.band = None
             self._data = load_stream(
-                dataset, data_home=data_home, dim=dim, topic=topic, setting="apple tasting"
-            )
+                dataset, data_home=data_home, dim=dim, topic=topic, setting="apple tasting",
+                encoding=encoding,
+            )  # fmt: skip
             self.feature_names = self._data.feature_names
             self.dim = self._data.X.shape[1]
             self.n_steps = self._data.n_rows

@@ -281,9 +281,15 @@ class DatasetWorld:
     binary: bool
 
 
-def build_dataset_world(data: Dataset, link: Link) -> DatasetWorld:
-    """Standardise ``data``, append the intercept column and fit ``beta*`` on all rows.
+#: how a dataset's columns are scaled before the intercept is appended
+SCALINGS = ("standard", "robust")
 
+
+def build_dataset_world(data: Dataset, link: Link, scaling: str = "standard") -> DatasetWorld:
+    """Scale ``data``, append the intercept column and fit ``beta*`` on all rows.
+
+    ``scaling="standard"``: mean 0, standard deviation 1; ``"robust"``:
+    median 0, interquartile range 1 (:meth:`~osfb_gym.data.Dataset.robust_scaled`).
     Features are rounded to ``float32`` before the fit, so ``beta*`` and
     ``mu`` are computed from exactly what the agent observes.
     """
@@ -292,7 +298,7 @@ def build_dataset_world(data: Dataset, link: Link) -> DatasetWorld:
             f"link='logistic' needs 0/1 outcomes, but dataset {data.name!r} has "
             f"task={data.task!r}; use link='linear'"
         )
-    standard = data.standardized().X
+    standard = data.robust_scaled().X if scaling == "robust" else data.standardized().X
     X = np.hstack([standard, np.ones((standard.shape[0], 1))]).astype(np.float32)
     X64 = X.astype(np.float64)
     y = np.array(data.y, dtype=np.float64)
@@ -311,23 +317,23 @@ def build_dataset_world(data: Dataset, link: Link) -> DatasetWorld:
     )
 
 
-_WORLD_CACHE: OrderedDict[tuple[int, str], tuple[Dataset, DatasetWorld]] = OrderedDict()
+_WORLD_CACHE: OrderedDict[tuple[int, str, str], tuple[Dataset, DatasetWorld]] = OrderedDict()
 _WORLD_CACHE_SIZE = 8
 
 
-def dataset_world(data: Dataset, link: Link) -> DatasetWorld:
-    """Return :func:`build_dataset_world` of ``data``, fitted once per record and link.
+def dataset_world(data: Dataset, link: Link, scaling: str = "standard") -> DatasetWorld:
+    """Return :func:`build_dataset_world` of ``data``, fitted once per record, link and scaling.
 
     ``load`` hands out the same record for the same name and folder, so
     every env built on it (a vector env, the generic tests, a sweep) shares
     one fit instead of repeating a logistic regression on 48,842 rows.
     """
-    key = (id(data), link.name)
+    key = (id(data), link.name, scaling)
     hit = _WORLD_CACHE.get(key)
     if hit is not None and hit[0] is data:
         _WORLD_CACHE.move_to_end(key)
         return hit[1]
-    world = build_dataset_world(data, link)
+    world = build_dataset_world(data, link, scaling)
     _WORLD_CACHE[key] = (data, world)  # the record is kept so its id is not reused
     while len(_WORLD_CACHE) > _WORLD_CACHE_SIZE:
         _WORLD_CACHE.popitem(last=False)
@@ -503,6 +509,8 @@ class OneSidedLendingEnv(FeedbackEnv):
     | ``data_home``     | None         | folder of the dataset files (default: ``OSFB_DATA``) |
     | ``render_mode``   | None         | "ansi" or "rgb_array" |
     | ``render_truth``  | False        | renders also show hidden truth (see Rendering) |
+    | ``encoding``      | None         | categoricals: "onehot" (None) or "native" (D) |
+    | ``scaling``       | "standard"   | "standard" or "robust" (median/IQR) (D) |
 
     Give at most one of ``cutoff`` and ``cutoff_quantile``; with neither,
     the cutoff is the 70% quantile of ``mu`` (the lender approves the best
@@ -526,7 +534,13 @@ class OneSidedLendingEnv(FeedbackEnv):
     marked (S) shape a synthetic world only; giving one a
     non-default value together with ``dataset`` raises ``ValueError``,
     ``world_seed`` included, since the data fix the world. An unknown
-    dataset name raises the loader's error.
+    dataset name raises the loader's error. Arguments marked (D) apply to a
+    dataset only: ``encoding`` is the loader's option (one 0/1 column per
+    category, or one integer-code column per categorical attribute; see
+    :func:`osfb_gym.data.tabular.encode`), for a dataset given by name;
+    ``scaling="robust"`` centres each column at its median and divides it
+    by its interquartile range, so a few outliers (EEG) do not squeeze the
+    bulk of a column towards 0 as they do a standard deviation.
 
     ## Rendering
     ``render_mode="ansi"`` returns a line about the last step,
@@ -623,6 +637,8 @@ class OneSidedLendingEnv(FeedbackEnv):
         data_home: str | None = None,
         render_mode: str | None = None,
         render_truth: bool = False,
+        encoding: str | None = None,
+        scaling: str = "standard",
     ) -> None:
         self.link = get_link(link)
         self.batch_size = check_int(batch_size, "batch_size", minimum=1)
@@ -642,7 +658,13 @@ class OneSidedLendingEnv(FeedbackEnv):
             high_inclusive=False,
         )
         check_data_home(data_home, dataset)
-        record = None if dataset is None else self._resolve_dataset(dataset, data_home)
+        self.scaling = check_choice(scaling, "scaling", SCALINGS)
+        if dataset is None and (encoding is not None or scaling != "standard"):
+            raise ValueError(
+                "encoding and scaling apply to a dataset only; a synthetic world draws "
+                f"standardised features, got encoding={encoding!r}, scaling={scaling!r}"
+            )
+        record = None if dataset is None else self._resolve_dataset(dataset, data_home, encoding)
         #: the dataset's name (a record's own name), None for a synthetic world
         self.dataset = None if record is None else record.name
         self.data_home = data_home
@@ -678,7 +700,7 @@ class OneSidedLendingEnv(FeedbackEnv):
                         f"data fix the features, outcomes and beta*, got {name}={value!r}"
                     )
             assert record is not None
-            self._data = dataset_world(record, self.link)
+            self._data = dataset_world(record, self.link, self.scaling)
             self.feature_names = self._data.feature_names
             self._stratify = self._data.binary
             self.dim = self._data.X.shape[1]
@@ -719,14 +741,20 @@ class OneSidedLendingEnv(FeedbackEnv):
 
     # ------------------------------------------------------------------ configuration
     @staticmethod
-    def _resolve_dataset(dataset: Any, data_home: str | None) -> Dataset:
+    def _resolve_dataset(dataset: Any, data_home: str | None, encoding: str | None) -> Dataset:
         """Return the tabular record of ``dataset``: a name loaded, or a record of one's own."""
         # imported here: the data layer pulls in scikit-learn and pandas, which a
         # synthetic world never needs
         from osfb_gym.data import Dataset, load
 
         if isinstance(dataset, str):
-            record = load(dataset, data_home=data_home)
+            options = {} if encoding is None else {"encoding": encoding}
+            record = load(dataset, data_home=data_home, **options)
+        elif encoding is not None:
+            raise ValueError(
+                "encoding applies to a dataset given by name (the loader encodes it); "
+                f"a record is already numeric, got encoding={encoding!r}"
+            )
         elif isinstance(dataset, Dataset):
             record = dataset
         else:

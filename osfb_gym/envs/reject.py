@@ -364,6 +364,7 @@ class RejectOptionEnv(FeedbackEnv):
     | ``dataset``    | None          | a name ``osfb_gym.data.load`` knows, or a record |
     | ``data_home``  | None          | folder of the dataset files |
     | ``topic``      | None          | ``"reuters_r8"``: the positive topic |
+    | ``encoding``   | None          | table categoricals: "onehot" (None) or "native" |
     | ``replacement``| False         | draw dataset rows independently (datasets only) |
     | ``render_mode``| None          | "ansi" or "rgb_array" |
     | ``render_truth``| False        | renders also show unasked labels and losses |
@@ -444,6 +445,7 @@ class RejectOptionEnv(FeedbackEnv):
         replacement: bool = False,
         render_mode: str | None = None,
         render_truth: bool = False,
+        encoding: str | None = None,
     ) -> None:
         self.d = check_rejection_cost(d)
         self.query_cost = check_float(query_cost, "query_cost", low=0.0)
@@ -469,7 +471,11 @@ class RejectOptionEnv(FeedbackEnv):
         self.feature_names: tuple[str, ...] | None = None
         self.separation: float | None
         if dataset is None:
-            for name, value in (("topic", topic), ("replacement", replacement or None)):
+            for name, value in (
+                ("topic", topic),
+                ("replacement", replacement or None),
+                ("encoding", encoding),
+            ):
                 if value is not None:
                     raise ValueError(f"{name} applies to datasets only, got {name}={value!r}")
             if separation is not None and self.scenario != "overlap":
@@ -508,8 +514,9 @@ class RejectOptionEnv(FeedbackEnv):
                     )
             self.separation = None
             self._data = load_stream(
-                dataset, data_home=data_home, dim=dim, topic=topic, setting="reject option"
-            )
+                dataset, data_home=data_home, dim=dim, topic=topic, setting="reject option",
+                encoding=encoding,
+            )  # fmt: skip
             self.feature_names = self._data.feature_names
             self.dim = self._data.dim
             if replacement:
