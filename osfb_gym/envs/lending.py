@@ -748,7 +748,7 @@ class OneSidedLendingEnv(FeedbackEnv):
         from osfb_gym.data import Dataset, load
 
         if isinstance(dataset, str):
-            options = {} if encoding is None else {"encoding": encoding}
+            options: dict[str, Any] = {} if encoding is None else {"encoding": encoding}
             record = load(dataset, data_home=data_home, **options)
         elif encoding is not None:
             raise ValueError(
