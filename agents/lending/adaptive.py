@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Integral, Interval, Real, StrOptions
-from agents.lending.base import FIT_CONSTRAINTS, CutoffAgent
+from agents.lending.base import PAPER_FIT_CONSTRAINTS, CutoffAgent
 from agents.lending.glm import project_estimate
 
 
@@ -144,7 +144,7 @@ class Adaptive(CutoffAgent):
     """
 
     _parameter_constraints: ClassVar[dict[str, Any]] = {
-        **FIT_CONSTRAINTS,
+        **PAPER_FIT_CONSTRAINTS,
         "rho": [Interval(Real, 0, None, closed="left"), StrOptions({"theory"})],
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "horizon": [Interval(Integral, 1, None, closed="left")],

@@ -24,8 +24,11 @@ OUTCOME_RANGE: dict[str, tuple[float, float]] = {
 FIT_CONSTRAINTS: dict[str, list[Any]] = {
     "l2": [Interval(Real, 0, None, closed="neither")],
     "solver": [StrOptions(set(SOLVERS))],
-    # options of the paper's fit (Greedy, the exploration baselines, Adaptive); their
-    # defaults keep the ridge l2 on every coordinate, in the fit and in A alike
+}
+# the options of the paper's fit (Greedy, the exploration baselines, Adaptive); their
+# defaults keep the ridge l2 on every coordinate, in the fit and in A alike
+PAPER_FIT_CONSTRAINTS: dict[str, list[Any]] = {
+    **FIT_CONSTRAINTS,
     "design_l2": [Interval(Real, 0, None, closed="neither"), None],
     "free_intercept": ["boolean"],
 }

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.base import Interval, Real
-from agents.lending.base import FIT_CONSTRAINTS, CutoffAgent
+from agents.lending.base import PAPER_FIT_CONSTRAINTS, CutoffAgent
 
 
 class _DecayingExploration(CutoffAgent):
@@ -29,7 +29,7 @@ class _DecayingExploration(CutoffAgent):
     alpha: float
     n_uniforms: ClassVar[int] = 0
     _parameter_constraints: ClassVar[dict[str, Any]] = {
-        **FIT_CONSTRAINTS,
+        **PAPER_FIT_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, closed="left")],
     }
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from agents.lending.base import CutoffAgent
+from typing import Any, ClassVar
+
+from agents.lending.base import PAPER_FIT_CONSTRAINTS, CutoffAgent
 
 
 class Greedy(CutoffAgent):
@@ -42,6 +44,8 @@ class Greedy(CutoffAgent):
     Heinrich Jiang, Qijia Jiang, Aldo Pacchiano. Learning the Truth From
     Only One Side of the Story. AISTATS 2021.
     """
+
+    _parameter_constraints: ClassVar[dict[str, Any]] = PAPER_FIT_CONSTRAINTS
 
     def __init__(
         self,
