@@ -658,3 +658,19 @@ def load(
     raise DatasetNotFoundError(
         sources.not_found_message(spec.name, spec.files, looked, destination, errors, download)
     )
+
+
+def available_datasets(
+    names: Sequence[str], data_home: str | None
+) -> tuple[list[str], dict[str, str]]:
+    """Split ``names`` into the loadable ones and ``{name: why not}`` for the rest."""
+    found: list[str] = []
+    missing: dict[str, str] = {}
+    for name in names:
+        try:
+            load(name, data_home=data_home)
+        except DatasetNotFoundError as error:
+            missing[name] = str(error).splitlines()[0]
+        else:
+            found.append(name)
+    return found, missing

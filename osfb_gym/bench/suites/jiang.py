@@ -37,7 +37,8 @@ from osfb_gym.bench.plots import plot_curves
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
 from osfb_gym.bench.tables import tuned
-from osfb_gym.data import DatasetNotFoundError, load
+from osfb_gym.data import load
+from osfb_gym.data.registry import available_datasets  # noqa: F401  (shah, sculley import it here)
 
 LENDING_DATASETS = ("adult", "bank", "compas", "crime", "german", "blood", "diabetes", "eeg",
                     "australian", "churn")  # fmt: skip
@@ -122,19 +123,6 @@ JIANG_SUITES = {
                                  "Jiang and Pacchiano (2021): logistic regression, batch size "
                                  "1000 (Adult, Bank, EEG) or 100."),
 }  # fmt: skip
-
-
-def available_datasets(names: Sequence[str], data_home: str | None) -> tuple[list[str], dict]:
-    """Split ``names`` into the loadable ones and ``{name: why not}`` for the rest."""
-    found, missing = [], {}
-    for name in names:
-        try:
-            load(name, data_home=data_home)
-        except DatasetNotFoundError as error:
-            missing[name] = str(error).splitlines()[0]
-        else:
-            found.append(name)
-    return found, missing
 
 
 @dataclass
