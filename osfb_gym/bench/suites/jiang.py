@@ -38,7 +38,7 @@ from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
 from osfb_gym.bench.tables import tuned
 from osfb_gym.data import load
-from osfb_gym.data.registry import available_datasets  # noqa: F401  (shah, sculley import it here)
+from osfb_gym.data.registry import available_datasets, get_spec  # noqa: F401 (shah, sculley)
 
 LENDING_DATASETS = ("adult", "bank", "compas", "crime", "german", "blood", "diabetes", "eeg",
                     "australian", "churn")  # fmt: skip
@@ -105,6 +105,8 @@ class JiangSuite:
             for cutoff in self.cutoffs:
                 kwargs = dict(dataset=dataset, link=self.link, cutoff_quantile=cutoff,
                               batch_size=self.batch_size(dataset), **fit["env"])  # fmt: skip
+                if "encoding" not in get_spec(dataset).options:  # bundled data: no codes
+                    kwargs.pop("encoding", None)
                 kwargs |= {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v}
                 envs.append(EnvSpec("OneSidedLending-v0", f"{dataset} {cutoff:.0%}", kwargs))
         agents = []
@@ -306,6 +308,8 @@ def write_report(
 def _data_note(name: str, data_home: str | None, suite: JiangSuite) -> str:
     """Rows and columns of a dataset as the suite's fit encodes it, against the paper's."""
     encoding = FITS[suite.fit]["env"].get("encoding", "onehot")
+    if "encoding" not in get_spec(name).options:
+        encoding = "onehot"  # bundled data: as shipped
     options = {"encoding": encoding} if encoding != "onehot" else {}
     meta = load(name, data_home=data_home, **options).metadata
     line = f"- {name}: {meta['rows']} rows x {meta['columns']} features ({encoding})"
