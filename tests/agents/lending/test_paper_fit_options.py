@@ -105,9 +105,10 @@ def test_options_keep_an_episode_identical_at_their_defaults():
                       per_applicant_A=False), seed=3,
     ).metrics  # fmt: skip
     assert base == same
-    assert run_episode(env, Margin(alpha=1.0, design_l2=1.0), seed=3).metrics == run_episode(
-        env, Margin(alpha=1.0), seed=3
-    ).metrics
+    assert (
+        run_episode(env, Margin(alpha=1.0, design_l2=1.0), seed=3).metrics
+        == run_episode(env, Margin(alpha=1.0), seed=3).metrics
+    )
 
 
 def test_cells_with_non_default_options_run_alone():

@@ -121,8 +121,9 @@ def test_table_command_joins_runs_of_grid_parts(tmp_path):
 
 @needs_data
 def test_tuned_curves_are_plotted(tmp_path):
-    result = run_jiang(JIANG_SUITES["jiang-linear"], tmp_path, datasets=["blood"], seeds=(0, 1),
-                       alphas=(0.25, 1.0), data_home=str(SHARED), horizon=60, progress=False)  # fmt: skip
+    options = dict(datasets=["blood"], seeds=(0, 1), alphas=(0.25, 1.0), data_home=str(SHARED),
+                   horizon=60, progress=False)  # fmt: skip
+    result = run_jiang(JIANG_SUITES["jiang-linear"], tmp_path, **options)
     assert "curve_t" not in pd.read_csv(result.files[0])  # results.csv: one number per episode
     plot = tmp_path / "average_loss-blood.png"
     assert plot in result.files and plot.read_bytes()[:4] == b"\x89PNG"
