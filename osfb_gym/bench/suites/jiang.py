@@ -219,11 +219,12 @@ def _table(rows: pd.DataFrame, best: pd.DataFrame, link: str) -> tuple[list[dict
     paper = published(link)
     table, wins = [], {"ours": 0, "held_out": 0, "paper": 0, "cells": 0}
     for (dataset, cutoff), part in rows.groupby(["dataset", "cutoff"], sort=False):
-        chosen = best[best["setting"] == part["setting"].iloc[0]]
-        means = chosen.groupby("method")["cumulative_loss"].mean()
+        setting = part["setting"].iloc[0]
+        means = best[best["setting"] == setting].groupby("method")["cumulative_loss"].mean()
         low, p_low = _lowest(part, None)
         report = part[part["seed"].isin(seeds[1::2])]
-        held, p_held = _lowest(report, held_choice) if len(report) else ("-", math.nan)
+        choice = held_choice[held_choice["setting"] == setting]  # this setting's own choice
+        held, p_held = _lowest(report, choice) if len(report) else ("-", math.nan)
         reference = paper.loc[(dataset, cutoff)] if (dataset, cutoff) in paper.index else None
         row = {"dataset": dataset, "cutoff": f"{cutoff:.0%}"}
         for method in (m for m in METHODS if m in means):
