@@ -129,3 +129,26 @@ def test_tuned_curves_are_plotted(tmp_path):
     assert plot in result.files and plot.read_bytes()[:4] == b"\x89PNG"
     assert "`average_loss-blood.png`" in (tmp_path / "table.md").read_text()
     assert result.tuned.loc[("blood", 0.5, "ours"), "alpha"] in (0.25, 1.0)
+
+
+def test_held_out_tuning_uses_each_settings_own_choice():
+    from osfb_gym.bench.suites.jiang import _table
+    from osfb_gym.bench.tables import tuned
+
+    rows = []
+    # A: alpha 1 wins on the tuning splits (0, 2) and loses on the reported ones (1, 3);
+    # B: alpha 2 wins everywhere. Pooled choices would let A report alpha 2.
+    losses = {("A", 1.0): [1, 9, 1, 9], ("A", 2.0): [9, 1, 9, 1],
+              ("B", 1.0): [9, 9, 9, 9], ("B", 2.0): [1, 1, 1, 1]}  # fmt: skip
+    for (setting, alpha), values in losses.items():
+        for seed, value in enumerate(values):
+            rows.append(dict(setting=setting, dataset=setting, cutoff=0.5, method="ours",
+                             agent="Adaptive", params=json.dumps({"rho": alpha}), seed=seed,
+                             cumulative_loss=float(value)))  # fmt: skip
+            if alpha == 1.0:
+                greedy = dict(method="greedy", agent="Greedy", params="{}", cumulative_loss=5.0)
+                rows.append(dict(setting=setting, dataset=setting, cutoff=0.5, seed=seed, **greedy))
+    frame = pd.DataFrame(rows)
+    table, wins = _table(frame, tuned(frame, "cumulative_loss"), "linear")
+    held = {row["dataset"]: row["held-out lowest (P)"].split()[0] for row in table}
+    assert held == {"A": "greedy", "B": "ours"} and wins["held_out"] == 1
