@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Integral, Interval, Real, StrOptions
-from agents.lending.base import FIT_CONSTRAINTS, CutoffAgent
+from agents.lending.base import PAPER_FIT_CONSTRAINTS, CutoffAgent
 from agents.lending.glm import project_estimate
 
 
@@ -105,6 +105,21 @@ class Adaptive(CutoffAgent):
     noise_scale
         ``phi``, the sub-Gaussian scale of the noise, in ``rho="theory"``;
         None takes 1 for the linear link and 1/2 (Bernoulli) for logistic.
+    design_l2, free_intercept
+        The paper's fit, as in :class:`~agents.lending.Greedy` (defaults:
+        the ridge ``l2`` everywhere, in the fit and in ``A``).
+    rho_schedule
+        ``"constant"`` (default): a numeric ``rho`` is the bonus scale at
+        every round. ``"sqrt_log_t"``: Algorithm 2's growth in the round
+        ``t``, ``rho_t = rho * sqrt(2 d log(1 + t))`` (``log(1 + t)`` as in
+        :func:`theory_rho`, so the first round has a bonus); ``rho`` then
+        stands for the constants Algorithm 2 multiplies it by.
+    per_applicant_A
+        Algorithm 2 adds each approved applicant's ``x x^T`` to ``A`` inside
+        the batch loop, so the width of applicant ``j`` counts the approvals
+        before it in the same batch. False (default): every applicant of a
+        batch gets the width from the ``A`` at the start of the batch. The
+        same with a batch of one.
 
     Attributes
     ----------
@@ -129,13 +144,15 @@ class Adaptive(CutoffAgent):
     """
 
     _parameter_constraints: ClassVar[dict[str, Any]] = {
-        **FIT_CONSTRAINTS,
+        **PAPER_FIT_CONSTRAINTS,
         "rho": [Interval(Real, 0, None, closed="left"), StrOptions({"theory"})],
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "horizon": [Interval(Integral, 1, None, closed="left")],
         "beta_bound": [Interval(Real, 0, None, closed="neither")],
         "noise_scale": [Interval(Real, 0, None, closed="left"), None],
         "project": ["boolean"],
+        "rho_schedule": [StrOptions({"constant", "sqrt_log_t"})],
+        "per_applicant_A": ["boolean"],
     }
 
     def __init__(
@@ -148,8 +165,16 @@ class Adaptive(CutoffAgent):
         noise_scale: float | None = None,
         project: bool = False,
         solver: str = "incremental",
+        design_l2: float | None = None,
+        free_intercept: bool = False,
+        rho_schedule: str = "constant",
+        per_applicant_A: bool = False,
     ) -> None:
         self.rho = rho
+        self.design_l2 = design_l2
+        self.free_intercept = free_intercept
+        self.rho_schedule = rho_schedule
+        self.per_applicant_A = per_applicant_A
         self.project = project
         self.solver = solver
         self.l2 = l2
@@ -208,4 +233,25 @@ class Adaptive(CutoffAgent):
         """Return the bonus ``rho_t * sqrt(x^T A^{-1} x)``."""
         if self.rho == "theory":
             self.rho_ = theory_rho(self.t_, **self.theory_constants_)
+        elif self.rho_schedule == "sqrt_log_t":
+            self.rho_ = float(self.rho) * math.sqrt(2.0 * self.model_.dim * math.log1p(self.t_))
+        if self.per_applicant_A and len(x) > 1:
+            return self._sequential_bonus(x)
         return self.rho_ * self.model_.widths(x)
+
+    def _sequential_bonus(self, x: np.ndarray) -> np.ndarray:
+        """Return the bonuses of Algorithm 2's inner loop: ``A`` grows by each approval.
+
+        A copy of ``A^{-1}`` takes the approved applicants' rank-one updates
+        (Sherman-Morrison); the model itself learns their outcomes in
+        :meth:`update`, so nothing is counted twice.
+        """
+        a_inv = self.model_.A_inv.copy()
+        margin = np.asarray(self.link_.mean(x @ self.beta_), dtype=float) - self.cutoff_
+        bonus = np.empty(len(x))
+        for j, row in enumerate(x):
+            u = a_inv @ row
+            bonus[j] = self.rho_ * math.sqrt(max(float(row @ u), 0.0))
+            if margin[j] + bonus[j] > 0:  # approved: the same test act() applies
+                a_inv -= np.outer(u, u) / (1.0 + float(row @ u))
+        return bonus

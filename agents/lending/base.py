@@ -25,6 +25,22 @@ FIT_CONSTRAINTS: dict[str, list[Any]] = {
     "l2": [Interval(Real, 0, None, closed="neither")],
     "solver": [StrOptions(set(SOLVERS))],
 }
+# the options of the paper's fit (Greedy, the exploration baselines, Adaptive); their
+# defaults keep the ridge l2 on every coordinate, in the fit and in A alike
+PAPER_FIT_CONSTRAINTS: dict[str, list[Any]] = {
+    **FIT_CONSTRAINTS,
+    "design_l2": [Interval(Real, 0, None, closed="neither"), None],
+    "free_intercept": ["boolean"],
+}
+
+#: hyperparameters whose non-default values a lockstep replica run does not honour: a cell
+#: that sets one runs as a single agent (:func:`osfb_gym.bench.executors.replica_groups`)
+SINGLE_AGENT_OPTIONS: dict[str, Any] = {
+    "design_l2": None,
+    "free_intercept": False,
+    "rho_schedule": "constant",
+    "per_applicant_A": False,
+}
 
 
 class CutoffAgent(Agent):
@@ -68,13 +84,28 @@ class CutoffAgent(Agent):
             raise ValueError(
                 f"{type(self).__name__} needs a (batch, features) observation space, got {shape}"
             )
-        self.model_ = GLMEstimator(self.link_, shape[1], self.l2, self.solver)
+        free_intercept = bool(getattr(self, "free_intercept", False))
+        self.model_ = GLMEstimator(
+            self.link_, shape[1], self.l2, self.solver,
+            design_l2=getattr(self, "design_l2", None), free_intercept=free_intercept,
+        )  # fmt: skip
         warm = feedback.get("warm_start")
+        if free_intercept:
+            self._check_intercept(warm)
         if warm is not None and len(warm["X"]):
             self.model_.add(warm["X"], warm["y"])
             self.model_.fit()
         self.beta_ = self.decision_beta()
         self.t_ = 0
+
+    def _check_intercept(self, warm: dict[str, Any] | None) -> None:
+        """Raise unless the warm start's last column is the intercept ``free_intercept`` names."""
+        if warm is None or not len(warm["X"]) or not np.all(np.asarray(warm["X"])[:, -1] == 1.0):
+            raise ValueError(
+                f"{type(self).__name__}(free_intercept=True) leaves the last feature out of the "
+                "ridge and needs it to be an intercept (all ones, as in a dataset-backed "
+                "OneSidedLending's warm start); this task's warm start has none"
+            )
 
     def _check_warm_start(self, feedback: dict[str, Any]) -> None:
         """Check the labelled warm-start sample of the reset feedback before anything fits it."""

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.base import Interval, Real
-from agents.lending.base import FIT_CONSTRAINTS, CutoffAgent
+from agents.lending.base import PAPER_FIT_CONSTRAINTS, CutoffAgent
 
 
 class _DecayingExploration(CutoffAgent):
@@ -29,14 +29,24 @@ class _DecayingExploration(CutoffAgent):
     alpha: float
     n_uniforms: ClassVar[int] = 0
     _parameter_constraints: ClassVar[dict[str, Any]] = {
-        **FIT_CONSTRAINTS,
+        **PAPER_FIT_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, alpha: float = 1.0, l2: float = 1.0, solver: str = "incremental") -> None:
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        l2: float = 1.0,
+        solver: str = "incremental",
+        design_l2: float | None = None,
+        free_intercept: bool = False,
+    ) -> None:
         self.alpha = alpha
         self.l2 = l2
         self.solver = solver
+        # the paper's fit: see agents.lending.greedy.Greedy (same options)
+        self.design_l2 = design_l2
+        self.free_intercept = free_intercept
 
     def _scale(self) -> float:
         return self.alpha / np.sqrt(self.t_)
@@ -63,6 +73,9 @@ class EpsilonGreedy(_DecayingExploration):
     solver
         ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
         (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
+    design_l2, free_intercept
+        The paper's fit, as in :class:`~agents.lending.Greedy` (defaults:
+        the ridge ``l2`` everywhere).
 
     Examples
     --------
@@ -104,6 +117,9 @@ class OneSidedEpsilonGreedy(_DecayingExploration):
     solver
         ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
         (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
+    design_l2, free_intercept
+        The paper's fit, as in :class:`~agents.lending.Greedy` (defaults:
+        the ridge ``l2`` everywhere).
 
     Examples
     --------
@@ -143,6 +159,9 @@ class Noise(_DecayingExploration):
     solver
         ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
         (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
+    design_l2, free_intercept
+        The paper's fit, as in :class:`~agents.lending.Greedy` (defaults:
+        the ridge ``l2`` everywhere).
 
     Examples
     --------
@@ -151,7 +170,7 @@ class Noise(_DecayingExploration):
     >>> Noise.support
     (-0.5, 0.5)
     >>> Noise(alpha=0.25, l2=2.0).get_params()
-    {'alpha': 0.25, 'l2': 2.0, 'solver': 'incremental'}
+    {'alpha': 0.25, 'design_l2': None, 'free_intercept': False, 'l2': 2.0, 'solver': 'incremental'}
 
     References
     ----------
@@ -182,6 +201,9 @@ class OneSidedNoise(Noise):
     solver
         ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
         (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
+    design_l2, free_intercept
+        The paper's fit, as in :class:`~agents.lending.Greedy` (defaults:
+        the ridge ``l2`` everywhere).
 
     Examples
     --------
@@ -214,6 +236,9 @@ class Margin(_DecayingExploration):
     solver
         ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
         (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
+    design_l2, free_intercept
+        The paper's fit, as in :class:`~agents.lending.Greedy` (defaults:
+        the ridge ``l2`` everywhere).
 
     Examples
     --------

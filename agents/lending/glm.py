@@ -41,16 +41,27 @@ from scipy.special import expit
 from osfb_gym.core.links import Link
 
 
-def logistic_objective(beta: np.ndarray, x: np.ndarray, y: np.ndarray, l2: float) -> float:
-    """Ridge-penalised negative log-likelihood, computed without overflow."""
+def logistic_objective(
+    beta: np.ndarray, x: np.ndarray, y: np.ndarray, l2: float | np.ndarray
+) -> float:
+    """Ridge-penalised negative log-likelihood, computed without overflow.
+
+    ``l2`` is one strength for every coordinate or one per coordinate.
+    """
     z = x @ beta
-    return float(np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * l2 * beta @ beta)
+    penalty = 0.5 * l2 * beta @ beta if np.ndim(l2) == 0 else 0.5 * beta @ (l2 * beta)
+    return float(np.sum(np.logaddexp(0.0, z) - y * z) + penalty)
+
+
+def _ridge(l2: float | np.ndarray, dim: int) -> np.ndarray:
+    """Return ``l2 * I`` for one strength, ``diag(l2)`` for one per coordinate."""
+    return l2 * np.eye(dim) if np.ndim(l2) == 0 else np.diag(l2)
 
 
 def fit_logistic_newton(
     x: np.ndarray,
     y: np.ndarray,
-    l2: float,
+    l2: float | np.ndarray,
     beta0: np.ndarray | None = None,
     *,
     tol: float = 1e-10,
@@ -67,7 +78,7 @@ def fit_logistic_newton(
     for _ in range(max_iter):
         p = expit(x @ beta)
         gradient = x.T @ (p - y) + l2 * beta
-        hessian = (x * (p * (1.0 - p))[:, None]).T @ x + l2 * np.eye(dim)
+        hessian = (x * (p * (1.0 - p))[:, None]).T @ x + _ridge(l2, dim)
         step = np.linalg.solve(hessian, gradient)
         size = 1.0
         while True:
@@ -101,6 +112,13 @@ class GLMEstimator:
     refit_growth
         Incremental solver: refit exactly when the revealed data has grown
         by this fraction since the last exact fit.
+    design_l2
+        The ridge of ``A`` alone (Algorithm 2's ``A = sum x x^T`` plus only
+        what keeps it invertible); None: ``l2``, the fit's.
+    free_intercept
+        The last column is an intercept (all ones): the fit penalises it by
+        ``design_l2`` (the invertibility floor) instead of ``l2``, as
+        scikit-learn leaves its intercept unpenalised.
 
     Examples
     --------
@@ -124,6 +142,9 @@ class GLMEstimator:
         l2: float,
         solver: str = "incremental",
         refit_growth: float = 0.1,
+        *,
+        design_l2: float | None = None,
+        free_intercept: bool = False,
     ) -> None:
         if solver not in SOLVERS:
             raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
@@ -132,12 +153,19 @@ class GLMEstimator:
         self.l2 = l2
         self.solver = solver
         self.refit_growth = refit_growth
+        self.design_l2 = l2 if design_l2 is None else design_l2
+        # the fit's ridge: l2 for all (today's), or per coordinate when it differs from A's
+        self.penalty: float | np.ndarray = l2
+        if free_intercept and l2 != self.design_l2:
+            self.penalty = np.full(dim, float(l2))
+            self.penalty[-1] = self.design_l2
+        self._uniform = np.ndim(self.penalty) == 0 and self.penalty == self.design_l2
         # A itself is only read at refits (and by the theory constants), so the
         # rows revealed since it was last read are folded in then, as one product
-        self._A: np.ndarray = l2 * np.eye(dim)
+        self._A: np.ndarray = self.design_l2 * np.eye(dim)
         self._n_in_A = 0
-        self.A_inv: np.ndarray = np.eye(dim) / l2
-        self._rls = self.solver == "incremental" and link.name == "linear"
+        self.A_inv: np.ndarray = np.eye(dim) / self.design_l2
+        self._rls = self.solver == "incremental" and link.name == "linear" and self._uniform
         self.xty = np.zeros(dim)
         self.beta: np.ndarray = np.zeros(dim)
         self._rls_beta = self.beta
@@ -147,8 +175,10 @@ class GLMEstimator:
         self.max_norm = 0.0
         # Incremental logistic state: the sum of the examples' quadratic
         # expansions is 0.5 b^T H b + s^T b + const, minimised at -H^{-1} s.
-        self._H: np.ndarray = l2 * np.eye(dim)
+        self._H: np.ndarray = _ridge(self.penalty, dim)
         self._H_inv: np.ndarray = np.eye(dim) / l2
+        if np.ndim(self.penalty):
+            self._H_inv = np.linalg.inv(self._H)
         self._s = np.zeros(dim)
         self._n_fitted = 0
         self._n_at_refit = 0
@@ -221,7 +251,8 @@ class GLMEstimator:
         """Bring ``beta_hat`` up to date with everything revealed and return it."""
         if self.n == self._n_fitted:
             return self.beta
-        if self.solver == "exact":
+        if self.solver == "exact" or (self.link.name == "linear" and not self._rls):
+            # (a linear fit whose ridge differs from A's has no incremental form here)
             self._refit()
         elif self.n > (1.0 + self.refit_growth) * self._n_at_refit:
             self._refit()
@@ -236,8 +267,8 @@ class GLMEstimator:
     def _refit(self) -> None:
         """Solve exactly on all revealed data; restart the incremental state there."""
         if self.link.name == "linear":
-            self.beta = np.linalg.solve(self.A, self.xty)
-            if self.solver == "incremental":
+            self.beta = np.linalg.solve(self._linear_matrix(), self.xty)
+            if self._rls:
                 # shed the round-off of the Sherman-Morrison and gain steps
                 self.A_inv[...] = np.linalg.inv(self.A)
                 self._rls_beta = self.beta
@@ -245,9 +276,11 @@ class GLMEstimator:
             # warm-started at an estimate already close to the optimum, Newton
             # converges quadratically: two steps suffice between refits
             iterations = 100 if self.solver == "exact" else 2
-            self.beta = fit_logistic_newton(self.X, self.y, self.l2, self.beta, max_iter=iterations)
+            self.beta = fit_logistic_newton(
+                self.X, self.y, self.penalty, self.beta, max_iter=iterations
+            )
             if self.solver == "incremental":
-                self._H = self.l2 * np.eye(self.dim)
+                self._H = _ridge(self.penalty, self.dim)
                 self._s = np.zeros(self.dim)
                 self._H_inv = np.eye(self.dim) / self.l2
                 self._absorb(self.X, self.y, rank_one=False)
@@ -255,6 +288,12 @@ class GLMEstimator:
                 self.A_inv[...] = np.linalg.inv(self.A)
         self._n_at_refit = self.n
         self.n_refits += 1
+
+    def _linear_matrix(self) -> np.ndarray:
+        """``X^T X`` plus the fit's ridge: ``A`` itself unless the fit's ridge differs from A's."""
+        if self._uniform:
+            return self.A
+        return self.A + _ridge(self.penalty - self.design_l2, self.dim)
 
     def _absorb(self, x: np.ndarray, y: np.ndarray, *, rank_one: bool = True) -> None:
         """Add the quadratic expansions of the log-loss of ``(x, y)`` at ``beta``."""
@@ -277,11 +316,11 @@ class GLMEstimator:
         model, which is what it has without a pass over the data.
         """
         if self.link.name == "linear":
-            return self.A
+            return self._linear_matrix()
         if self.solver == "incremental":
             return self._H
         weights = np.asarray(self.link.derivative(self.X @ self.beta))
-        return (self.X * weights[:, None]).T @ self.X + self.l2 * np.eye(self.dim)
+        return (self.X * weights[:, None]).T @ self.X + _ridge(self.penalty, self.dim)
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Return ``mu(x . beta_hat)``."""

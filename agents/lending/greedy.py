@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from agents.lending.base import CutoffAgent
+from typing import Any, ClassVar
+
+from agents.lending.base import PAPER_FIT_CONSTRAINTS, CutoffAgent
 
 
 class Greedy(CutoffAgent):
@@ -23,6 +25,11 @@ class Greedy(CutoffAgent):
     solver
         ``"incremental"`` (``O(d^2)`` per revealed example) or ``"exact"``
         (refit on all revealed data every batch); see :mod:`agents.lending.glm`.
+    design_l2, free_intercept
+        The paper's fit (:class:`~agents.lending.glm.GLMEstimator`): the ridge
+        of ``A`` alone (None: ``l2``), and the last column (the intercept of a
+        dataset-backed env) penalised by ``design_l2`` only. Defaults: the
+        same ridge ``l2`` everywhere.
 
     Examples
     --------
@@ -38,6 +45,16 @@ class Greedy(CutoffAgent):
     Only One Side of the Story. AISTATS 2021.
     """
 
-    def __init__(self, l2: float = 1.0, solver: str = "incremental") -> None:
+    _parameter_constraints: ClassVar[dict[str, Any]] = PAPER_FIT_CONSTRAINTS
+
+    def __init__(
+        self,
+        l2: float = 1.0,
+        solver: str = "incremental",
+        design_l2: float | None = None,
+        free_intercept: bool = False,
+    ) -> None:
         self.l2 = l2
         self.solver = solver
+        self.design_l2 = design_l2
+        self.free_intercept = free_intercept

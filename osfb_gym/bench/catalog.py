@@ -120,9 +120,14 @@ def _alphas(text: str | None) -> tuple[float, ...] | None:
 def _jiang(name: str, out: Path, options: RunOptions) -> str:
     from osfb_gym.bench.suites.jiang import JIANG_SUITES, run_jiang
 
+    splits = _int(options, "splits")  # the paper's random splits are the seeds
+    if splits is not None and options.seeds is not None:
+        raise ValueError("give --seeds or --set splits=, not both (they are the same)")
     result = run_jiang(
-        JIANG_SUITES[name], out, datasets=_list(options, "datasets"), seeds=options.seed_list(),
-        alphas=_alphas(options.settings.get("alphas")), data_home=options.data_home,
+        JIANG_SUITES[name], out, datasets=_list(options, "datasets"),
+        seeds=options.seed_list() if splits is None else tuple(range(splits)),
+        alphas=_alphas(options.settings.get("alphas")), fit=options.settings.get("fit"),
+        data_home=options.data_home,
         horizon=options.horizon, workers=options.workers, progress=options.progress,
         resume=options.resume, executor=options.executor, address=options.address,
     )  # fmt: skip
@@ -216,9 +221,9 @@ SUITES: dict[str, Suite] = {
         Suite("quick", "every env family, its principled agents and PPO (the main job)",
               ("total_timesteps",), _quick),
         Suite("jiang-linear", "Jiang et al. 2021, Table 1 (linear link, real datasets)",
-              ("datasets", "alphas"), _jiang),
+              ("datasets", "alphas", "splits", "fit"), _jiang),
         Suite("jiang-logistic", "Jiang et al. 2021, Table 2 (logistic link, real datasets)",
-              ("datasets", "alphas"), _jiang),
+              ("datasets", "alphas", "splits", "fit"), _jiang),
         Suite("sculley-spam", "Sculley 2007, apple tasting on spam streams",
               ("datasets", "learners"), _sculley),
         Suite("sculley-reuters", "Sculley 2007, minority topics of Reuters R8",

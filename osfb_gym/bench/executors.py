@@ -154,9 +154,10 @@ def replica_groups(cells: Sequence[Cell]) -> list[list[Cell]]:
 
     Consecutive cells of lending agents (:class:`~agents.lending.base.CutoffAgent`)
     on the same ``OneSidedLending-v0`` setting and seed form a group; every
-    other cell is a group of its own.
+    other cell is a group of its own, and so is a cell that sets one of
+    :data:`agents.lending.base.SINGLE_AGENT_OPTIONS` to a non-default value.
     """
-    from agents.lending.base import CutoffAgent
+    from agents.lending.base import SINGLE_AGENT_OPTIONS, CutoffAgent
     from osfb_gym.bench.sweep import agent_classes
 
     classes = agent_classes()
@@ -165,6 +166,8 @@ def replica_groups(cells: Sequence[Cell]) -> list[list[Cell]]:
         agent = None if cell.runner is not None else classes.get(cell.agent)
         if cell.env_id != REPLICA_ENV or agent is None or not issubclass(agent, CutoffAgent):
             return None
+        if any(cell.params.get(k, v) != v for k, v in SINGLE_AGENT_OPTIONS.items()):
+            return None  # options the replica path does not promise to honour: run alone
         return repr((sorted(cell.env_kwargs.items()), cell.seed))
 
     groups: list[list[Cell]] = []

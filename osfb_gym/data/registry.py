@@ -133,6 +133,8 @@ def _files_at(
 def _table(table: tabular.Tabular, *, openml_id: int | None = None, **fields: Any) -> DatasetSpec:
     """Build the spec of a tabular dataset: its readers come from the ``Tabular`` row."""
     openml = None if openml_id is None else OpenML(openml_id, table.from_openml)
+    # every table takes ``encoding`` (tabular.ENCODINGS); one-hot stays the default
+    fields["options"] = {"encoding": "onehot", **fields.get("options", {})}
     return DatasetSpec(table.name, table.load, openml=openml, **fields)
 
 
@@ -602,9 +604,12 @@ def load(
         are fixed), and, failing that, the OpenML copy. With ``False``, a
         missing dataset raises at once.
     **options
-        Reader options of the dataset: ``quantile`` (crime, default 0.7),
-        ``propublica_filter`` (compas, default False), ``topic`` (reuters_r8,
-        default ``"earn"``). Others raise ``TypeError``.
+        Reader options of the dataset: ``encoding`` (every table read from
+        files: ``"onehot"``, the default, or ``"native"``, one integer-code
+        column per categorical attribute; see :func:`osfb_gym.data.tabular.encode`),
+        ``quantile`` (crime, default 0.7), ``propublica_filter`` (compas,
+        default False), ``topic`` (reuters_r8, default ``"earn"``). Others
+        raise ``TypeError``.
 
     Returns
     -------
@@ -653,3 +658,19 @@ def load(
     raise DatasetNotFoundError(
         sources.not_found_message(spec.name, spec.files, looked, destination, errors, download)
     )
+
+
+def available_datasets(
+    names: Sequence[str], data_home: str | None
+) -> tuple[list[str], dict[str, str]]:
+    """Split ``names`` into the loadable ones and ``{name: why not}`` for the rest."""
+    found: list[str] = []
+    missing: dict[str, str] = {}
+    for name in names:
+        try:
+            load(name, data_home=data_home)
+        except DatasetNotFoundError as error:
+            missing[name] = str(error).splitlines()[0]
+        else:
+            found.append(name)
+    return found, missing

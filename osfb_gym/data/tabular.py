@@ -30,6 +30,7 @@ values mapped back to the raw file's labels (as strings), so the same
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -95,18 +96,63 @@ def _as_numeric(series: pd.Series) -> pd.Series | None:
     return converted.astype(float)
 
 
+#: how categorical columns become numbers: one 0/1 column per value, or one code column
+ENCODINGS = ("onehot", "native")
+
+
+def native_codes(series: pd.Series, code: Callable[[str], float] | None = None) -> np.ndarray:
+    """Return one number per row for a categorical column: its integer code.
+
+    The file's own numbers where the values are numbers (Australian's
+    ``A4``, Churn's ``area_code``); else ``code(value)`` where the dataset
+    has a documented coding (German's ``A43`` is value 3 of attribute 4);
+    else the position of the value among the column's values in sorted
+    order (numbers numerically), as scikit-learn's ``OrdinalEncoder`` and
+    pandas' category codes number them; a missing value is the category
+    ``"?"``, numbered like the others.
+
+    Examples
+    --------
+    >>> native_codes(pd.Series(["b", "a", None, "b"])).tolist()
+    [2.0, 1.0, 0.0, 2.0]
+    >>> native_codes(pd.Series(["A43", "A410"]), lambda v: float(v[2:])).tolist()
+    [3.0, 10.0]
+    """
+    numeric = _as_numeric(series)
+    if numeric is not None and not numeric.isna().any():  # the file's own integer codes
+        return numeric.to_numpy(dtype=float)
+    labels = series.astype(object).where(series.notna(), MISSING_CATEGORY).astype(str)
+    if code is not None:
+        coded = np.array([code(value) for value in labels], dtype=float)
+        if not np.isnan(coded).any():
+            return coded
+    values = sorted(labels.unique(), key=_natural_key)
+    return pd.Categorical(labels, categories=values).codes.astype(float)
+
+
 def encode(
-    features: pd.DataFrame, categorical: Collection[str] = ()
+    features: pd.DataFrame,
+    categorical: Collection[str] = (),
+    encoding: str = "onehot",
+    code: Callable[[str], float] | None = None,
 ) -> tuple[np.ndarray, list[str]]:
-    """One-hot encode the non-numeric (and the named) columns; numeric ones become floats.
+    """Encode the non-numeric (and the named) columns; numeric ones become floats.
 
     Parameters
     ----------
     features
         The feature columns.
     categorical
-        Columns to one-hot encode even though their values are numbers
-        (integer-coded categories).
+        Columns to encode as categories even though their values are
+        numbers (integer-coded categories).
+    encoding
+        ``"onehot"``: one 0/1 column per value, none dropped. ``"native"``:
+        one column of integer codes per categorical (:func:`native_codes`),
+        the form UCI's integer-coded files and OpenML's ordinal codes have.
+    code
+        The dataset's own coding of a category label, for ``"native"``
+        (NaN for a label it does not code: the column is numbered in
+        sorted order instead).
 
     Returns
     -------
@@ -125,6 +171,8 @@ def encode(
     >>> X.tolist()
     [[30.0, 1.0, 0.0, 1.0, 0.0], [40.0, 0.0, 1.0, 0.0, 1.0]]
     """
+    if encoding not in ENCODINGS:
+        raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
     blocks: list[np.ndarray] = []
     names: list[str] = []
     for column in features.columns:
@@ -132,6 +180,10 @@ def encode(
         numeric = None if column in categorical else _as_numeric(series)
         if numeric is not None:
             blocks.append(numeric.to_numpy(dtype=float)[:, None])
+            names.append(str(column))
+            continue
+        if encoding == "native":
+            blocks.append(native_codes(series, code)[:, None])
             names.append(str(column))
             continue
         labels = series.astype(object).where(series.notna(), MISSING_CATEGORY).astype(str)
@@ -186,19 +238,35 @@ class Tabular:
     columns: tuple[str, ...] = ()
     categorical: tuple[str, ...] = ()
     openml_target: Mapping[str, Any] = field(default_factory=dict)
+    code: Callable[[str], float] | None = None
 
-    def prepare(self, frame: pd.DataFrame, **options: Any) -> Dataset:
-        """Turn the raw frame into the numeric record (shared by every source)."""
+    def prepare(self, frame: pd.DataFrame, encoding: str = "onehot", **options: Any) -> Dataset:
+        """Turn the raw frame into the numeric record (shared by every source).
+
+        ``encoding`` (:data:`ENCODINGS`) says how categorical columns become numbers.
+        """
+        if encoding not in ENCODINGS:
+            raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
         features, positive = self.split(frame, **options)
         # the spec says which columns are categories: no guessing from the values
-        X, names = encode(features, (*self.categorical, *self.text))
+        categorical = (*self.categorical, *self.text)
+        X, names = encode(features, categorical, encoding, self.code)
+        preprocessing = self.preprocessing
+        coded = [c for c in features.columns if c in categorical]
+        if encoding == "native" and coded:
+            preprocessing += (
+                f" encoding='native': the {len(coded)} categorical attributes "
+                f"({', '.join(map(str, coded))}) are one integer-code column each instead "
+                "(the file's own codes where it has numbers or a documented coding, else "
+                "the value's rank in sorted order)."
+            )
         return from_arrays(
             X,
             np.asarray(positive, dtype=float),
             name=self.name,
             feature_names=names,
             target=self.target,
-            metadata={"preprocessing": self.preprocessing},
+            metadata={"preprocessing": preprocessing, "encoding": encoding},
         )
 
     def parse(self, paths: Sequence[Path]) -> pd.DataFrame:
@@ -607,6 +675,33 @@ GERMAN_NUMERIC = (
     "people_liable",
 )
 
+_GERMAN_CODE = re.compile(r"A(\d+)")
+# german.doc's attribute numbers of the 13 categorical attributes
+_GERMAN_CATEGORICAL = frozenset((1, 3, 4, 6, 7, 9, 10, 12, 14, 15, 17, 19, 20))
+
+
+def _german_code(value: str) -> float:
+    """German's documented code: ``A43`` is value 3 of attribute 4 (``A410``: value 10).
+
+    german.doc numbers attribute ``j``'s values ``Aj0, Aj1, ...``; the
+    attribute number is the code's leading digits (two when they name one
+    of the 13 categorical attributes and digits remain), the value the
+    rest. OpenML's copy (labels such as ``'<0'``) has no such codes and is
+    numbered in sorted order instead.
+
+    Examples
+    --------
+    >>> [_german_code(v) for v in ("A11", "A410", "A121", "A201", "A40")]
+    [1.0, 10.0, 1.0, 1.0, 0.0]
+    """
+    match = _GERMAN_CODE.fullmatch(value)
+    digits = "" if match is None else match.group(1)
+    for width in (2, 1):  # attributes 10-20 have two digits
+        if len(digits) > width and int(digits[:width]) in _GERMAN_CATEGORICAL:
+            return float(digits[width:])
+    return math.nan  # not a german.doc code (OpenML's labels): sorted order instead
+
+
 GERMAN = Tabular(
     "german",
     _headerless((*GERMAN_COLUMNS, "class"), sep=None),
@@ -620,6 +715,7 @@ GERMAN = Tabular(
     ),
     columns=GERMAN_COLUMNS,
     openml_target={"good": "1", "bad": "2"},
+    code=_german_code,
 )
 
 # --------------------------------------------------------------------------- Blood transfusion

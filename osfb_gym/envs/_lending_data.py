@@ -114,8 +114,15 @@ class DatasetWorld:
     binary: bool
 
 
-def build_dataset_world(data: Dataset, link: Link) -> DatasetWorld:
-    """Standardise ``data``, append the intercept column and fit ``beta*`` on all rows.
+#: how a dataset's columns are scaled before the intercept is appended
+SCALINGS = ("standard", "robust")
+
+
+def build_dataset_world(data: Dataset, link: Link, scaling: str = "standard") -> DatasetWorld:
+    """Scale ``data``, append the intercept column and fit ``beta*`` on all rows.
+
+    ``scaling="standard"``: mean 0, standard deviation 1; ``"robust"``:
+    median 0, interquartile range 1 (:meth:`~osfb_gym.data.Dataset.robust_scaled`).
 
     Features are rounded to ``float32`` before the fit, so ``beta*`` and
     ``mu`` are computed from exactly what the agent observes.
@@ -125,7 +132,7 @@ def build_dataset_world(data: Dataset, link: Link) -> DatasetWorld:
             f"link='logistic' needs 0/1 outcomes, but dataset {data.name!r} has "
             f"task={data.task!r}; use link='linear'"
         )
-    standard = data.standardized().X
+    standard = data.robust_scaled().X if scaling == "robust" else data.standardized().X
     X = np.hstack([standard, np.ones((standard.shape[0], 1))]).astype(np.float32)
     X64 = X.astype(np.float64)
     y = np.array(data.y, dtype=np.float64)
@@ -144,23 +151,23 @@ def build_dataset_world(data: Dataset, link: Link) -> DatasetWorld:
     )
 
 
-_WORLD_CACHE: OrderedDict[tuple[int, str], tuple[Dataset, DatasetWorld]] = OrderedDict()
+_WORLD_CACHE: OrderedDict[tuple[int, str, str], tuple[Dataset, DatasetWorld]] = OrderedDict()
 _WORLD_CACHE_SIZE = 8
 
 
-def dataset_world(data: Dataset, link: Link) -> DatasetWorld:
-    """Return :func:`build_dataset_world` of ``data``, fitted once per record and link.
+def dataset_world(data: Dataset, link: Link, scaling: str = "standard") -> DatasetWorld:
+    """Return :func:`build_dataset_world` of ``data``, fitted once per record, link and scaling.
 
     ``load`` hands out the same record for the same name and folder, so
     every env built on it (a vector env, the generic tests, a sweep) shares
     one fit instead of repeating a logistic regression on 48,842 rows.
     """
-    key = (id(data), link.name)
+    key = (id(data), link.name, scaling)
     hit = _WORLD_CACHE.get(key)
     if hit is not None and hit[0] is data:
         _WORLD_CACHE.move_to_end(key)
         return hit[1]
-    world = build_dataset_world(data, link)
+    world = build_dataset_world(data, link, scaling)
     _WORLD_CACHE[key] = (data, world)  # the record is kept so its id is not reused
     while len(_WORLD_CACHE) > _WORLD_CACHE_SIZE:
         _WORLD_CACHE.popitem(last=False)

@@ -159,6 +159,7 @@ def load_stream(
     topic: str | None,
     setting: str,
     text_features: str = "counts",
+    encoding: str | None = None,
 ) -> DatasetStream:
     """Resolve an env's ``dataset`` argument (a name or a record) to its stream.
 
@@ -167,6 +168,8 @@ def load_stream(
     a tabular one, whose columns fix it. ``setting`` names the env in the
     errors. ``text_features`` names a text dataset's featurisation
     (:data:`~osfb_gym.envs._text.TEXT_FEATURES`).
+    errors. ``encoding`` is the loader's option for a tabular dataset
+    given by name (``"onehot"``, the loader's default, or ``"native"``).
     """
     # imported here: the data layer pulls in scikit-learn and pandas, which a
     # synthetic world never needs
@@ -182,7 +185,19 @@ def load_stream(
                 f"with dataset={dataset!r}"
             )
         options: dict[str, Any] = {} if topic is None else {"topic": topic}
+        if encoding is not None:
+            if "encoding" not in get_spec(dataset).options:
+                raise ValueError(
+                    f"encoding applies to tabular datasets read from files, got "
+                    f"encoding={encoding!r} with dataset={dataset!r}"
+                )
+            options["encoding"] = encoding
         record = load(dataset, data_home=data_home, **options)
+    elif encoding is not None:
+        raise ValueError(
+            "encoding applies to a dataset given by name (the loader encodes it), "
+            f"got encoding={encoding!r} with a record"
+        )
     elif isinstance(dataset, Dataset | TextDataset):
         if topic is not None:
             raise ValueError(

@@ -21,6 +21,7 @@ from osfb_gym.core.validation import (
     check_int,
 )
 from osfb_gym.envs._lending_data import (
+    SCALINGS,
     DatasetWorld,
     build_dataset_world,
     dataset_world,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 # _lending_data (datasets), _lending_metrics (scoring) and _lending_render; their
 # public names stay importable from here
 __all__ = [
+    "SCALINGS",
     "FEATURE_BOUND",
     "DatasetWorld",
     "LendingMetrics",
@@ -219,6 +221,8 @@ class OneSidedLendingEnv(FeedbackEnv):
     | ``data_home``     | None         | folder of the dataset files (default: ``OSFB_DATA``) |
     | ``render_mode``   | None         | "ansi" or "rgb_array" |
     | ``render_truth``  | False        | renders also show hidden truth (see Rendering) |
+    | ``encoding``      | None         | categoricals: "onehot" (None) or "native" (D) |
+    | ``scaling``       | "standard"   | "standard" or "robust" (median/IQR) (D) |
 
     Give at most one of ``cutoff`` and ``cutoff_quantile``; with neither,
     the cutoff is the 70% quantile of ``mu`` (the lender approves the best
@@ -242,7 +246,13 @@ class OneSidedLendingEnv(FeedbackEnv):
     marked (S) shape a synthetic world only; giving one a
     non-default value together with ``dataset`` raises ``ValueError``,
     ``world_seed`` included, since the data fix the world. An unknown
-    dataset name raises the loader's error.
+    dataset name raises the loader's error. Arguments marked (D) apply to a
+    dataset only: ``encoding`` is the loader's option (one 0/1 column per
+    category, or one integer-code column per categorical attribute; see
+    :func:`osfb_gym.data.tabular.encode`), for a dataset given by name;
+    ``scaling="robust"`` centres each column at its median and divides it
+    by its interquartile range, so a few outliers (EEG) do not squeeze the
+    bulk of a column towards 0 as they do a standard deviation.
 
     ## Rendering
     ``render_mode="ansi"`` returns a line about the last step,
@@ -339,6 +349,8 @@ class OneSidedLendingEnv(FeedbackEnv):
         data_home: str | None = None,
         render_mode: str | None = None,
         render_truth: bool = False,
+        encoding: str | None = None,
+        scaling: str = "standard",
     ) -> None:
         self.link = get_link(link)
         self.batch_size = check_int(batch_size, "batch_size", minimum=1)
@@ -358,7 +370,13 @@ class OneSidedLendingEnv(FeedbackEnv):
             high_inclusive=False,
         )
         check_data_home(data_home, dataset)
-        record = None if dataset is None else self._resolve_dataset(dataset, data_home)
+        self.scaling = check_choice(scaling, "scaling", SCALINGS)
+        if dataset is None and (encoding is not None or scaling != "standard"):
+            raise ValueError(
+                "encoding and scaling apply to a dataset only; a synthetic world draws "
+                f"standardised features, got encoding={encoding!r}, scaling={scaling!r}"
+            )
+        record = None if dataset is None else self._resolve_dataset(dataset, data_home, encoding)
         #: the dataset's name (a record's own name), None for a synthetic world
         self.dataset = None if record is None else record.name
         self.data_home = data_home
@@ -394,7 +412,7 @@ class OneSidedLendingEnv(FeedbackEnv):
                         f"data fix the features, outcomes and beta*, got {name}={value!r}"
                     )
             assert record is not None
-            self._data = dataset_world(record, self.link)
+            self._data = dataset_world(record, self.link, self.scaling)
             self.feature_names = self._data.feature_names
             self._stratify = self._data.binary
             self.dim = self._data.X.shape[1]
@@ -437,14 +455,20 @@ class OneSidedLendingEnv(FeedbackEnv):
 
     # ------------------------------------------------------------------ configuration
     @staticmethod
-    def _resolve_dataset(dataset: Any, data_home: str | None) -> Dataset:
+    def _resolve_dataset(dataset: Any, data_home: str | None, encoding: str | None) -> Dataset:
         """Return the tabular record of ``dataset``: a name loaded, or a record of one's own."""
         # imported here: the data layer pulls in scikit-learn and pandas, which a
         # synthetic world never needs
         from osfb_gym.data import Dataset, load
 
         if isinstance(dataset, str):
-            record = load(dataset, data_home=data_home)
+            options: dict[str, Any] = {} if encoding is None else {"encoding": encoding}
+            record = load(dataset, data_home=data_home, **options)
+        elif encoding is not None:
+            raise ValueError(
+                "encoding applies to a dataset given by name (the loader encodes it); "
+                f"a record is already numeric, got encoding={encoding!r}"
+            )
         elif isinstance(dataset, Dataset):
             record = dataset
         else:

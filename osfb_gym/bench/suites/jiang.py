@@ -1,90 +1,85 @@
-"""Reproduce Tables 1 and 2 of Jiang, Jiang and Pacchiano (2021) on the datasets at hand.
+"""Tables 1 and 2 of Jiang, Jiang and Pacchiano (2021): one sweep stage and a report.
 
 The protocol of Section 8: every dataset, cutoffs at the 50% and 70%
-quantiles of ``mu(x . beta*)``, 10 random stratified splits (5% warm start,
-the rest streamed), each method's ``alpha`` tuned over a grid of powers of
-two (greedy has none), batch size 1 for the linear link and, for the
-logistic link, 1000 on Adult, Bank and EEG and 100 elsewhere. A cell of
-the table is the mean cumulative one-sided loss over the splits at the
-best ``alpha``, with the paper's number beside it.
+quantiles of ``mu(x . beta*)``, random stratified splits (5% warm start,
+the rest streamed), each method's ``alpha`` on a grid of powers of two
+(greedy has none), batch size 1 (linear) or 1000 on Adult, Bank, EEG and
+100 elsewhere (logistic). The engine runs the cells (:func:`run_cells`);
+the report tunes with :func:`osfb_gym.bench.tables.tuned` twice:
 
-Tuning picks ``alpha`` by the same mean it reports, as the paper does;
-the reported numbers are therefore optimistic for every tuned method
-alike (greedy, untuned, is the exception).
+- the paper's protocol: ``alpha`` tuned on the splits it is reported on;
+- held-out tuning: tuned on the even-ranked splits, reported on the others.
+
+Each "lowest" comes with its bootstrap probability over splits
+(:func:`scipy.stats.bootstrap`; under the paper's protocol every resample
+is tuned again). ``fit="paper"`` (default) is the paper's learners as its
+text states them (see :data:`FITS` and docs/reproductions/jiang.md);
+``fit="legacy"`` the earlier one-hot, standardised, ridge-1 runs.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.stats import bootstrap
 
 from agents.base import Agent
 from osfb_gym.bench.paper_tables import METHODS, published
 from osfb_gym.bench.plots import plot_curves
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
-from osfb_gym.data import DatasetNotFoundError, load
+from osfb_gym.bench.tables import tuned
+from osfb_gym.data import load
+from osfb_gym.data.registry import available_datasets, get_spec  # noqa: F401 (shah, sculley)
 
-LENDING_DATASETS = (
-    "adult",
-    "bank",
-    "compas",
-    "crime",
-    "german",
-    "blood",
-    "diabetes",
-    "eeg",
-    "australian",
-    "churn",
-)
+LENDING_DATASETS = ("adult", "bank", "compas", "crime", "german", "blood", "diabetes", "eeg",
+                    "australian", "churn")  # fmt: skip
 LARGE_DATASETS = ("adult", "bank", "eeg")  # batch size 1000 for the logistic link
-
-# one per column of the paper's tables: the agent and the hyperparameter alpha sets;
-# "ours" is Adaptive, whose tuned alpha scales the bonus rho * sqrt(x^T A^{-1} x)
+# a column of the paper's tables: the agent and its tuned hyperparameter ("ours" = Adaptive)
 AGENTS: dict[str, tuple[str, str | None]] = {
-    "greedy": ("Greedy", None),
-    "eps-greedy": ("EpsilonGreedy", "alpha"),
-    "os-eps-greedy": ("OneSidedEpsilonGreedy", "alpha"),
-    "noise": ("Noise", "alpha"),
-    "os-noise": ("OneSidedNoise", "alpha"),
-    "margin": ("Margin", "alpha"),
+    "greedy": ("Greedy", None), "eps-greedy": ("EpsilonGreedy", "alpha"),
+    "os-eps-greedy": ("OneSidedEpsilonGreedy", "alpha"), "noise": ("Noise", "alpha"),
+    "os-noise": ("OneSidedNoise", "alpha"), "margin": ("Margin", "alpha"),
     "ours": ("Adaptive", "rho"),
-}
+}  # fmt: skip
 METHOD_OF = {name: method for method, (name, _) in AGENTS.items()}
+#: how the learners fit, per link: the paper's text, or the project's earlier defaults.
+#: paper: plain least squares (a 1e-6 ridge only keeps A = sum x x^T invertible, e.g.
+#: Crime's 100 columns against 99 warm-start rows); scikit-learn's default logistic
+#: regression (C = 1, intercept unpenalised) with A = sum x x^T + 1e-6 I; Algorithm 2's
+#: rho_t = alpha sqrt(2 d log(1 + t)) and A grown inside the batch; native integer codes
+#: (K >= d + 1 after the 5% warm start, as Algorithm 2 assumes: German one-hot has
+#: d = 62 > K = 50) and robust scaling (outliers do not set a column's scale).
+FITS: dict[str, dict[str, dict[str, Any]]] = {
+    "paper": {
+        "env": {"encoding": "native", "scaling": "robust"},
+        "linear": {"l2": 1e-6},
+        "logistic": {"l2": 1.0, "design_l2": 1e-6, "free_intercept": True},
+        "ours": {"rho_schedule": "sqrt_log_t", "per_applicant_A": True},
+    },
+    "legacy": {"env": {}, "linear": {}, "logistic": {}, "ours": {}},
+}
+N_BOOTSTRAP = 2000
 
 
-def agent_for(method: str, alpha: float | None) -> Agent:
+def agent_for(method: str, alpha: float | None, params: dict[str, Any] | None = None) -> Agent:
     """Return the agent of a column of the paper's tables at ``alpha`` (greedy: none)."""
     name, parameter = AGENTS[method]
-    return make_agent(name, {} if parameter is None or alpha is None else {parameter: alpha})
+    tuned_value = {} if parameter is None or alpha is None else {parameter: alpha}
+    return make_agent(name, {**(params or {}), **tuned_value})
 
 
 @dataclass(frozen=True)
 class JiangSuite:
-    """One of the two tables: which link, datasets, cutoffs, seeds and grid.
-
-    Attributes
-    ----------
-    name
-        ``"jiang-linear"`` or ``"jiang-logistic"``.
-    link
-        The GLM link of the table.
-    datasets
-        Names for :func:`osfb_gym.data.load`; missing ones are skipped.
-    cutoffs
-        Quantiles of ``mu(x . beta*)`` used as cutoffs.
-    seeds
-        Reset seeds: one stratified split and stream order each.
-    alphas
-        The tuning grid (powers of two).
-    """
+    """One of the two tables: link, datasets, cutoffs, splits (seeds), grid and fit."""
 
     name: str
     link: str
@@ -94,168 +89,47 @@ class JiangSuite:
     alphas: tuple[float, ...] = tuple(2.0**k for k in range(-10, 4))
     methods: tuple[str, ...] = METHODS
     description: str = field(default="", compare=False)
+    fit: str = "paper"
 
     def batch_size(self, dataset: str) -> int:
         """Return the paper's batch size for ``dataset`` under this suite's link."""
-        if self.link == "linear":
-            return 1
-        return 1000 if dataset in LARGE_DATASETS else 100
+        return 1 if self.link == "linear" else 1000 if dataset in LARGE_DATASETS else 100
+
+    def spec(self, data_home: str | None, horizon: int | None) -> SweepSpec:
+        """Return the sweep: a setting per (dataset, cutoff), each method's alpha grid."""
+        if self.fit not in FITS:
+            raise ValueError(f"fit must be one of {sorted(FITS)}, got {self.fit!r}")
+        fit = FITS[self.fit]
+        envs = []
+        for dataset in self.datasets:
+            for cutoff in self.cutoffs:
+                kwargs = dict(dataset=dataset, link=self.link, cutoff_quantile=cutoff,
+                              batch_size=self.batch_size(dataset), **fit["env"])  # fmt: skip
+                if "encoding" not in get_spec(dataset).options:  # bundled data: no codes
+                    kwargs.pop("encoding", None)
+                kwargs |= {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v}
+                envs.append(EnvSpec("OneSidedLending-v0", f"{dataset} {cutoff:.0%}", kwargs))
+        agents = []
+        for method in self.methods:
+            name, parameter = AGENTS[method]
+            params = {**fit[self.link], **(fit["ours"] if method == "ours" else {})}
+            grid = {parameter: list(self.alphas)} if parameter else {}
+            agents.append(AgentSpec(name, params, grid))
+        return SweepSpec(self.name, tuple(envs), tuple(agents), self.seeds, self.description)
 
 
 JIANG_SUITES = {
-    "jiang-linear": JiangSuite(
-        "jiang-linear",
-        "linear",
-        description="Table 1 of Jiang, Jiang and Pacchiano (2021): OLS, batch size 1.",
-    ),
-    "jiang-logistic": JiangSuite(
-        "jiang-logistic",
-        "logistic",
-        description=(
-            "Table 2 of Jiang, Jiang and Pacchiano (2021): logistic regression, batch size "
-            "1000 (Adult, Bank, EEG) or 100."
-        ),
-    ),
-}
-
-
-def available_datasets(
-    names: Sequence[str], data_home: str | None
-) -> tuple[list[str], dict[str, str]]:
-    """Split ``names`` into the loadable ones and ``{name: why not}`` for the rest."""
-    found, missing = [], {}
-    for name in names:
-        try:
-            load(name, data_home=data_home)
-        except DatasetNotFoundError as error:
-            missing[name] = str(error).splitlines()[0]
-        else:
-            found.append(name)
-    return found, missing
-
-
-def sweep_spec(
-    suite: JiangSuite,
-    datasets: Sequence[str],
-    data_home: str | None,
-    horizon: int | None,
-) -> SweepSpec:
-    """Return the suite as a sweep: a setting per (dataset, cutoff), each method's alpha grid.
-
-    The grid's agents of one setting and seed run as replicas of one vector
-    episode (:func:`osfb_gym.bench.executors.run_replicas`).
-    """
-    envs = []
-    for dataset in datasets:
-        for cutoff in suite.cutoffs:
-            kwargs: dict[str, Any] = dict(
-                dataset=dataset,
-                link=suite.link,
-                cutoff_quantile=cutoff,
-                batch_size=suite.batch_size(dataset),
-            )
-            if data_home is not None:
-                kwargs["data_home"] = data_home
-            if horizon is not None:
-                kwargs["horizon"] = horizon
-            envs.append(EnvSpec("OneSidedLending-v0", f"{dataset} {cutoff:.0%}", kwargs))
-    agents = [
-        AgentSpec(name, grid={} if parameter is None else {parameter: list(suite.alphas)})
-        for name, parameter in (AGENTS[method] for method in suite.methods)
-    ]
-    return SweepSpec(suite.name, tuple(envs), tuple(agents), suite.seeds, suite.description)
-
-
-def _episodes(rows: pd.DataFrame) -> pd.DataFrame:
-    """Return the engine's rows as the tables' episodes (dataset, cutoff, method, alpha, ...)."""
-    kwargs = [json.loads(text) for text in rows["env_kwargs"]]
-    params = [json.loads(text) for text in rows["params"]]
-    return pd.DataFrame(
-        {
-            "dataset": [k["dataset"] for k in kwargs],
-            "cutoff": [k["cutoff_quantile"] for k in kwargs],
-            "method": [METHOD_OF[name] for name in rows["agent"]],
-            "alpha": [next(iter(p.values()), None) for p in params],
-            "seed": rows["seed"],
-            "steps": rows["steps"].astype(int),
-            "cumulative_loss": rows["cumulative_loss"],
-            "approval_rate": rows["approval_rate"],
-            "curve_t": rows["curve_t"],
-            "curve": rows["curve_average_loss"],
-        }
-    )
-
-
-def tune(results: pd.DataFrame) -> pd.DataFrame:
-    """Keep each (dataset, cutoff, method) at the ``alpha`` with the lowest mean loss.
-
-    Returns one row per cell with ``mean``, ``sem`` (standard error over
-    seeds), ``alpha`` and ``seeds``.
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"dataset": "d", "cutoff": 0.5, "method": "m",
-    ...                       "alpha": [1.0, 1.0, 2.0, 2.0], "seed": [0, 1, 0, 1],
-    ...                       "cumulative_loss": [3.0, 5.0, 1.0, 2.0]})
-    >>> tune(frame)[["mean", "alpha"]].to_dict("records")
-    [{'mean': 1.5, 'alpha': 2.0}]
-    """
-    keys = ["dataset", "cutoff", "method"]
-    grid = (
-        results.fillna({"alpha": math.nan})
-        .groupby([*keys, "alpha"], dropna=False, sort=False)["cumulative_loss"]
-        .agg(mean="mean", sem="sem", seeds="count")
-        .reset_index()
-    )
-    best = grid.loc[grid.groupby(keys, sort=False)["mean"].idxmin()]
-    return best.set_index(keys)[["mean", "sem", "alpha", "seeds"]]
-
-
-def paper_table(tuned: pd.DataFrame, link: str) -> tuple[pd.DataFrame, dict[str, int]]:
-    """Lay out tuned means as the paper does: a row per (dataset, cutoff), a column per method.
-
-    Each entry reads "ours (paper)". Also returns the counts of cells where
-    Adaptive ("ours") has the lowest mean loss, in our run and in the
-    paper, over the cells we ran.
-    """
-    means = tuned["mean"].unstack("method")
-    paper = published(link)
-    methods = [m for m in METHODS if m in means.columns]
-    rows = []
-    wins = {"ours": 0, "paper": 0, "cells": 0}
-    for (dataset, cutoff), ours in means.iterrows():
-        reference = paper.loc[(dataset, cutoff)] if (dataset, cutoff) in paper.index else None
-        row: dict[str, Any] = {"dataset": dataset, "cutoff": f"{cutoff:.0%}"}
-        for method in methods:
-            text = f"{ours[method]:.2f}"
-            if reference is not None:
-                text += f" ({reference[method]:.2f})"
-            row[method] = text
-        rows.append(row)
-        if "ours" in methods and len(methods) > 1:
-            wins["cells"] += 1
-            wins["ours"] += int(ours[methods].idxmin() == "ours")
-            if reference is not None:
-                wins["paper"] += int(reference[methods].idxmin() == "ours")
-    return pd.DataFrame(rows), wins
-
-
-def preprocessing_notes(datasets: Sequence[str], data_home: str | None) -> list[str]:
-    """Describe where our data differ from the paper's: rows and preprocessing, per dataset."""
-    notes = []
-    for name in datasets:
-        meta = load(name, data_home=data_home).metadata
-        paper_rows = meta.get("paper_rows")
-        line = f"- {name}: {meta.get('rows')} rows x {meta.get('columns')} features"
-        if paper_rows is not None and paper_rows != meta.get("rows"):
-            line += f" (the paper reports {paper_rows} rows)"
-        notes.append(f"{line}; {meta.get('preprocessing', '')}".rstrip("; "))
-    return notes
+    "jiang-linear": JiangSuite("jiang-linear", "linear", description="Table 1 of Jiang, Jiang "
+                               "and Pacchiano (2021): least squares, batch size 1."),
+    "jiang-logistic": JiangSuite("jiang-logistic", "logistic", description="Table 2 of Jiang, "
+                                 "Jiang and Pacchiano (2021): logistic regression, batch size "
+                                 "1000 (Adult, Bank, EEG) or 100."),
+}  # fmt: skip
 
 
 @dataclass
 class JiangResult:
-    """What a run produced: every episode, the tuned cells, the table and the files."""
+    """What a run produced: the engine's rows, the tuned cells, the table and the files."""
 
     results: pd.DataFrame
     tuned: pd.DataFrame
@@ -265,179 +139,181 @@ class JiangResult:
     files: list[Path]
 
 
-def run_jiang(
-    suite: JiangSuite,
-    out_dir: str | Path,
-    *,
-    datasets: Sequence[str] | None = None,
-    seeds: Sequence[int] | None = None,
-    alphas: Sequence[float] | None = None,
-    data_home: str | None = None,
-    horizon: int | None = None,
-    workers: int = 1,
-    progress: bool = True,
-    resume: bool = False,
-    executor: str = "local",
-    address: str | None = None,
-) -> JiangResult:
-    """Run ``suite`` on the datasets found locally; write results and the table.
-
-    Parameters
-    ----------
-    suite
-        :data:`JIANG_SUITES` entry (or a custom :class:`JiangSuite`).
-    out_dir
-        Directory for ``results.csv`` (every episode), ``tuned.csv`` and
-        ``table.md``.
-    datasets, seeds, alphas
-        Override the suite's.
-    data_home
-        Where the dataset files are (else ``$OSFB_DATA`` and the cache).
-        Datasets not found are skipped and listed.
-    horizon
-        Truncate every stream to this many steps (quick checks; not the
-        paper's protocol).
-    workers, executor, address
-        Where the episodes run (:func:`osfb_gym.bench.executors.execute`).
-    progress
-        Show a progress bar.
-    resume
-        Skip the episodes already in ``out_dir``'s store: the suite runs on
-        the sweep engine (:func:`osfb_gym.bench.run.run_cells`).
-    """
-    names = suite.datasets if datasets is None else tuple(datasets)
-    found, missing = available_datasets(names, data_home)
+def run_jiang(suite: JiangSuite, out_dir: str | Path, *, datasets: Sequence[str] | None = None,
+              seeds: Sequence[int] | None = None, alphas: Sequence[float] | None = None,
+              fit: str | None = None, data_home: str | None = None, horizon: int | None = None,
+              workers: int = 1, progress: bool = True, resume: bool = False,
+              executor: str = "local", address: str | None = None) -> JiangResult:  # fmt: skip
+    """Run ``suite`` (with overrides) on the datasets found on the engine, then report."""
+    found, missing = available_datasets(suite.datasets if datasets is None else datasets, data_home)
     if not found:
         raise FileNotFoundError(
-            f"none of the datasets {list(names)} was found; pass data_home= or set OSFB_DATA "
-            f"(see osfb_gym.data.load). First reason: {next(iter(missing.values()), '')}"
+            "none of the datasets was found; pass data_home= or set OSFB_DATA (see "
+            f"osfb_gym.data.load). First reason: {next(iter(missing.values()), '')}"
         )
-    suite = JiangSuite(
-        suite.name,
-        suite.link,
-        tuple(found),
-        suite.cutoffs,
-        suite.seeds if seeds is None else tuple(seeds),
-        suite.alphas if alphas is None else tuple(alphas),
-        suite.methods,
-        suite.description,
-    )
-    spec = sweep_spec(suite, found, data_home, horizon)
-    rows, _ = run_cells(spec, Path(out_dir), resume=resume, workers=workers, progress=progress,
-                        executor=executor, address=address)  # fmt: skip
-    return write_report(
-        _episodes(rows), suite, out_dir, data_home=data_home, missing=missing, horizon=horizon
-    )
+    suite = replace(suite, datasets=tuple(found), seeds=tuple(seeds or suite.seeds),
+                    alphas=tuple(alphas or suite.alphas), fit=fit or suite.fit)  # fmt: skip
+    options: dict[str, Any] = dict(workers=workers, progress=progress, executor=executor,
+                                   address=address)  # fmt: skip
+    rows, _ = run_cells(suite.spec(data_home, horizon), Path(out_dir), resume=resume, **options)
+    return write_report(rows, suite, out_dir, data_home=data_home, missing=missing)
+
+
+def _cells(rows: pd.DataFrame) -> pd.DataFrame:
+    """Return the engine's rows with the tables' keys: dataset, cutoff, method, alpha."""
+    kwargs = [json.loads(text) for text in rows["env_kwargs"]]
+    methods = [METHOD_OF[name] for name in rows["agent"]]
+    alphas = [json.loads(text).get(AGENTS[method][1] or "", math.nan)
+              for text, method in zip(rows["params"], methods, strict=True)]  # fmt: skip
+    return rows.assign(dataset=[k["dataset"] for k in kwargs], method=methods, alpha=alphas,
+                       cutoff=[k["cutoff_quantile"] for k in kwargs])  # fmt: skip
+
+
+def _lowest(frame: pd.DataFrame, chosen: pd.DataFrame | None) -> tuple[str, float]:
+    """Return a setting's lowest method and its bootstrap probability over splits.
+
+    ``chosen`` None: the paper's protocol, each resample tuned again over the
+    grid; else the held-out choice (one ``params`` per method) on these splits.
+    """
+    if chosen is not None:
+        frame = frame.merge(chosen[["agent", "params"]].drop_duplicates(), on=["agent", "params"])
+    losses = frame.pivot_table("cumulative_loss", "seed", ["method", "params"]).dropna(axis=1)
+    methods = losses.columns.get_level_values("method").to_numpy()
+    names = [m for m in METHODS if m in set(methods)]
+    values = losses.to_numpy()
+
+    def winner(index: np.ndarray, axis: int = -1) -> np.ndarray:
+        means = values[index].mean(axis=-2)  # (..., columns)
+        best = np.stack([means[..., methods == m].min(axis=-1) for m in names], axis=-1)
+        return best.argmin(axis=-1)
+
+    top = int(winner(np.arange(len(values))))
+    if len(values) < 2:
+        return names[top], math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a degenerate distribution (always one winner)
+        result = bootstrap((np.arange(len(values)),), lambda i, axis=-1: (winner(i) == top) * 1.0,
+                           n_resamples=N_BOOTSTRAP, method="percentile", vectorized=True,
+                           random_state=np.random.default_rng(0))  # fmt: skip
+    return names[top], float(np.mean(result.bootstrap_distribution))
+
+
+def _verdict(ours: pd.Series, paper: pd.Series | None, low: str, held: str) -> str:
+    """Say in words what matches the paper in a row and what does not."""
+    if paper is None:
+        return "not in the paper's tables"
+    first = paper.idxmin()
+    parts = [("lowest matches" if low == first else f"lowest {low}, paper {first}"),
+             ("held-out agrees" if held == low else f"held-out: {held}")]  # fmt: skip
+    if {"greedy", "ours"} <= set(ours.index) and ours["greedy"] > 0:
+        change, theirs = ours["ours"] / ours["greedy"] - 1, paper["ours"] / paper["greedy"] - 1
+        parts.append(f"greedy x{ours['greedy'] / paper['greedy']:.2f} the paper's; ours "
+                     f"{change:+.0%} on greedy (paper {theirs:+.0%})")  # fmt: skip
+    return "; ".join(parts)
+
+
+def _table(rows: pd.DataFrame, best: pd.DataFrame, link: str) -> tuple[list[dict], dict]:
+    """Return the table's rows (ours beside the paper's, both verdicts) and the win counts."""
+    seeds = sorted(rows["seed"].unique())
+    held_choice = tuned(rows[rows["seed"].isin(seeds[0::2])], "cumulative_loss")
+    paper = published(link)
+    table, wins = [], {"ours": 0, "held_out": 0, "paper": 0, "cells": 0}
+    for (dataset, cutoff), part in rows.groupby(["dataset", "cutoff"], sort=False):
+        setting = part["setting"].iloc[0]
+        means = best[best["setting"] == setting].groupby("method")["cumulative_loss"].mean()
+        low, p_low = _lowest(part, None)
+        report = part[part["seed"].isin(seeds[1::2])]
+        choice = held_choice[held_choice["setting"] == setting]  # this setting's own choice
+        held, p_held = _lowest(report, choice) if len(report) else ("-", math.nan)
+        reference = paper.loc[(dataset, cutoff)] if (dataset, cutoff) in paper.index else None
+        row = {"dataset": dataset, "cutoff": f"{cutoff:.0%}"}
+        for method in (m for m in METHODS if m in means):
+            theirs = "" if reference is None else f" ({reference[method]:.2f})"
+            row[method] = f"{means[method]:.2f}{theirs}"
+        row["lowest (P)"] = f"{low} ({p_low:.2f})"
+        row["held-out lowest (P)"] = f"{held} ({p_held:.2f})"
+        row["matches the paper?"] = _verdict(means, reference, low, held)
+        table.append(row)
+        wins["cells"] += 1
+        wins["ours"] += low == "ours"
+        wins["held_out"] += held == "ours"
+        wins["paper"] += reference is not None and reference.idxmin() == "ours"
+    return table, wins
+
+
+def _plots(best: pd.DataFrame, out: Path) -> list[Path]:
+    """One PNG per dataset: R_t / t of each method at its tuned alpha, a panel per cutoff."""
+    files = []
+    for dataset, part in best.groupby("dataset"):
+        curves = {
+            (setting, METHOD_OF[agent]): (np.asarray(group["curve_t"].iloc[0]),
+                                          np.stack(group["curve_average_loss"].map(np.asarray)))
+            for (setting, agent), group in part.groupby(["setting", "agent"], sort=False)
+            if "curve_t" in group and len({len(t) for t in group["curve_t"]}) == 1
+        }  # fmt: skip
+        if curves:
+            files.append(plot_curves(curves, out / f"average_loss-{dataset}.png", title=dataset))
+    return files
 
 
 def write_report(
-    results: pd.DataFrame,
-    suite: JiangSuite,
-    out_dir: str | Path,
-    *,
-    data_home: str | None = None,
-    missing: dict[str, str] | None = None,
-    horizon: int | None = None,
-) -> JiangResult:
-    """Tune, lay out and write the table of ``results`` (one row per episode).
+    results: pd.DataFrame, suite: JiangSuite, out_dir: str | Path, *,
+    data_home: str | None = None, missing: dict | None = None,
+) -> JiangResult:  # fmt: skip
+    """Tune both ways, lay out the tables beside the paper's, write results, table and plots.
 
-    ``results`` may join several runs (e.g. a grid extended later, see
-    ``osfb-bench table``); repeated episodes (the untuned greedy of each
-    run) are dropped. The grid and seeds reported are those in ``results``.
+    ``results`` are the engine's rows (``results.csv`` of one or more runs; rows
+    repeated across runs are kept once).
     """
-    keys = ["dataset", "cutoff", "method", "alpha", "seed"]
-    results = results.drop_duplicates(subset=keys).sort_values(keys).reset_index(drop=True)
-    curves = results.pop("curve") if "curve" in results else None
-    curve_t = results.pop("curve_t") if "curve_t" in results else None
-    tuned = tune(results)
-    table_frame, wins = paper_table(tuned, suite.link)
-    table = table_frame.to_markdown(index=False)
+    rows = _cells(results.drop_duplicates(subset=["key"]).reset_index(drop=True))
+    rows = rows.sort_values(["dataset", "cutoff", "method", "alpha", "seed"], kind="stable")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    best = tuned(rows, "cumulative_loss")
+    table, wins = _table(rows, best, suite.link)
+    text = pd.DataFrame(table).to_markdown(index=False)
+    cells = best.groupby(["dataset", "cutoff", "method"])
+    tuned_cells = cells["cumulative_loss"].agg(["mean", "sem"]).join(cells["alpha"].first())
     files = [out / "results.csv", out / "tuned.csv", out / "table.md"]
-    results.to_csv(files[0], index=False)
-    tuned.to_csv(files[1])
-    alphas = sorted(results["alpha"].dropna().unique())
-    seeds = results.groupby(["dataset", "cutoff", "method", "alpha"], dropna=False)["seed"].count()
-    split_counts = sorted(set(seeds))
-    close, edge = _tuning_diagnostics(tuned, alphas)
+    rows.drop(columns=[c for c in rows if c.startswith("curve_")]).to_csv(files[0], index=False)
+    tuned_cells.assign(seeds=cells["seed"].count()).to_csv(files[1])
+    files += _plots(best, out)
+    seeds = [int(seed) for seed in sorted(rows["seed"].unique())]
+    grid = ", ".join(f"2^{math.log2(a):g}" for a in sorted(rows["alpha"].dropna().unique()))
     report = [
-        f"# osfb-bench {suite.name}",
-        "",
-        suite.description,
-        "",
-        f"Mean cumulative one-sided loss over {' or '.join(map(str, split_counts))} splits, "
-        f"each method at its best alpha in {{{', '.join(f'2^{math.log2(a):g}' for a in alphas)}}} "
-        "(greedy untuned); the paper's number in parentheses.",
-        "",
-        table,
-        "",
+        f"# osfb-bench {suite.name}", "", suite.description, "",
+        f"Fit `{suite.fit}`: {json.dumps(FITS[suite.fit])}. Mean cumulative one-sided loss "
+        f"over {len(seeds)} splits (seeds {seeds[0]}-{seeds[-1]}), each method at its best "
+        f"alpha in {{{grid}}} (greedy untuned), the paper's number in parentheses. 'lowest (P)':"
+        " the lowest mean under the paper's protocol (alpha tuned on the splits it is reported "
+        f"on) and its bootstrap probability over splits ({N_BOOTSTRAP} resamples, each tuned "
+        f"again); 'held-out': alpha tuned on splits {seeds[0::2]}, the lowest and its "
+        f"probability on splits {seeds[1::2]}.", "", text, "",
         f"Adaptive (ours) has the lowest mean loss in {wins['ours']} of {wins['cells']} cells "
-        f"(the paper: {wins['paper']} of the same cells); it is within one standard error "
-        f"(over splits) of the lowest in {close} cells. In {edge} (cell, method) pairs the "
-        "best alpha is the grid's smallest: there the method explores as little as the grid "
-        "allows.",
-        "",
-        "Our data against the paper's:",
-        *preprocessing_notes(sorted(results["dataset"].unique()), data_home),
-    ]
-    if curves is not None and curve_t is not None:
-        plots = plot_tuned_curves(results, curves, curve_t, tuned, out)
-        files += plots
-        report += [
-            "",
-            "Average one-sided loss R_t / t against t, each method at its tuned alpha, mean "
-            "and one standard error over splits: "
-            + ", ".join(f"`{path.name}`" for path in plots)
-            + ".",
-        ]
+        f"under the paper's protocol and in {wins['held_out']} with held-out tuning (the paper: "
+        f"{wins['paper']} of the same cells).", "", "Our data against the paper's:",
+        *(_data_note(name, data_home, suite) for name in sorted(rows["dataset"].unique())),
+    ]  # fmt: skip
+    if len(files) > 3:
+        plots = ", ".join(f"`{path.name}`" for path in files[3:])
+        report += ["", f"R_t / t at the tuned alpha (mean, 1 s.e. over splits): {plots}."]
     if missing:
-        report += ["", "Skipped (not found locally):", *(f"- {k}: {v}" for k, v in missing.items())]
-    if horizon is not None:
-        report += ["", f"Streams truncated to {horizon} steps: not the paper's protocol."]
+        report += ["", "Skipped (not found):", *(f"- {k}: {v}" for k, v in missing.items())]
+    if any("horizon" in json.loads(kwargs) for kwargs in rows["env_kwargs"]):
+        steps = ", ".join(map(str, sorted(set(rows["steps"].astype(int)))))
+        report += ["", f"Streams truncated to {steps} steps: not the paper's protocol."]
     files[2].write_text("\n".join(report) + "\n")
-    return JiangResult(results, tuned, table, wins, missing or {}, files)
+    return JiangResult(rows, tuned_cells, text, wins, missing or {}, files)
 
 
-def plot_tuned_curves(
-    results: pd.DataFrame,
-    curves: pd.Series,
-    curve_t: pd.Series,
-    tuned: pd.DataFrame,
-    out: Path,
-) -> list[Path]:
-    """One PNG per dataset: R_t / t of each method at its tuned alpha, a panel per cutoff."""
-    chosen = tuned["alpha"].to_dict()
-    paths = []
-    for dataset, part in results.groupby("dataset", sort=True):
-        panels: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
-        for (cutoff, method, alpha), runs in part.groupby(
-            ["cutoff", "method", "alpha"], dropna=False, sort=True
-        ):
-            best = chosen.get((dataset, cutoff, method), math.nan)
-            if not (alpha == best or (pd.isna(alpha) and pd.isna(best))):
-                continue
-            lengths = {len(curve_t[i]) for i in runs.index}
-            if len(lengths) != 1:  # streams of different lengths (a joined run): no band
-                continue
-            panels[f"{cutoff:.0%} cutoff", method] = (
-                np.asarray(curve_t[runs.index[0]]),
-                np.stack([np.asarray(curves[i]) for i in runs.index]),
-            )
-        if panels:
-            order = {m: i for i, m in enumerate(AGENTS)}
-            ordered = dict(sorted(panels.items(), key=lambda kv: (kv[0][0], order[kv[0][1]])))
-            path = out / f"average_loss-{dataset}.png"
-            paths.append(plot_curves(ordered, path, title=f"{dataset}"))
-    return paths
-
-
-def _tuning_diagnostics(tuned: pd.DataFrame, alphas: Sequence[float]) -> tuple[int, int]:
-    """Cells where Adaptive is within one s.e. of the best; tuned pairs at the grid's edge."""
-    means = tuned["mean"].unstack("method")
-    close = 0
-    if "ours" in means:
-        sem = tuned["sem"].unstack("method")["ours"].fillna(0.0)
-        close = int(((means["ours"] - means.min(axis=1)) <= sem).sum())
-    edge = int((tuned["alpha"] == min(alphas)).sum()) if len(alphas) else 0
-    return close, edge
+def _data_note(name: str, data_home: str | None, suite: JiangSuite) -> str:
+    """Rows and columns of a dataset as the suite's fit encodes it, against the paper's."""
+    encoding = FITS[suite.fit]["env"].get("encoding", "onehot")
+    if "encoding" not in get_spec(name).options:
+        encoding = "onehot"  # bundled data: as shipped
+    options = {"encoding": encoding} if encoding != "onehot" else {}
+    meta = load(name, data_home=data_home, **options).metadata
+    line = f"- {name}: {meta['rows']} rows x {meta['columns']} features ({encoding})"
+    if meta.get("paper_rows") not in (None, meta["rows"]):
+        line += f" (the paper reports {meta['paper_rows']} rows)"
+    return f"{line}; {meta.get('preprocessing', '')}"

@@ -257,6 +257,7 @@ class AppleTastingEnv(FeedbackEnv):
     | ``dataset``       | None          | a name ``osfb_gym.data.load`` knows, or a record |
     | ``data_home``     | None          | folder of the dataset files (default: ``OSFB_DATA``) |
     | ``topic``         | None ("earn") | ``"reuters_r8"``: the positive topic |
+    | ``encoding``      | None          | table categoricals: "onehot" (None) or "native" |
     | ``first_positive_first`` | None   | move the first positive to the front (datasets) |
     | ``positive_class`` | 1            | the label tasted: 0 makes spam data ham-positive (D) |
     | ``rows``          | "all"         | "all", "train" or "test" part of a dataset (D) |
@@ -371,6 +372,7 @@ class AppleTastingEnv(FeedbackEnv):
         features: str | None = None,
         render_mode: str | None = None,
         render_truth: bool = False,
+        encoding: str | None = None,
     ) -> None:
         self.scenario = check_choice(scenario, "scenario", SCENARIOS)
         self.order = check_choice(order, "order", ORDERS)
@@ -413,6 +415,8 @@ class AppleTastingEnv(FeedbackEnv):
                     )
             if topic is not None:
                 raise ValueError(f"topic applies to dataset='reuters_r8' only, got topic={topic!r}")
+            if encoding is not None:
+                raise ValueError(f"encoding applies to a dataset only, got encoding={encoding!r}")
             if first_positive_first is not None:
                 raise ValueError(
                     "first_positive_first applies to datasets only; a synthetic stream is "
@@ -448,7 +452,7 @@ class AppleTastingEnv(FeedbackEnv):
             self.positive_rate = None
             self.band = None
             self._data = apple_stream(
-                dataset, data_home, dim, topic, positive_class, rows, features
+                dataset, data_home, dim, topic, positive_class, rows, features, encoding
             )
             self.feature_names = self._data.feature_names
             self.dim = self._data.X.shape[1]

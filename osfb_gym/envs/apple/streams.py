@@ -147,6 +147,7 @@ def apple_stream(
     positive_class: int,
     rows: str,
     features: str | None,
+    encoding: str | None = None,
 ) -> DatasetStream:
     """Load ``dataset``'s stream, then cut, relabel and featurise it as the arguments say."""
     if features is not None:
@@ -154,7 +155,7 @@ def apple_stream(
     text_features = features if features in TEXT_FEATURES else DEFAULT_TEXT_FEATURES
     stream = load_stream(
         dataset, data_home=data_home, dim=dim, topic=topic, setting="apple tasting",
-        text_features=text_features,
+        text_features=text_features, encoding=encoding,
     )  # fmt: skip
     text = stream.feature_names is None
     if features is not None and (features in TEXT_FEATURES) != text:

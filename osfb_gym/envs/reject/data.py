@@ -31,6 +31,7 @@ def open_dataset(
     horizon: int | None,
     replacement: bool,
     synthetic: dict[str, tuple[Any, Any]],
+    encoding: str | None = None,
 ) -> tuple[DatasetStream, int]:
     """Load ``dataset`` as a stream; return it and the episode's horizon.
 
@@ -44,7 +45,10 @@ def open_dataset(
                 f"{key} shapes synthetic worlds only; with dataset={name!r} "
                 f"the data fix the examples and labels, got {key}={value!r}"
             )
-    data = load_stream(dataset, data_home=data_home, dim=dim, topic=topic, setting="reject option")
+    data = load_stream(
+        dataset, data_home=data_home, dim=dim, topic=topic, setting="reject option",
+        encoding=encoding,
+    )  # fmt: skip
     if replacement:
         return data, DEFAULT_HORIZON if horizon is None else check_int(
             horizon, "horizon", minimum=1

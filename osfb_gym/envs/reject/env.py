@@ -204,6 +204,7 @@ class RejectOptionEnv(FeedbackEnv):
     | ``dataset``    | None          | a name ``osfb_gym.data.load`` knows, or a record |
     | ``data_home``  | None          | folder of the dataset files |
     | ``topic``      | None          | ``"reuters_r8"``: the positive topic |
+    | ``encoding``   | None          | table categoricals: "onehot" (None) or "native" |
     | ``replacement``| False         | draw dataset rows independently (datasets only) |
     | ``render_mode``| None          | "ansi" or "rgb_array" |
     | ``render_truth``| False        | renders also show unasked labels and losses |
@@ -284,6 +285,7 @@ class RejectOptionEnv(FeedbackEnv):
         replacement: bool = False,
         render_mode: str | None = None,
         render_truth: bool = False,
+        encoding: str | None = None,
     ) -> None:
         self.d = check_rejection_cost(d)
         self.query_cost = check_float(query_cost, "query_cost", low=0.0)
@@ -309,7 +311,11 @@ class RejectOptionEnv(FeedbackEnv):
         self.feature_names: tuple[str, ...] | None = None
         self.separation: float | None
         if dataset is None:
-            for name, value in (("topic", topic), ("replacement", replacement or None)):
+            for name, value in (
+                ("topic", topic),
+                ("replacement", replacement or None),
+                ("encoding", encoding),
+            ):
                 if value is not None:
                     raise ValueError(f"{name} applies to datasets only, got {name}={value!r}")
             if separation is not None and self.scenario != "overlap":
@@ -340,6 +346,7 @@ class RejectOptionEnv(FeedbackEnv):
             self._data, self.horizon = open_dataset(
                 dataset, self.dataset, data_home=data_home, dim=dim, topic=topic,
                 horizon=horizon, replacement=replacement, synthetic=synthetic,
+                encoding=encoding,
             )  # fmt: skip
             self.feature_names = self._data.feature_names
             self.dim = self._data.dim

@@ -13,8 +13,8 @@ from hypothesis.extra.numpy import arrays
 
 import osfb_gym  # noqa: F401
 from osfb_gym.core.channels import strip_oracle
-from osfb_gym.envs.services.populations import draw_clusters, draw_linear, random_spd
 from osfb_gym.envs.services.metrics import ServiceMetrics
+from osfb_gym.envs.services.populations import draw_clusters, draw_linear, random_spd
 from osfb_gym.envs.services.reference import reference_loss
 from osfb_gym.envs.services.world import FAMILIES, Population, choose, learning_dynamics
 from tests.helpers import assert_same, differs

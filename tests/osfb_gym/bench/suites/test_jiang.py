@@ -1,7 +1,8 @@
-"""The Tables 1-2 reproduction: protocol, tuning, layout, on tiny grids."""
+"""The Tables 1-2 reproduction: protocol, fits, both tunings, bootstrap, on tiny grids."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pandas as pd
 import pytest
 
 from osfb_gym.bench.paper_tables import METHODS, published
-from osfb_gym.bench.suites.jiang import JIANG_SUITES, paper_table, run_jiang, tune
+from osfb_gym.bench.suites.jiang import FITS, JIANG_SUITES, _lowest, run_jiang
 from osfb_gym.cli import main
 
 # the offline copies of the datasets, named by the environment (see the data layer)
@@ -33,121 +34,121 @@ def test_batch_sizes_follow_the_paper():
     assert (logistic.batch_size("adult"), logistic.batch_size("german")) == (1000, 100)
 
 
-def test_tuning_takes_each_methods_best_alpha_and_greedy_as_is():
+def test_the_paper_fit_sets_the_env_and_agents_and_legacy_sets_nothing():
+    suite = JIANG_SUITES["jiang-logistic"]
+    spec = suite.spec(None, None)
+    assert {env.kwargs["encoding"] for env in spec.envs} == {"native"}
+    ours = next(agent for agent in spec.agents if agent.name == "Adaptive")
+    assert ours.params == {**FITS["paper"]["logistic"], **FITS["paper"]["ours"]}
+    assert list(ours.grid) == ["rho"] and len(ours.grid["rho"]) == 14
+    legacy = type(suite)(suite.name, suite.link, fit="legacy").spec(None, None)
+    # the earlier cells exactly, so their stored results (and golden files) still match
+    assert all(set(env.kwargs) == {"dataset", "link", "cutoff_quantile", "batch_size"}
+               for env in legacy.envs)  # fmt: skip
+    assert all(agent.params == {} for agent in legacy.agents)
+    with pytest.raises(ValueError, match="fit must be one of"):
+        type(suite)(suite.name, suite.link, fit="mine").spec(None, None)
+
+
+def frame(losses: dict[tuple[str, float], list[float]]) -> pd.DataFrame:
     rows = []
-    for method, alpha, losses in [
-        ("greedy", np.nan, [5.0, 7.0]),
-        ("ours", 0.5, [4.0, 4.0]),
-        ("ours", 1.0, [2.0, 3.0]),
-    ]:
-        rows += [
-            {
-                "dataset": "german",
-                "cutoff": 0.5,
-                "method": method,
-                "alpha": alpha,
-                "seed": seed,
-                "cumulative_loss": loss,
-            }
-            for seed, loss in enumerate(losses)
-        ]
-    tuned = tune(pd.DataFrame(rows))
-    assert tuned.loc[("german", 0.5, "ours"), "alpha"] == 1.0
-    assert tuned.loc[("german", 0.5, "ours"), "mean"] == 2.5
-    assert tuned.loc[("german", 0.5, "greedy"), "mean"] == 6.0
-    table, wins = paper_table(tuned, "logistic")
-    assert table.loc[0, "ours"] == "2.50 (20.33)"  # ours beside the paper's Table 2
-    assert wins == {"ours": 1, "paper": 1, "cells": 1}
+    for (method, alpha), values in losses.items():
+        agent = {"greedy": "Greedy", "margin": "Margin", "ours": "Adaptive"}[method]
+        params = json.dumps({} if np.isnan(alpha) else {"alpha": alpha})
+        rows += [dict(method=method, agent=agent, params=params, seed=seed, cumulative_loss=v)
+                 for seed, v in enumerate(values)]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_lowest_is_tuned_per_resample_and_its_probability_is_a_bootstrap():
+    clear = frame({("greedy", np.nan): [7.0] * 6, ("ours", 1.0): [1.0, 2.0, 1.0, 2.0, 1.0, 2.0],
+                   ("ours", 2.0): [8.0] * 6})  # fmt: skip
+    assert _lowest(clear, None) == ("ours", 1.0)
+    # margin wins on average by a hair, ours on most splits: far from certain either way
+    close = frame({("margin", 1.0): [1.0, 1.0, 1.0, 1.0, 1.0, 0.0],
+                   ("ours", 1.0): [0.9, 0.9, 0.9, 0.9, 0.9, 0.9]})  # fmt: skip
+    winner, probability = _lowest(close, None)
+    assert winner == "margin" and 0.2 < probability < 0.8
+    # held-out: the chosen alpha only, even where another is better on these splits
+    chosen = pd.DataFrame({"agent": ["Greedy", "Adaptive"], "params": ["{}", '{"alpha": 2.0}']})
+    assert _lowest(clear, chosen) == ("greedy", 1.0)
 
 
 @needs_data
-def test_cli_runs_a_tiny_reproduction_and_writes_the_table(tmp_path, capsys):
-    argv = [
-        "run",
-        "jiang-logistic",
-        "--set",
-        "datasets=german,blood",
-        "--seeds",
-        "2",
-        "--set",
-        "alphas=-1:0",
-        "--horizon",
-        "2",
-        "--data-home",
-        str(SHARED),
-        "--out",
-        str(tmp_path),
-        "--no-progress",
-    ]
+def test_cli_runs_a_tiny_reproduction_with_both_tunings(tmp_path, capsys):
+    argv = ["run", "jiang-logistic", "--set", "datasets=german,blood", "--set", "splits=4",
+            "--set", "alphas=-1:0", "--horizon", "2", "--data-home", str(SHARED),
+            "--out", str(tmp_path), "--no-progress"]  # fmt: skip
     assert main(argv) == 0
     results = pd.read_csv(tmp_path / "results.csv")
-    # 2 datasets x 2 cutoffs x (greedy + 6 methods x 2 alphas) x 2 seeds
-    assert len(results) == 2 * 2 * 13 * 2
-    assert set(results.loc[results.method == "greedy", "alpha"].isna()) == {True}
+    # 2 datasets x 2 cutoffs x (greedy + 6 methods x 2 alphas) x 4 splits
+    assert len(results) == 2 * 2 * 13 * 4
+    assert results.loc[results.method == "greedy", "alpha"].isna().all()
     text = (tmp_path / "table.md").read_text()
     assert "| german" in text and "(35.71)" in text  # the paper's greedy, German, 50%
+    assert "alpha tuned on splits [0, 2]" in text and "probability on splits [1, 3]" in text
     assert "the paper reports 784 rows" in text  # blood: our data differ, and we say so
-    assert "Adaptive (ours) has the lowest mean loss in" in capsys.readouterr().out
+    assert "| ours (" in text or "| margin (" in text or "| greedy (" in text  # lowest (P)
+    assert "with held-out tuning" in capsys.readouterr().out
     assert "truncated to 2 steps" in text and set(results["steps"]) == {2}
+    assert main([*argv, "--seeds", "3"]) != 0  # splits are the seeds: one of the two
+    assert "give --seeds or --set splits=, not both" in capsys.readouterr().err
 
 
 def test_missing_datasets_are_skipped_and_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="none of the datasets"):
-        run_jiang(
-            JIANG_SUITES["jiang-linear"],
-            tmp_path,
-            datasets=["german"],
-            data_home=str(tmp_path),
-            progress=False,
-        )
+        run_jiang(JIANG_SUITES["jiang-linear"], tmp_path, datasets=["german"],
+                  data_home=str(tmp_path), progress=False)  # fmt: skip
 
 
 @needs_data
-def test_table_command_joins_runs_of_grid_parts(tmp_path, capsys):
-    common = [
-        "--set",
-        "datasets=blood",
-        "--seeds",
-        "2",
-        "--horizon",
-        "2",
-        "--data-home",
-        str(SHARED),
-        "--no-progress",
-    ]
+def test_table_command_joins_runs_of_grid_parts(tmp_path):
+    common = ["--set", "datasets=blood", "--seeds", "2", "--horizon", "2",
+              "--data-home", str(SHARED), "--no-progress"]  # fmt: skip
     for part, grid in (("low", "-2:-2"), ("high", "0:0")):
         argv = ["run", "jiang-linear", "--set", f"alphas={grid}", "--out", str(tmp_path / part),
                 *common]  # fmt: skip
         assert main(argv) == 0
     parts = [str(tmp_path / part / "results.csv") for part in ("low", "high")]
-    argv = [
-        "table",
-        "jiang-linear",
-        *parts,
-        "--out",
-        str(tmp_path / "all"),
-        "--data-home",
-        str(SHARED),
-    ]
+    argv = ["table", "jiang-linear", *parts, "--out", str(tmp_path / "all"),
+            "--data-home", str(SHARED)]  # fmt: skip
     assert main(argv) == 0
     joined = pd.read_csv(tmp_path / "all" / "results.csv")
     # greedy ran in both parts; it is kept once per (cutoff, seed)
     assert len(joined) == 2 * (1 + 6 * 2) * 2
-    assert "{2^-2, 2^0}" in (tmp_path / "all" / "table.md").read_text()
+    assert "2^-2, 2^0}" in (tmp_path / "all" / "table.md").read_text()
 
 
 @needs_data
-def test_each_episode_keeps_its_average_loss_curve_and_the_tuned_ones_are_plotted(tmp_path):
+def test_tuned_curves_are_plotted(tmp_path):
     options = dict(datasets=["blood"], seeds=(0, 1), alphas=(0.25, 1.0), data_home=str(SHARED),
                    horizon=60, progress=False)  # fmt: skip
     result = run_jiang(JIANG_SUITES["jiang-linear"], tmp_path, **options)
-    stored = pd.DataFrame(
-        [pd.read_json(path, typ="series") for path in (tmp_path / "cells").glob("*.json")]
-    )
-    for _, row in stored.iterrows():
-        assert row["curve_t"][0] == 1 and row["curve_t"][-1] == row["steps"] == 60
-        assert np.isclose(row["curve_average_loss"][-1], row["cumulative_loss"] / row["steps"])
-    assert "curve" not in result.results  # results.csv keeps one number per episode
+    assert "curve_t" not in pd.read_csv(result.files[0])  # results.csv: one number per episode
     plot = tmp_path / "average_loss-blood.png"
     assert plot in result.files and plot.read_bytes()[:4] == b"\x89PNG"
     assert "`average_loss-blood.png`" in (tmp_path / "table.md").read_text()
+    assert result.tuned.loc[("blood", 0.5, "ours"), "alpha"] in (0.25, 1.0)
+
+
+def test_held_out_tuning_uses_each_settings_own_choice():
+    from osfb_gym.bench.suites.jiang import _table
+    from osfb_gym.bench.tables import tuned
+
+    rows = []
+    # A: alpha 1 wins on the tuning splits (0, 2) and loses on the reported ones (1, 3);
+    # B: alpha 2 wins everywhere. Pooled choices would let A report alpha 2.
+    losses = {("A", 1.0): [1, 9, 1, 9], ("A", 2.0): [9, 1, 9, 1],
+              ("B", 1.0): [9, 9, 9, 9], ("B", 2.0): [1, 1, 1, 1]}  # fmt: skip
+    for (setting, alpha), values in losses.items():
+        for seed, value in enumerate(values):
+            rows.append(dict(setting=setting, dataset=setting, cutoff=0.5, method="ours",
+                             agent="Adaptive", params=json.dumps({"rho": alpha}), seed=seed,
+                             cumulative_loss=float(value)))  # fmt: skip
+            if alpha == 1.0:
+                greedy = dict(method="greedy", agent="Greedy", params="{}", cumulative_loss=5.0)
+                rows.append(dict(setting=setting, dataset=setting, cutoff=0.5, seed=seed, **greedy))
+    frame = pd.DataFrame(rows)
+    table, wins = _table(frame, tuned(frame, "cumulative_loss"), "linear")
+    held = {row["dataset"]: row["held-out lowest (P)"].split()[0] for row in table}
+    assert held == {"A": "greedy", "B": "ours"} and wins["held_out"] == 1
