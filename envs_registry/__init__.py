@@ -48,7 +48,7 @@ ENVS: tuple[EnvEntry, ...] = (
         entry_point="osfb_gym.envs.lending:OneSidedLendingEnv",
         family="lending",
         # Gymnasium's SyncVectorEnv; lockstep=True: replicas of a paper's grid sharing a stream
-        vector_entry_point="osfb_gym.envs.lending_vector:make_vector_env",
+        vector_entry_point="osfb_gym.envs.lending.vector:make_vector_env",
     ),
     EnvEntry(
         id="AppleTasting-v0",

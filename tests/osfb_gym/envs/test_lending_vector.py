@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import osfb_gym  # noqa: F401  (registers the ids)
-from osfb_gym.envs.lending_vector import OneSidedLendingVectorEnv
+from osfb_gym.envs.lending.vector import OneSidedLendingVectorEnv
 
 ID = "OneSidedLending-v0"
 

@@ -20,7 +20,8 @@ from osfb_gym.core.validation import (
     check_float,
     check_int,
 )
-from osfb_gym.envs._lending_data import (
+from osfb_gym.envs._render import check_render
+from osfb_gym.envs.lending.data import (
     SCALINGS,
     DatasetWorld,
     build_dataset_world,
@@ -28,27 +29,26 @@ from osfb_gym.envs._lending_data import (
     fit_beta,
     stratified_split,
 )
-from osfb_gym.envs._lending_metrics import (
+from osfb_gym.envs.lending.metrics import (
     LendingMetrics,
     bayes_decision,
     one_sided_loss,
     revealed_reward,
 )
-from osfb_gym.envs._lending_world import (
+from osfb_gym.envs.lending.world import (
     FEATURE_BOUND,
     LendingWorld,
     draw_gaussian_world,
     draw_trap_world,
     gaussian_score_cutoff,
 )
-from osfb_gym.envs._render import check_render
 
 if TYPE_CHECKING:
     from osfb_gym.data import Dataset
 
-# the family's pieces live by concern in _lending_world (synthetic worlds),
-# _lending_data (datasets), _lending_metrics (scoring) and _lending_render; their
-# public names stay importable from here
+# the family's pieces live by concern in world (synthetic worlds), data
+# (datasets), metrics (scoring) and render; their public names are importable
+# from here and from the package
 __all__ = [
     "SCALINGS",
     "FEATURE_BOUND",
@@ -746,7 +746,7 @@ class OneSidedLendingEnv(FeedbackEnv):
         if self.render_mode == "ansi":
             return self._last_line
         if self.render_mode == "rgb_array":
-            from osfb_gym.envs._lending_render import render_rgb
+            from osfb_gym.envs.lending.render import render_rgb
 
             beta = None if self._world is None or not self.render_truth else self._world.beta
             return render_rgb(self._history, self.cutoff, self.link, beta, self.render_truth)

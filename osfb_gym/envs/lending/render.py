@@ -10,7 +10,7 @@ from osfb_gym.core.links import Link
 from osfb_gym.envs._render import WINDOW, figure_to_rgb, new_figure
 
 if TYPE_CHECKING:
-    from osfb_gym.envs.lending import _Step
+    from osfb_gym.envs.lending.env import _Step
 
 
 def render_rgb(

@@ -30,7 +30,7 @@ from gymnasium.vector.utils import batch_space
 
 from osfb_gym.core.channels import FEEDBACK, ORACLE
 from osfb_gym.core.validation import check_binary_array, check_int
-from osfb_gym.envs.lending import (
+from osfb_gym.envs.lending.env import (
     LendingMetrics,
     OneSidedLendingEnv,
     bayes_decision,

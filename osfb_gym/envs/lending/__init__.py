@@ -1,0 +1,50 @@
+"""OneSidedLending-v0 (Jiang, Jiang and Pacchiano 2021), one module per concern.
+
+- :mod:`~osfb_gym.envs.lending.world`: synthetic worlds (Gaussian, the greedy trap);
+- :mod:`~osfb_gym.envs.lending.data`: dataset worlds (scaling, the fitted ``beta*``);
+- :mod:`~osfb_gym.envs.lending.metrics`: a step's reward and one-sided loss, the
+  episode metrics;
+- :mod:`~osfb_gym.envs.lending.render`: what a render shows;
+- :mod:`~osfb_gym.envs.lending.env`: :class:`OneSidedLendingEnv` itself;
+- :mod:`~osfb_gym.envs.lending.vector`: the native vector env (lockstep replicas).
+
+Every public name is importable from ``osfb_gym.envs.lending``.
+"""
+
+from osfb_gym.envs.lending.env import (
+    FEATURE_BOUND,
+    SCALINGS,
+    DatasetWorld,
+    LendingMetrics,
+    LendingWorld,
+    OneSidedLendingEnv,
+    bayes_decision,
+    build_dataset_world,
+    dataset_world,
+    draw_gaussian_world,
+    draw_trap_world,
+    fit_beta,
+    gaussian_score_cutoff,
+    one_sided_loss,
+    revealed_reward,
+    stratified_split,
+)
+
+__all__ = [
+    "DatasetWorld",
+    "FEATURE_BOUND",
+    "LendingMetrics",
+    "LendingWorld",
+    "OneSidedLendingEnv",
+    "SCALINGS",
+    "bayes_decision",
+    "build_dataset_world",
+    "dataset_world",
+    "draw_gaussian_world",
+    "draw_trap_world",
+    "fit_beta",
+    "gaussian_score_cutoff",
+    "one_sided_loss",
+    "revealed_reward",
+    "stratified_split",
+]
