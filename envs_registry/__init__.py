@@ -32,6 +32,11 @@ class EnvEntry:
         Gymnasium's time limit; None where the env's own ``horizon`` rules.
     vector_entry_point
         ``"module:Class"`` of a native vector env (``gym.make_vec``), if any.
+    rl_views
+        The observation views registered as RL-ready ids (see ``RL_ENVS``):
+        ``"plain"`` works for any family; ``"features"`` and ``"feedback"``
+        need the family's estimator in :mod:`osfb_gym.wrappers.views`, so a new
+        family lists only ``("plain",)`` until it has one.
     """
 
     id: str
@@ -40,6 +45,7 @@ class EnvEntry:
     kwargs: dict[str, Any] = field(default_factory=dict)
     max_episode_steps: int | None = None
     vector_entry_point: str | None = None
+    rl_views: tuple[str, ...] = ("plain", "features", "feedback")
 
 
 ENVS: tuple[EnvEntry, ...] = (
@@ -73,16 +79,24 @@ ENVS: tuple[EnvEntry, ...] = (
 #: ``gym.make``). Kept apart from ``ENVS``: their oracle is hidden, so the runner,
 #: the grader and the generic env suite, which read it, iterate ``ENVS`` alone.
 RL_VIEW_SUFFIXES = {"plain": "RL", "features": "RL-Features", "feedback": "RL-Feedback"}
-RL_ENVS: tuple[EnvEntry, ...] = tuple(
-    EnvEntry(
-        id=entry.id.replace("-v0", f"-{suffix}-v0"),
-        entry_point="osfb_gym.wrappers:rl_env",
-        family=entry.family,
-        kwargs={"env_id": entry.id, "view": view},
+
+
+def rl_entries(entries: tuple[EnvEntry, ...]) -> tuple[EnvEntry, ...]:
+    """Return the RL-ready entries of ``entries``: one per view each lists in ``rl_views``."""
+    return tuple(
+        EnvEntry(
+            id=entry.id.replace("-v0", f"-{suffix}-v0"),
+            entry_point="osfb_gym.wrappers:rl_env",
+            family=entry.family,
+            kwargs={"env_id": entry.id, "view": view},
+        )
+        for entry in entries
+        for view, suffix in RL_VIEW_SUFFIXES.items()
+        if view in entry.rl_views
     )
-    for entry in ENVS
-    for view, suffix in RL_VIEW_SUFFIXES.items()
-)
+
+
+RL_ENVS: tuple[EnvEntry, ...] = rl_entries(ENVS)
 
 
 def register_all() -> list[str]:

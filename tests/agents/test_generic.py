@@ -9,15 +9,11 @@ from sklearn.base import clone
 
 from agents.base import Agent, all_agents, check_agent
 from agents.rl import SB3Agent
+from osfb_gym.core.family import FAMILIES
 
 # small sizes so that each checking episode is quick (the registered defaults
-# of services draw 1,000 users)
-SMALL = {
-    "OneSidedLending-v0": {"horizon": 40, "batch_size": 3},
-    "AppleTasting-v0": {"horizon": 300},
-    "RejectOption-v0": {"horizon": 300},
-    "MultiServiceChoice-v0": {"n_users": 60, "n_services": 5},
-}
+# of services draw 1,000 users): each family's own, from its Family record
+SMALL = {family.env_id: dict(family.small_kwargs) for family in FAMILIES.values()}
 
 # SB3Agent acts only with a trained model, which its defaults cannot give;
 # tests/agents/test_rl.py runs check_agent on trained models.

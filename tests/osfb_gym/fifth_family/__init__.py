@@ -1,0 +1,1 @@
+"""A fifth family, made only for the test that adding one needs three places."""

@@ -1,0 +1,76 @@
+"""Adding a family takes its env module, one ``Family`` record and one registry row.
+
+The toy family of ``tests/osfb_gym/fifth_family/coin.py`` gets exactly those
+two entries here (as a new family's author would add them to
+``osfb_gym/core/family.py`` and ``envs_registry``); everything below then
+works without any other change: registration with its RL-ready id, the
+checkers, the runner with the family's metrics, the grader's lookup, and
+``osfb-bench list``.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import envs_registry
+from osfb_gym.core.family import FAMILIES, Family, family_of
+
+COIN = Family(
+    name="coin",
+    env_id="Coin-v0",
+    objective="cumulative_loss",
+    lower_is_better=True,
+    metrics="tests.osfb_gym.fifth_family.coin:CoinMetrics",
+    reference_agents=("tests.osfb_gym.fifth_family.coin:AlwaysBet",),
+    columns=("bet_rate",),
+    small_kwargs={"horizon": 20},
+)
+ENTRY = envs_registry.EnvEntry(
+    id="Coin-v0",
+    entry_point="tests.osfb_gym.fifth_family.coin:CoinEnv",
+    family="coin",
+    rl_views=("plain",),
+)
+
+
+@pytest.fixture
+def coin_family(monkeypatch):
+    """The two entries a new family adds, undone after the test."""
+    monkeypatch.setitem(FAMILIES, "coin", COIN)
+    envs = (*envs_registry.ENVS, ENTRY)
+    monkeypatch.setattr(envs_registry, "ENVS", envs)
+    monkeypatch.setattr(envs_registry, "RL_ENVS", envs_registry.rl_entries(envs))
+    ids = ("Coin-v0", "Coin-RL-v0")
+    yield envs_registry.register_all()
+    for env_id in ids:
+        gym.registry.pop(env_id, None)
+
+
+def test_the_registry_row_registers_the_env_and_its_plain_rl_id(coin_family):
+    assert "Coin-v0" in coin_family and "Coin-v0" in envs_registry.env_ids("coin")
+    assert envs_registry.rl_env_ids("coin") == ["Coin-RL-v0"]  # no estimator views yet
+    check_env(gym.make("Coin-v0").unwrapped, skip_render_check=True)
+    rl = gym.make("Coin-RL-v0")
+    observation, info = rl.reset(seed=0)
+    assert observation.dtype == np.float32 and "oracle" not in info
+
+
+def test_the_runner_scores_it_with_the_familys_metrics(coin_family):
+    from osfb_gym.runner import evaluate
+
+    agent = FAMILIES["coin"].reference_classes()[0]()
+    frame = evaluate("Coin-v0", agent, seeds=range(3), env_kwargs=COIN.small_kwargs)
+    assert (frame["bet_rate"] == 1.0).all() and (frame["steps"] == 20).all()
+    assert (frame[COIN.objective] > 0).all()  # betting on every coin loses where p < 1/2
+
+
+def test_the_grader_and_the_cli_listing_read_the_record(coin_family):
+    from osfb_gym.bench.catalog import describe
+    from osfb_gym.grade import family_of as graders_family_of
+
+    assert family_of("Coin-v0") is COIN and graders_family_of("Coin-v0") is COIN
+    listing = describe()
+    assert "Coin-v0" in listing and "coin: cumulative_loss, lower is better" in listing
