@@ -11,23 +11,29 @@
 Every public name is importable from ``osfb_gym.envs.lending``.
 """
 
-from osfb_gym.envs.lending.env import (
-    FEATURE_BOUND,
+from osfb_gym.envs.lending.data import (
     SCALINGS,
     DatasetWorld,
-    LendingMetrics,
-    LendingWorld,
-    OneSidedLendingEnv,
-    bayes_decision,
     build_dataset_world,
     dataset_world,
-    draw_gaussian_world,
-    draw_trap_world,
     fit_beta,
-    gaussian_score_cutoff,
+    stratified_split,
+)
+from osfb_gym.envs.lending.env import (
+    OneSidedLendingEnv,
+)
+from osfb_gym.envs.lending.metrics import (
+    LendingMetrics,
+    bayes_decision,
     one_sided_loss,
     revealed_reward,
-    stratified_split,
+)
+from osfb_gym.envs.lending.world import (
+    FEATURE_BOUND,
+    LendingWorld,
+    draw_gaussian_world,
+    draw_trap_world,
+    gaussian_score_cutoff,
 )
 
 __all__ = [

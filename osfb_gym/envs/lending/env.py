@@ -24,16 +24,11 @@ from osfb_gym.envs._render import check_render
 from osfb_gym.envs.lending.data import (
     SCALINGS,
     DatasetWorld,
-    build_dataset_world,
     dataset_world,
-    fit_beta,
     stratified_split,
 )
 from osfb_gym.envs.lending.metrics import (
     LendingMetrics,
-    bayes_decision,
-    one_sided_loss,
-    revealed_reward,
 )
 from osfb_gym.envs.lending.world import (
     FEATURE_BOUND,
@@ -49,24 +44,6 @@ if TYPE_CHECKING:
 # the family's pieces live by concern in world (synthetic worlds), data
 # (datasets), metrics (scoring) and render; their public names are importable
 # from here and from the package
-__all__ = [
-    "SCALINGS",
-    "FEATURE_BOUND",
-    "DatasetWorld",
-    "LendingMetrics",
-    "LendingWorld",
-    "OneSidedLendingEnv",
-    "bayes_decision",
-    "build_dataset_world",
-    "dataset_world",
-    "draw_gaussian_world",
-    "draw_trap_world",
-    "fit_beta",
-    "gaussian_score_cutoff",
-    "one_sided_loss",
-    "revealed_reward",
-    "stratified_split",
-]
 
 SCENARIOS = ("gaussian", "greedy_trap")
 FEEDBACK_MODES = ("one_sided", "full")

@@ -30,9 +30,9 @@ from gymnasium.vector.utils import batch_space
 
 from osfb_gym.core.channels import FEEDBACK, ORACLE
 from osfb_gym.core.validation import check_binary_array, check_int
-from osfb_gym.envs.lending.env import (
+from osfb_gym.envs.lending.env import OneSidedLendingEnv
+from osfb_gym.envs.lending.metrics import (
     LendingMetrics,
-    OneSidedLendingEnv,
     bayes_decision,
     one_sided_loss,
     revealed_reward,

@@ -8,24 +8,30 @@
 Every public name is importable from ``osfb_gym.envs.reject`` as before.
 """
 
-from osfb_gym.envs.reject.env import (
-    CHUNK,
-    DECISION_LABEL,
-    DEFAULT_DIM,
+from osfb_gym.envs.reject.data import (
     DEFAULT_HORIZON,
-    DEFAULT_SEPARATION,
-    FEATURE_BOUND,
-    MAX_SEPARATION,
+)
+from osfb_gym.envs.reject.env import (
+    RejectOptionEnv,
+)
+from osfb_gym.envs.reject.metrics import (
+    DECISION_LABEL,
     PREDICT_NEGATIVE,
     PREDICT_POSITIVE,
     REJECT,
-    SCENARIOS,
     RejectMetrics,
-    RejectOptionEnv,
-    SyntheticWorld,
     check_action,
-    chow_risk,
     decision_loss,
+)
+from osfb_gym.envs.reject.world import (
+    CHUNK,
+    DEFAULT_DIM,
+    DEFAULT_SEPARATION,
+    FEATURE_BOUND,
+    MAX_SEPARATION,
+    SCENARIOS,
+    SyntheticWorld,
+    chow_risk,
     draw_world,
 )
 
@@ -40,9 +46,9 @@ __all__ = [
     "PREDICT_NEGATIVE",
     "PREDICT_POSITIVE",
     "REJECT",
-    "SCENARIOS",
     "RejectMetrics",
     "RejectOptionEnv",
+    "SCENARIOS",
     "SyntheticWorld",
     "check_action",
     "chow_risk",

@@ -28,7 +28,6 @@ from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render, stream_
 from osfb_gym.envs._stream import DatasetStream
 from osfb_gym.envs.reject.data import DEFAULT_HORIZON, draw_order, open_dataset
 from osfb_gym.envs.reject.metrics import (
-    DECISION_LABEL,
     PREDICT_NEGATIVE,
     PREDICT_POSITIVE,
     REJECT,
@@ -51,26 +50,6 @@ from osfb_gym.envs.reject.world import (
 if TYPE_CHECKING:
     from osfb_gym.data import Dataset, TextDataset
 
-__all__ = [
-    "CHUNK",
-    "DECISION_LABEL",
-    "DEFAULT_DIM",
-    "DEFAULT_HORIZON",
-    "DEFAULT_SEPARATION",
-    "FEATURE_BOUND",
-    "MAX_SEPARATION",
-    "PREDICT_NEGATIVE",
-    "PREDICT_POSITIVE",
-    "REJECT",
-    "SCENARIOS",
-    "RejectMetrics",
-    "RejectOptionEnv",
-    "SyntheticWorld",
-    "check_action",
-    "chow_risk",
-    "decision_loss",
-    "draw_world",
-]
 
 FEEDBACK_MODES = ("one_sided", "full")
 SETTLE_MODES = ("episode_end", "never")
