@@ -1,4 +1,4 @@
-"""Command-line arguments of the benchmark scripts, read from a dataclass of defaults.
+"""What the benchmark scripts share: their command-line arguments, and CPU-timed stepping.
 
 Each script declares its arguments once, as a dataclass with documented
 defaults; :func:`parse_args` turns every field into a ``--flag`` of the
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import time
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -25,3 +26,14 @@ def parse_args(args_class: type[T], description: str, argv: list[str] | None = N
             default=default,
         )
     return args_class(**vars(parser.parse_args(argv)))
+
+
+def step_seconds(env: Any, actions: list[Any]) -> float:
+    """CPU seconds of stepping ``env`` through ``actions`` (resets included)."""
+    env.reset(seed=0)
+    started = time.process_time()
+    for action in actions:
+        _, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            env.reset()
+    return time.process_time() - started

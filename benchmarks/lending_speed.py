@@ -40,7 +40,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from _args import parse_args
+from _args import parse_args, step_seconds
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
@@ -185,17 +185,6 @@ def shadow_prefix(args: Args) -> dict[str, float]:
     result["disagreement_vs_exact"] = disagree["exact"] / steps
     result["disagreement_vs_sklearn"] = disagree["sklearn"] / steps
     return result
-
-
-def step_seconds(env: gym.Env, actions: list[Any]) -> float:
-    """CPU seconds of stepping ``env`` through ``actions`` (resets included)."""
-    env.reset(seed=0)
-    started = time.process_time()
-    for action in actions:
-        _, _, terminated, truncated, _ = env.step(action)
-        if terminated or truncated:
-            env.reset()
-    return time.process_time() - started
 
 
 def env_step_ratios(args: Args, rounds: int = 3) -> dict[str, float]:

@@ -36,7 +36,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from _args import parse_args
+from _args import parse_args, step_seconds
 from threadpoolctl import threadpool_limits
 
 import osfb_gym  # noqa: F401
@@ -73,15 +73,8 @@ class Args:
 
 def cartpole_seconds(steps: int) -> float:
     """CPU seconds of ``steps`` CartPole-v1 steps with random actions (resets included)."""
-    env = gym.make("CartPole-v1")
     actions = np.random.default_rng(0).integers(0, 2, steps).tolist()
-    env.reset(seed=0)
-    started = time.process_time()
-    for action in actions:
-        _, _, terminated, truncated, _ = env.step(action)
-        if terminated or truncated:
-            env.reset()
-    return time.process_time() - started
+    return step_seconds(gym.make("CartPole-v1"), actions)
 
 
 def _grid() -> list[tuple[str, float | None]]:

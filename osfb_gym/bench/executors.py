@@ -85,12 +85,8 @@ def agent_counts(agent: Any) -> dict[str, float]:
     return {} if counts is None else {key: float(value) for key, value in counts().items()}
 
 
-def run_custom(cell: Cell) -> dict[str, Any]:
-    """Run a custom cell (:attr:`Cell.runner`) and return its row: identity and what it measured."""
-    from osfb_gym.core.family import load
-
-    started = time.perf_counter()
-    measured = load(str(cell.runner))(cell)
+def _identity(cell: Cell) -> dict[str, Any]:
+    """Return the columns that say which cell a row is."""
     return {
         "key": cell.key,
         "setting": cell.setting,
@@ -99,6 +95,17 @@ def run_custom(cell: Cell) -> dict[str, Any]:
         "agent": cell.agent,
         "params": cell.params,
         "seed": cell.seed,
+    }
+
+
+def run_custom(cell: Cell) -> dict[str, Any]:
+    """Run a custom cell (:attr:`Cell.runner`) and return its row: identity and what it measured."""
+    from osfb_gym.core.family import load
+
+    started = time.perf_counter()
+    measured = load(str(cell.runner))(cell)
+    return {
+        **_identity(cell),
         **measured,
         "seconds": time.perf_counter() - started,
     }
@@ -131,13 +138,7 @@ def _row(cell: Cell, trajectory: Trajectory, seconds: float) -> dict[str, Any]:
     # a paper's figures need the family's own curves (from its metrics, via the runner)
     family = {} if cell.curve_stride is None else trajectory.curves
     return {
-        "key": cell.key,
-        "setting": cell.setting,
-        "env_id": cell.env_id,
-        "env_kwargs": cell.env_kwargs,
-        "agent": cell.agent,
-        "params": cell.params,
-        "seed": cell.seed,
+        **_identity(cell),
         **trajectory.metrics,
         "total_reward": float(np.sum(trajectory.rewards)),
         "revealed_total": int(np.sum(trajectory.n_revealed)),
