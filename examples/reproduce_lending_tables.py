@@ -23,7 +23,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from osfb_gym.bench.suites.jiang import JIANG_SUITES, available_datasets, run_jiang  # noqa: E402
+from osfb_gym.bench.suites.jiang import JIANG_SUITES, run_jiang  # noqa: E402
+from osfb_gym.data.registry import available_datasets  # noqa: E402
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--dataset", default="german", help="a lending dataset name (see the README)")

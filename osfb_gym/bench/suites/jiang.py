@@ -38,7 +38,7 @@ from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
 from osfb_gym.bench.tables import tuned
 from osfb_gym.data import load
-from osfb_gym.data.registry import available_datasets, get_spec  # noqa: F401 (shah, sculley)
+from osfb_gym.data.registry import available_datasets, get_spec
 
 LENDING_DATASETS = ("adult", "bank", "compas", "crime", "german", "blood", "diabetes", "eeg",
                     "australian", "churn")  # fmt: skip

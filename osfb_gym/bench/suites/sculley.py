@@ -55,7 +55,6 @@ import pandas as pd
 
 from agents.base import Agent
 from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.suites.jiang import available_datasets
 from osfb_gym.bench.suites.sculley_report import write_report
 from osfb_gym.bench.suites.sculley_tables import (
     PAPER_TOPICS,
@@ -64,6 +63,7 @@ from osfb_gym.bench.suites.sculley_tables import (
     SPAM_LEARNERS,
 )
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
+from osfb_gym.data.registry import available_datasets
 from osfb_gym.data.text import R8_TOPICS
 
 ENV_ID = "AppleTasting-v0"

@@ -52,9 +52,9 @@ import pandas as pd
 from agents.reject import DRAL, DSAL, DSOL
 from osfb_gym.bench.plots import panels, save
 from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.suites.jiang import available_datasets
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.bench.tables import tuned
+from osfb_gym.data.registry import available_datasets
 
 ENV_ID = "RejectOption-v0"
 LEARNERS: dict[str, type[DRAL] | type[DSAL]] = {"DSOL": DSOL, "DRAL": DRAL, "DSAL": DSAL}
