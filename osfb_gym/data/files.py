@@ -18,7 +18,7 @@ import pandas as pd
 
 from osfb_gym.core.validation import check_choice
 from osfb_gym.data.dataset import TASKS, Dataset, from_arrays
-from osfb_gym.data.tabular import encode
+from osfb_gym.data.encoding import encode
 
 CATEGORICAL = ("onehot", "error")
 

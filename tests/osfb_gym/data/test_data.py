@@ -143,6 +143,26 @@ def test_crime_threshold_is_an_option(shared: Path) -> None:
         load("crime", data_home=shared, quantile=1.5)
 
 
+def test_crime_keeps_the_gappy_columns_on_request_and_says_what_the_paper_leaves_open(
+    shared: Path,
+) -> None:
+    dropped = load("crime", data_home=shared)
+    filled = load("crime", data_home=shared, gaps="median")
+    assert (filled.n_samples, filled.n_features) == (1994, 122) and dropped.n_features == 99
+    assert np.isfinite(filled.X).all() and np.array_equal(filled.y, dropped.y)
+    column = filled.feature_names.index("PolicCars")
+    values, counts = np.unique(filled.X[:, column], return_counts=True)
+    assert counts.max() >= 1675 and len(values) > 10  # 1,675 gaps filled, the rest kept
+    assert "319" in dropped.metadata["preprocessing"]  # rows left if rows with gaps were dropped
+    with pytest.raises(ValueError, match="gaps must be one of"):
+        load("crime", data_home=shared, gaps="mean")
+
+
+def test_compas_description_says_why_its_rows_differ_from_the_paper(shared: Path) -> None:
+    text = load("compas", data_home=shared).metadata["preprocessing"]
+    assert "7,918" in text and "704" in text
+
+
 def test_phishing_positive_class_is_phishing(shared: Path) -> None:
     data = load("phishing", data_home=shared)
     assert "Result = -1" in data.metadata["preprocessing"]
@@ -213,7 +233,7 @@ def test_unknown_name_lists_the_known_names() -> None:
 
 
 def test_unknown_option_names_the_option_and_the_accepted_ones() -> None:
-    expected = "unknown option.*topic.*options for crime: encoding, quantile"
+    expected = "unknown option.*topic.*options for crime: encoding, gaps, quantile"
     with pytest.raises(TypeError, match=expected):
         load("crime", topic="earn")
 
