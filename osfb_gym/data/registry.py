@@ -21,7 +21,6 @@ import numpy as np
 
 from osfb_gym.data import sources
 from osfb_gym.data.dataset import Dataset
-from osfb_gym.data.fico import FicoTables
 from osfb_gym.data.movielens import Ratings
 from osfb_gym.data.sources import DatasetNotFoundError
 from osfb_gym.data.specs import SPECS, DatasetSpec, OpenML
@@ -170,14 +169,6 @@ def load(
 ) -> TextDataset: ...
 @overload
 def load(
-    name: Literal["fico", "transrisk"],
-    *,
-    data_home: str | os.PathLike[str] | None = ...,
-    download: bool = ...,
-    **options: Any,
-) -> FicoTables: ...
-@overload
-def load(
     name: Literal["movielens", "movielens_10m", "ml10m"],
     *,
     data_home: str | os.PathLike[str] | None = ...,
@@ -198,7 +189,7 @@ def load(
     data_home: str | os.PathLike[str] | None = None,
     download: bool = True,
     **options: Any,
-) -> Dataset | TextDataset | FicoTables | Ratings:
+) -> Dataset | TextDataset | Ratings:
     """Load a named dataset as a frozen record with provenance metadata.
 
     Parameters
@@ -227,9 +218,9 @@ def load(
 
     Returns
     -------
-    Dataset or TextDataset or FicoTables
+    Dataset or TextDataset or Ratings
         A :class:`Dataset` for tabular data, a :class:`TextDataset` for
-        ``sms_spam`` and ``reuters_r8``, :class:`FicoTables` for ``fico``,
+        ``sms_spam`` and ``reuters_r8``,
         :class:`~osfb_gym.data.movielens.Ratings` for ``movielens``.
         Arrays are read-only; repeated calls with the same arguments return
         the same object.

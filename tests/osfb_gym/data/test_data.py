@@ -11,7 +11,6 @@ import pytest
 
 from osfb_gym.data import (
     Dataset,
-    FicoTables,
     TextDataset,
     list_datasets,
     load,
@@ -169,7 +168,7 @@ def test_phishing_positive_class_is_phishing(shared: Path) -> None:
     assert int(data.y.sum()) == 4898
 
 
-# --------------------------------------------------------------------------- text and FICO
+# --------------------------------------------------------------------------- text
 def test_sms_spam_is_text_with_spam_as_positive(shared: Path) -> None:
     data = load("sms_spam", data_home=shared)
     assert isinstance(data, TextDataset)
@@ -190,28 +189,9 @@ def test_reuters_r8_is_one_topic_against_the_rest(shared: Path) -> None:
         load("reuters_r8", data_home=shared, topic="sports")
 
 
-def test_fico_tables_and_seeded_samples(shared: Path) -> None:
-    tables = load("fico", data_home=shared)
-    assert isinstance(tables, FicoTables)
-    assert tables.scores.shape == (198,)
-    assert tables.groups == ("White", "Black", "Hispanic", "Asian")
-    assert np.allclose(tables.cdf[-1], 1.0) and np.allclose(tables.pmf.sum(axis=0), 1.0)
-    # Repayment rises with the score: ~1.5% at 0, ~99% at 100.
-    assert (tables.repay[0] < 0.1).all() and (tables.repay[-1] > 0.98).all()
-    assert tables.totals.tolist() == [133165, 18274, 14702, 7906]
-    first, again = tables.sample(5000, rng=7), tables.sample(5000, rng=7)
-    assert np.array_equal(first.X, again.X) and np.array_equal(first.y, again.y)
-    assert not np.array_equal(first.y, tables.sample(5000, rng=8).y)
-    assert first.feature_names[0] == "score" and first.n_features == 5
-    shares = first.X[:, 1:].mean(axis=0)
-    assert np.allclose(shares, tables.totals / tables.totals.sum(), atol=0.02)
-    assert abs(first.X[:, 0].mean()) < 0.1 and 0.9 < first.X[:, 0].std() < 1.1
-    assert METADATA_KEYS <= set(first.metadata)
-
-
 # --------------------------------------------------------------------------- names and options
 def test_list_datasets_names_every_dataset() -> None:
-    expected = {*TABULAR, "breast_cancer", "sms_spam", "reuters_r8", "fico", "movielens"}
+    expected = {*TABULAR, "breast_cancer", "sms_spam", "reuters_r8", "movielens"}
     assert set(list_datasets()) == expected
     assert list(list_datasets()) == sorted(expected)
 

@@ -115,7 +115,7 @@ def leftovers(folder: Path) -> list[str]:
 
 # Small and medium datasets: one file, two files, a zip member, a space in the
 # name, checksummed or not. Adult and Bank (5-6 MB) run with the slow tests.
-FAST = ["german", "blood", "guide", "eeg", "sms_spam", "fico"]
+FAST = ["german", "blood", "guide", "eeg", "sms_spam"]
 SLOW = ["adult", "bank", "compas", "reuters_r8"]
 
 
