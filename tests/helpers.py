@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 from pathlib import Path
 from typing import Any
@@ -30,9 +31,25 @@ def assert_same(a: Any, b: Any, path: str = "") -> None:
         assert np.asarray(a).dtype == np.asarray(b).dtype, f"{path}: dtypes differ"
     elif isinstance(a, float) and np.isnan(a):
         assert isinstance(b, float) and np.isnan(b), f"{path}: {a!r} != {b!r}"
-    elif isinstance(a, functools.partial):  # equal when the function and its arguments are
-        assert isinstance(b, functools.partial) and a.func is b.func, f"{path}: {a!r} != {b!r}"
-        assert_same((a.args, a.keywords), (b.args, b.keywords), path)
+    elif isinstance(a, functools.partial) or isinstance(b, functools.partial):
+        # a partial computes its function on its bound arguments: equal when all three are
+        assert isinstance(a, functools.partial) and isinstance(b, functools.partial), (
+            f"{path}: {a!r} != {b!r}"
+        )
+        assert_same(a.func, b.func, f"{path}.func")
+        assert_same(a.args, b.args, f"{path}.args")
+        assert_same(a.keywords, b.keywords, f"{path}.keywords")
+    elif inspect.isfunction(a) or inspect.isfunction(b):
+        # two closures made alike (a lambda per env) compute the same: same code, same
+        # defaults, same values closed over; identity would call them different
+        assert inspect.isfunction(a) and inspect.isfunction(b), f"{path}: {a!r} != {b!r}"
+        assert a.__code__ == b.__code__, f"{path}: {a.__qualname__} != {b.__qualname__}"
+        cells = [[cell.cell_contents for cell in f.__closure__ or ()] for f in (a, b)]
+        assert_same(
+            (a.__defaults__, a.__kwdefaults__, cells[0]),
+            (b.__defaults__, b.__kwdefaults__, cells[1]),
+            f"{path}.{a.__qualname__}",
+        )
     else:
         assert a == b, f"{path}: {a!r} != {b!r}"
 
