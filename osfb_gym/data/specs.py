@@ -145,7 +145,7 @@ def _table(
     fields["options"] = {"encoding": "onehot", **fields.get("options", {})}
     if at is not None:
         fields["downloads"] = _files_at(at, *files, sha256=sha256)
-    metadata = {"origin": origin, "license": UCI_LICENSE}
+    metadata: dict[str, Any] = {"origin": origin, "license": UCI_LICENSE}
     if paper_rows is not None:
         metadata.update(paper=PAPER, paper_rows=paper_rows)
     fields["metadata"] = {**metadata, **fields.get("metadata", {})}
