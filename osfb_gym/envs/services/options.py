@@ -130,6 +130,4 @@ def check_reference_ks(reference_ks: Any, n_services: int) -> tuple[int, ...]:
         return ()
     if isinstance(reference_ks, (str, bytes)) or not isinstance(reference_ks, Sequence):
         raise TypeError(f"reference_ks must be a list of ints, got {reference_ks!r}")
-    return tuple(
-        check_int(k, "reference_ks", minimum=1, maximum=n_services) for k in reference_ks
-    )
+    return tuple(check_int(k, "reference_ks", minimum=1, maximum=n_services) for k in reference_ks)

@@ -396,9 +396,7 @@ def test_the_fast_loss_kernels_equal_the_reference_bit_for_bit(family, dim):
         assert fast.dtype == reference.dtype and np.array_equal(fast, reference)
     # the cached constants belong to this world: a rotated one computes its own
     rotated = world.rotated(np.diag(-np.ones(dim)))
-    np.testing.assert_array_equal(
-        rotated.loss_at(-thetas[2]), world.loss_at_reference(thetas[2])
-    )
+    np.testing.assert_array_equal(rotated.loss_at(-thetas[2]), world.loss_at_reference(thetas[2]))
 
 
 def test_the_fast_mahalanobis_kernel_keeps_offsets_and_many_matrices_exact():
