@@ -388,17 +388,20 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             self.outlier_fraction,
         )
 
-    def _observation(self, reported: np.ndarray | None = None) -> dict[str, Any]:
+    def _observation(
+        self, reported: np.ndarray | None = None, choices: np.ndarray | None = None
+    ) -> dict[str, Any]:
         if reported is None:
             reported = self._reported()
         obs: dict[str, Any] = {
             "losses": reported.astype(np.float32),
-            "choices": self._choice.copy(),
+            "choices": self._choice.copy() if choices is None else choices,
             "n_services": self._t,
         }
         if self.reveal_groups:
-            assert self._world is not None
-            obs["groups"] = self._world.groups.copy()
+            # a new copy each time, constant as it is: Gymnasium's checker (and any user
+            # who keeps observations) wants no object shared between two calls
+            obs["groups"] = self._groups.copy()
         return obs
 
     def reset(
@@ -417,6 +420,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._minimum = self._world.minimum_loss()
         self._group_sizes = np.bincount(self._world.groups, minlength=self._world.n_groups)
         self._floor = float(self._minimum.sum())
+        self._groups = self._world.groups
         feedback: dict[str, Any] = {"n_users": self.n_users, "n_services": self.n_services}
         if self.reveal_groups:
             feedback["groups"] = self._world.groups.copy()
@@ -457,11 +461,10 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         placed = np.arange(self.n_services) < self._t
         revealed = np.zeros(self.n_users, dtype=bool)
         revealed[user] = True
-        feedback = {
-            "losses": reported.copy(),
-            "choices": self._choice.copy(),
-            "revealed": revealed,
-        }
+        # one read-only copy of the choices for the observation and the feedback
+        choices = self._choice.copy()
+        choices.flags.writeable = False
+        feedback = {"losses": reported.copy(), "choices": choices, "revealed": revealed}
         by_group = group_losses(self._best, world.groups, world.n_groups, self._group_sizes)
         oracle.update(
             loss=total,
@@ -473,7 +476,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         )
         if self.render_mode is not None:
             self._record(user, reported_total)
-        obs = self._observation(reported)
+        obs = self._observation(reported, choices)
         return obs, previous - reported_total, terminated, False, make_info(feedback, oracle)
 
     def _reported(self) -> np.ndarray:
