@@ -458,15 +458,6 @@ class OneSidedLendingEnv(FeedbackEnv):
         )
 
     # ------------------------------------------------------------------ dynamics
-    def _draw_applicants(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return self._draw_observed(n)[1:]
-
-    def _draw_observed(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Draw ``n`` applicants: float32 features, float64 features, ``mu`` and ``y``."""
-        if self._world is None:
-            raise RuntimeError("call reset() before step()")
-        return self._world.sample_batch(n, self.link, self.noise_std, self.np_random)
-
     def _next_batch(self) -> np.ndarray:
         data = self._data
         if data is None:
@@ -499,8 +490,9 @@ class OneSidedLendingEnv(FeedbackEnv):
                 self.scenario, self.dim, self.beta_norm, self.link, self.cutoff,
                 self.tau, self.trap_probability, world_rng(self.world_seed, self.np_random),
             )  # fmt: skip
-            warm_x, _, warm_y = self._draw_applicants(self.warm_start)
-            warm_x = warm_x.astype(np.float32)
+            warm_x, _, _, warm_y = self._world.sample_batch(
+                self.warm_start, self.link, self.noise_std, self.np_random
+            )
         else:
             self._world = LendingWorld(beta=np.array(data.beta))
             warm, stream = stratified_split(
