@@ -138,6 +138,26 @@ def reference_ratios(args: Args) -> dict[str, float]:
     }
 
 
+def kernel_ratios(args: Args, loss: str, services: int = 30) -> tuple[float, float, bool]:
+    """The loss kernel at one step, fast against reference (best of 3): (ref s, fast s, equal)."""
+    env = gym.make("MultiServiceChoice-v0", n_users=args.n_users, n_services=args.n_services,
+                   dim=args.dim, loss=loss, reference_restarts=0)  # fmt: skip
+    env.reset(seed=args.seed)
+    world = env.unwrapped._world  # type: ignore[attr-defined]
+    order = np.random.default_rng(args.seed).permutation(world.n)[:services]
+    thetas = world.preferences[order]
+    best: dict[str, float] = {}
+    for _ in range(3):
+        for name, kernel in (("fast", world.loss_at), ("reference", world.loss_at_reference)):
+            start = time.process_time()
+            for theta in thetas:
+                kernel(theta)
+            seconds = (time.process_time() - start) / services
+            best[name] = min(best.get(name, seconds), seconds)
+    equal = all(np.array_equal(world.loss_at(t), world.loss_at_reference(t)) for t in thetas)
+    return best["reference"], best["fast"], equal
+
+
 def main() -> None:
     """Measure on one core and print a summary."""
     args = parse_args(Args, __doc__.splitlines()[0])
@@ -160,6 +180,11 @@ def main() -> None:
             start = time.process_time()
             env.reset(seed=args.seed)
             reset = time.process_time() - start
+            reference, fast, equal = kernel_ratios(args, loss)
+            print(
+                f"{loss:12s} loss kernel: reference {1000 * reference:5.2f} ms, fast "
+                f"{1000 * fast:5.2f} ms ({reference / fast:.1f}x), equal bit for bit: {equal}"
+            )
             step = best_seconds_per_step(env_alone, env, args.seed, args.repeats)
             agent = best_seconds_per_step(agent_alone, env, args.seed, args.repeats)
             episode = best_seconds_per_step(full_episode, env, args.seed, args.repeats)

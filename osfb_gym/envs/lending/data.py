@@ -172,3 +172,63 @@ def dataset_world(data: Dataset, link: Link, scaling: str = "standard") -> Datas
     while len(_WORLD_CACHE) > _WORLD_CACHE_SIZE:
         _WORLD_CACHE.popitem(last=False)
     return world
+
+
+def stream_batches(
+    stream: np.ndarray, batch_size: int, last_batch: str = "pad"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cut a shuffled stream of row indices into batches: ``(full batches, last rows)``.
+
+    The full batches are a ``(steps, batch_size)`` array of row indices in
+    stream order; the rows after them, fewer than ``batch_size``, are the
+    last, partial batch with ``last_batch="pad"`` (the env pads it to the
+    batch shape) and are left out with ``"drop"`` (an empty array).
+
+    Examples
+    --------
+    >>> full, last = stream_batches(np.arange(7), 3)
+    >>> full.tolist(), last.tolist()
+    ([[0, 1, 2], [3, 4, 5]], [6])
+    >>> stream_batches(np.arange(7), 3, "drop")[1].size
+    0
+    """
+    steps = len(stream) // batch_size
+    full = stream[: steps * batch_size].reshape(steps, batch_size)
+    last = stream[steps * batch_size :] if last_batch == "pad" else stream[:0]
+    return full, last
+
+
+def stream_steps(rows: int, batch_size: int, last_batch: str = "pad") -> tuple[int, int, int]:
+    """Return the steps of a stream of ``rows`` rows, the rows dropped and the padding rows.
+
+    Examples
+    --------
+    >>> stream_steps(7, 3), stream_steps(7, 3, "drop"), stream_steps(6, 3)
+    ((3, 0, 2), (2, 1, 0), (2, 0, 0))
+    """
+    full, rest = divmod(rows, batch_size)
+    if last_batch == "drop":
+        return full, rest, 0
+    return full + (rest > 0), 0, (batch_size - rest) % batch_size
+
+
+def dataset_batch(
+    data: DatasetWorld, full: np.ndarray, last: np.ndarray, t: int, batch_size: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Batch ``t`` of a stream cut by :func:`stream_batches`: ``(x, mu, y, valid)``.
+
+    ``valid`` is None for a full batch. The partial last batch has its real
+    rows first, then zero rows of padding (``valid`` False there): zero
+    features, ``mu`` and ``y``, which the env never reveals, rewards or
+    scores. Past the stream's end, empty arrays.
+    """
+    if t < full.shape[0]:
+        rows = full[t]
+        return data.X[rows], data.mu[rows], data.y[rows], None
+    if t == full.shape[0] and last.size:
+        n = last.size
+        x = np.zeros((batch_size, data.X.shape[1]), dtype=data.X.dtype)
+        mu, y = np.zeros(batch_size), np.zeros(batch_size)
+        x[:n], mu[:n], y[:n] = data.X[last], data.mu[last], data.y[last]
+        return x, mu, y, np.arange(batch_size) < n
+    return np.zeros((0, data.X.shape[1]), dtype=data.X.dtype), np.empty(0), np.empty(0), None

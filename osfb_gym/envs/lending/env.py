@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,48 +22,40 @@ from osfb_gym.envs._render import check_render
 from osfb_gym.envs.lending.data import (
     SCALINGS,
     DatasetWorld,
+    dataset_batch,
     dataset_world,
     stratified_split,
+    stream_batches,
+    stream_steps,
 )
-from osfb_gym.envs.lending.metrics import (
-    LendingMetrics,
+from osfb_gym.envs.lending.metrics import LendingMetrics, score_batch
+from osfb_gym.envs.lending.options import (
+    DEFAULT_DIM,
+    DEFAULT_HORIZON,
+    FEEDBACK_MODES,
+    LAST_BATCH,
+    SCENARIOS,
+    check_noise_std,
+    check_synthetic_only,
+    resolve_cutoff,
+    resolve_dataset,
+    resolve_warm_start,
 )
+from osfb_gym.envs.lending.render import Step, record_step
 from osfb_gym.envs.lending.world import (
     FEATURE_BOUND,
     LendingWorld,
-    draw_gaussian_world,
-    draw_trap_world,
-    gaussian_score_cutoff,
+    draw_world,
 )
 
 if TYPE_CHECKING:
     from osfb_gym.data import Dataset
 
-# the family's pieces live by concern in world (synthetic worlds), data
-# (datasets), metrics (scoring) and render; their public names are importable
-# from here and from the package
-
-SCENARIOS = ("gaussian", "greedy_trap")
-FEEDBACK_MODES = ("one_sided", "full")
-DEFAULT_CUTOFF_QUANTILE = 0.7
-DEFAULT_DIM = 5  # synthetic worlds; a dataset has its own
-DEFAULT_HORIZON = 2000  # synthetic worlds; a dataset's episode is its whole stream
-DEFAULT_WARM_START = 20  # synthetic worlds: the paper's initial K pairs
-DEFAULT_WARM_FRACTION = 0.05  # datasets: the paper's 5% stratified split
-# Arguments that shape a synthetic world only, with their defaults: a dataset
-# fixes features, beta* and outcomes, so a non-default value is an error there.
-SYNTHETIC_ONLY = {
-    "dim": None,
-    "noise_std": None,
-    "beta_norm": 2.0,
-    "scenario": "gaussian",
-    "tau": 0.1,
-    "trap_probability": 0.1,
-    "world_seed": None,
-}
+# the family's pieces live by concern: world (synthetic worlds), data (datasets,
+# the stream's batches), options (arguments and their checks), metrics (scoring)
+# and render; their public names are importable from the package
 
 
-# --------------------------------------------------------------------------- env
 class OneSidedLendingEnv(FeedbackEnv):
     r"""Approve applicants whose expected outcome beats a cutoff; see only approved outcomes.
 
@@ -115,8 +105,10 @@ class OneSidedLendingEnv(FeedbackEnv):
 
     ## Feedback
     After a step, ``info["feedback"]`` holds ``"revealed"``, a boolean
-    mask over the batch just decided, and ``"y"``, the batch's outcomes
-    where revealed and 0.0 elsewhere: read ``y[revealed]``. The
+    mask over the batch just decided, ``"y"``, the batch's outcomes
+    where revealed and 0.0 elsewhere (read ``y[revealed]``), and
+    ``"valid"``, a boolean mask of the rows that are real applicants: all
+    True except in a dataset's last, partial batch (see Episode End). The
     placeholder is a constant, so it carries nothing about the hidden
     outcome; it is not NaN because Gymnasium's checker compares infos
     with ``==`` (NaN != NaN), and arrays keep one shape so that vector
@@ -143,6 +135,7 @@ class OneSidedLendingEnv(FeedbackEnv):
     |-----------------------|----------------|-------------------------------------------|
     | ``feedback["y"]``     | agent          | outcomes where revealed, 0 elsewhere      |
     | ``feedback["revealed"]`` | agent       | mask of revealed outcomes (step)          |
+    | ``feedback["valid"]`` | agent          | mask of real applicants, False on padding (step) |
     | ``feedback["warm_start"]`` | agent    | ``{"X": (K, d), "y": (K,)}`` (reset)      |
     | ``feedback["cutoff"]``, ``["link"]`` | agent | the task's terms (reset)          |
     | ``oracle["mu"]``      | evaluator only | ``mu(x . beta*)`` of the batch            |
@@ -166,11 +159,21 @@ class OneSidedLendingEnv(FeedbackEnv):
     Truncation after ``horizon`` steps. Synthetic streams never terminate.
 
     A dataset's stream terminates (``terminated=True``) when its rows run
-    out, after ``n_steps = (rows - warm_start) // batch_size`` steps. The
-    ``n_dropped = (rows - warm_start) % batch_size`` rows that would not
-    fill a last batch are left out of the episode (the last rows of the
-    shuffled order, so a different random few each reset); both counts are
-    public attributes. The observation returned with ``terminated=True`` is
+    out, after ``n_steps = ceil((rows - warm_start) / batch_size)`` steps:
+    every row but the warm start is decided once, as in the paper. When
+    ``batch_size`` does not divide ``rows - warm_start``, the last batch is
+    partial: its real applicants come first, then ``n_padded`` rows of
+    padding (all-zero features) that fill the fixed observation and action
+    shapes. Padding is never revealed (even with ``feedback="full"``),
+    never rewarded and never scored (no one-sided loss, not counted by the
+    metrics), whatever the action; ``feedback["valid"]`` is False on it,
+    so an agent can ignore it (an agent that learns from revealed rows
+    only ignores it already). ``last_batch="drop"`` leaves those rows out
+    instead, the behaviour before this option (``n_steps`` is then
+    ``(rows - warm_start) // batch_size`` and ``n_dropped`` the rows left
+    out, the last of the shuffled order, so a different random few each
+    reset). ``n_steps``, ``n_padded`` and ``n_dropped`` are public
+    attributes. The observation returned with ``terminated=True`` is
     all zeros, there being no applicant left; stepping again raises
     ``RuntimeError``. A ``horizon`` shorter than the stream truncates the
     episode there (``truncated=True``) with the next real batch as the
@@ -200,6 +203,7 @@ class OneSidedLendingEnv(FeedbackEnv):
     | ``render_truth``  | False        | renders also show hidden truth (see Rendering) |
     | ``encoding``      | None         | categoricals: "onehot" (None) or "native" (D) |
     | ``scaling``       | "standard"   | "standard" or "robust" (median/IQR) (D) |
+    | ``last_batch``    | "pad"        | a partial last batch: "pad" it or "drop" its rows (D) |
 
     Give at most one of ``cutoff`` and ``cutoff_quantile``; with neither,
     the cutoff is the 70% quantile of ``mu`` (the lender approves the best
@@ -266,6 +270,11 @@ class OneSidedLendingEnv(FeedbackEnv):
       ``SyncVectorEnv`` (the shared-stream replicas are ``lockstep=True``);
       renders hide the truth unless ``render_truth=True``; ``dataset``
       takes a :class:`~osfb_gym.data.Dataset` record.
+    - v0, issue 19: a dataset's last, partial batch is decided, padded to
+      the batch shape (``feedback["valid"]`` marks the padding; every step's
+      feedback has the key), where it was dropped; ``last_batch="drop"``
+      keeps the old streams. Every other trajectory is unchanged, bit for
+      bit (stored seeded recordings compared).
 
     Examples
     --------
@@ -289,8 +298,8 @@ class OneSidedLendingEnv(FeedbackEnv):
     >>> obs, info = env.reset(seed=0)
     >>> obs.shape, info["feedback"]["warm_start"]["X"].shape, env.unwrapped.feature_names[-1]
     ((10, 31), (28, 31), 'intercept')
-    >>> env.unwrapped.n_steps, env.unwrapped.n_dropped, env.unwrapped.horizon
-    (54, 1, 54)
+    >>> env.unwrapped.n_steps, env.unwrapped.n_padded, env.unwrapped.horizon
+    (55, 9, 55)
 
     Gymnasium knows the horizon, and a render hides the truth unless asked:
 
@@ -328,6 +337,7 @@ class OneSidedLendingEnv(FeedbackEnv):
         render_truth: bool = False,
         encoding: str | None = None,
         scaling: str = "standard",
+        last_batch: str = "pad",
     ) -> None:
         self.link = get_link(link)
         self.batch_size = check_int(batch_size, "batch_size", minimum=1)
@@ -348,12 +358,14 @@ class OneSidedLendingEnv(FeedbackEnv):
         )
         check_data_home(data_home, dataset)
         self.scaling = check_choice(scaling, "scaling", SCALINGS)
-        if dataset is None and (encoding is not None or scaling != "standard"):
+        self.last_batch = check_choice(last_batch, "last_batch", LAST_BATCH)
+        if dataset is None and (encoding, scaling, last_batch) != (None, "standard", "pad"):
             raise ValueError(
-                "encoding and scaling apply to a dataset only; a synthetic world draws "
-                f"standardised features, got encoding={encoding!r}, scaling={scaling!r}"
+                "encoding, scaling and last_batch apply to a dataset only; a synthetic world "
+                f"draws standardised features without end, got encoding={encoding!r}, "
+                f"scaling={scaling!r}, last_batch={last_batch!r}"
             )
-        record = None if dataset is None else self._resolve_dataset(dataset, data_home, encoding)
+        record = None if dataset is None else resolve_dataset(dataset, data_home, encoding)
         #: the dataset's name (a record's own name), None for a synthetic world
         self.dataset = None if record is None else record.name
         self.data_home = data_home
@@ -362,48 +374,48 @@ class OneSidedLendingEnv(FeedbackEnv):
         self.feature_names: tuple[str, ...] | None = None
         self._stratify = False
         #: rows of the stream left out because they do not fill a whole batch
+        #: (``last_batch="drop"``; 0 with the default ``"pad"``)
         self.n_dropped = 0
+        #: padding rows in a dataset's last, partial batch (``last_batch="pad"``)
+        self.n_padded = 0
         #: steps until a dataset's stream runs out (None: synthetic, never)
         self.n_steps: int | None = None
-        if dataset is None:
+        if record is None:
             self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
-            self.noise_std = self._check_noise_std(noise_std)
-            self.warm_start = self._resolve_warm_start(warm_start, None)
+            self.noise_std = check_noise_std(noise_std, self.link)
+            self.warm_start = self._warm_start(warm_start, None)
             self.horizon = (
                 DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
             )
         else:
-            given = {
-                "dim": dim,
-                "noise_std": noise_std,
-                "beta_norm": beta_norm,
-                "scenario": scenario,
-                "tau": tau,
-                "trap_probability": trap_probability,
-                "world_seed": world_seed,
-            }
-            for name, value in given.items():
-                if value != SYNTHETIC_ONLY[name]:
-                    raise ValueError(
-                        f"{name} shapes synthetic worlds only; with dataset={self.dataset!r} the "
-                        f"data fix the features, outcomes and beta*, got {name}={value!r}"
-                    )
-            assert record is not None
+            check_synthetic_only(
+                self.dataset,
+                {"dim": dim, "noise_std": noise_std, "beta_norm": beta_norm,
+                 "scenario": scenario, "tau": tau, "trap_probability": trap_probability,
+                 "world_seed": world_seed},
+            )  # fmt: skip
             self._data = dataset_world(record, self.link, self.scaling)
             self.feature_names = self._data.feature_names
             self._stratify = self._data.binary
             self.dim = self._data.X.shape[1]
             self.noise_std = 0.0
             n_rows = self._data.X.shape[0]
-            self.warm_start = self._resolve_warm_start(warm_start, n_rows)
-            stream = n_rows - self.warm_start
-            self.n_steps, self.n_dropped = divmod(stream, self.batch_size)
+            self.warm_start = self._warm_start(warm_start, n_rows)
+            self.n_steps, self.n_dropped, self.n_padded = stream_steps(
+                n_rows - self.warm_start, self.batch_size, self.last_batch
+            )
             self.horizon = (
                 self.n_steps
                 if horizon is None
                 else min(check_int(horizon, "horizon", minimum=1), self.n_steps)
             )
-        self.cutoff = self._resolve_cutoff(cutoff, cutoff_quantile)
+        self.cutoff = resolve_cutoff(
+            cutoff,
+            cutoff_quantile,
+            self.link,
+            data_mu=None if self._data is None else self._data.mu,
+            beta_norm=self.beta_norm,
+        )
         if self.scenario == "greedy_trap":
             if self.dim < 2:
                 raise ValueError(f"dim must be >= 2 for scenario='greedy_trap', got {self.dim}")
@@ -420,172 +432,47 @@ class OneSidedLendingEnv(FeedbackEnv):
         self.action_space = spaces.MultiBinary(self.batch_size)
         self._action_shape = (self.batch_size,)
         self._logistic = self.link.name == "logistic"
+        self._one_sided = self.feedback_mode == "one_sided"
+        # every batch but a padded last one: all rows real (shared, read-only)
+        self._all_valid = np.ones(self.batch_size, dtype=bool)
+        self._all_valid.flags.writeable = False
 
         self._world: LendingWorld | None = None
         self._order = np.empty((0, self.batch_size), dtype=np.intp)
+        self._last_rows = np.empty(0, dtype=np.intp)
         self._x = np.empty((0, self.dim))
         self._mu = np.empty(0)
         self._y = np.empty(0)
+        self._valid = self._all_valid
         self._t = 0
-        self._history: list[_Step] = []
+        self._history: list[Step] = []
         self._last_line = ""
 
-    # ------------------------------------------------------------------ configuration
-    @staticmethod
-    def _resolve_dataset(dataset: Any, data_home: str | None, encoding: str | None) -> Dataset:
-        """Return the tabular record of ``dataset``: a name loaded, or a record of one's own."""
-        # imported here: the data layer pulls in scikit-learn and pandas, which a
-        # synthetic world never needs
-        from osfb_gym.data import Dataset, load
-
-        if isinstance(dataset, str):
-            options: dict[str, Any] = {} if encoding is None else {"encoding": encoding}
-            record = load(dataset, data_home=data_home, **options)
-        elif encoding is not None:
-            raise ValueError(
-                "encoding applies to a dataset given by name (the loader encodes it); "
-                f"a record is already numeric, got encoding={encoding!r}"
-            )
-        elif isinstance(dataset, Dataset):
-            record = dataset
-        else:
-            raise TypeError(
-                f"dataset must be a name (str), a Dataset record or None, got {dataset!r} "
-                f"({type(dataset).__name__})"
-            )
-        if not isinstance(record, Dataset):
-            raise ValueError(
-                f"dataset {dataset!r} is not a table of features and outcomes "
-                f"({type(record).__name__}); lending needs a tabular Dataset"
-            )
-        return record
-
-    def _check_noise_std(self, noise_std: float | None) -> float:
-        if noise_std is None:
-            return 1.0 if self.link.name == "linear" else 0.0
-        if self.link.name == "logistic":
-            raise ValueError(
-                "noise_std applies to link='linear' only; logistic outcomes are Bernoulli "
-                f"draws with no extra noise, got noise_std={noise_std!r}"
-            )
-        return check_float(noise_std, "noise_std", low=0.0)
-
-    def _resolve_warm_start(self, warm_start: int | float | None, n_rows: int | None) -> int:
-        """Return ``K``; ``n_rows`` is the dataset's size, None for a synthetic world."""
-        if warm_start is None:
-            if n_rows is None:
-                return DEFAULT_WARM_START
-            warm_start = DEFAULT_WARM_FRACTION
-        if isinstance(warm_start, bool) or not isinstance(warm_start, Real):
-            raise TypeError(
-                f"warm_start must be a count (int) or, with a dataset, a fraction (float), "
-                f"got {warm_start!r} ({type(warm_start).__name__})"
-            )
-        if isinstance(warm_start, Integral):
-            count = check_int(warm_start, "warm_start", minimum=0)
-        elif n_rows is None:
-            raise ValueError(
-                "warm_start as a fraction (float) needs a dataset; a synthetic world "
-                f"takes a count (int), got warm_start={warm_start!r}"
-            )
-        else:
-            fraction = check_float(
-                warm_start,
-                "warm_start",
-                low=0.0,
-                high=1.0,
-                low_inclusive=False,
-                high_inclusive=False,
-            )
-            count = int(np.floor(fraction * n_rows))  # scikit-learn's train_size rounding
-        if n_rows is not None and n_rows - count < self.batch_size:
-            raise ValueError(
-                f"warm_start must leave at least one batch of batch_size={self.batch_size} "
-                f"of the {n_rows} rows of dataset {self.dataset!r} to stream, got "
-                f"warm_start={warm_start!r} ({count} rows)"
-            )
-        return count
-
-    def _resolve_cutoff(self, cutoff: float | None, cutoff_quantile: float | None) -> float:
-        if cutoff is not None and cutoff_quantile is not None:
-            raise ValueError(
-                f"give at most one of cutoff and cutoff_quantile, got cutoff={cutoff!r} "
-                f"and cutoff_quantile={cutoff_quantile!r}"
-            )
-        if cutoff is not None:
-            if self.link.name == "logistic":
-                return check_float(
-                    cutoff,
-                    "cutoff",
-                    low=0.0,
-                    high=1.0,
-                    low_inclusive=False,
-                    high_inclusive=False,
-                )
-            return check_float(cutoff, "cutoff")
-        quantile = DEFAULT_CUTOFF_QUANTILE if cutoff_quantile is None else cutoff_quantile
-        quantile = check_float(
-            quantile,
-            "cutoff_quantile",
-            low=0.0,
-            high=1.0,
-            low_inclusive=False,
-            high_inclusive=False,
+    def _warm_start(self, warm_start: int | float | None, n_rows: int | None) -> int:
+        return resolve_warm_start(
+            warm_start,
+            n_rows,
+            batch_size=self.batch_size,
+            last_batch=self.last_batch,
+            dataset=self.dataset,
         )
-        if self._data is not None:
-            return float(np.quantile(self._data.mu, quantile))
-        cutoff = gaussian_score_cutoff(self.link, self.beta_norm, quantile)
-        if self.link.name == "logistic" and not 0.0 < cutoff < 1.0:
-            # expit saturates: every applicant would sit on one side of the cutoff
-            raise ValueError(
-                f"beta_norm={self.beta_norm!r} with cutoff_quantile={quantile!r} puts the "
-                f"logistic cutoff at {cutoff!r}, where no applicant beats it; use a beta_norm "
-                "of at most about 30 (scores of standard-normal features times beta_norm)"
-            )
-        return cutoff
 
     # ------------------------------------------------------------------ dynamics
-    def _draw_world(self, rng: np.random.Generator) -> LendingWorld:
-        if self.scenario == "greedy_trap":
-            return draw_trap_world(
-                self.dim,
-                self.beta_norm,
-                self.link,
-                self.cutoff,
-                self.tau,
-                self.trap_probability,
-                rng,
-            )
-        return draw_gaussian_world(self.dim, self.beta_norm, rng)
-
-    def _draw_applicants(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return self._draw_observed(n)[1:]
-
-    def _draw_observed(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Draw ``n`` applicants: float32 features, float64 features, ``mu`` and ``y``."""
-        world = self._world
-        if world is None:
-            raise RuntimeError("call reset() before step()")
-        observed, x = world.sample_observed(n, self.np_random)
-        mu = np.asarray(self.link.mean(x @ world.beta), dtype=float)
-        if self._logistic:
-            y = (self.np_random.random(n) < mu).astype(float)
-        else:
-            y = mu + self.noise_std * self.np_random.standard_normal(n)
-        return observed, x, mu, y
-
     def _next_batch(self) -> np.ndarray:
         data = self._data
         if data is None:
-            observed, self._x, self._mu, self._y = self._draw_observed(self.batch_size)
+            assert self._world is not None
+            observed, self._x, self._mu, self._y = self._world.sample_batch(
+                self.batch_size, self.link, self.noise_std, self.np_random
+            )
             return observed
-        if self._t >= self._order.shape[0]:
+        self._x, self._mu, self._y, valid = dataset_batch(
+            data, self._order, self._last_rows, self._t, self.batch_size
+        )
+        self._valid = self._all_valid if valid is None else valid
+        if self._mu.size == 0:
             # the stream ran out: a placeholder inside the space, no applicant
-            self._x = np.zeros((0, self.dim), dtype=np.float32)
-            self._mu = self._y = np.empty(0)
             return np.zeros((self.batch_size, self.dim), dtype=np.float32)
-        rows = self._order[self._t]
-        self._x, self._mu, self._y = data.X[rows], data.mu[rows], data.y[rows]
         return self._x.copy()
 
     def reset(
@@ -596,19 +483,24 @@ class OneSidedLendingEnv(FeedbackEnv):
         self._t = 0
         self._history = []
         self._last_line = ""
+        self._valid = self._all_valid
         data = self._data
         if data is None:
-            self._world = self._draw_world(world_rng(self.world_seed, self.np_random))
-            warm_x, _, warm_y = self._draw_applicants(self.warm_start)
-            warm_x = warm_x.astype(np.float32)
+            self._world = draw_world(
+                self.scenario, self.dim, self.beta_norm, self.link, self.cutoff,
+                self.tau, self.trap_probability, world_rng(self.world_seed, self.np_random),
+            )  # fmt: skip
+            warm_x, _, _, warm_y = self._world.sample_batch(
+                self.warm_start, self.link, self.noise_std, self.np_random
+            )
         else:
             self._world = LendingWorld(beta=np.array(data.beta))
             warm, stream = stratified_split(
                 data.y, self.warm_start, self.np_random, stratify=self._stratify
             )
-            # the last n_dropped rows of the shuffled stream: a uniformly random subset
-            steps = len(stream) // self.batch_size
-            self._order = stream[: steps * self.batch_size].reshape(steps, self.batch_size)
+            # the last rows of the shuffled stream (partial batch, or dropped): a
+            # uniformly random subset
+            self._order, self._last_rows = stream_batches(stream, self.batch_size, self.last_batch)
             warm_x, warm_y = data.X[warm], data.y[warm]
         obs = self._next_batch()
         feedback = {
@@ -628,30 +520,16 @@ class OneSidedLendingEnv(FeedbackEnv):
                 "for a new episode"
             )
         action = self._check_action(action)
-        # revealed_reward, bayes_decision and one_sided_loss, inlined: the same
-        # arithmetic in fewer calls (this is every step of every episode)
-        mu, y, cutoff = self._mu, self._y, self.cutoff
-        approved = action == 1
-        revealed = approved.copy() if self.feedback_mode == "one_sided" else np.ones_like(approved)
-        if self.batch_size == 1:
-            # one applicant: the same IEEE operations on Python floats (a sum of one
-            # term is the term), without a dozen calls on arrays of one element
-            one_mu, one_y, accept = mu.item(), y.item(), bool(approved[0])
-            reward = one_y - cutoff if accept else 0.0
-            bayes_one = one_mu > cutoff
-            loss = abs(one_mu - cutoff) if bayes_one != accept else 0.0
-            shown = one_y if revealed[0] else 0.0
-            feedback = {"revealed": revealed, "y": np.array([shown])}
-            bayes = np.array([bayes_one], dtype=np.int8)
-        else:
-            reward = float(np.where(approved, y - cutoff, 0.0).sum())
-            above = mu > cutoff
-            loss = float((np.abs(mu - cutoff) * (above != approved)).sum())
-            feedback = {"revealed": revealed, "y": np.where(revealed, y, 0.0)}
-            bayes = above.astype(np.int8)
+        mu, y, valid = self._mu, self._y, self._valid
+        reward, loss, feedback, bayes = score_batch(
+            mu, y, self.cutoff, action, valid, self._one_sided, valid is self._all_valid
+        )
         oracle = {"mu": mu, "y": y, "bayes_action": bayes, "loss": loss}
         if self.render_mode is not None:
-            self._record(action, revealed, reward, loss)
+            self._last_line = record_step(
+                self._history, self._t + 1, (self._x, mu, y, valid), action,
+                feedback["revealed"], reward, loss, self.render_truth,
+            )  # fmt: skip
         obs, terminated, truncated = self._advance()
         return obs, reward, terminated, truncated, make_info(feedback, oracle)
 
@@ -688,31 +566,6 @@ class OneSidedLendingEnv(FeedbackEnv):
         return True
 
     # ------------------------------------------------------------------ rendering
-    def _record(self, action: np.ndarray, revealed: np.ndarray, reward: float, loss: float) -> None:
-        previous = self._history[-1] if self._history else None
-        step = _Step(
-            x=self._x,
-            action=action,
-            revealed=revealed,
-            y=np.where(revealed, self._y, np.nan),
-            total_reward=(previous.total_reward if previous else 0.0) + reward,
-            # hidden truth, kept only for a render that asks for it
-            mu=self._mu if self.render_truth else None,
-            total_loss=(previous.total_loss if previous else 0.0) + loss * self.render_truth,
-        )
-        self._history.append(step)
-        line = (
-            f"t={self._t + 1:4d}  approved {int(action.sum()):3d}/{self.batch_size}  "
-            f"revealed y={np.round(self._y[revealed], 2).tolist()}  "
-            f"reward {reward:.3f}  cumulative {step.total_reward:.3f}"
-        )
-        if self.render_truth:
-            line += (
-                f"  | truth: hidden y={np.round(self._y[~revealed], 2).tolist()}  "
-                f"one-sided loss {loss:.3f}  cumulative {step.total_loss:.3f}"
-            )
-        self._last_line = line
-
     def render(self) -> str | np.ndarray | None:
         """Render the last step as a text line or the recent ones as an RGB image.
 
@@ -728,16 +581,3 @@ class OneSidedLendingEnv(FeedbackEnv):
             beta = None if self._world is None or not self.render_truth else self._world.beta
             return render_rgb(self._history, self.cutoff, self.link, beta, self.render_truth)
         return None
-
-
-@dataclass(frozen=True)
-class _Step:
-    """One decided batch, as a render remembers it."""
-
-    x: np.ndarray
-    action: np.ndarray
-    revealed: np.ndarray
-    y: np.ndarray  # revealed outcomes, NaN where hidden
-    total_reward: float
-    mu: np.ndarray | None  # render_truth only
-    total_loss: float

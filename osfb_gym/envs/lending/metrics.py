@@ -49,6 +49,69 @@ def revealed_reward(y: np.ndarray, cutoff: float, approved: np.ndarray) -> Any:
     return np.where(approved, np.asarray(y) - cutoff, 0.0).sum(axis=-1)
 
 
+def score_batch(
+    mu: np.ndarray,
+    y: np.ndarray,
+    cutoff: float,
+    action: np.ndarray,
+    valid: np.ndarray,
+    one_sided: bool,
+    all_valid: bool,
+) -> tuple[float, float, dict[str, Any], np.ndarray]:
+    """Score one decided batch: ``(reward, one-sided loss, feedback, Bayes action)``.
+
+    :func:`revealed_reward`, :func:`one_sided_loss` and :func:`bayes_decision`
+    inlined (every step of every episode runs this), plus the feedback:
+    ``revealed`` (approved, or every real row with full feedback), ``y``
+    where revealed (0.0 elsewhere) and ``valid``. Rows where ``valid`` is
+    False (the padding of a partial last batch; ``all_valid`` says there is
+    none) are never approved, revealed, rewarded or scored, whatever the
+    action.
+
+    Examples
+    --------
+    >>> mu, y = np.array([0.9, 0.2, 0.0]), np.array([1.0, 0.0, 0.0])
+    >>> valid = np.array([True, True, False])
+    >>> reward, loss, feedback, bayes = score_batch(
+    ...     mu, y, 0.5, np.array([1, 1, 1], np.int8), valid, True, False)
+    >>> reward, round(loss, 6), feedback["revealed"].tolist(), bayes.tolist()
+    (0.0, 0.3, [True, True, False], [1, 0, 0])
+    """
+    if all_valid and action.size == 1:
+        # one applicant: the same IEEE operations on Python floats (a sum of one
+        # term is the term), without a dozen calls on arrays of one element
+        one_mu, one_y, accept = mu.item(), y.item(), action.item() == 1
+        bayes_one = one_mu > cutoff
+        shown = accept or not one_sided
+        feedback = {
+            "revealed": np.array([shown]),
+            "y": np.array([one_y if shown else 0.0]),
+            "valid": valid.copy(),
+        }
+        return (
+            one_y - cutoff if accept else 0.0,
+            abs(one_mu - cutoff) if bayes_one != accept else 0.0,
+            feedback,
+            np.array([bayes_one], dtype=np.int8),
+        )
+    approved = action == 1
+    if not all_valid:
+        approved &= valid
+        revealed = approved.copy() if one_sided else valid.copy()
+        reward = float(np.where(approved, y - cutoff, 0.0).sum())
+        above = (mu > cutoff) & valid
+        wrong = (above != (action == 1)) & valid
+        loss = float((np.abs(mu - cutoff) * wrong).sum())
+        feedback = {"revealed": revealed, "y": np.where(revealed, y, 0.0), "valid": valid.copy()}
+        return reward, loss, feedback, above.astype(np.int8)
+    revealed = approved.copy() if one_sided else valid.copy()
+    reward = float(np.where(approved, y - cutoff, 0.0).sum())
+    above = mu > cutoff
+    loss = float((np.abs(mu - cutoff) * (above != approved)).sum())
+    feedback = {"revealed": revealed, "y": np.where(revealed, y, 0.0), "valid": valid.copy()}
+    return reward, loss, feedback, above.astype(np.int8)
+
+
 class LendingMetrics(EpisodeMetrics):
     """Episode metrics of lending: approvals and agreement with the Bayes rule."""
 
@@ -62,14 +125,27 @@ class LendingMetrics(EpisodeMetrics):
     def update(
         self, action: Any, reward: float, feedback: dict[str, Any], oracle: dict[str, Any]
     ) -> None:
-        """Account for one batch of decisions (one per env of a vector env)."""
+        """Account for one batch of decisions (one per env of a vector env).
+
+        Rows that ``feedback["valid"]`` marks False (the padding of a partial
+        last batch) are not decisions: they count nowhere.
+        """
         super().update(action, reward, feedback, oracle)
         action = np.asarray(action)
         bayes = oracle["bayes_action"]
-        self.decisions += action.size // (self.num_envs or 1)
-        self.approvals += self._count(action == 1)
-        self.wrongly_approved += self._count((action == 1) & (bayes == 0))
-        self.wrongly_denied += self._count((action == 0) & (bayes == 1))
+        valid = feedback.get("valid")
+        if valid is None or np.all(valid):
+            self.decisions += action.size // (self.num_envs or 1)
+            self.approvals += self._count(action == 1)
+            self.wrongly_approved += self._count((action == 1) & (bayes == 0))
+            self.wrongly_denied += self._count((action == 0) & (bayes == 1))
+            return
+        valid = np.asarray(valid, dtype=bool)
+        # a vector env's sub-envs share one stream length: the same count each
+        self.decisions += int(np.count_nonzero(valid)) // (self.num_envs or 1)
+        self.approvals += self._count((action == 1) & valid)
+        self.wrongly_approved += self._count((action == 1) & (bayes == 0) & valid)
+        self.wrongly_denied += self._count((action == 0) & (bayes == 1) & valid)
 
     def get(self) -> dict[str, Any]:
         """Return the episode summary."""

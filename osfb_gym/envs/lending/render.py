@@ -1,20 +1,77 @@
-"""The ``rgb_array`` picture of OneSidedLending (matplotlib Agg, imported lazily)."""
+"""What a render of OneSidedLending shows: the step record, its text line, the RGB frame.
+
+matplotlib (Agg) is imported only when a frame is drawn.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from osfb_gym.core.links import Link
 from osfb_gym.envs._render import WINDOW, figure_to_rgb, new_figure
 
-if TYPE_CHECKING:
-    from osfb_gym.envs.lending.env import _Step
+
+@dataclass(frozen=True)
+class Step:
+    """One decided batch, as a render remembers it (real applicants only, no padding)."""
+
+    x: np.ndarray
+    action: np.ndarray
+    revealed: np.ndarray
+    y: np.ndarray  # revealed outcomes, NaN where hidden
+    total_reward: float
+    mu: np.ndarray | None  # render_truth only
+    total_loss: float
+
+
+def record_step(
+    history: list[Step],
+    t: int,
+    batch: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    action: np.ndarray,
+    revealed: np.ndarray,
+    reward: float,
+    loss: float,
+    truth: bool,
+) -> str:
+    """Append step ``t``'s record to ``history`` and return its text line.
+
+    ``batch`` is ``(x, mu, y, valid)`` of the decided batch: the padding of
+    a partial last batch (``valid`` False) is left out. ``mu``, the hidden
+    outcomes and the loss are kept and shown only with ``truth``.
+    """
+    x, mu, y, valid = batch
+    x, mu, y, action, revealed = x[valid], mu[valid], y[valid], action[valid], revealed[valid]
+    previous = history[-1] if history else None
+    step = Step(
+        x=x,
+        action=action,
+        revealed=revealed,
+        y=np.where(revealed, y, np.nan),
+        total_reward=(previous.total_reward if previous else 0.0) + reward,
+        # hidden truth, kept only for a render that asks for it
+        mu=mu if truth else None,
+        total_loss=(previous.total_loss if previous else 0.0) + loss * truth,
+    )
+    history.append(step)
+    line = (
+        f"t={t:4d}  approved {int(action.sum()):3d}/{action.size}  "
+        f"revealed y={np.round(y[revealed], 2).tolist()}  "
+        f"reward {reward:.3f}  cumulative {step.total_reward:.3f}"
+    )
+    if truth:
+        line += (
+            f"  | truth: hidden y={np.round(y[~revealed], 2).tolist()}  "
+            f"one-sided loss {loss:.3f}  cumulative {step.total_loss:.3f}"
+        )
+    return line
 
 
 def render_rgb(
-    history: list[_Step],
+    history: list[Step],
     cutoff: float,
     link: Link,
     beta: np.ndarray | None,

@@ -226,17 +226,25 @@ class OneSidedLendingVectorEnv(VectorEnv):
         # the streams are this family's own envs: their current batch is read directly
         mu = np.stack([stream._mu for stream in self._streams])[self._slot]
         y = np.stack([stream._y for stream in self._streams])[self._slot]
+        # every stream is at the same step of the same length: one mask for all
+        valid = np.broadcast_to(self._streams[0]._valid, actions.shape)
         approved = actions == 1
-        revealed = approved if self.feedback_mode == "one_sided" else np.ones_like(approved)
+        if valid.all():
+            revealed = approved if self.feedback_mode == "one_sided" else np.ones_like(approved)
+            bayes = bayes_decision(mu, self.cutoff)
+            loss = one_sided_loss(mu, self.cutoff, actions)
+        else:
+            # a padded last batch: padding is never approved, revealed or scored
+            approved &= valid
+            revealed = approved if self.feedback_mode == "one_sided" else valid.copy()
+            bayes = bayes_decision(mu, self.cutoff) * valid
+            wrong = (bayes != actions) & valid
+            loss = np.sum(np.abs(mu - self.cutoff) * wrong, axis=-1)
         info = {
-            FEEDBACK: {"revealed": revealed, "y": np.where(revealed, y, 0.0)},
-            ORACLE: {
-                "mu": mu,
-                "y": y,
-                "bayes_action": bayes_decision(mu, self.cutoff),
-                "loss": one_sided_loss(mu, self.cutoff, actions),
-            },
-        }
+            FEEDBACK: {"revealed": revealed, "y": np.where(revealed, y, 0.0),
+                       "valid": np.array(valid)},
+            ORACLE: {"mu": mu, "y": y, "bayes_action": bayes.astype(np.int8), "loss": loss},
+        }  # fmt: skip
         reward = revealed_reward(y, self.cutoff, approved)
         advanced = [stream._advance() for stream in self._streams]
         obs = np.stack([advanced[slot][0] for slot in self._slot])

@@ -66,6 +66,47 @@ class LendingWorld:
         observed = x.astype(np.float32)
         return observed, observed.astype(np.float64)
 
+    def sample_batch(
+        self, n: int, link: Link, noise_std: float, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Draw ``n`` applicants: float32 features, float64 features, ``mu`` and ``y``.
+
+        ``y`` is a Bernoulli draw for the logistic link, ``mu`` plus Gaussian
+        noise of ``noise_std`` for the linear one.
+        """
+        if self.trap_direction is not None:
+            observed, x = self.sample_observed(n, rng)
+        else:
+            # sample_observed's draw, inlined for the Gaussian world (every step of
+            # every synthetic episode runs it): the same draws, the same operations
+            x = rng.standard_normal((n, self.beta.shape[0]))
+            np.minimum(x, FEATURE_BOUND, out=x)
+            np.maximum(x, -FEATURE_BOUND, out=x)
+            observed = x.astype(np.float32)
+            x = observed.astype(np.float64)
+        mu = np.asarray(link.mean(x @ self.beta), dtype=float)
+        if link.name == "logistic":
+            y = (rng.random(n) < mu).astype(float)
+        else:
+            y = mu + noise_std * rng.standard_normal(n)
+        return observed, x, mu, y
+
+
+def draw_world(
+    scenario: str,
+    dim: int,
+    beta_norm: float,
+    link: Link,
+    cutoff: float,
+    tau: float,
+    trap_probability: float,
+    rng: np.random.Generator,
+) -> LendingWorld:
+    """Draw the world of ``scenario``: ``"gaussian"`` or ``"greedy_trap"``."""
+    if scenario == "greedy_trap":
+        return draw_trap_world(dim, beta_norm, link, cutoff, tau, trap_probability, rng)
+    return draw_gaussian_world(dim, beta_norm, rng)
+
 
 def draw_gaussian_world(dim: int, beta_norm: float, rng: np.random.Generator) -> LendingWorld:
     """Draw a world with standard-normal features and ``beta*`` uniform on a sphere.

@@ -15,32 +15,22 @@ from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import check_choice, check_float, check_int
 from osfb_gym.envs._render import RENDER_MODES, check_render
 from osfb_gym.envs.services.metrics import ServiceMetrics
-from osfb_gym.envs.services.populations import (
-    CENSUS_GROUPINGS,
-    census_population,
-    draw_clusters,
-    draw_linear,
-    movielens_population,
+from osfb_gym.envs.services.options import (
+    LOSS_BOUND,
+    POPULATIONS,
+    REPORTS,
+    check_reference_ks,
+    resolve_population,
 )
+from osfb_gym.envs.services.populations import CENSUS_GROUPINGS, draw_clusters, draw_linear
+from osfb_gym.envs.services.render import step_line
 from osfb_gym.envs.services.world import FAMILIES, Population, group_losses, learning_dynamics
 
 __all__ = ["MultiServiceChoiceEnv", "ServiceMetrics"]
 
-POPULATIONS = ("clusters", "linear", "census", "movielens")
-#: what users report: their loss, or their excess loss over their own minimum (Eq. 4)
-REPORTS = ("loss", "excess")
-# populations built from a data set, and the data sets each accepts (first: default)
-DATA_POPULATIONS = {"census": ("adult",), "movielens": ("movielens",)}
-DEFAULT_N_USERS = 500
-DEFAULT_DIM = 2  # synthetic worlds: preferences in the plane, easy to look at
-DEFAULT_CENSUS_DIM = 10  # the paper's 10 SVD components
-DEFAULT_N_CLUSTERS = 10
-DEFAULT_N_GROUPS = 2
-CENSUS_MIN_SAMPLES = 30
-DEFAULT_MOVIES = 50  # movielens: the most-rated movies a service predicts
-DEFAULT_SUBPOPULATIONS = 200  # movielens: k-means clusters of viewers
-# float32's largest value: losses are unbounded in principle, finite in every world here
-LOSS_BOUND = float(np.finfo(np.float32).max)
+# the family's pieces live by concern: world (losses, choice, dynamics),
+# populations (synthetic and data worlds), options (arguments), metrics and
+# reference (the evaluator's), render
 
 
 class MultiServiceChoiceEnv(FeedbackEnv):
@@ -304,74 +294,21 @@ class MultiServiceChoiceEnv(FeedbackEnv):
                 f"outlier_fraction={outlier_fraction!r} with population={population!r}"
             )
         self.world_seed = check_world_seed(world_seed)
-        self._fixed: Population | None = None
-        self.dataset: str | None
         if self.population != "clusters" and self.loss != "squared":
             raise ValueError(
                 f"loss is the empirical squared error for population={population!r}; "
                 f"got loss={loss!r}"
             )
-        if self.population in DATA_POPULATIONS:
-            fixed_by_data = ["n_clusters", "n_groups", "world_seed"]
-            if self.population == "census":
-                fixed_by_data.append("n_users")
-            given = {"n_users": n_users, "n_clusters": n_clusters, "n_groups": n_groups,
-                     "world_seed": world_seed}  # fmt: skip
-            for name in fixed_by_data:
-                if given[name] is not None:
-                    raise ValueError(
-                        f"{name} shapes synthetic worlds only; the {population} population "
-                        f"is fixed by its data, got {name}={given[name]!r}"
-                    )
-            choices = DATA_POPULATIONS[self.population]
-            self.dataset = check_choice(
-                choices[0] if dataset is None else dataset, "dataset", choices
-            )
-            if data_home is not None and not isinstance(data_home, str):
-                raise TypeError(f"data_home must be a path (str) or None, got {data_home!r}")
-            self.data_home = data_home
-            if self.population == "census":
-                self.dim = DEFAULT_CENSUS_DIM if dim is None else check_int(dim, "dim", minimum=1)
-                self._fixed = census_population(
-                    self.dataset, data_home, self.dim, CENSUS_MIN_SAMPLES, self.census_groups
-                )
-                self.service_dim = self.dim + 1
-            else:
-                self.dim = DEFAULT_MOVIES if dim is None else check_int(dim, "dim", minimum=1)
-                subpopulations = (
-                    DEFAULT_SUBPOPULATIONS
-                    if n_users is None
-                    else check_int(n_users, "n_users", minimum=1)
-                )
-                self._fixed = movielens_population(
-                    self.dataset, data_home, self.dim, subpopulations
-                )
-                self.service_dim = self.dim
-            self.n_users = self._fixed.n
-            self.n_groups = self._fixed.n_groups
-            self.n_clusters = None
-        else:
-            if dataset is not None or data_home is not None:
-                raise ValueError(
-                    f"dataset and data_home apply to population='census' or 'movielens' "
-                    f"only, got "
-                    f"dataset={dataset!r}, data_home={data_home!r}"
-                )
-            self.dataset = None
-            self.data_home = None
-            self.n_users = (
-                DEFAULT_N_USERS if n_users is None else check_int(n_users, "n_users", minimum=1)
-            )
-            self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
-            self.service_dim = self.dim
-            self.n_groups = (
-                DEFAULT_N_GROUPS if n_groups is None else check_int(n_groups, "n_groups", minimum=1)
-            )
-            self.n_clusters = (
-                min(DEFAULT_N_CLUSTERS, self.n_users)
-                if n_clusters is None
-                else check_int(n_clusters, "n_clusters", minimum=1, maximum=self.n_users)
-            )
+        shape = resolve_population(
+            self.population, n_users=n_users, dim=dim, n_clusters=n_clusters,
+            n_groups=n_groups, world_seed=world_seed, dataset=dataset,
+            data_home=data_home, census_groups=self.census_groups,
+        )  # fmt: skip
+        self._fixed: Population | None = shape.fixed
+        self.dataset: str | None = shape.dataset
+        self.data_home = shape.data_home
+        self.n_users, self.dim, self.service_dim = shape.n_users, shape.dim, shape.service_dim
+        self.n_groups, self.n_clusters = shape.n_groups, shape.n_clusters
         # a subpopulation needs more samples than features for its OLS fit (Assumption 5)
         self.samples_per_user = check_int(
             samples_per_user,
@@ -386,15 +323,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             )
         #: steps per episode: one service a step (``spec.max_episode_steps``)
         self.horizon = self.n_services
-        if reference_ks is None:
-            self.reference_ks: tuple[int, ...] = ()
-        else:
-            if isinstance(reference_ks, (str, bytes)) or not isinstance(reference_ks, Sequence):
-                raise TypeError(f"reference_ks must be a list of ints, got {reference_ks!r}")
-            self.reference_ks = tuple(
-                check_int(k, "reference_ks", minimum=1, maximum=self.n_services)
-                for k in reference_ks
-            )
+        self.reference_ks = check_reference_ks(reference_ks, self.n_services)
         #: the runner's metrics for this env: they ask for the reference when configured to
         self.metrics_class = functools.partial(  # type: ignore[assignment,misc]
             ServiceMetrics,
@@ -417,6 +346,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._choice = np.full(n, k, dtype=np.int64)
         self._t = 0
         self._floor = 0.0
+        self._reported_total = 0.0
         self._minimum = np.zeros(n)  # each user's own minimum f_i(phi_i)
         self._totals: list[float] = []  # the total reported loss after each step (renders)
         self._last_line = ""
@@ -458,15 +388,20 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             self.outlier_fraction,
         )
 
-    def _observation(self) -> dict[str, Any]:
+    def _observation(
+        self, reported: np.ndarray | None = None, choices: np.ndarray | None = None
+    ) -> dict[str, Any]:
+        if reported is None:
+            reported = self._reported()
         obs: dict[str, Any] = {
-            "losses": self._reported().astype(np.float32),
-            "choices": self._choice.copy(),
+            "losses": reported.astype(np.float32),
+            "choices": self._choice.copy() if choices is None else choices,
             "n_services": self._t,
         }
         if self.reveal_groups:
-            assert self._world is not None
-            obs["groups"] = self._world.groups.copy()
+            # a new copy each time, constant as it is: Gymnasium's checker (and any user
+            # who keeps observations) wants no object shared between two calls
+            obs["groups"] = self._groups.copy()
         return obs
 
     def reset(
@@ -479,11 +414,13 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._best = np.zeros(self.n_users)
         self._choice = np.full(self.n_users, self.n_services, dtype=np.int64)
         self._t = 0
+        self._reported_total = 0.0
         self._totals = []
         self._last_line = ""
         self._minimum = self._world.minimum_loss()
         self._group_sizes = np.bincount(self._world.groups, minlength=self._world.n_groups)
         self._floor = float(self._minimum.sum())
+        self._groups = self._world.groups
         feedback: dict[str, Any] = {"n_users": self.n_users, "n_services": self.n_services}
         if self.reveal_groups:
             feedback["groups"] = self._world.groups.copy()
@@ -501,7 +438,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         if self._t >= self.n_services:
             raise RuntimeError("all n_services are placed; call reset() for a new episode")
         user = self._check_action(action)
-        previous = float(self._reported().sum())
+        # the last step's reported total (0.0 before the first service): the same sum
+        previous = self._reported_total
         theta = world.preferences[user]
         self._services[self._t] = theta
         losses = world.loss_at(theta)
@@ -519,14 +457,14 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         total = float(self._best.sum())
         reported = self._reported()
         reported_total = total if reported is self._best else float(reported.sum())
+        self._reported_total = reported_total
         placed = np.arange(self.n_services) < self._t
         revealed = np.zeros(self.n_users, dtype=bool)
         revealed[user] = True
-        feedback = {
-            "losses": reported.copy(),
-            "choices": self._choice.copy(),
-            "revealed": revealed,
-        }
+        # one read-only copy of the choices for the observation and the feedback
+        choices = self._choice.copy()
+        choices.flags.writeable = False
+        feedback = {"losses": reported.copy(), "choices": choices, "revealed": revealed}
         by_group = group_losses(self._best, world.groups, world.n_groups, self._group_sizes)
         oracle.update(
             loss=total,
@@ -538,7 +476,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         )
         if self.render_mode is not None:
             self._record(user, reported_total)
-        obs = self._observation()
+        obs = self._observation(reported, choices)
         return obs, previous - reported_total, terminated, False, make_info(feedback, oracle)
 
     def _reported(self) -> np.ndarray:
@@ -563,16 +501,9 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     # ------------------------------------------------------------------ rendering
     def _record(self, user: int, total: float) -> None:
         self._totals.append(total)
-        counts = np.bincount(self._choice, minlength=self.n_services + 1)[: self.n_services]
-        line = (
-            f"k={self._t:3d}/{self.n_services}  acquired user {user:4d}  "
-            f"total reported loss {total:.3f}  users per service {counts[: self._t].tolist()}"
-        )
-        if self.render_truth:
-            assert self._world is not None
-            preference = np.round(self._world.preferences[user], 3).tolist()
-            line += f"  | truth: its preference {preference}"
-        self._last_line = line
+        assert self._world is not None
+        preference = self._world.preferences[user] if self.render_truth else None
+        self._last_line = step_line(self._t, self.n_services, user, total, self._choice, preference)
 
     def render(self) -> str | np.ndarray | None:
         """Render the last step as a text line, or the users and services as an RGB image.

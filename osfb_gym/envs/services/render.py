@@ -5,6 +5,25 @@ from __future__ import annotations
 import numpy as np
 
 
+def step_line(
+    t: int,
+    n_services: int,
+    user: int,
+    total: float,
+    choice: np.ndarray,
+    preference: np.ndarray | None,
+) -> str:
+    """Return the ``ansi`` line of step ``t``; the acquired ``preference`` only when given."""
+    counts = np.bincount(choice, minlength=n_services + 1)[:n_services]
+    line = (
+        f"k={t:3d}/{n_services}  acquired user {user:4d}  "
+        f"total reported loss {total:.3f}  users per service {counts[:t].tolist()}"
+    )
+    if preference is not None:
+        line += f"  | truth: its preference {np.round(preference, 3).tolist()}"
+    return line
+
+
 def services_frame(
     choice: np.ndarray,
     n_services: int,

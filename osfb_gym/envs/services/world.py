@@ -37,6 +37,7 @@ they see reported losses only. (This module was
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -175,8 +176,81 @@ class Population:
         ids, starts = np.unique(self.matrix_index[order], return_index=True)
         return list(zip(ids.tolist(), np.split(order, starts[1:]), strict=True))
 
+    # Per-world constants of the loss kernels, computed on first use and kept
+    # (the arrays of a population are never changed in place; ``take`` and
+    # ``rotated`` make new populations): every step evaluates every user's loss.
+    @cached_property
+    def _norms(self) -> np.ndarray:
+        """``||phi_i||`` (cosine)."""
+        return np.linalg.norm(self.preferences, axis=1)
+
+    @cached_property
+    def _half_deltas(self) -> np.ndarray:
+        """``delta_i / 2`` (Huber)."""
+        assert self.deltas is not None
+        return 0.5 * self.deltas
+
+    @cached_property
+    def _by_matrix(self) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, int]]]:
+        """Users sorted by matrix (stable), their preferences, and ``(matrix, start, stop)``."""
+        assert self.matrix_index is not None
+        order = np.argsort(self.matrix_index, kind="stable")
+        ids, starts = np.unique(self.matrix_index[order], return_index=True)
+        stops = [*starts[1:].tolist(), order.size]
+        spans = list(zip(ids.tolist(), starts.tolist(), stops, strict=True))
+        return order, np.ascontiguousarray(self.preferences[order]), spans
+
     def loss_at(self, theta: np.ndarray, users: np.ndarray | None = None) -> np.ndarray:
-        """Return ``f_i(theta)`` for every user (or the ``users`` given), vectorised."""
+        """Return ``f_i(theta)`` for every user (or the ``users`` given), vectorised.
+
+        For every user (``users=None``, each step of an episode) the kernels
+        reuse per-world constants and work in place; they compute the same
+        floating-point operations as :meth:`loss_at_reference`, so the two
+        agree bit for bit (tested).
+        """
+        if users is not None:
+            return self.loss_at_reference(theta, users)
+        theta = np.asarray(theta, dtype=float)
+        w = self.weights
+        if self.family == "squared":
+            return w * squared_distances(self.preferences, theta)
+        if self.family == "cosine":
+            out = self.preferences @ theta
+            out /= np.linalg.norm(theta) * self._norms
+            np.subtract(1.0, out, out=out)
+            np.maximum(out, 0.0, out=out)
+            out *= w
+            return out
+        if self.family == "huber":
+            assert self.deltas is not None
+            r = squared_distances(self.preferences, theta)
+            np.sqrt(r, out=r)
+            out = 0.5 * r
+            out *= r
+            linear = r - self._half_deltas
+            linear *= self.deltas
+            np.copyto(out, linear, where=r > self.deltas)
+            out *= w
+            return out
+        assert self.matrices is not None
+        if self.matrices.shape[0] > 64:
+            return self.loss_at_reference(theta)
+        order, phi_sorted, spans = self._by_matrix
+        diff = phi_sorted - theta
+        quad_sorted = np.empty(diff.shape[0])
+        for k, start, stop in spans:
+            part = diff[start:stop]
+            quad_sorted[start:stop] = np.einsum("ni,ni->n", part @ self.matrices[k], part)
+        quad = np.empty_like(quad_sorted)
+        quad[order] = quad_sorted
+        np.maximum(quad, 0.0, out=quad)
+        loss = w * quad
+        if self.offsets is not None:
+            loss += self.offsets
+        return loss
+
+    def loss_at_reference(self, theta: np.ndarray, users: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`loss_at` written plainly, one expression per family: the reference path."""
         theta = np.asarray(theta, dtype=float)
         phi = self.preferences if users is None else self.preferences[users]
         w = self.weights if users is None else self.weights[users]

@@ -258,21 +258,100 @@ def test_dataset_stream_shows_every_row_once_then_terminates():
     env = gym.make(ID, batch_size=50, **BC)
     unwrapped = env.unwrapped
     obs, info = env.reset(seed=4)
-    assert (unwrapped.warm_start, unwrapped.n_steps, unwrapped.n_dropped) == (28, 10, 41)
-    assert unwrapped.horizon == 10
+    # 541 streamed rows: 10 full batches and a last one of 41 real rows + 9 padding
+    assert (unwrapped.warm_start, unwrapped.n_steps, unwrapped.n_padded) == (28, 11, 9)
+    assert unwrapped.n_dropped == 0 and unwrapped.horizon == 11
     seen = row_keys(info["feedback"]["warm_start"]["X"])
-    flags = []
+    flags, valid = [], []
     while True:
-        seen += row_keys(obs)
-        obs, _, terminated, truncated, _ = env.step(np.ones(50, dtype=np.int8))
+        shown = obs
+        obs, _, terminated, truncated, info = env.step(np.ones(50, dtype=np.int8))
+        seen += row_keys(shown[info["feedback"]["valid"]])
+        valid.append(info["feedback"]["valid"])
         flags.append((terminated, truncated))
         if terminated or truncated:
             break
-    assert flags == [(False, False)] * 9 + [(True, False)]
-    assert len(seen) == len(set(seen)) == 569 - 41  # no row twice; only the remainder unseen
+    assert flags == [(False, False)] * 10 + [(True, False)]
+    assert len(seen) == len(set(seen)) == 569  # every row once, the warm start included
+    assert int(np.sum(valid)) == 569 - 28  # an episode decides rows - warm_start rows
+    assert valid[-1].tolist() == [True] * 41 + [False] * 9
+    assert not shown[41:].any()  # padding: zero rows, inside the space
     assert not obs.any() and env.observation_space.contains(obs)
     with pytest.raises(RuntimeError, match="exhausted"):
         unwrapped.step(np.ones(50, dtype=np.int8))
+
+
+def test_last_batch_drop_leaves_the_remainder_out_as_before():
+    env = gym.make(ID, batch_size=50, last_batch="drop", **BC)
+    unwrapped = env.unwrapped
+    obs, info = env.reset(seed=4)
+    assert (unwrapped.n_steps, unwrapped.n_dropped, unwrapped.n_padded) == (10, 41, 0)
+    seen = row_keys(info["feedback"]["warm_start"]["X"])
+    for _ in range(10):
+        seen += row_keys(obs)
+        obs, _, terminated, _, info = env.step(np.ones(50, dtype=np.int8))
+        assert info["feedback"]["valid"].all()
+    assert terminated and len(seen) == len(set(seen)) == 569 - 41
+    # the same stream as the padded default's, up to its last batch
+    padded = gym.make(ID, batch_size=50, **BC)
+    obs_pad, _ = padded.reset(seed=4)
+    obs_drop, _ = env.reset(seed=4)
+    for _ in range(10):
+        np.testing.assert_array_equal(obs_pad, obs_drop)
+        obs_pad = padded.step(np.ones(50, dtype=np.int8))[0]
+        obs_drop = env.step(np.ones(50, dtype=np.int8))[0]
+
+
+@pytest.mark.parametrize("feedback", ["one_sided", "full"])
+def test_the_last_partial_batch_is_decided_and_scored_and_padding_never(feedback):
+    env = gym.make(ID, batch_size=50, link="linear", feedback=feedback, **BC)
+    unwrapped = env.unwrapped
+    results = {}
+    for padding_action in (0, 1):
+        env.reset(seed=2)
+        for _ in range(10):
+            env.step(np.zeros(50, dtype=np.int8))
+        action = np.r_[np.tile([1, 0], 20), [1], np.full(9, padding_action)].astype(np.int8)
+        results[padding_action] = env.step(action)
+    obs, reward, terminated, _, info = results[1]
+    fb, oracle, cutoff = info["feedback"], info["oracle"], unwrapped.cutoff
+    real = np.arange(50) < 41
+    np.testing.assert_array_equal(fb["valid"], real)
+    expected_revealed = (action == 1) & real if feedback == "one_sided" else real
+    np.testing.assert_array_equal(fb["revealed"], expected_revealed)
+    np.testing.assert_array_equal(fb["y"][~real], 0.0)
+    np.testing.assert_array_equal(oracle["bayes_action"][~real], 0)
+    a = action[:41]
+    assert reward == pytest.approx(float(revealed_reward(oracle["y"][:41], cutoff, a == 1)))
+    assert oracle["loss"] == pytest.approx(float(one_sided_loss(oracle["mu"][:41], cutoff, a)))
+    assert oracle["loss"] > 0 and terminated
+    # what the padding is asked changes nothing anyone sees or scores
+    other = results[0]
+    np.testing.assert_array_equal(other[0], obs)
+    assert other[1] == reward and other[4]["oracle"]["loss"] == oracle["loss"]
+    for key in ("revealed", "y", "valid"):
+        np.testing.assert_array_equal(other[4]["feedback"][key], fb[key])
+
+
+def test_padding_counts_in_no_metric_and_agents_learn_only_real_rows():
+    env = gym.make(ID, batch_size=50, **BC)
+    agent = Greedy()
+    trajectory = run_episode(env, agent, seed=3)
+    assert len(trajectory.rewards) == 11
+    metrics = trajectory.metrics
+    # decisions are the real rows; approvals and mistakes among them only
+    approvals = metrics["approval_rate"] * (569 - 28)
+    assert approvals == pytest.approx(round(approvals))
+    assert agent.model_.n == 28 + int(trajectory.n_revealed.sum())
+    always = run_episode(env, _ApproveAll(), seed=3).metrics
+    assert always["approval_rate"] == 1.0 and always["n_revealed"] == 569 - 28
+
+
+class _ApproveAll(Greedy):
+    """Approves every row, padding included (the env must not count the padding)."""
+
+    def act(self, observation):
+        return np.ones(len(observation), dtype=np.int8)
 
 
 def test_horizon_truncates_a_dataset_stream_early_and_is_capped_by_it():
@@ -281,7 +360,7 @@ def test_horizon_truncates_a_dataset_stream_early_and_is_capped_by_it():
     flags = [env.step(np.zeros(10, dtype=np.int8))[2:4] for _ in range(3)]
     assert flags == [(False, False), (False, False), (False, True)]
     long = gym.make(ID, batch_size=100, horizon=2000, **BC).unwrapped
-    assert long.horizon == long.n_steps == 5
+    assert long.horizon == long.n_steps == 6  # 541 rows: 5 batches of 100 and one of 41
 
 
 @pytest.mark.parametrize(("warm_start", "size"), [(None, 28), (0.2, 113), (40, 40), (0, 0)])
@@ -387,7 +466,8 @@ def test_dataset_outcomes_are_the_labels_and_the_loss_is_definition_1():
         ({"warm_start": 1.5}, ValueError, "warm_start"),
         ({"warm_start": 0.0}, ValueError, "warm_start"),
         ({"warm_start": 569}, ValueError, "warm_start"),
-        ({"warm_start": 560, "batch_size": 10}, ValueError, "warm_start"),
+        ({"warm_start": 560, "batch_size": 10, "last_batch": "drop"}, ValueError, "warm_start"),
+        ({"last_batch": "keep"}, ValueError, "last_batch"),
         ({"warm_start": "5%"}, TypeError, "warm_start"),
         ({"cutoff": 1.0}, ValueError, "cutoff"),
         ({"dataset": 3}, TypeError, "dataset"),
@@ -401,7 +481,11 @@ def test_bad_dataset_arguments_name_the_parameter(kwargs, error, name):
 
 @pytest.mark.parametrize(
     ("kwargs", "name"),
-    [({"warm_start": 0.05}, "warm_start"), ({"data_home": "/tmp"}, "data_home")],
+    [
+        ({"warm_start": 0.05}, "warm_start"),
+        ({"data_home": "/tmp"}, "data_home"),
+        ({"last_batch": "drop"}, "last_batch"),
+    ],
 )
 def test_dataset_only_arguments_need_a_dataset(kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -421,12 +505,12 @@ def test_greedy_learns_a_dataset_world_from_its_warm_start():
     """An agent fits the real data: far below approving or denying everyone."""
     kwargs = {"link": "linear", "batch_size": 10, **BC}
     trajectory = run_episode(gym.make(ID, **kwargs), Greedy(), seed=0)
-    assert trajectory.metrics["steps"] == 54
+    assert trajectory.metrics["steps"] == 55  # 541 rows: 54 batches of 10 and one of 1
     env = gym.make(ID, **kwargs)
     baselines = []
     for decision in (0, 1):
         env.reset(seed=0)
-        oracle = [env.step(np.full(10, decision))[4]["oracle"] for _ in range(54)]
+        oracle = [env.step(np.full(10, decision))[4]["oracle"] for _ in range(55)]
         baselines.append(sum(o["loss"] for o in oracle))
     assert trajectory.metrics["cumulative_loss"] < 0.6 * min(baselines)
 
@@ -435,7 +519,7 @@ def test_greedy_learns_a_dataset_world_from_its_warm_start():
 @needs_shared_data
 def test_adult_streams_the_papers_split():
     env = gym.make(ID, dataset="adult", data_home=DATA_HOME, batch_size=1000).unwrapped
-    assert (env.warm_start, env.n_steps, env.n_dropped) == (2442, 46, 400)
+    assert (env.warm_start, env.n_steps, env.n_padded) == (2442, 47, 600)
     assert env.observation_space.high.max() > FEATURE_BOUND  # rare one-hot categories
     _, info = env.reset(seed=0)
     share = info["feedback"]["warm_start"]["y"].mean()

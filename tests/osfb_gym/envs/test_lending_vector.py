@@ -16,6 +16,8 @@ SETTINGS = [
     pytest.param(dict(horizon=40, link="linear", feedback="full"), id="synthetic-full"),
     pytest.param(dict(scenario="greedy_trap", horizon=30, batch_size=2), id="trap"),
     pytest.param(dict(dataset="breast_cancer", link="linear", batch_size=4), id="dataset"),
+    # 541 rows: a padded last batch of 2 real rows, full feedback
+    pytest.param(dict(dataset="breast_cancer", batch_size=7, feedback="full"), id="padded-full"),
 ]
 
 

@@ -382,3 +382,29 @@ def test_the_old_core_path_still_exports_the_world_and_the_solver():
 
     assert service_losses.Population is Population
     assert service_losses.reference_loss is reference_loss
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("dim", [1, 2, 3, 6])
+def test_the_fast_loss_kernels_equal_the_reference_bit_for_bit(family, dim):
+    """Per-world constants and in-place kernels: the same operations as loss_at_reference."""
+    rng = np.random.default_rng(dim)
+    world = draw_clusters(2000, dim, family, 7, 2, 0.5, rng, 0.05)
+    thetas = [world.preferences[0], world.preferences[1999], rng.normal(size=dim) * 3]
+    for theta in thetas:
+        fast, reference = world.loss_at(theta), world.loss_at_reference(theta)
+        assert fast.dtype == reference.dtype and np.array_equal(fast, reference)
+    # the cached constants belong to this world: a rotated one computes its own
+    rotated = world.rotated(np.diag(-np.ones(dim)))
+    np.testing.assert_array_equal(rotated.loss_at(-thetas[2]), world.loss_at_reference(thetas[2]))
+
+
+def test_the_fast_mahalanobis_kernel_keeps_offsets_and_many_matrices_exact():
+    world = draw_linear(300, 3, 8, 4, 2, 0.5, np.random.default_rng(2))  # offsets, 300 matrices
+    for theta in (world.preferences[5], np.ones(world.dim)):
+        np.testing.assert_array_equal(world.loss_at(theta), world.loss_at_reference(theta))
+    users = np.array([4, 0, 299, 4])
+    theta = world.preferences[5]
+    np.testing.assert_array_equal(
+        world.loss_at(theta, users), world.loss_at_reference(theta)[users]
+    )
