@@ -29,7 +29,9 @@ from array import array
 
 import numpy as np
 
-from agents.lending.glm import GLMEstimator, _rank_one_update, _sherman_morrison
+from scipy.linalg.blas import dger
+
+from agents.lending.glm import GLMEstimator, _sherman_morrison
 from osfb_gym.core.links import Link
 
 
@@ -230,6 +232,29 @@ class SharedRLS:
             indices = first_index[row] + np.flatnonzero(mask)
             self._learn(slot, x[row][mask], outcomes[row][mask], indices)
 
+    def update_row(self, agents: np.ndarray, row: np.ndarray, target: float, index: int) -> None:
+        """:meth:`update` when every agent in ``agents`` revealed the one row ``row`` (log ``index``).
+
+        The common case of a paper's grid (one stream, one applicant per step,
+        the same outcome for everyone who approved): the agents of a state
+        reveal alike or not at all, so grouping is a count per state.
+        """
+        slots_of = self.slot[agents]
+        counts = np.bincount(slots_of, minlength=len(self.members))
+        slots = np.flatnonzero(counts)
+        for position in np.flatnonzero(counts[slots] < self.members[slots]).tolist():
+            # only some of the state's agents revealed: they move to a copy
+            slot = int(slots[position])
+            slots[position] = self._split(slot, agents[slots_of == slot])
+        if self.dim == 1:
+            for slot in slots.tolist():
+                self._learn(slot, row[None, :], np.array([target]), np.array([index]))
+            return
+        count = len(slots)
+        self._learn_rows(
+            slots, np.tile(row, (count, 1)), np.full(count, target), np.full(count, index)
+        )
+
     def _learn_rows(
         self, slots: np.ndarray, rows: np.ndarray, targets: np.ndarray, indices: np.ndarray
     ) -> None:
@@ -255,7 +280,9 @@ class SharedRLS:
             np.matmul(A_inv[slot], rows[position], out=gains[position])
         denominators = 1.0 + np.matmul(rows[:, None, :], gains[:, :, None])[:, 0, 0]
         for slot, u, denominator in zip(order, gains, denominators.tolist(), strict=True):
-            _rank_one_update(A_inv[slot], -1.0 / denominator, u, u)
+            # _rank_one_update without its check: A_inv[slot] is C-ordered float64, so its
+            # transpose is the Fortran array dger updates in place
+            dger(-1.0 / denominator, u, u, a=A_inv[slot].T, overwrite_a=True)
         gains /= denominators[:, None]
         rls = self.rls_beta[slots]
         predicted = np.matmul(rows[:, None, :], rls[:, :, None])[:, 0, 0]

@@ -184,6 +184,9 @@ class CutoffReplicas:
         self.betas_ = np.zeros((len(self.agents), self.agents[0].model_.dim))
         for index in scored:
             self.betas_[index] = self.agents[index].beta_
+        for index in self._shared_list:
+            # a shared agent's beta_ is its row of betas_, kept up to date in place
+            self.agents[index].beta_ = self.betas_[index]
         self.cutoffs_ = np.array([[agent.cutoff_] for agent in self.agents])
         batch = action_space.shape[0] if action_space.shape else 1
         by_class: dict[type[_DecayingExploration], list[int]] = {}
@@ -212,9 +215,14 @@ class CutoffReplicas:
             score[group.members] += group.cls.perturbation(alphas / root_t, uniforms)
         widths: dict[int, np.ndarray] = {}
         same = self._shared_adaptive.size > 0 and bool((x == x[0]).all())
+        if same and x.shape[1] == 1:
+            # one applicant for everyone: each shared state's bonus once, in one pass
+            score[self._shared_adaptive, 0] += self._shared_bonuses(x[0])
         for index in self.own_exploration_:
             agent = self.agents[index]
             agent.t_ = self.t_
+            if same and x.shape[1] == 1 and index in self._shared_adaptive_set:
+                continue
             if self.shared_ is not None and index in self._shared_adaptive_set:
                 # the bonus of a shared state is computed once for all its agents
                 slot = int(self.shared_.slot[self._shared_position[index]])
@@ -228,6 +236,23 @@ class CutoffReplicas:
         for index in self.own_act_:
             actions[index] = self.agents[index].act(observations[index])
         return actions
+
+    def _shared_bonuses(self, x: np.ndarray) -> np.ndarray:
+        """``rho * sqrt(x^T A^{-1} x)`` of each shared Adaptive agent for the one applicant ``x``.
+
+        The products are :meth:`SharedRLS.widths`'s, one per distinct state (the same
+        BLAS call on the same operands), the rest stacked across states.
+        """
+        assert self.shared_ is not None
+        slots = self.shared_.slot[self._position_of[self._shared_adaptive]]
+        distinct, inverse = np.unique(slots, return_inverse=True)
+        products = np.empty((len(distinct), x.shape[1]))
+        A_inv = self.shared_.A_inv
+        for row, slot in enumerate(distinct.tolist()):
+            np.matmul(x, A_inv[slot], out=products[row : row + 1])
+        rows = np.tile(x, (len(distinct), 1))
+        widths = np.sqrt(np.maximum(np.einsum("ij,ij->i", products, rows), 0.0))
+        return self._shared_rhos * widths[inverse.reshape(-1)]
 
     def update(
         self,
@@ -292,6 +317,7 @@ class CutoffReplicas:
         adaptive = [i for i in shared if type(self.agents[i]) is Adaptive]
         self._shared_adaptive = np.array(adaptive, dtype=np.intp)
         self._shared_adaptive_set = frozenset(adaptive)
+        self._shared_rhos = np.array([float(self.agents[i].rho) for i in adaptive])  # type: ignore[attr-defined]
 
     def _learn_shared(
         self,
@@ -307,18 +333,22 @@ class CutoffReplicas:
         if not agents.size:
             return
         batches = x[agents]
+        positions = self._position_of[agents]
         if (batches == batches[0]).all():
             # one stream: its batch is logged once for every agent
             base = self.log_.append(np.asarray(observations[agents[0]]))
-            first = np.full(agents.size, base)
+            ys = outcomes[agents]
+            if ys.shape[1] == 1 and (ys == ys[0]).all():
+                # one applicant, one outcome: every agent here revealed the same row
+                self.shared_.update_row(positions, batches[0, 0], float(ys[0, 0]), base)
+            else:
+                first = np.full(agents.size, base)
+                self.shared_.update(positions, revealed[agents], ys, batches, first)
         else:
             first = np.array([self.log_.append(np.asarray(observations[i])) for i in agents])
-        positions = self._position_of[agents]
-        self.shared_.update(positions, revealed[agents], outcomes[agents], batches, first)
-        slots = self.shared_.slot[positions]
-        self.betas_[agents] = self.shared_.beta[slots]
-        for index, slot in zip(agents.tolist(), slots.tolist(), strict=True):
-            self.agents[index].beta_ = self.shared_.beta[slot].copy()
+            self.shared_.update(positions, revealed[agents], outcomes[agents], batches, first)
+        # the agents' beta_ are views of these rows (set in reset)
+        self.betas_[agents] = self.shared_.beta[self.shared_.slot[positions]]
 
 
 def _overrides(agent: CutoffAgent, method: str) -> bool:
