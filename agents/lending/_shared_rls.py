@@ -28,7 +28,6 @@ from __future__ import annotations
 from array import array
 
 import numpy as np
-
 from scipy.linalg.blas import dger
 
 from agents.lending.glm import GLMEstimator, _sherman_morrison
@@ -233,7 +232,7 @@ class SharedRLS:
             self._learn(slot, x[row][mask], outcomes[row][mask], indices)
 
     def update_row(self, agents: np.ndarray, row: np.ndarray, target: float, index: int) -> None:
-        """:meth:`update` when every agent in ``agents`` revealed the one row ``row`` (log ``index``).
+        """:meth:`update` when every agent in ``agents`` revealed one row ``row`` (log ``index``).
 
         The common case of a paper's grid (one stream, one applicant per step,
         the same outcome for everyone who approved): the agents of a state
@@ -431,3 +430,58 @@ class SharedModelView:
     def widths(self, x: np.ndarray) -> np.ndarray:
         """Return ``sqrt(x^T A^{-1} x)`` for each row of ``x``."""
         return self._shared.widths(self._slot, x)
+
+
+class LoggedGLMEstimator(GLMEstimator):
+    """A :class:`~agents.lending.glm.GLMEstimator` whose revealed rows live in a :class:`RowLog`.
+
+    What a replica that does not share its state (a logistic or exact fit)
+    keeps instead of a float64 copy of every row it revealed: the rows'
+    indices into the replicas' one log of the stream. Rows are gathered back
+    as float64 with the same values, so every fit computes exactly what the
+    estimator alone computes.
+    """
+
+    log: RowLog
+    _index: np.ndarray
+    _next: np.ndarray
+    _cursor: int
+
+    @classmethod
+    def adopt(cls, model: GLMEstimator, log: RowLog, start: int) -> LoggedGLMEstimator:
+        """Take over ``model`` (just reset), whose ``n`` rows are logged from index ``start``."""
+        logged = cls.__new__(cls)
+        logged.__dict__.update(model.__dict__)
+        logged.log = log
+        logged._index = np.arange(start, start + len(model._y), dtype=np.int64)
+        logged._x = np.empty((0, model.dim))  # never written: rows are kept as indices
+        logged._next = np.empty(0, dtype=np.int64)
+        logged._cursor = 0
+        return logged
+
+    def add_logged(self, x: np.ndarray, y: np.ndarray, indices: np.ndarray) -> None:
+        """:meth:`add` of rows ``x`` that the log holds at ``indices``."""
+        self._next, self._cursor = indices, 0
+        self.add(x, y)
+
+    def _rows(self, start: int, stop: int) -> np.ndarray:
+        return self.log.rows(self._index[start:stop])
+
+    def _keep(self, x: np.ndarray, y: np.ndarray) -> None:
+        end = self.n + len(x)
+        if end > len(self._y):
+            self._grow(end)
+        self._index[self.n : end] = self._next[self._cursor : self._cursor + len(x)]
+        self._cursor += len(x)
+        self._y[self.n : end] = y
+
+    def _keep_row(self, n: int, row: np.ndarray, target: float) -> None:
+        self._index[n] = self._next[self._cursor]
+        self._cursor += 1
+        self._y[n] = target
+
+    def _grow(self, size: int) -> None:
+        capacity = max(2 * len(self._y), size)
+        index, y = np.empty(capacity, dtype=np.int64), np.empty(capacity)
+        index[: self.n], y[: self.n] = self._index[: self.n], self._y[: self.n]
+        self._index, self._y = index, y

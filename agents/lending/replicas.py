@@ -28,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import check_finite
-from agents.lending._shared_rls import RowLog, SharedRLS
+from agents.lending._shared_rls import LoggedGLMEstimator, RowLog, SharedRLS
 from agents.lending.adaptive import Adaptive
 from agents.lending.base import CutoffAgent
 from agents.lending.exploration import (
@@ -164,7 +164,10 @@ class CutoffReplicas:
                 f"seeds must give one seed per agent ({len(self.agents)}), got {len(seeds)}"
             )
         self.shared_: SharedRLS | None = None
+        self.log_: RowLog | None = None
         self._shared_list: list[int] = []
+        self._logged: set[int] = set()
+        self._warm_logged: list[tuple[np.ndarray, int]] = []
         for index, agent in enumerate(self.agents):
             own = _sub_env(feedback, index)
             agent.reset(observation_space, action_space, seed=seeds[index], feedback=own)
@@ -270,14 +273,30 @@ class CutoffReplicas:
             x[revealed], outcomes[revealed], "observations (revealed rows)", "feedback['y']"
         )
         any_revealed = np.asarray(revealed.any(axis=1))
+        # a batch every logging agent saw (one stream) is logged once, when first needed
+        base: int | None = None
+        one_stream = (self.shared_ is not None or self._logged) and bool((x == x[0]).all())
+        if one_stream and (any_revealed & self._logs).any():
+            assert self.log_ is not None
+            base = self.log_.append(np.asarray(observations[0]))
         if self.shared_ is not None:
-            self._learn_shared(observations, x, revealed, outcomes, any_revealed)
+            self._learn_shared(observations, x, revealed, outcomes, any_revealed, base)
         for index in np.flatnonzero(any_revealed & ~self._is_shared).tolist():
             if index in self.own_update_:
                 continue
             # what CutoffAgent.update does with a reveal, without its per-call checks
             agent = self.agents[index]
-            agent.learn(x[index][revealed[index]], outcomes[index][revealed[index]])
+            mask = revealed[index]
+            model = agent.model_
+            if isinstance(model, LoggedGLMEstimator):
+                assert self.log_ is not None
+                first = self.log_.append(np.asarray(observations[index])) if base is None else base
+                indices = first + np.flatnonzero(mask)
+                model.add_logged(x[index][mask], outcomes[index][mask], indices)
+                model.fit()
+                agent.beta_ = agent.decision_beta()
+            else:
+                agent.learn(x[index][mask], outcomes[index][mask])
             self.betas_[index] = agent.beta_
         for index in self.own_update_:
             self.agents[index].update(
@@ -288,13 +307,24 @@ class CutoffReplicas:
             )
 
     def _share(self, agent: CutoffAgent, index: int, feedback: dict[str, Any], space: Any) -> None:
-        """Move ``agent`` (just reset) into the shared states if :func:`shares_state` allows."""
-        if not self.share or not shares_state(agent):
+        """Move ``agent`` (just reset) into the shared states if :func:`shares_state` allows.
+
+        An agent that learns on its own through :meth:`CutoffAgent.learn` (a logistic or
+        exact fit) keeps its revealed rows as indices into the log instead.
+        """
+        if not self.share:
             return
         model = agent.model_
-        if self.shared_ is None:
+        if self.log_ is None:
             dtype = np.float32 if space.dtype == np.float32 else np.float64
             self.log_ = RowLog(model.dim, np.dtype(dtype))
+        if not shares_state(agent):
+            if type(model) is GLMEstimator and not any(
+                _overrides(agent, method) for method in ("update", "learn")
+            ):
+                self._adopt(agent, index, feedback)
+            return
+        if self.shared_ is None:
             self.shared_ = SharedRLS(len(self.agents), model.dim, model.link, self.log_)
         warm = feedback.get("warm_start")
         rows = None if warm is None else np.asarray(warm["X"])
@@ -305,11 +335,33 @@ class CutoffReplicas:
         agent.model_ = self.shared_.view(position)  # type: ignore[assignment]
         self._shared_list.append(index)
 
+    def _adopt(self, agent: CutoffAgent, index: int, feedback: dict[str, Any]) -> None:
+        """Swap ``agent``'s estimator for one that keeps its rows in the log (same arithmetic)."""
+        assert self.log_ is not None
+        warm = feedback.get("warm_start")
+        rows = np.empty((0, agent.model_.dim)) if warm is None else np.asarray(warm["X"])
+        start = next(
+            (
+                first
+                for logged, first in self._warm_logged
+                if logged.shape == rows.shape and np.array_equal(logged, rows)
+            ),
+            None,
+        )
+        if start is None:
+            start = self.log_.append(rows)
+            self._warm_logged.append((rows, start))
+        agent.model_ = LoggedGLMEstimator.adopt(agent.model_, self.log_, start)
+        self._logged.add(index)
+
     def _index_shared(self) -> None:
         """Index the shared agents (in the order they were added)."""
         shared = self._shared_list
         self._is_shared = np.zeros(len(self.agents), dtype=bool)
         self._is_shared[shared] = True
+        # the agents whose rows go to the log
+        self._logs = self._is_shared.copy()
+        self._logs[list(self._logged)] = True
         self.shared_agents_ = np.array(shared, dtype=np.intp)
         self._shared_position = {index: row for row, index in enumerate(shared)}
         self._position_of = np.full(len(self.agents), -1, dtype=np.intp)
@@ -326,17 +378,19 @@ class CutoffReplicas:
         revealed: np.ndarray,
         outcomes: np.ndarray,
         any_revealed: np.ndarray,
+        base: int | None,
     ) -> None:
-        """Update the shared states of the shared agents that revealed anything."""
-        assert self.shared_ is not None
+        """Update the shared states of the shared agents that revealed anything.
+
+        ``base``: the log index of the step's batch if every agent saw the same one.
+        """
+        assert self.shared_ is not None and self.log_ is not None
         agents = self.shared_agents_[any_revealed[self.shared_agents_]]
         if not agents.size:
             return
         batches = x[agents]
         positions = self._position_of[agents]
-        if (batches == batches[0]).all():
-            # one stream: its batch is logged once for every agent
-            base = self.log_.append(np.asarray(observations[agents[0]]))
+        if base is not None:
             ys = outcomes[agents]
             if ys.shape[1] == 1 and (ys == ys[0]).all():
                 # one applicant, one outcome: every agent here revealed the same row
