@@ -20,7 +20,7 @@ cumulative loss are identical between the ways.
 
 Usage::
 
-    python benchmarks/replicas_speed.py [--dataset adult] [--horizon 0] [--data-home DIR]
+    python benchmarks/replicas_speed.py [--dataset adult] [--horizon 0] [--link linear|logistic]
 """
 
 from __future__ import annotations
@@ -57,6 +57,9 @@ class Args:
     """Steps of the stream prefix; 0: the whole stream (Adult: 46,400)."""
     cutoff: float = 0.5
     """Cutoff quantile."""
+    link: str = "linear"
+    """"linear" (the jiang-linear grid) or "logistic" (jiang-logistic: its agents learn on
+    their own, with their rows kept as indices into the replicas' log)."""
     seed: int = 0
     """Reset seed: the warm-start split and the stream order."""
     alone: int = 0
@@ -77,8 +80,8 @@ def cartpole_seconds(steps: int) -> float:
     return step_seconds(gym.make("CartPole-v1"), actions)
 
 
-def _grid() -> list[tuple[str, float | None]]:
-    suite = JIANG_SUITES["jiang-linear"]
+def _grid(link: str = "linear") -> list[tuple[str, float | None]]:
+    suite = JIANG_SUITES[f"jiang-{link}"]
     return [
         (method, alpha)
         for method in suite.methods
@@ -88,7 +91,7 @@ def _grid() -> list[tuple[str, float | None]]:
 
 def _run(mode: str, kwargs: dict[str, Any], seed: int, queue: Any) -> None:
     """Child process: run the grid one way; report CPU time, peak memory, the trajectories."""
-    grid = _grid()
+    grid = _grid(kwargs["link"])
     agents = [agent_for(method, alpha) for method, alpha in grid]
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     with threadpool_limits(1):
@@ -131,7 +134,7 @@ def main(args: Args) -> dict[str, object]:
     kwargs: dict[str, Any] = dict(
         dataset=args.dataset,
         data_home=data_home,
-        link="linear",
+        link=args.link,
         batch_size=1,
         cutoff_quantile=args.cutoff,
     )
@@ -149,7 +152,8 @@ def main(args: Args) -> dict[str, object]:
     result: dict[str, object] = {
         "dataset": args.dataset,
         "steps": first["steps"],
-        "agents": len(_grid()),
+        "link": args.link,
+        "agents": len(_grid(args.link)),
         f"cartpole_{args.cartpole_steps}_cpu_s": round(cartpole, 2),
     }
     for mode, run in runs.items():

@@ -28,8 +28,9 @@ from __future__ import annotations
 from array import array
 
 import numpy as np
+from scipy.linalg.blas import dger
 
-from agents.lending.glm import GLMEstimator, _rank_one_update, _sherman_morrison
+from agents.lending.glm import GLMEstimator, _sherman_morrison
 from osfb_gym.core.links import Link
 
 
@@ -230,6 +231,29 @@ class SharedRLS:
             indices = first_index[row] + np.flatnonzero(mask)
             self._learn(slot, x[row][mask], outcomes[row][mask], indices)
 
+    def update_row(self, agents: np.ndarray, row: np.ndarray, target: float, index: int) -> None:
+        """:meth:`update` when every agent in ``agents`` revealed one row ``row`` (log ``index``).
+
+        The common case of a paper's grid (one stream, one applicant per step,
+        the same outcome for everyone who approved): the agents of a state
+        reveal alike or not at all, so grouping is a count per state.
+        """
+        slots_of = self.slot[agents]
+        counts = np.bincount(slots_of, minlength=len(self.members))
+        slots = np.flatnonzero(counts)
+        for position in np.flatnonzero(counts[slots] < self.members[slots]).tolist():
+            # only some of the state's agents revealed: they move to a copy
+            slot = int(slots[position])
+            slots[position] = self._split(slot, agents[slots_of == slot])
+        if self.dim == 1:
+            for slot in slots.tolist():
+                self._learn(slot, row[None, :], np.array([target]), np.array([index]))
+            return
+        count = len(slots)
+        self._learn_rows(
+            slots, np.tile(row, (count, 1)), np.full(count, target), np.full(count, index)
+        )
+
     def _learn_rows(
         self, slots: np.ndarray, rows: np.ndarray, targets: np.ndarray, indices: np.ndarray
     ) -> None:
@@ -255,7 +279,9 @@ class SharedRLS:
             np.matmul(A_inv[slot], rows[position], out=gains[position])
         denominators = 1.0 + np.matmul(rows[:, None, :], gains[:, :, None])[:, 0, 0]
         for slot, u, denominator in zip(order, gains, denominators.tolist(), strict=True):
-            _rank_one_update(A_inv[slot], -1.0 / denominator, u, u)
+            # _rank_one_update without its check: A_inv[slot] is C-ordered float64, so its
+            # transpose is the Fortran array dger updates in place
+            dger(-1.0 / denominator, u, u, a=A_inv[slot].T, overwrite_a=True)
         gains /= denominators[:, None]
         rls = self.rls_beta[slots]
         predicted = np.matmul(rows[:, None, :], rls[:, :, None])[:, 0, 0]
@@ -404,3 +430,58 @@ class SharedModelView:
     def widths(self, x: np.ndarray) -> np.ndarray:
         """Return ``sqrt(x^T A^{-1} x)`` for each row of ``x``."""
         return self._shared.widths(self._slot, x)
+
+
+class LoggedGLMEstimator(GLMEstimator):
+    """A :class:`~agents.lending.glm.GLMEstimator` whose revealed rows live in a :class:`RowLog`.
+
+    What a replica that does not share its state (a logistic or exact fit)
+    keeps instead of a float64 copy of every row it revealed: the rows'
+    indices into the replicas' one log of the stream. Rows are gathered back
+    as float64 with the same values, so every fit computes exactly what the
+    estimator alone computes.
+    """
+
+    log: RowLog
+    _index: np.ndarray
+    _next: np.ndarray
+    _cursor: int
+
+    @classmethod
+    def adopt(cls, model: GLMEstimator, log: RowLog, start: int) -> LoggedGLMEstimator:
+        """Take over ``model`` (just reset), whose ``n`` rows are logged from index ``start``."""
+        logged = cls.__new__(cls)
+        logged.__dict__.update(model.__dict__)
+        logged.log = log
+        logged._index = np.arange(start, start + len(model._y), dtype=np.int64)
+        logged._x = np.empty((0, model.dim))  # never written: rows are kept as indices
+        logged._next = np.empty(0, dtype=np.int64)
+        logged._cursor = 0
+        return logged
+
+    def add_logged(self, x: np.ndarray, y: np.ndarray, indices: np.ndarray) -> None:
+        """:meth:`add` of rows ``x`` that the log holds at ``indices``."""
+        self._next, self._cursor = indices, 0
+        self.add(x, y)
+
+    def _rows(self, start: int, stop: int) -> np.ndarray:
+        return self.log.rows(self._index[start:stop])
+
+    def _keep(self, x: np.ndarray, y: np.ndarray) -> None:
+        end = self.n + len(x)
+        if end > len(self._y):
+            self._grow(end)
+        self._index[self.n : end] = self._next[self._cursor : self._cursor + len(x)]
+        self._cursor += len(x)
+        self._y[self.n : end] = y
+
+    def _keep_row(self, n: int, row: np.ndarray, target: float) -> None:
+        self._index[n] = self._next[self._cursor]
+        self._cursor += 1
+        self._y[n] = target
+
+    def _grow(self, size: int) -> None:
+        capacity = max(2 * len(self._y), size)
+        index, y = np.empty(capacity, dtype=np.int64), np.empty(capacity)
+        index[: self.n], y[: self.n] = self._index[: self.n], self._y[: self.n]
+        self._index, self._y = index, y

@@ -59,6 +59,10 @@ class CutoffAgent(Agent):
     _parameter_constraints: ClassVar[dict[str, Any]] = FIT_CONSTRAINTS
     l2: float
     solver: str
+    # the paper's fit options (PAPER_FIT_CONSTRAINTS): the agents that offer them set them
+    # in __init__; for the rest these defaults (the ridge l2 everywhere) hold
+    design_l2: float | None = None
+    free_intercept: bool = False
 
     def reset(
         self,
@@ -84,13 +88,12 @@ class CutoffAgent(Agent):
             raise ValueError(
                 f"{type(self).__name__} needs a (batch, features) observation space, got {shape}"
             )
-        free_intercept = bool(getattr(self, "free_intercept", False))
         self.model_ = GLMEstimator(
             self.link_, shape[1], self.l2, self.solver,
-            design_l2=getattr(self, "design_l2", None), free_intercept=free_intercept,
+            design_l2=self.design_l2, free_intercept=self.free_intercept,
         )  # fmt: skip
         warm = feedback.get("warm_start")
-        if free_intercept:
+        if self.free_intercept:
             self._check_intercept(warm)
         if warm is not None and len(warm["X"]):
             self.model_.add(warm["X"], warm["y"])

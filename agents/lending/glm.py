@@ -188,7 +188,7 @@ class GLMEstimator:
     def A(self) -> np.ndarray:
         """The design matrix ``lambda I + sum x x^T`` of the revealed examples."""
         if self._n_in_A < self.n:
-            new = self._x[self._n_in_A : self.n]
+            new = self._rows(self._n_in_A, self.n)
             self._A += new.T @ new
             self._n_in_A = self.n
         return self._A
@@ -196,7 +196,11 @@ class GLMEstimator:
     @property
     def X(self) -> np.ndarray:
         """The revealed features so far."""
-        return self._x[: self.n]
+        return self._rows(0, self.n)
+
+    def _rows(self, start: int, stop: int) -> np.ndarray:
+        """Revealed feature rows ``start:stop`` (float64; where they are kept is a subclass's)."""
+        return self._x[start:stop]
 
     @property
     def y(self) -> np.ndarray:
@@ -215,10 +219,7 @@ class GLMEstimator:
             return
         # a block (the warm start): one inversion beats a rank-one update per row
         end = self.n + len(x)
-        if end > len(self._x):
-            self._grow(end)
-        self._x[self.n : end] = x
-        self._y[self.n : end] = y
+        self._keep(x, y)
         self.n = end
         self.max_norm = max(self.max_norm, math.sqrt(float(np.einsum("ij,ij->i", x, x).max())))
         self.xty += x.T @ y
@@ -229,10 +230,9 @@ class GLMEstimator:
     def add_row(self, row: np.ndarray, target: float) -> None:
         """Append one revealed example (a float 1-d ``row``): the per-step path, kept lean."""
         n = self.n
-        if n == len(self._x):
+        if n == len(self._y):
             self._grow(n + 1)
-        self._x[n] = row
-        self._y[n] = target
+        self._keep_row(n, row, target)
         self.n = n + 1
         self.max_norm = max(self.max_norm, math.sqrt(row @ row))
         self.xty += row * target
@@ -240,9 +240,22 @@ class GLMEstimator:
         if self._rls:
             self._rls_beta = self._rls_beta + gain * (target - row @ self._rls_beta)
 
+    def _keep(self, x: np.ndarray, y: np.ndarray) -> None:
+        """Store the block ``(x, y)`` after the ``n`` rows kept so far."""
+        end = self.n + len(x)
+        if end > len(self._y):
+            self._grow(end)
+        self._x[self.n : end] = x
+        self._y[self.n : end] = y
+
+    def _keep_row(self, n: int, row: np.ndarray, target: float) -> None:
+        """Store one row at position ``n`` (room made by the caller)."""
+        self._x[n] = row
+        self._y[n] = target
+
     def _grow(self, size: int) -> None:
         """Make room for ``size`` examples (at least doubling, so appends cost O(1) on average)."""
-        capacity = max(2 * len(self._x), size)
+        capacity = max(2 * len(self._y), size)
         x, y = np.empty((capacity, self.dim)), np.empty(capacity)
         x[: self.n], y[: self.n] = self.X, self.y
         self._x, self._y = x, y
@@ -259,7 +272,7 @@ class GLMEstimator:
         elif self._rls:
             self.beta = self._rls_beta
         else:
-            self._absorb(self.X[self._n_fitted :], self.y[self._n_fitted :])
+            self._absorb(self._rows(self._n_fitted, self.n), self.y[self._n_fitted :])
             self.beta = -self._H_inv @ self._s
         self._n_fitted = self.n
         return self.beta

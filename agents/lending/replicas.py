@@ -28,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import check_finite
-from agents.lending._shared_rls import RowLog, SharedRLS
+from agents.lending._shared_rls import LoggedGLMEstimator, RowLog, SharedRLS
 from agents.lending.adaptive import Adaptive
 from agents.lending.base import CutoffAgent
 from agents.lending.exploration import (
@@ -164,7 +164,10 @@ class CutoffReplicas:
                 f"seeds must give one seed per agent ({len(self.agents)}), got {len(seeds)}"
             )
         self.shared_: SharedRLS | None = None
+        self.log_: RowLog | None = None
         self._shared_list: list[int] = []
+        self._logged: set[int] = set()
+        self._warm_logged: list[tuple[np.ndarray, int]] = []
         for index, agent in enumerate(self.agents):
             own = _sub_env(feedback, index)
             agent.reset(observation_space, action_space, seed=seeds[index], feedback=own)
@@ -184,6 +187,9 @@ class CutoffReplicas:
         self.betas_ = np.zeros((len(self.agents), self.agents[0].model_.dim))
         for index in scored:
             self.betas_[index] = self.agents[index].beta_
+        for index in self._shared_list:
+            # a shared agent's beta_ is its row of betas_, kept up to date in place
+            self.agents[index].beta_ = self.betas_[index]
         self.cutoffs_ = np.array([[agent.cutoff_] for agent in self.agents])
         batch = action_space.shape[0] if action_space.shape else 1
         by_class: dict[type[_DecayingExploration], list[int]] = {}
@@ -212,9 +218,14 @@ class CutoffReplicas:
             score[group.members] += group.cls.perturbation(alphas / root_t, uniforms)
         widths: dict[int, np.ndarray] = {}
         same = self._shared_adaptive.size > 0 and bool((x == x[0]).all())
+        if same and x.shape[1] == 1:
+            # one applicant for everyone: each shared state's bonus once, in one pass
+            score[self._shared_adaptive, 0] += self._shared_bonuses(x[0])
         for index in self.own_exploration_:
             agent = self.agents[index]
             agent.t_ = self.t_
+            if same and x.shape[1] == 1 and index in self._shared_adaptive_set:
+                continue
             if self.shared_ is not None and index in self._shared_adaptive_set:
                 # the bonus of a shared state is computed once for all its agents
                 slot = int(self.shared_.slot[self._shared_position[index]])
@@ -228,6 +239,23 @@ class CutoffReplicas:
         for index in self.own_act_:
             actions[index] = self.agents[index].act(observations[index])
         return actions
+
+    def _shared_bonuses(self, x: np.ndarray) -> np.ndarray:
+        """``rho * sqrt(x^T A^{-1} x)`` of each shared Adaptive agent for the one applicant ``x``.
+
+        The products are :meth:`SharedRLS.widths`'s, one per distinct state (the same
+        BLAS call on the same operands), the rest stacked across states.
+        """
+        assert self.shared_ is not None
+        slots = self.shared_.slot[self._position_of[self._shared_adaptive]]
+        distinct, inverse = np.unique(slots, return_inverse=True)
+        products = np.empty((len(distinct), x.shape[1]))
+        A_inv = self.shared_.A_inv
+        for row, slot in enumerate(distinct.tolist()):
+            np.matmul(x, A_inv[slot], out=products[row : row + 1])
+        rows = np.tile(x, (len(distinct), 1))
+        widths = np.sqrt(np.maximum(np.einsum("ij,ij->i", products, rows), 0.0))
+        return self._shared_rhos * widths[inverse.reshape(-1)]
 
     def update(
         self,
@@ -245,14 +273,30 @@ class CutoffReplicas:
             x[revealed], outcomes[revealed], "observations (revealed rows)", "feedback['y']"
         )
         any_revealed = np.asarray(revealed.any(axis=1))
+        # a batch every logging agent saw (one stream) is logged once, when first needed
+        base: int | None = None
+        one_stream = (self.shared_ is not None or self._logged) and bool((x == x[0]).all())
+        if one_stream and (any_revealed & self._logs).any():
+            assert self.log_ is not None
+            base = self.log_.append(np.asarray(observations[0]))
         if self.shared_ is not None:
-            self._learn_shared(observations, x, revealed, outcomes, any_revealed)
+            self._learn_shared(observations, x, revealed, outcomes, any_revealed, base)
         for index in np.flatnonzero(any_revealed & ~self._is_shared).tolist():
             if index in self.own_update_:
                 continue
             # what CutoffAgent.update does with a reveal, without its per-call checks
             agent = self.agents[index]
-            agent.learn(x[index][revealed[index]], outcomes[index][revealed[index]])
+            mask = revealed[index]
+            model = agent.model_
+            if isinstance(model, LoggedGLMEstimator):
+                assert self.log_ is not None
+                first = self.log_.append(np.asarray(observations[index])) if base is None else base
+                indices = first + np.flatnonzero(mask)
+                model.add_logged(x[index][mask], outcomes[index][mask], indices)
+                model.fit()
+                agent.beta_ = agent.decision_beta()
+            else:
+                agent.learn(x[index][mask], outcomes[index][mask])
             self.betas_[index] = agent.beta_
         for index in self.own_update_:
             self.agents[index].update(
@@ -263,13 +307,24 @@ class CutoffReplicas:
             )
 
     def _share(self, agent: CutoffAgent, index: int, feedback: dict[str, Any], space: Any) -> None:
-        """Move ``agent`` (just reset) into the shared states if :func:`shares_state` allows."""
-        if not self.share or not shares_state(agent):
+        """Move ``agent`` (just reset) into the shared states if :func:`shares_state` allows.
+
+        An agent that learns on its own through :meth:`CutoffAgent.learn` (a logistic or
+        exact fit) keeps its revealed rows as indices into the log instead.
+        """
+        if not self.share:
             return
         model = agent.model_
-        if self.shared_ is None:
+        if self.log_ is None:
             dtype = np.float32 if space.dtype == np.float32 else np.float64
             self.log_ = RowLog(model.dim, np.dtype(dtype))
+        if not shares_state(agent):
+            if type(model) is GLMEstimator and not any(
+                _overrides(agent, method) for method in ("update", "learn")
+            ):
+                self._adopt(agent, index, feedback)
+            return
+        if self.shared_ is None:
             self.shared_ = SharedRLS(len(self.agents), model.dim, model.link, self.log_)
         warm = feedback.get("warm_start")
         rows = None if warm is None else np.asarray(warm["X"])
@@ -280,11 +335,33 @@ class CutoffReplicas:
         agent.model_ = self.shared_.view(position)  # type: ignore[assignment]
         self._shared_list.append(index)
 
+    def _adopt(self, agent: CutoffAgent, index: int, feedback: dict[str, Any]) -> None:
+        """Swap ``agent``'s estimator for one that keeps its rows in the log (same arithmetic)."""
+        assert self.log_ is not None
+        warm = feedback.get("warm_start")
+        rows = np.empty((0, agent.model_.dim)) if warm is None else np.asarray(warm["X"])
+        start = next(
+            (
+                first
+                for logged, first in self._warm_logged
+                if logged.shape == rows.shape and np.array_equal(logged, rows)
+            ),
+            None,
+        )
+        if start is None:
+            start = self.log_.append(rows)
+            self._warm_logged.append((rows, start))
+        agent.model_ = LoggedGLMEstimator.adopt(agent.model_, self.log_, start)
+        self._logged.add(index)
+
     def _index_shared(self) -> None:
         """Index the shared agents (in the order they were added)."""
         shared = self._shared_list
         self._is_shared = np.zeros(len(self.agents), dtype=bool)
         self._is_shared[shared] = True
+        # the agents whose rows go to the log
+        self._logs = self._is_shared.copy()
+        self._logs[list(self._logged)] = True
         self.shared_agents_ = np.array(shared, dtype=np.intp)
         self._shared_position = {index: row for row, index in enumerate(shared)}
         self._position_of = np.full(len(self.agents), -1, dtype=np.intp)
@@ -292,6 +369,7 @@ class CutoffReplicas:
         adaptive = [i for i in shared if type(self.agents[i]) is Adaptive]
         self._shared_adaptive = np.array(adaptive, dtype=np.intp)
         self._shared_adaptive_set = frozenset(adaptive)
+        self._shared_rhos = np.array([float(self.agents[i].rho) for i in adaptive])  # type: ignore[attr-defined]
 
     def _learn_shared(
         self,
@@ -300,25 +378,31 @@ class CutoffReplicas:
         revealed: np.ndarray,
         outcomes: np.ndarray,
         any_revealed: np.ndarray,
+        base: int | None,
     ) -> None:
-        """Update the shared states of the shared agents that revealed anything."""
-        assert self.shared_ is not None
+        """Update the shared states of the shared agents that revealed anything.
+
+        ``base``: the log index of the step's batch if every agent saw the same one.
+        """
+        assert self.shared_ is not None and self.log_ is not None
         agents = self.shared_agents_[any_revealed[self.shared_agents_]]
         if not agents.size:
             return
         batches = x[agents]
-        if (batches == batches[0]).all():
-            # one stream: its batch is logged once for every agent
-            base = self.log_.append(np.asarray(observations[agents[0]]))
-            first = np.full(agents.size, base)
+        positions = self._position_of[agents]
+        if base is not None:
+            ys = outcomes[agents]
+            if ys.shape[1] == 1 and (ys == ys[0]).all():
+                # one applicant, one outcome: every agent here revealed the same row
+                self.shared_.update_row(positions, batches[0, 0], float(ys[0, 0]), base)
+            else:
+                first = np.full(agents.size, base)
+                self.shared_.update(positions, revealed[agents], ys, batches, first)
         else:
             first = np.array([self.log_.append(np.asarray(observations[i])) for i in agents])
-        positions = self._position_of[agents]
-        self.shared_.update(positions, revealed[agents], outcomes[agents], batches, first)
-        slots = self.shared_.slot[positions]
-        self.betas_[agents] = self.shared_.beta[slots]
-        for index, slot in zip(agents.tolist(), slots.tolist(), strict=True):
-            self.agents[index].beta_ = self.shared_.beta[slot].copy()
+            self.shared_.update(positions, revealed[agents], outcomes[agents], batches, first)
+        # the agents' beta_ are views of these rows (set in reset)
+        self.betas_[agents] = self.shared_.beta[self.shared_.slot[positions]]
 
 
 def _overrides(agent: CutoffAgent, method: str) -> bool:

@@ -199,3 +199,26 @@ def test_the_row_log_keeps_rows_float32_would_round_in_float64():
     log.append(np.array([[0.1, 1.0]]))  # 0.1 is not a float32
     assert log.dtype == np.float64
     np.testing.assert_array_equal(log.rows(np.array([2, 0])), [[0.1, 1.0], [1.0, 2.0]])
+
+
+def test_agents_learning_alone_keep_their_rows_in_the_log_and_decide_the_same():
+    from agents.lending._shared_rls import LoggedGLMEstimator
+
+    agents = [Greedy(), Adaptive(rho=0.25), Margin(alpha=0.5), Greedy(solver="exact")]
+    kwargs = dict(dataset="breast_cancer", link="logistic", horizon=150)
+    envs = gym.make_vec(ID, num_envs=len(agents), lockstep=True, **kwargs)
+    logged = CutoffReplicas([agent.clone() for agent in agents])
+    together = run_vector_episode(envs, logged, seed=3)
+    reference = CutoffReplicas([agent.clone() for agent in agents], share=False)
+    apart = run_vector_episode(envs, reference, seed=3)
+    for agent, a, b in zip(agents, together, apart, strict=True):
+        np.testing.assert_array_equal(a.actions, b.actions, err_msg=repr(agent))
+        assert a.metrics == b.metrics, agent
+    for mine, theirs in zip(logged.agents, reference.agents, strict=True):
+        assert type(mine.model_) is LoggedGLMEstimator
+        assert mine.model_._x.size == 0  # no float64 copy of the rows
+        np.testing.assert_array_equal(mine.model_.X, theirs.model_.X)
+        np.testing.assert_array_equal(mine.model_.beta, theirs.model_.beta)
+    # the warm start and each observed batch are logged once for all four agents
+    assert logged.log_ is not None
+    assert logged.log_.n <= len(together[0].actions) + len(logged.agents[0].model_.X)
