@@ -12,7 +12,7 @@ import gymnasium as gym
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.plots import panels, save
+from osfb_gym.bench.report import band, colours, panels, save
 from osfb_gym.bench.sweep import SweepSpec
 
 MATCH_K = 5  # "five AcQUIre services match about 30 uniform ones" (MovieLens)
@@ -157,7 +157,7 @@ def write_report(rows: pd.DataFrame, spec: SweepSpec, suite: Any, out_dir: str |
     files = [out / f"{name}.csv" for name in tables] + [out / "total_loss.png", out / "report.md"]
     for frame, path in zip(tables.values(), files, strict=False):
         frame.to_csv(path, index=False)
-    plot_curves(curves, files[4], "total_loss", "total loss L(Theta_k)")
+    _plot(curves, files[4])
     top, names = suite.max_services, group_names(spec)
     ks = sorted({1, MATCH_K, 10, 20, top} & set(range(1, top + 1)))
     last = curves[curves["k"] == top].pivot_table(index=["setting", "seed"], columns="agent",
@@ -229,24 +229,21 @@ def write_report(rows: pd.DataFrame, spec: SweepSpec, suite: Any, out_dir: str |
     return BoseResult(curves, references, fairness, dynamics, text, files)
 
 
-def plot_curves(curves: pd.DataFrame, path: Path, column: str, ylabel: str) -> Path:
-    """One panel per setting: mean over seeds against k, band one standard error."""
+def _plot(curves: pd.DataFrame, path: Path) -> Path:
+    """Total loss against k, a panel per population: mean over seeds, band one s.e."""
     settings = list(curves["setting"].unique())
     columns = min(3, len(settings))
-    figure, grid = panels(-(-len(settings) // columns), columns, width=4.6, height=3.4)
-    axes = grid.ravel()
-    for axis, setting in zip(axes, settings, strict=False):
-        part = curves[curves["setting"] == setting]
+    figure, axes = panels(-(-len(settings) // columns), columns, width=4.6, height=3.4)
+    palette = colours(curves["agent"])  # an agent has one colour in every panel
+    for axis, (setting, part) in zip(axes.ravel(), curves.groupby("setting", sort=False),
+                                     strict=False):  # fmt: skip
         for agent, runs in part.groupby("agent", sort=False):
-            stats = runs.groupby("k")[column].agg(["mean", "sem"])
-            axis.plot(stats.index, stats["mean"], label=agent)
-            axis.fill_between(stats.index, stats["mean"] - stats["sem"].fillna(0),
-                              stats["mean"] + stats["sem"].fillna(0), alpha=0.25)  # fmt: skip
-        axis.set_yscale("log")
-        axis.set_xlabel("services k")
-        axis.set_ylabel(ylabel)
+            stats = runs.groupby("k")["total_loss"].agg(["mean", "sem"]).fillna(0)
+            band(axis, stats.index, stats["mean"], stats["sem"], colour=palette[agent],
+                 label=agent, alpha=0.25)  # fmt: skip
+        axis.set(yscale="log", xlabel="services k", ylabel="total loss L(Theta_k)")
         axis.set_title(setting, fontsize=9)
         axis.legend(fontsize=8)
-    for axis in axes[len(settings) :]:
+    for axis in axes.ravel()[len(settings) :]:
         axis.set_visible(False)
     return save(figure, path)

@@ -21,10 +21,9 @@ import pandas as pd
 
 from agents.base import Agent
 from osfb_gym.bench.paper_tables import METHODS, published
-from osfb_gym.bench.plots import plot_curves
+from osfb_gym.bench.report import plot_curves, tuned
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
-from osfb_gym.bench.tables import tuned
 from osfb_gym.data import load
 from osfb_gym.data.registry import available_datasets, get_spec
 
