@@ -94,7 +94,7 @@ BOSE_SUITES = {"bose-services": BoseSuite()}
 
 def sweep_spec(suite: BoseSuite, found: set[str], data_home: str | None) -> SweepSpec:
     """Return the suite as one sweep: a setting per (measurement, population found)."""
-    envs, runs = [], {name: [] for name in AGENTS}
+    envs, runs = [], {name: list[str]() for name in AGENTS}
     for measurement, (settings, agents, kwargs) in suite.stages().items():
         for setting in settings:
             if setting.dataset is not None and setting.dataset not in found:
