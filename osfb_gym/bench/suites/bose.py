@@ -76,17 +76,16 @@ class BoseSuite:
 
     def stages(self) -> dict[str, tuple[tuple[Setting, ...], tuple[str, ...], dict[str, Any]]]:
         """Return each measurement's populations, agents and env arguments."""
-        return {
-            "curves": (CURVE_SETTINGS, CURVE_AGENTS, {"n_services": self.max_services,
-                       "reference_restarts": self.reference_restarts,
-                       "reference_ks": list(self.reference_ks)}),
-            "fairness": (FAIR_SETTINGS, FAIR_AGENTS, {"n_services": max(self.fair_ks),
-                         "reference_restarts": 0}),
-            # what users report does not change the dynamics: no census with excess reports
-            "dynamics": (tuple(s for s in CURVE_SETTINGS if s is not CENSUS_EXCESS), CURVE_AGENTS,
-                         {"n_services": self.dynamics_services,
-                          "dynamics_rounds": self.dynamics_rounds, "reference_restarts": 0}),
-        }  # fmt: skip
+        curves = {"n_services": self.max_services, "reference_restarts": self.reference_restarts,
+                  "reference_ks": list(self.reference_ks)}  # fmt: skip
+        fairness = {"n_services": max(self.fair_ks), "reference_restarts": 0}
+        dynamics = {"n_services": self.dynamics_services, "dynamics_rounds": self.dynamics_rounds,
+                    "reference_restarts": 0}  # fmt: skip
+        # what users report does not change the dynamics: no census with excess reports
+        reported = tuple(s for s in CURVE_SETTINGS if s is not CENSUS_EXCESS)
+        return {"curves": (CURVE_SETTINGS, CURVE_AGENTS, curves),
+                "fairness": (FAIR_SETTINGS, FAIR_AGENTS, fairness),
+                "dynamics": (reported, CURVE_AGENTS, dynamics)}  # fmt: skip
 
 
 BOSE_SUITES = {"bose-services": BoseSuite()}
