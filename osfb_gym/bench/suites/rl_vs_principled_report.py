@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from osfb_gym.bench import stats
-from osfb_gym.bench.report import band, colours, panels, save
+from osfb_gym.bench.report import colours, panels, save
 from osfb_gym.bench.suites.rl_vs_principled import NAME, Protocol, choose, scored
 from osfb_gym.core.family import FAMILIES
 
@@ -209,7 +209,7 @@ def plot_profiles(frame: pd.DataFrame, best: dict[tuple[str, str], str], top: in
             matrix = np.column_stack([np.asarray(c)[:n] for c in columns])
             value, low, high = stats.performance_profile(matrix, taus, lower_is_better=True)
             label = f"{name} ({matrix.shape[1]} families)"
-            band(axis, taus, value, 0 * value, colour=palette[name], label=label, alpha=0)
+            axis.plot(taus, value, color=palette[name], label=label)
             axis.fill_between(taus, low, high, color=palette[name], alpha=0.2)
         axis.set_title(f"{regime} world, N={top:,}", fontsize=9)
         axis.set_xlabel("tau (normalised regret)")
