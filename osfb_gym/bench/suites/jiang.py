@@ -1,27 +1,16 @@
 """Tables 1 and 2 of Jiang, Jiang and Pacchiano (2021): one sweep stage and a report.
 
-The protocol of Section 8: every dataset, cutoffs at the 50% and 70%
-quantiles of ``mu(x . beta*)``, random stratified splits (5% warm start,
-the rest streamed), each method's ``alpha`` on a grid of powers of two
-(greedy has none), batch size 1 (linear) or 1000 on Adult, Bank, EEG and
-100 elsewhere (logistic). The engine runs the cells (:func:`run_cells`);
-the report tunes with :func:`osfb_gym.bench.tables.tuned` twice:
-
-- the paper's protocol: ``alpha`` tuned on the splits it is reported on;
-- held-out tuning: tuned on the even-ranked splits, reported on the others.
-
-Each "lowest" comes with its bootstrap probability over splits
-(:func:`scipy.stats.bootstrap`; under the paper's protocol every resample
-is tuned again). ``fit="paper"`` (default) is the paper's learners as its
-text states them (see :data:`FITS` and docs/reproductions/jiang.md);
-``fit="legacy"`` the earlier one-hot, standardised, ridge-1 runs.
+Section 8's protocol on the engine. The report tunes ``alpha`` twice with
+:func:`osfb_gym.bench.tables.tuned`: on the splits it is reported on (the paper's
+protocol) and held out (on the even-ranked splits, reported on the others), each
+lowest method with its bootstrap probability over splits. ``fit="paper"`` fits as
+the paper's text says, ``"legacy"`` as the earlier runs (docs/reproductions/jiang.md).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,21 +18,19 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import bootstrap
 
 from agents.base import Agent
 from osfb_gym.bench.paper_tables import METHODS, published
-from osfb_gym.bench.plots import plot_curves
+from osfb_gym.bench.report import plot_curves, tuned
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
-from osfb_gym.bench.tables import tuned
 from osfb_gym.data import load
 from osfb_gym.data.registry import available_datasets, get_spec
 
 LENDING_DATASETS = ("adult", "bank", "compas", "crime", "german", "blood", "diabetes", "eeg",
                     "australian", "churn")  # fmt: skip
 LARGE_DATASETS = ("adult", "bank", "eeg")  # batch size 1000 for the logistic link
-# a column of the paper's tables: the agent and its tuned hyperparameter ("ours" = Adaptive)
+#: a column of the paper's tables: the agent and its tuned hyperparameter ("ours" = Adaptive)
 AGENTS: dict[str, tuple[str, str | None]] = {
     "greedy": ("Greedy", None), "eps-greedy": ("EpsilonGreedy", "alpha"),
     "os-eps-greedy": ("OneSidedEpsilonGreedy", "alpha"), "noise": ("Noise", "alpha"),
@@ -51,13 +38,7 @@ AGENTS: dict[str, tuple[str, str | None]] = {
     "ours": ("Adaptive", "rho"),
 }  # fmt: skip
 METHOD_OF = {name: method for method, (name, _) in AGENTS.items()}
-#: how the learners fit, per link: the paper's text, or the project's earlier defaults.
-#: paper: plain least squares (a 1e-6 ridge only keeps A = sum x x^T invertible, e.g.
-#: Crime's 100 columns against 99 warm-start rows); scikit-learn's default logistic
-#: regression (C = 1, intercept unpenalised) with A = sum x x^T + 1e-6 I; Algorithm 2's
-#: rho_t = alpha sqrt(2 d log(1 + t)) and A grown inside the batch; native integer codes
-#: (K >= d + 1 after the 5% warm start, as Algorithm 2 assumes: German one-hot has
-#: d = 62 > K = 50) and robust scaling (outliers do not set a column's scale).
+#: env and learner arguments per fit (why each: docs/reproductions/jiang.md)
 FITS: dict[str, dict[str, dict[str, Any]]] = {
     "paper": {
         "env": {"encoding": "native", "scaling": "robust"},
@@ -113,8 +94,8 @@ class JiangSuite:
         for method in self.methods:
             name, parameter = AGENTS[method]
             params = {**fit[self.link], **(fit["ours"] if method == "ours" else {})}
-            grid = {parameter: list(self.alphas)} if parameter else {}
-            agents.append(AgentSpec(name, params, grid))
+            agents.append(AgentSpec(name, params, {parameter: list(self.alphas)} if parameter
+                                    else {}))  # fmt: skip
         return SweepSpec(self.name, tuple(envs), tuple(agents), self.seeds, self.description)
 
 
@@ -142,9 +123,8 @@ class JiangResult:
 def run_jiang(suite: JiangSuite, out_dir: str | Path, *, datasets: Sequence[str] | None = None,
               seeds: Sequence[int] | None = None, alphas: Sequence[float] | None = None,
               fit: str | None = None, data_home: str | None = None, horizon: int | None = None,
-              workers: int = 1, progress: bool = True, resume: bool = False,
-              executor: str = "local", address: str | None = None) -> JiangResult:  # fmt: skip
-    """Run ``suite`` (with overrides) on the datasets found on the engine, then report."""
+              **engine: Any) -> JiangResult:  # fmt: skip
+    """Run ``suite`` on the datasets found, then report; ``engine`` goes to :func:`run_cells`."""
     found, missing = available_datasets(suite.datasets if datasets is None else datasets, data_home)
     if not found:
         raise FileNotFoundError(
@@ -153,9 +133,7 @@ def run_jiang(suite: JiangSuite, out_dir: str | Path, *, datasets: Sequence[str]
         )
     suite = replace(suite, datasets=tuple(found), seeds=tuple(seeds or suite.seeds),
                     alphas=tuple(alphas or suite.alphas), fit=fit or suite.fit)  # fmt: skip
-    options: dict[str, Any] = dict(workers=workers, progress=progress, executor=executor,
-                                   address=address)  # fmt: skip
-    rows, _ = run_cells(suite.spec(data_home, horizon), Path(out_dir), resume=resume, **options)
+    rows, _ = run_cells(suite.spec(data_home, horizon), Path(out_dir), **engine)
     return write_report(rows, suite, out_dir, data_home=data_home, missing=missing)
 
 
@@ -172,8 +150,8 @@ def _cells(rows: pd.DataFrame) -> pd.DataFrame:
 def _lowest(frame: pd.DataFrame, chosen: pd.DataFrame | None) -> tuple[str, float]:
     """Return a setting's lowest method and its bootstrap probability over splits.
 
-    ``chosen`` None: the paper's protocol, each resample tuned again over the
-    grid; else the held-out choice (one ``params`` per method) on these splits.
+    ``chosen`` None: the paper's protocol, each resample of the splits tuned
+    again over the grid; else the held-out choice (one ``params`` per method).
     """
     if chosen is not None:
         frame = frame.merge(chosen[["agent", "params"]].drop_duplicates(), on=["agent", "params"])
@@ -182,24 +160,17 @@ def _lowest(frame: pd.DataFrame, chosen: pd.DataFrame | None) -> tuple[str, floa
     names = [m for m in METHODS if m in set(methods)]
     values = losses.to_numpy()
 
-    def winner(index: np.ndarray, axis: int = -1) -> np.ndarray:
-        means = values[index].mean(axis=-2)  # (..., columns)
-        best = np.stack([means[..., methods == m].min(axis=-1) for m in names], axis=-1)
-        return best.argmin(axis=-1)
+    def winner(splits: np.ndarray) -> np.ndarray:
+        means = values[splits].mean(axis=-2)  # (..., columns)
+        return np.stack([means[..., methods == m].min(axis=-1) for m in names], -1).argmin(-1)
 
-    top = int(winner(np.arange(len(values))))
-    if len(values) < 2:
-        return names[top], math.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a degenerate distribution (always one winner)
-        result = bootstrap((np.arange(len(values)),), lambda i, axis=-1: (winner(i) == top) * 1.0,
-                           n_resamples=N_BOOTSTRAP, method="percentile", vectorized=True,
-                           random_state=np.random.default_rng(0))  # fmt: skip
-    return names[top], float(np.mean(result.bootstrap_distribution))
+    n = len(values)
+    top = int(winner(np.arange(n)))
+    resamples = np.random.default_rng(0).integers(0, n, (N_BOOTSTRAP, n))
+    return names[top], float(np.mean(winner(resamples) == top)) if n > 1 else math.nan
 
 
 def _verdict(ours: pd.Series, paper: pd.Series | None, low: str, held: str) -> str:
-    """Say in words what matches the paper in a row and what does not."""
     if paper is None:
         return "not in the paper's tables"
     first = paper.idxmin()
@@ -260,10 +231,10 @@ def write_report(
     results: pd.DataFrame, suite: JiangSuite, out_dir: str | Path, *,
     data_home: str | None = None, missing: dict | None = None,
 ) -> JiangResult:  # fmt: skip
-    """Tune both ways, lay out the tables beside the paper's, write results, table and plots.
+    """Tune both ways and write results, tuned cells, the table beside the paper's and plots.
 
-    ``results`` are the engine's rows (``results.csv`` of one or more runs; rows
-    repeated across runs are kept once).
+    ``results`` are the engine's rows (``results.csv`` of one or more runs: a
+    row repeated across runs is kept once).
     """
     rows = _cells(results.drop_duplicates(subset=["key"]).reset_index(drop=True))
     rows = rows.sort_values(["dataset", "cutoff", "method", "alpha", "seed"], kind="stable")
@@ -311,8 +282,8 @@ def _data_note(name: str, data_home: str | None, suite: JiangSuite) -> str:
     encoding = FITS[suite.fit]["env"].get("encoding", "onehot")
     if "encoding" not in get_spec(name).options:
         encoding = "onehot"  # bundled data: as shipped
-    options = {"encoding": encoding} if encoding != "onehot" else {}
-    meta = load(name, data_home=data_home, **options).metadata
+    meta = load(name, data_home=data_home,
+                **({"encoding": encoding} if encoding != "onehot" else {})).metadata  # fmt: skip
     line = f"- {name}: {meta['rows']} rows x {meta['columns']} features ({encoding})"
     if meta.get("paper_rows") not in (None, meta["rows"]):
         line += f" (the paper reports {meta['paper_rows']} rows)"

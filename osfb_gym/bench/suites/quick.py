@@ -1,23 +1,10 @@
-"""Built-in sweep suites; ``quick`` is the main job.
+"""``quick``, the main job: every env family, its principled agents and PPO, in minutes.
 
-``quick`` covers every env family with its principled agents and one RL
-baseline, in a few minutes on two cores:
-
-- lending: Greedy and Adaptive (Jiang et al. 2021) on the default logistic
-  world and on the greedy trap of Theorem 1, with OneSidedEpsilonGreedy
-  tuned over alpha in {1/4, 1/2, 1, 2} as the paper tunes its baselines;
-- lending, fixed world (``world_seed=0``, T = 200): Greedy and Adaptive
-  next to PPO trained for 10,000 env steps on that world (seeds far from
-  the scoring seeds), scored on the same episodes;
-- apple tasting: the perceptron, the margin perceptron and the
-  label-efficient sampler (Sculley 2007) on the separable default;
-- reject option: DSOL, DRAL and DSAL (Shah and Manwani 2020), T = 2,000;
-- services: AcQUIre, Fair AcQUIre and the uniform and max-loss baselines
-  (500 users, k = 10; the reference loss from one k-means restart).
-
-The paper suites (``jiang-*``, ``sculley-*``, ``shah-reject``,
-``bose-services``, ``rl-vs-principled``) have their own modules in this package;
-:mod:`osfb_gym.bench.catalog` names every suite.
+Lending: Greedy and Adaptive on the default logistic world and on Theorem 1's greedy
+trap, OneSidedEpsilonGreedy tuned over alpha as the paper tunes its baselines, and PPO
+(10,000 env steps) beside them on a fixed world; apple tasting, reject option and
+services: each family's principled agents on its registered defaults. The paper suites
+have their own modules here; :mod:`osfb_gym.bench.catalog` names every suite.
 """
 
 from __future__ import annotations

@@ -1,28 +1,15 @@
 """Does generic RL beat the principled agents? Equal experience, fair views, tuned, many seeds.
 
-``osfb-bench run rl-vs-principled`` (alias ``rl-vs-bandit``) runs on the engine
-(custom cells of :mod:`osfb_gym.bench.experience`, stored, resumable, local or Ray):
-
-1. *validation*: every RL configuration (a small grid: gamma x n_steps) and
-   every principled agent's grid, on validation worlds and episode seeds
-   kept apart from the test ones; the best of each on the validation
-   objective is chosen per (family, regime, view);
-2. *test*: the chosen ones, ``seeds`` runs each (a fixed world: run s plays
-   world s with training seed s), scored on ``episodes`` held-out episodes
-   after N env steps of experience, N in ``budgets`` (principled agents
-   too: in a fixed world they keep their state across the N steps), and
-   every constant action (the best constant policy).
-
-:func:`report` turns the rows into ``docs/results/rl-vs-principled.md``:
-normalised regret ``(metric - oracle) / (best constant - oracle)`` (0: the
-oracle, 1: the best constant policy) with IQM / mean and stratified
-bootstrap CIs (:mod:`osfb_gym.bench.stats`), learning curves against
-experience, total regret over N + T, probability of improvement and
-performance profiles.
+Two stages on the engine (custom cells of :mod:`osfb_gym.bench.experience`): every RL
+configuration and principled grid value on validation worlds and seeds, then the
+best of each on the test split with every constant action; the report is
+:mod:`osfb_gym.bench.suites.rl_vs_principled_report` (protocol: docs/reproductions/
+rl-vs-principled.md).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,8 +33,8 @@ PRINCIPLED: dict[str, dict[str, dict[str, list[Any]]]] = {
     "reject": {"DSOL": {}, "DRAL": {}, "DSAL": {"gamma": [1.0, 2.0, 4.0]}},
     "services": {"AcQUIre": {}, "Uniform": {}, "MaxLossGreedy": {}},
 }  # fmt: skip
-#: the RL grid: gamma 0 where a decision's reward does not depend on later ones; reject's
-#: hidden losses arrive at the episode's end, so its grid is with and without discount
+#: RL's gammas: 0 where a decision's reward does not depend on later ones; reject's hidden
+#: losses arrive at the episode's end, so its grid is with and without discount
 GAMMAS = {"reject": [0.99, 1.0], "services": [0.99, 1.0]}
 ENV_KWARGS = {"services": {"n_users": 40, "n_services": 5, "reference_restarts": 1}}
 
@@ -56,11 +43,9 @@ ENV_KWARGS = {"services": {"n_users": 40, "n_services": 5, "reference_restarts":
 class Protocol:
     """What a run covers; every field is a ``--set`` setting (lists comma-separated)."""
 
-    #: the default fits about an hour of a shared 2-core machine; apple and services
-    #: (``--set families=lending,apple,reject,services``) cost as much again each
+    #: about an hour of a shared 2-core machine; apple and services cost as much again each
     families: tuple[str, ...] = ("lending", "reject")
     regimes: tuple[str, ...] = ("fixed", "resampled")
-    #: views in the fixed world / in the resampled world
     fixed_views: tuple[str, ...] = ("plain",)
     resampled_views: tuple[str, ...] = ("plain", "features")
     algos: tuple[str, ...] = ("PPO",)
@@ -79,69 +64,57 @@ class Protocol:
         return self.fixed_views if regime == "fixed" else self.resampled_views
 
 
-def _env(family: str, protocol: Protocol) -> EnvSpec:
-    kwargs = ENV_KWARGS.get(family, {"horizon": protocol.horizon})
-    return EnvSpec(FAMILIES[family].env_id, family, dict(kwargs))
-
-
-def _common(protocol: Protocol, regime: str, split: str, budgets: tuple[int, ...]) -> dict:
-    episodes = protocol.episodes
-    return {"regime": regime, "split": split, "budgets": list(budgets), "episodes": episodes}
-
-
 def rl_configs(protocol: Protocol, family: str, algo: str = "PPO") -> list[dict[str, Any]]:
-    """Return the RL hyperparameter grid of ``family`` for ``algo``.
-
-    PPO and RecurrentPPO: gamma x n_steps x ent_coef (batch ``batch_size``);
-    A2C: gamma x n_steps x ent_coef; DQN: gamma (its other settings SB3's).
-    """
+    """Return the RL grid of ``family``: gamma x n_steps x ent_coef (DQN: gamma only)."""
     configs = []
-    for g in GAMMAS.get(family, [0.0, 0.99]):
+    for gamma in GAMMAS.get(family, [0.0, 0.99]):
         if algo == "DQN":
-            configs.append({"gamma": g, **protocol.algo_kwargs})
+            configs.append({"gamma": gamma, **protocol.algo_kwargs})
             continue
-        for n in protocol.n_steps:
-            for e in protocol.ent_coef:
-                config = {"gamma": g, "n_steps": n, "ent_coef": e}
-                if algo != "A2C":
-                    config["batch_size"] = protocol.batch_size
-                configs.append({**config, **protocol.algo_kwargs})
+        for n_steps, ent_coef in itertools.product(protocol.n_steps, protocol.ent_coef):
+            config = {"gamma": gamma, "n_steps": n_steps, "ent_coef": ent_coef}
+            if algo != "A2C":
+                config["batch_size"] = protocol.batch_size
+            configs.append({**config, **protocol.algo_kwargs})
     return configs
 
 
-def _rl_params(protocol: Protocol, family: str, regime: str, view: str, algo: str) -> dict:
+def _agent(kind: str, name: str, family: str, regime: str, split: str,
+           budgets: tuple[int, ...], episodes: int, **params: Any) -> AgentSpec:  # fmt: skip
+    """One cell kind (``rl``, ``principled``, ``constant``) of ``family`` in a regime and split."""
+    common = {"regime": regime, "split": split, "budgets": list(budgets), "episodes": episodes}
+    return AgentSpec(name, {**common, **params}, envs=(family,), runner=f"{CELLS}{kind}_cell")
+
+
+def _rl(protocol: Protocol, family: str, regime: str, split: str, budgets: tuple[int, ...],
+        view: str, algo: str, config: dict[str, Any]) -> AgentSpec:  # fmt: skip
     services = family == "services"  # normalised rewards and stochastic evaluation
-    return {"algo": algo, "view": view, "normalize_reward": services,
-            "deterministic": not services}  # fmt: skip
+    return _agent("rl", algo, family, regime, split, budgets, protocol.episodes, algo=algo,
+                  view=view, normalize_reward=services, deterministic=not services,
+                  algo_kwargs=config)  # fmt: skip
+
+
+def _spec(protocol: Protocol, agents: list[AgentSpec], seeds: int) -> list[SweepSpec]:
+    envs = tuple(EnvSpec(FAMILIES[family].env_id, family,
+                         dict(ENV_KWARGS.get(family, {"horizon": protocol.horizon})))
+                 for family in protocol.families)  # fmt: skip
+    return [SweepSpec(NAME, envs, tuple(agents), tuple(range(seeds)))]
 
 
 def validation_specs(protocol: Protocol) -> list[SweepSpec]:
-    """Stage 1: every RL configuration and principled grid value on the validation split."""
+    """Stage 1: RL at the smallest budget, principled grids at the largest, validation split."""
     agents = []
-    for family in protocol.families:
-        for regime in protocol.regimes:
-            common = _common(protocol, regime, "validation", protocol.budgets[:1])
-            for view in protocol.views(regime):
-                for algo in protocol.algos:
-                    for config in rl_configs(protocol, family, algo):
-                        params = {**common, **_rl_params(protocol, family, regime, view, algo),
-                                  "algo_kwargs": config}  # fmt: skip
-                        agents.append(AgentSpec(algo, params, envs=(family,),
-                                                runner=CELLS + "rl_cell"))  # fmt: skip
-            for name, grid in PRINCIPLED[family].items():
-                common = _common(protocol, regime, "validation", protocol.budgets[-1:])
-                for values in _grid(grid):
-                    params = {**common, "agent": name, "agent_params": values}
-                    agents.append(AgentSpec(name, params, envs=(family,),
-                                            runner=CELLS + "principled_cell"))  # fmt: skip
-    envs = tuple(_env(family, protocol) for family in protocol.families)
-    return [SweepSpec(NAME, envs, tuple(agents), tuple(range(protocol.validation_seeds)))]
-
-
-def _grid(grid: dict[str, list[Any]]) -> list[dict[str, Any]]:
-    import itertools
-
-    return [dict(zip(grid, values, strict=True)) for values in itertools.product(*grid.values())]
+    for family, regime in itertools.product(protocol.families, protocol.regimes):
+        for view, algo in itertools.product(protocol.views(regime), protocol.algos):
+            for config in rl_configs(protocol, family, algo):
+                agents.append(_rl(protocol, family, regime, "validation", protocol.budgets[:1],
+                                  view, algo, config))  # fmt: skip
+        for name, grid in PRINCIPLED[family].items():
+            agents += [_agent("principled", name, family, regime, "validation",
+                              protocol.budgets[-1:], protocol.episodes, agent=name,
+                              agent_params=dict(zip(grid, values, strict=True)))
+                       for values in itertools.product(*grid.values())]  # fmt: skip
+    return _spec(protocol, agents, protocol.validation_seeds)
 
 
 def scored(rows: pd.DataFrame) -> pd.DataFrame:
@@ -150,20 +123,18 @@ def scored(rows: pd.DataFrame) -> pd.DataFrame:
     for row in rows.itertuples():
         params = json.loads(row.params) if isinstance(row.params, str) else row.params
         if "points" not in row._fields or not isinstance(row.points, list):
-            continue
-        label = (f"{params['algo']}+{VIEW_LABELS[params['view']]}" if "algo" in params
-                 else params["agent"])  # fmt: skip
+            continue  # a constant-policy cell
+        rl = "algo" in params
         for point in row.points:
             out.append({
                 "family": row.setting, "regime": params["regime"], "split": params["split"],
-                "agent": label, "kind": "rl" if "algo" in params else "principled",
+                "agent": f"{params['algo']}+{VIEW_LABELS[params['view']]}" if rl
+                else params["agent"], "kind": "rl" if rl else "principled",
                 "view": params.get("view", ""), "config": json.dumps(
                     params.get("algo_kwargs", params.get("agent_params", {})), sort_keys=True),
                 "seed": row.seed, "budget": point["budget"],
-                "objective": float(np.mean(point["objective"])),
-                "oracle": float(np.mean(point["oracle"])),
-                "regret": float(np.mean(point["regret"])), "train_regret": point["train_regret"],
-                "steps_per_episode": point["steps"],
+                **{k: float(np.mean(point[k])) for k in ("objective", "oracle", "regret")},
+                "train_regret": point["train_regret"], "steps_per_episode": point["steps"],
                 **{k: v for k, v in point.items() if k.startswith("mean_")},
             })  # fmt: skip
     return pd.DataFrame(out)
@@ -171,76 +142,62 @@ def scored(rows: pd.DataFrame) -> pd.DataFrame:
 
 def choose(validation: pd.DataFrame) -> pd.DataFrame:
     """Return the best configuration per (family, regime, agent) on the validation regret."""
-    last = validation[validation["budget"] == validation.groupby(
-        ["family", "regime", "agent"])["budget"].transform("max")]  # fmt: skip
-    means = last.groupby(["family", "regime", "agent", "kind", "config"], as_index=False)[
-        "regret"].mean()  # fmt: skip
-    return means.loc[means.groupby(["family", "regime", "agent"])["regret"].idxmin()]
+    keys = ["family", "regime", "agent"]
+    last = validation[validation["budget"] == validation.groupby(keys)["budget"].transform("max")]
+    means = last.groupby([*keys, "kind", "config"], as_index=False)["regret"].mean()
+    return means.loc[means.groupby(keys)["regret"].idxmin()]
 
 
 def test_specs(protocol: Protocol, chosen: pd.DataFrame) -> list[SweepSpec]:
     """Stage 2: the chosen configurations on the test split, and the constant policies."""
-    agents = []
+    agents, views = [], {label: view for view, label in VIEW_LABELS.items()}
     for pick in chosen.itertuples():
-        common = _common(protocol, pick.regime, "test", protocol.budgets)
         config = json.loads(pick.config)
         if pick.kind == "rl":
-            algo, view_label = pick.agent.split("+")
-            view = {v: k for k, v in VIEW_LABELS.items()}[view_label]
-            params = {**common, **_rl_params(protocol, pick.family, pick.regime, view, algo),
-                      "algo_kwargs": config}  # fmt: skip
-            agents.append(AgentSpec(algo, params, envs=(pick.family,), runner=CELLS + "rl_cell"))
+            algo, label = pick.agent.split("+")
+            agents.append(_rl(protocol, pick.family, pick.regime, "test", protocol.budgets,
+                              views[label], algo, config))  # fmt: skip
         else:
-            params = {**common, "agent": pick.agent, "agent_params": config}
-            agents.append(AgentSpec(pick.agent, params, envs=(pick.family,),
-                                    runner=CELLS + "principled_cell"))  # fmt: skip
-    for family in protocol.families:
-        for regime in protocol.regimes:
-            params = _common(protocol, regime, "test", protocol.budgets[:1])
-            agents.append(AgentSpec("constant", params, envs=(family,),
-                                    runner=CELLS + "constant_cell"))  # fmt: skip
-    envs = tuple(_env(family, protocol) for family in protocol.families)
-    return [SweepSpec(NAME, envs, tuple(agents), tuple(range(protocol.seeds)))]
+            agents.append(_agent("principled", pick.agent, pick.family, pick.regime, "test",
+                                 protocol.budgets, protocol.episodes, agent=pick.agent,
+                                 agent_params=config))  # fmt: skip
+    for family, regime in itertools.product(protocol.families, protocol.regimes):
+        agents.append(_agent("constant", "constant", family, regime, "test",
+                             protocol.budgets[:1], protocol.episodes))  # fmt: skip
+    return _spec(protocol, agents, protocol.seeds)
 
 
-def run(out_dir: str | Path, protocol: Protocol = Protocol(), *, docs: str | Path | None = None,
-        **engine: Any) -> str:  # fmt: skip
-    """Run both stages through the engine into ``out_dir``; write the report; return its text.
+def run(out_dir: str | Path, protocol: Protocol = Protocol(), **engine: Any) -> str:
+    """Run both stages into ``out_dir`` (``engine`` goes to :func:`run_cells`); return the report.
 
-    ``engine`` goes to :func:`osfb_gym.bench.run.run_cells` (``resume``,
-    ``executor``, ``workers``, ``address``, ``progress``). Cells run one per
-    task (each is a training run). ``docs`` also writes the report there.
+    Cells run one per task (each is a training run).
     """
     from osfb_gym.bench.suites.rl_vs_principled_report import report
 
-    out = Path(out_dir)
-    engine.setdefault("chunk_size", 1)
-    validation = pd.concat([run_cells(spec, out, **engine)[0]
-                            for spec in validation_specs(protocol)])  # fmt: skip
-    chosen = choose(scored(validation))
-    test = pd.concat([run_cells(spec, out, **engine)[0] for spec in test_specs(protocol, chosen)])
-    return report(test, validation, protocol, out, docs=docs)
+    out, engine = Path(out_dir), {"chunk_size": 1, **engine}
+    stage = lambda specs: pd.concat([run_cells(s, out, **engine)[0] for s in specs])  # noqa: E731
+    validation = stage(validation_specs(protocol))
+    test = stage(test_specs(protocol, choose(scored(validation))))
+    return report(test, validation, protocol, out)
 
 
 def from_settings(settings: dict[str, str], seeds: int | None, horizon: int | None) -> Protocol:
     """Build the protocol from ``--set`` settings (text), ``--seeds`` and ``--horizon``."""
-    protocol, changes = Protocol(), dict[str, Any]()
-    for key, text in settings.items():
-        if key not in Protocol.__dataclass_fields__ or key == "algo_kwargs":
-            raise ValueError(f"--set {key}: not a setting of {NAME}")
-        default = getattr(protocol, key)
-        try:
-            if isinstance(default, tuple):
-                kind = type(default[0])
-                changes[key] = tuple(kind(float(v)) if kind is int else kind(v)
-                                     for v in text.split(",") if v.strip())  # fmt: skip
-            else:
-                changes[key] = type(default)(float(text)) if isinstance(default, int) else text
-        except ValueError:
-            raise ValueError(f"--set {key}= could not read {text!r}") from None
     from osfb_gym.bench.experience import REGIMES
     from osfb_gym.bench.rl import ALGORITHMS
 
+    default, changes = Protocol(), dict[str, Any]()
+    for key, text in settings.items():
+        if key not in Protocol.__dataclass_fields__ or key == "algo_kwargs":
+            raise ValueError(f"--set {key}: not a setting of {NAME}")
+        value = getattr(default, key)
+        kind = type(value[0]) if isinstance(value, tuple) else type(value)
+        parse = lambda v: kind(float(v)) if kind is int else kind(v)  # noqa: E731, B023
+        try:
+            changes[key] = (tuple(parse(v) for v in text.split(",") if v.strip())
+                            if isinstance(value, tuple) else parse(text))  # fmt: skip
+        except ValueError:
+            raise ValueError(f"--set {key}= could not read {text!r}") from None
     for key, valid in (("families", tuple(FAMILIES)), ("regimes", REGIMES),
                        ("fixed_views", tuple(VIEW_LABELS)), ("resampled_views", tuple(VIEW_LABELS)),
                        ("algos", ALGORITHMS)):  # fmt: skip
@@ -249,8 +206,5 @@ def from_settings(settings: dict[str, str], seeds: int | None, horizon: int | No
             raise ValueError(f"--set {key}: unknown {unknown}; choose from {list(valid)}")
     if any(b < 1 for b in changes.get("budgets", (1,))):
         raise ValueError(f"--set budgets: positive step counts only, got {changes['budgets']}")
-    if seeds is not None:
-        changes["seeds"] = seeds
-    if horizon is not None:
-        changes["horizon"] = horizon
-    return replace(protocol, **changes)
+    changes |= {k: v for k, v in (("seeds", seeds), ("horizon", horizon)) if v is not None}
+    return replace(default, **changes)

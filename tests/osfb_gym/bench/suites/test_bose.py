@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from osfb_gym.bench.suites import bose, bose_report
-from osfb_gym.bench.suites.bose_report import match_per_seed, uniform_services_to_match
+from osfb_gym.bench.suites.bose_report import match_per_seed
 from osfb_gym.cli import main
 
 
@@ -66,11 +66,10 @@ def test_cli_runs_a_tiny_reproduction_under_the_old_name_too(tmp_path, capsys, m
     assert (tmp_path / "report.md").read_text().startswith("# osfb-bench bose-services")
 
 
-def test_uniform_match_reports_more_than_the_range_when_never_matched():
+def test_uniform_match_counts_a_seed_never_matched_as_one_more_than_the_range():
     frame = pd.DataFrame({"setting": "s", "seed": 0, "agent": ["AcQUIre"] * 2 + ["Uniform"] * 2,
-                          "k": [1, 2] * 2, "total_loss": [5.0, 1.0, 5.0, 4.0]})  # fmt: skip
-    assert uniform_services_to_match(frame, k=2)["uniform_services"].tolist() == ["> 2"]
-    per_seed = match_per_seed(frame.rename(columns={"total_loss": "excess_loss"}), k=2)
+                          "k": [1, 2] * 2, "excess_loss": [5.0, 1.0, 5.0, 4.0]})  # fmt: skip
+    per_seed = match_per_seed(frame, k=2)
     assert per_seed["censored"].tolist() == [1] and per_seed["median"].tolist() == [3.0]
 
 

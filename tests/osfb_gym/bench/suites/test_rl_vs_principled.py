@@ -211,3 +211,26 @@ def test_each_algorithm_gets_a_grid_it_accepts():
         for config in rl_configs(TINY, "reject", algo):
             algorithm(algo)("MlpPolicy", env, device="cpu", **config)  # no unknown argument
     assert [c["gamma"] for c in rl_configs(TINY, "reject", "DQN")] == [0.99, 1.0]
+
+
+def test_an_agent_has_one_colour_in_every_panel(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from osfb_gym.bench.suites import rl_vs_principled_report as module
+
+    # PPO+O1 only in the resampled panel: index-based colours gave it PPO+O0's elsewhere
+    rows = [{"family": "lending", "regime": regime, "agent": agent, "budget": budget, "seed": s,
+             "normalised": 0.1 * s + budget / 1000}
+            for regime, agents in (("fixed", ["Greedy", "PPO+O0"]),
+                                   ("resampled", ["PPO+O1", "Greedy", "PPO+O0"]))
+            for agent in agents for budget in (0, 10) for s in range(3)]  # fmt: skip
+    figures = []
+    monkeypatch.setattr(module, "save", lambda figure, path: figures.append(figure) or path)
+    module.plot_curves(pd.DataFrame(rows), tmp_path / "c.png", "normalised", "regret", "mean")
+    colours: dict[str, set] = {}
+    for axis in figures[0].axes:
+        for line in axis.get_lines()[:-1]:  # the last line is the constant's level at 1
+            colours.setdefault(line.get_label(), set()).add(line.get_color())
+    assert set(colours) == {"Greedy", "PPO+O0", "PPO+O1"}
+    assert all(len(found) == 1 for found in colours.values())
+    assert len(set.union(*colours.values())) == 3
