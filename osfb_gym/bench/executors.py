@@ -84,7 +84,7 @@ def run_cell(cell: Cell, model: bytes | None = None) -> dict[str, Any]:
     agent = make_agent(cell.agent, cell.params) if model is None else _rl_agent(cell, model)
     trajectory = run_episode(_env(cell), agent, cell.seed)
     # what an agent counted about its own episode (e.g. labels a sampler requested)
-    counts = getattr(agent, "episode_counts", dict)()
+    counts: dict[str, Any] = getattr(agent, "episode_counts", dict)()
     return {**_row(cell, trajectory, time.perf_counter() - started),
             **{key: float(value) for key, value in counts.items()}}  # fmt: skip
 

@@ -50,11 +50,6 @@ def regret(family: Family, metrics: dict[str, float]) -> float:
     return value if family.lower_is_better else -value
 
 
-def oracle_value(family: Family, metrics: dict[str, float]) -> float:
-    """Return the objective the oracle's policy would score on the episode of ``metrics``."""
-    return float(metrics["bayes_risk"]) if family.name == "reject" else 0.0
-
-
 def world(cell: Cell) -> dict[str, Any]:
     """Return the env arguments of ``cell``'s run: its fixed world, or resampled worlds."""
     regime, split = cell.params["regime"], cell.params["split"]
@@ -85,7 +80,8 @@ def _point(family: Family, budget: int, frames: list[dict[str, float]], paid: fl
     return {
         "budget": budget,
         "objective": [float(m[family.objective]) for m in frames],
-        "oracle": [oracle_value(family, m) for m in frames],
+        # the objective of the oracle's policy: Chow's rule for reject, else 0
+        "oracle": [float(m["bayes_risk"]) if family.name == "reject" else 0.0 for m in frames],
         "regret": [regret(family, m) for m in frames],
         "steps": float(np.mean([m["steps"] for m in frames])),
         "train_regret": paid,

@@ -52,31 +52,23 @@ def train(
     env_id, env_kwargs
         The environment (set ``world_seed`` for the fixed-world regime).
     algo, algo_kwargs
-        ``"PPO"``, ``"A2C"``, ``"DQN"`` or ``"RecurrentPPO"``, and its keyword
-        arguments (e.g. ``{"n_steps": 256}``).
-    total_timesteps
-        Env steps of experience (over all copies).
+        ``"PPO"``, ``"A2C"``, ``"DQN"`` or ``"RecurrentPPO"``, and its arguments.
     n_envs, vec, seed
-        ``n_envs`` env copies, each in SB3's ``Monitor``, seeded ``seed + i``,
-        in a ``DummyVecEnv`` or (``vec="subproc"``) processes; ``seed`` also
-        seeds the algorithm.
-    tensorboard_log, progress_bar, callback
-        A folder for TensorBoard logs, SB3's progress bar (needs ``rich``),
-        an SB3 callback (e.g. evaluations for a learning curve).
-    torch_threads
-        Set torch's (process-wide) thread count; None leaves it alone.
+        Env copies (each in SB3's ``Monitor``, seeded ``seed + i``) in a
+        ``DummyVecEnv`` or (``"subproc"``) processes; ``seed`` seeds the algorithm too.
+    tensorboard_log, progress_bar, callback, torch_threads
+        TensorBoard's folder, SB3's progress bar (needs ``rich``), an SB3
+        callback, torch's process-wide thread count (None: left alone).
     normalize, normalize_reward
-        Normalise observations (SB3's ``VecNormalize``; the statistics travel
-        with the model and :class:`~agents.rl.SB3Agent` applies them, frozen),
-        and scale rewards for training only.
+        SB3's ``VecNormalize`` of observations (its statistics travel with the
+        model, and :class:`~agents.rl.SB3Agent` applies them frozen) and of
+        rewards (training only).
     view
-        What the policy sees (:func:`osfb_gym.wrappers.rl_env`): ``"plain"``,
-        ``"feedback"`` or ``"features"``; score such a model through the same
-        view (:func:`osfb_gym.wrappers.apply_view`).
+        What the policy sees (:func:`osfb_gym.wrappers.rl_env`); score the
+        model through the same view (:func:`osfb_gym.wrappers.apply_view`).
     on_episode
-        Receives each finished training episode's metrics
-        (:class:`osfb_gym.runner.EpisodeRecorder`): the regret of the
-        experience training consumed, which the policy never sees.
+        Receives each training episode's metrics
+        (:class:`osfb_gym.runner.EpisodeRecorder`), which the policy never sees.
 
     Examples
     --------

@@ -28,19 +28,12 @@ from osfb_gym.bench.sweep import EnvSpec, SweepSpec, env_arguments, validate
 from osfb_gym.bench.tables import tuned, tuned_table
 from osfb_gym.core.family import family_of
 
-Curves = dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]
-
 
 @dataclass
 class SuiteResult:
-    """What a sweep run produced: its rows, curves, markdown tables, files and summary.
-
-    ``curves`` maps ``(setting, agent)`` to ``(t, runs)``: the agent's tuned
-    setting's ``R_t / t`` curves over seeds (per-step loss for services).
-    """
+    """What a sweep run produced: its rows, markdown tables, the files written, a summary."""
 
     results: pd.DataFrame
-    curves: Curves
     table: str
     files: list[Path]
     summary: str = ""
@@ -91,7 +84,7 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, **engine: Any) -> SuiteResul
     started = time.perf_counter()
     results, n_run = run_cells(spec, Path(out_dir), **engine)
     seconds = time.perf_counter() - started
-    table, curves, files = write_outputs(spec, results, Path(out_dir))
+    table, files = write_outputs(spec, results, Path(out_dir))
     rate = f"{n_run / seconds:.1f} cells/s" if n_run and seconds > 0 else "nothing to run"
     where = f"{engine.get('executor', 'local')} x{engine.get('workers', 1)}"
     summary = (
@@ -99,17 +92,19 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, **engine: Any) -> SuiteResul
         f"{len(results) - n_run} resumed from the store) in {seconds:.1f} s on {where}: {rate}"
         f"\n\n{table}\n\nwritten: " + ", ".join(str(path) for path in files)
     )
-    return SuiteResult(results, curves, table, files, summary)
+    return SuiteResult(results, table, files, summary)
 
 
-def write_outputs(
-    spec: SweepSpec, results: pd.DataFrame, out: Path
-) -> tuple[str, Curves, list[Path]]:
-    """Write ``results.csv``, the per-family tuned tables and plots; return table, curves, files."""
+def write_outputs(spec: SweepSpec, results: pd.DataFrame, out: Path) -> tuple[str, list[Path]]:
+    """Write ``results.csv``, the per-family tuned tables and plots; return the tables, files.
+
+    The plots show each agent's tuned setting's curves over seeds (``R_t / t``;
+    the per-step loss for services).
+    """
     curve_columns = [column for column in results if column.startswith("curve_")]
     results.drop(columns=curve_columns).to_csv(out / "results.csv", index=False)
     files = [out / "results.csv", out / "table.md"]
-    sections, all_curves = [], {}
+    sections = []
     for family in dict.fromkeys(family_of(env_id) for env_id in results["env_id"]):
         rows = results[[family_of(env_id) is family for env_id in results["env_id"]]]
         metric, lower = family.objective, family.lower_is_better
@@ -123,7 +118,6 @@ def write_outputs(
             key: (np.asarray(group["curve_t"].iloc[0]), np.stack(group[column].map(np.asarray)))
             for key, group in best.groupby(["setting", "agent"], sort=False)
         }
-        all_curves.update(curves)
         average = family.curve == "average_loss"
         band = ", mean over seeds, band ±1 s.e." if average else ""
         path = plot_curves(
@@ -135,7 +129,7 @@ def write_outputs(
     table = "\n\n".join(sections)
     header = f"# osfb-bench {spec.name}\n\n{spec.description}\n\n" if spec.description else ""
     files[1].write_text(f"{header or f'# osfb-bench {spec.name}'}\n\n{table}\n")
-    return table, all_curves, files
+    return table, files
 
 
 def run_suite(
