@@ -16,6 +16,7 @@ import itertools
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -45,7 +46,7 @@ RL_PARAMS: dict[str, Any] = {
     "deterministic": True,
 }
 SPEC_KEYS = ("name", "description", "seeds", "envs", "agents")
-ENV_KEYS = ("id", "label", "kwargs", "grid")
+ENV_KEYS = ("id", "kwargs", "label", "grid")
 AGENT_KEYS = ("name", "params", "grid", "envs")
 
 
@@ -220,13 +221,17 @@ def _grid(table: Any, where: str) -> dict[str, list[Any]]:
     return dict(table)
 
 
+def _entry(entry: Any, where: str, keys: tuple[str, ...], choices: Callable[[], str]) -> tuple:
+    """Check an envs/agents table (keys: the required one, the fixed arguments', ...)."""
+    _table(entry, where, keys)
+    if keys[0] not in entry:
+        raise ValueError(f"{where} needs {keys[0]!r}; choose one of {choices()}")
+    fixed = dict(_table(entry.get(keys[1], {}), f"{where}.{keys[1]}"))
+    return fixed, _grid(entry.get("grid", {}), f"{where}.grid")
+
+
 def _expand_env(entry: Any, index: int) -> list[EnvSpec]:
-    where = f"envs[{index}]"
-    _table(entry, where, ENV_KEYS)
-    if "id" not in entry:
-        raise ValueError(f"{where} needs an id; choose one of {_choices(register_all())}")
-    kwargs = dict(_table(entry.get("kwargs", {}), f"{where}.kwargs"))
-    grid = _grid(entry.get("grid", {}), f"{where}.grid")
+    kwargs, grid = _entry(entry, f"envs[{index}]", ENV_KEYS, lambda: _choices(register_all()))
     label = str(entry.get("label", entry["id"]))
     specs = []
     for values in itertools.product(*grid.values()):
@@ -237,12 +242,7 @@ def _expand_env(entry: Any, index: int) -> list[EnvSpec]:
 
 
 def _agent(entry: Any, index: int) -> AgentSpec:
-    where = f"agents[{index}]"
-    _table(entry, where, AGENT_KEYS)
-    if "name" not in entry:
-        raise ValueError(f"{where} needs a name; choose one of {_all_agents()}")
-    params = dict(_table(entry.get("params", {}), f"{where}.params"))
-    grid = _grid(entry.get("grid", {}), f"{where}.grid")
+    params, grid = _entry(entry, f"agents[{index}]", AGENT_KEYS, _all_agents)
     return AgentSpec(str(entry["name"]), params, grid, tuple(entry.get("envs", ())))
 
 
