@@ -1,11 +1,9 @@
 """The ``osfb-bench`` command: ``run``, ``sweep``, ``train``, ``grade``, ``list``, ``table``.
 
-``osfb-bench run quick`` runs the main job and prints its table. A user
-error (an unknown suite or dataset, a bad flag value, a missing file) is one
-line on stderr naming the flag or file, with exit code 2; anything else is a
-bug: its traceback, then a line asking to report it. Nothing heavy (pandas,
-scikit-learn, torch) is imported before a command runs, so ``--help``
-answers at once.
+A user error (an unknown suite or dataset, a bad flag value, a missing file)
+is one line on stderr naming the flag or file, with exit code 2; anything
+else is a bug: its traceback, then a line asking to report it. Nothing heavy
+is imported before a command runs, so ``--help`` answers at once.
 """
 
 from __future__ import annotations
@@ -19,15 +17,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from osfb_gym import __version__
-from osfb_gym.bench.catalog import ALIASES, SUITES, RunOptions
+from osfb_gym.bench.catalog import ALIASES, SUITES, RunOptions, describe, get, run
 
 #: held-out scoring seeds of ``train`` start here, far from the training envs' seeds
 EVAL_SEED_OFFSET = 10_000
 ALGORITHMS = ("PPO", "A2C", "DQN", "RecurrentPPO")  # osfb_gym.bench.rl.ALGORITHMS (tested)
-
-
-class UsageError(ValueError):
-    """A user error found by the command itself (a flag's value, a file)."""
 
 
 class _Defaults(argparse.HelpFormatter):
@@ -58,13 +52,35 @@ def _setting(text: str) -> tuple[str, str]:
     return key.strip(), value
 
 
-def _f(name: str, help: str, **kwargs: Any) -> tuple[str, dict[str, Any]]:
-    """Return a flag of :data:`_COMMANDS`: its name and ``add_argument``'s keyword arguments."""
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}: {error}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}")
+    return value
+
+
+def _file(path: str) -> str:
+    if not Path(path).is_file():
+        raise argparse.ArgumentTypeError(f"{path}: no such file")
+    return path
+
+
+def _folder(path: str, exists: bool = False) -> str:  # a folder, or (not exists) one to create
+    if (exists or Path(path).exists()) and not Path(path).is_dir():
+        found = "a file" if Path(path).exists() else "not found"
+        raise argparse.ArgumentTypeError(f"{path}: {found}; give a folder")
+    return path
+
+
+def _f(name: str, help: str, **kwargs: Any) -> tuple[str, dict[str, Any]]:  # a flag, its kwargs
     return name, {"help": help, **kwargs}
 
 
-_N = {"type": _positive_int}
-_COMMON = [_f("--out", "output directory (default osfb-results/NAME)"),
+_N, _HOME = {"type": _positive_int}, {"type": lambda path: _folder(path, exists=True)}
+_COMMON = [_f("--out", "output directory (default osfb-results/NAME)", type=_folder),
            _f("--resume", "skip the cells already in --out", action="store_true"),
            _f("--workers", "processes / CPUs", default=1, **_N),
            _f("--executor", "where", default="local", choices=("local", "ray")),
@@ -75,11 +91,11 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
     "run": ("run a built-in suite", [
         _f("suite", "one of: " + ", ".join([*SUITES, *ALIASES]), metavar="SUITE"),
         _f("--seeds", "seeds 0..N-1", **_N), _f("--horizon", "truncate episodes to T", **_N),
-        _f("--data-home", "folder of the dataset files"),
+        _f("--data-home", "folder of the dataset files", **_HOME),
         _f("--set", "a suite's setting (see `osfb-bench list`)", dest="settings", type=_setting,
            action="append", default=[], metavar="KEY=VALUE"), *_COMMON]),
     "sweep": ("run a TOML sweep spec (envs x agents x grids x seeds), resumable", [
-        _f("spec", "a TOML sweep spec, e.g. examples/sweeps/lending_alpha.toml"),
+        _f("spec", "a TOML sweep spec, e.g. examples/sweeps/lending_alpha.toml", type=_file),
         _f("--seeds", "seeds 0..N-1", **_N), *_COMMON]),
     "train": ("train a stable-baselines3 agent, save and score it", [
         _f("env_id", "a registered id, e.g. OneSidedLending-v0"),
@@ -88,9 +104,9 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
         _f("--seed", "seed of the algorithm and envs", type=int, default=0),
         _f("--n-envs", "parallel env copies", default=1, **_N),
         _f("--vec", "how they run", default="dummy", choices=("dummy", "subproc")),
-        _f("--env-kwargs", "env arguments as a JSON object", default="{}"),
+        _f("--env-kwargs", "env arguments as a JSON object", default="{}", type=_json_object),
         _f("--world-seed", "fix the world (default: resampled at every episode)", type=int),
-        _f("--algo-kwargs", "algorithm arguments as JSON", default="{}"),
+        _f("--algo-kwargs", "algorithm arguments as JSON", default="{}", type=_json_object),
         _f("--tensorboard", "folder for TensorBoard logs"),
         _f("--save", "folder for the model", default="osfb-results/models"),
         _f("--eval-seeds", "held-out episodes (0: none)", type=int, default=10),
@@ -102,15 +118,15 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
         _f("--env", "a registered id, e.g. OneSidedLending-v0", required=True),
         _f("--agent", "the class to grade, if the file has several"),
         _f("--seeds", "held-out episodes", default=10, **_N),
-        _f("--env-kwargs", "env arguments as JSON (default: the family's)"),
+        _f("--env-kwargs", "env arguments as JSON (default: the family's)", type=_json_object),
         _f("--time-limit", "seconds per episode", type=float, default=30.0),
         _f("--out", "folder for the plot", default="osfb-results/grade")]),
     "list": ("list suites, environments and agents", []),
     "table": ("rebuild a jiang-* table from results.csv files", [
         _f("suite", "suite name", choices=("jiang-linear", "jiang-logistic")),
-        _f("results", "results.csv files written by runs", nargs="+"),
-        _f("--out", "output directory", required=True),
-        _f("--data-home", "folder of the dataset files")]),
+        _f("results", "results.csv files written by runs", nargs="+", type=_file),
+        _f("--out", "output directory", required=True, type=_folder),
+        _f("--data-home", "folder of the dataset files", **_HOME)]),
 }  # fmt: skip
 
 
@@ -127,56 +143,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _folder(path: str | None, flag: str, *, exists: bool = False) -> str | None:
-    if path is not None and (Path(path).exists() or exists) and not Path(path).is_dir():
-        raise UsageError(f"{flag} {path}: {'a file' if Path(path).exists() else 'not found'}; "
-                         "give a folder")  # fmt: skip
-    return path
-
-
-def _json_dict(text: str, flag: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise UsageError(f"{flag} must be a JSON object, got {text!r}: {error}") from None
-    if not isinstance(value, dict):
-        raise UsageError(f"{flag} must be a JSON object, got {text!r}")
-    return value
-
-
 def _run(args: argparse.Namespace) -> str:
-    from osfb_gym.bench.catalog import get, run
-
     options = RunOptions(
         seeds=args.seeds, horizon=args.horizon, workers=args.workers, executor=args.executor,
         address=args.address, resume=args.resume, progress=not args.no_progress,
-        data_home=_folder(args.data_home, "--data-home", exists=True),
-        settings=dict(args.settings),
+        data_home=args.data_home, settings=dict(args.settings),
     )  # fmt: skip
-    out = _folder(args.out, "--out") or f"osfb-results/{get(args.suite).name}"
-    return run(args.suite, out, options)
+    return run(args.suite, args.out or f"osfb-results/{get(args.suite).name}", options)
 
 
 def _sweep(args: argparse.Namespace) -> str:
-    import dataclasses
-
-    from osfb_gym.bench.run import run_sweep
+    from osfb_gym.bench.run import run_suite
     from osfb_gym.bench.sweep import load_spec
 
-    if not Path(args.spec).is_file():
-        raise UsageError(f"spec {args.spec}: no such file")
     spec = load_spec(args.spec)
-    if args.seeds is not None:
-        spec = dataclasses.replace(spec, seeds=tuple(range(args.seeds)))
-    out = _folder(args.out, "--out") or f"osfb-results/{spec.name}"
-    return run_sweep(spec, out, resume=args.resume, workers=args.workers, executor=args.executor,
+    seeds = None if args.seeds is None else tuple(range(args.seeds))
+    return run_suite(spec, args.out or f"osfb-results/{spec.name}", seeds=seeds,
+                     resume=args.resume, workers=args.workers, executor=args.executor,
                      address=args.address, progress=not args.no_progress).summary  # fmt: skip
-
-
-def _list(args: argparse.Namespace) -> str:
-    from osfb_gym.bench.catalog import describe
-
-    return describe()
 
 
 def _table(args: argparse.Namespace) -> str:
@@ -184,35 +168,26 @@ def _table(args: argparse.Namespace) -> str:
 
     from osfb_gym.bench.suites.jiang import JIANG_SUITES, write_report
 
-    missing = [path for path in args.results if not Path(path).is_file()]
-    if missing:
-        raise UsageError(f"{missing[0]}: no such file")
     frame = pd.concat([pd.read_csv(path) for path in args.results], ignore_index=True)
-    out = _folder(args.out, "--out") or args.out  # required: never None
-    report = write_report(frame, JIANG_SUITES[args.suite], out, data_home=args.data_home)
+    report = write_report(frame, JIANG_SUITES[args.suite], args.out, data_home=args.data_home)
     return report.files[2].read_text()
 
 
 def _train(args: argparse.Namespace) -> str:
     from agents.rl import SB3Agent
-    from osfb_gym.bench.rl import model_path, normalizer_path, train
+    from osfb_gym.bench.rl import save, train
     from osfb_gym.runner import evaluate
 
-    env_kwargs = _json_dict(args.env_kwargs, "--env-kwargs")
+    env_kwargs = args.env_kwargs
     if args.world_seed is not None:
         env_kwargs["world_seed"] = args.world_seed
     model = train(
         args.env_id, args.algo, total_timesteps=args.total_timesteps, env_kwargs=env_kwargs,
-        n_envs=args.n_envs, seed=args.seed, vec=args.vec,
-        algo_kwargs=_json_dict(args.algo_kwargs, "--algo-kwargs"),
+        n_envs=args.n_envs, seed=args.seed, vec=args.vec, algo_kwargs=args.algo_kwargs,
         tensorboard_log=args.tensorboard, progress_bar=not args.no_progress,
         torch_threads=args.threads, normalize=args.normalize,
     )  # fmt: skip
-    path = model_path(args.save, args.algo, args.env_id, args.seed)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    model.save(path)
-    if args.normalize:
-        model.get_vec_normalize_env().save(str(normalizer_path(path)))
+    path = save(model, args.save, args.env_id, args.seed)
     text = f"trained {args.algo} on {args.env_id} for {model.num_timesteps:,} steps; saved {path}"
     if args.eval_seeds > 0:
         seeds = range(EVAL_SEED_OFFSET, EVAL_SEED_OFFSET + args.eval_seeds)
@@ -226,9 +201,8 @@ def _train(args: argparse.Namespace) -> str:
 def _grade(args: argparse.Namespace) -> str | int:
     from osfb_gym.grade import Diagnosis, grade
 
-    env_kwargs = None if args.env_kwargs is None else _json_dict(args.env_kwargs, "--env-kwargs")
     try:
-        report = grade(args.path, args.env, n_seeds=args.seeds, env_kwargs=env_kwargs,
+        report = grade(args.path, args.env, n_seeds=args.seeds, env_kwargs=args.env_kwargs,
                        class_name=args.agent, time_limit=args.time_limit, out=args.out)  # fmt: skip
     except Diagnosis as diagnosis:  # the submission's fault, explained at length
         print(diagnosis, file=sys.stderr)
@@ -248,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``osfb-bench``; returns the exit code (2 for a user error, 1 for a bug)."""
     args = build_parser().parse_args(argv)
     commands = {"run": _run, "sweep": _sweep, "train": _train, "grade": _grade,
-                "table": _table, "list": _list}  # fmt: skip
+                "table": _table, "list": lambda args: describe()}  # fmt: skip
     try:
         result = commands[args.command](args)
     except KeyboardInterrupt:

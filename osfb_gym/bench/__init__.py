@@ -9,19 +9,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_HOMES = {
-    "SuiteResult": "run",
-    "run_suite": "run",
-    "run_sweep": "run",
-    "ResultStore": "store",
-    "SUITES": "suites.quick",
-    "get_suite": "suites.quick",
-    "AgentSpec": "sweep",
-    "Cell": "sweep",
-    "EnvSpec": "sweep",
-    "SweepSpec": "sweep",
-    "load_spec": "sweep",
+_EXPORTS = {
+    "run": ("SuiteResult", "run_suite", "run_sweep"),
+    "store": ("ResultStore",),
+    "suites.quick": ("SUITES", "get_suite"),
+    "sweep": ("AgentSpec", "Cell", "EnvSpec", "SweepSpec", "load_spec"),
 }
+_HOMES = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = sorted(_HOMES)
 
 

@@ -1,11 +1,10 @@
 """The built-in suites by name, and how ``osfb-bench run NAME`` starts each one.
 
 This module imports nothing heavy, so ``osfb-bench --help`` can name the
-suites at once; a suite's module is imported when the suite runs.
-
-Every suite takes the same options (:class:`RunOptions`); what only one
-suite has (a paper's datasets, its grid of alphas) is a ``--set key=value``
-setting, checked here and named in the error when it is unknown or bad.
+suites at once; a suite's module is imported when the suite runs. Every suite
+takes the same options (:class:`RunOptions`); what only one suite has (a
+paper's datasets, its grid of alphas) is a ``--set key=value`` setting,
+checked here and named in the error when it is unknown or bad.
 """
 
 from __future__ import annotations
@@ -18,39 +17,35 @@ from typing import Any
 
 @dataclass(frozen=True)
 class RunOptions:
-    """What ``osfb-bench run`` passes to every suite.
+    """What ``osfb-bench run`` passes to every suite (None: the suite's own value)."""
 
-    Attributes
-    ----------
-    seeds
-        Run seeds ``0..seeds-1`` (None: the suite's own).
-    horizon
-        Truncate every episode to this many steps (None: the suite's own).
-    workers, executor, address
-        Where the cells run.
-    resume
-        Skip the cells already stored in the output folder.
-    progress
-        Show progress bars.
-    data_home
-        Folder of the dataset files.
-    settings
-        The suite's own ``--set key=value`` settings (values as text).
-    """
-
-    seeds: int | None = None
-    horizon: int | None = None
+    seeds: int | None = None  #: run seeds 0..seeds-1
+    horizon: int | None = None  #: truncate every episode to this many steps
     workers: int = 1
     executor: str = "local"
     address: str | None = None
-    resume: bool = False
+    resume: bool = False  #: skip the cells already stored in the output folder
     progress: bool = True
-    data_home: str | None = None
-    settings: dict[str, str] = field(default_factory=dict)
+    data_home: str | None = None  #: folder of the dataset files
+    settings: dict[str, str] = field(default_factory=dict)  #: ``--set key=value`` (text)
 
     def seed_list(self) -> tuple[int, ...] | None:
         """Return ``0..seeds-1``, or None for the suite's own seeds."""
         return None if self.seeds is None else tuple(range(self.seeds))
+
+    @property
+    def engine(self) -> dict[str, Any]:
+        """Return the options of :func:`osfb_gym.bench.run.run_cells`: where and how cells run."""
+        return {"resume": self.resume, "executor": self.executor, "workers": self.workers,
+                "address": self.address, "progress": self.progress}  # fmt: skip
+
+    def setting(self, key: str, parse: Callable[[str], Any], expects: str) -> Any:
+        """Return setting ``key`` parsed (None when not set); a bad value raises naming it."""
+        text = self.settings.get(key)
+        try:
+            return None if text is None else parse(text)
+        except ValueError:
+            raise ValueError(f"--set {key}= {expects}, got {text!r}") from None
 
 
 @dataclass(frozen=True)
@@ -67,27 +62,42 @@ def _names(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
+def _positive_int(text: str) -> int:
+    if int(text) < 1:
+        raise ValueError(text)
+    return int(text)
+
+
 def _int(options: RunOptions, key: str) -> int | None:
-    text = options.settings.get(key)
-    if text is None:
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"--set {key}= expects an integer, got {text!r}") from None
-    if value < 1:
-        raise ValueError(f"--set {key}= expects a positive integer, got {text!r}")
-    return value
+    return options.setting(key, _positive_int, "expects a positive integer")
 
 
 def _list(options: RunOptions, key: str) -> list[str] | None:
-    return None if key not in options.settings else _names(options.settings[key])
+    return options.setting(key, _names, "expects a comma-separated list")
 
 
-def _local_only(name: str, options: RunOptions) -> None:
-    # the paper pipelines have their own loops; only sweeps reach Ray today
-    if options.executor != "local":
-        raise ValueError(f"--executor {options.executor}: suite {name} runs on local processes")
+def _alphas(text: str) -> tuple[float, ...]:
+    low, high = (int(part) for part in text.split(":"))
+    if low > high:
+        raise ValueError(text)
+    return tuple(2.0**k for k in range(low, high + 1))
+
+
+def _gammas(text: str) -> tuple[float, ...]:
+    values = tuple(float(part) for part in _names(text))
+    if not values or min(values) <= 0:
+        raise ValueError(text)
+    return values
+
+
+def _bool(text: str) -> bool:
+    if text.lower() not in ("true", "false"):
+        raise ValueError(text)
+    return text.lower() == "true"
+
+
+def _written(files: list[Path]) -> str:
+    return "\nwritten: " + ", ".join(str(path) for path in files)
 
 
 def _quick(name: str, out: Path, options: RunOptions) -> str:
@@ -95,26 +105,11 @@ def _quick(name: str, out: Path, options: RunOptions) -> str:
     from osfb_gym.bench.suites.quick import get_suite
 
     suite = get_suite(name)
-    result = run_suite(
-        suite, out, seeds=options.seed_list(),
-        env_overrides=None if options.horizon is None else {"horizon": options.horizon},
-        total_timesteps=_int(options, "total_timesteps"), resume=options.resume,
-        workers=options.workers, executor=options.executor, address=options.address,
-        progress=options.progress,
-    )  # fmt: skip
+    horizon = None if options.horizon is None else {"horizon": options.horizon}
+    budget = _int(options, "total_timesteps")
+    result = run_suite(suite, out, seeds=options.seed_list(), env_overrides=horizon,
+                       total_timesteps=budget, **options.engine)  # fmt: skip
     return f"\n{suite.description}\n\n{result.summary}"
-
-
-def _alphas(text: str | None) -> tuple[float, ...] | None:
-    if text is None:
-        return None
-    try:
-        low, high = (int(part) for part in text.split(":"))
-    except ValueError:
-        raise ValueError(f"--set alphas= must read LOW:HIGH (powers of 2), got {text!r}") from None
-    if low > high:
-        raise ValueError(f"--set alphas= must have LOW <= HIGH, got {text!r}")
-    return tuple(2.0**k for k in range(low, high + 1))
 
 
 def _jiang(name: str, out: Path, options: RunOptions) -> str:
@@ -123,65 +118,40 @@ def _jiang(name: str, out: Path, options: RunOptions) -> str:
     splits = _int(options, "splits")  # the paper's random splits are the seeds
     if splits is not None and options.seeds is not None:
         raise ValueError("give --seeds or --set splits=, not both (they are the same)")
+    alphas = options.setting("alphas", _alphas, "must read LOW:HIGH (powers of 2), LOW <= HIGH")
     result = run_jiang(
         JIANG_SUITES[name], out, datasets=_list(options, "datasets"),
-        seeds=options.seed_list() if splits is None else tuple(range(splits)),
-        alphas=_alphas(options.settings.get("alphas")), fit=options.settings.get("fit"),
-        data_home=options.data_home,
-        horizon=options.horizon, workers=options.workers, progress=options.progress,
-        resume=options.resume, executor=options.executor, address=options.address,
+        seeds=options.seed_list() if splits is None else tuple(range(splits)), alphas=alphas,
+        fit=options.settings.get("fit"), data_home=options.data_home, horizon=options.horizon,
+        **options.engine,
     )  # fmt: skip
     return result.files[2].read_text() + _written(result.files)
-
-
-def _written(files: list[Path]) -> str:
-    return "\nwritten: " + ", ".join(str(path) for path in files)
 
 
 def _sculley(name: str, out: Path, options: RunOptions) -> str:
     from osfb_gym.bench.suites.sculley import run_sculley
 
-    extra: dict[str, Any] = {}
-    if name == "sculley-spam":
-        extra["datasets"] = _list(options, "datasets")
-    else:
-        extra["datasets"] = _list(options, "topics")
-        extra["svm_seeds"] = _int(options, "svm_seeds")
-        full = options.settings.get("full_grid", "false").lower()
-        if full not in ("true", "false"):
-            raise ValueError(f"--set full_grid= expects true or false, got {full!r}")
-        extra["full_grid"] = full == "true"
+    extra: dict[str, Any] = {"datasets": _list(options, "datasets")}
+    if name == "sculley-reuters":
+        full = options.setting("full_grid", _bool, "expects true or false")
+        extra = {"datasets": _list(options, "topics"), "svm_seeds": _int(options, "svm_seeds"),
+                 "full_grid": bool(full)}  # fmt: skip
     result = run_sculley(
         name, out, seeds=options.seed_list(), learners=_list(options, "learners"),
-        data_home=options.data_home, horizon=options.horizon, progress=options.progress,
-        resume=options.resume, executor=options.executor, workers=options.workers,
-        address=options.address, **extra,
+        data_home=options.data_home, horizon=options.horizon, **options.engine, **extra,
     )  # fmt: skip
     return result.report + _written(result.files)
-
-
-def _gammas(text: str | None) -> tuple[float, ...] | None:
-    if text is None:
-        return None
-    bad = ValueError(f"--set gammas= must be positive numbers, e.g. 1,2,3; got {text!r}")
-    try:
-        values = tuple(float(part) for part in _names(text))
-    except ValueError:
-        raise bad from None
-    if not values or min(values) <= 0:
-        raise bad
-    return values
 
 
 def _shah(name: str, out: Path, options: RunOptions) -> str:
     from osfb_gym.bench.suites.shah import SHAH_SUITES, run_shah
 
+    engine = options.engine
+    engine["n_jobs"] = engine.pop("workers")  # shah's name for it
     result = run_shah(
         SHAH_SUITES[name], out, datasets=_list(options, "datasets"), seeds=options.seed_list(),
-        gammas=_gammas(options.settings.get("gammas")),
-        horizon=options.horizon, data_home=options.data_home, n_jobs=options.workers,
-        progress=options.progress, resume=options.resume, executor=options.executor,
-        address=options.address,
+        gammas=options.setting("gammas", _gammas, "must be positive numbers, e.g. 1,2,3"),
+        horizon=options.horizon, data_home=options.data_home, **engine,
     )  # fmt: skip
     return result.report + _written(result.files)
 
@@ -189,12 +159,9 @@ def _shah(name: str, out: Path, options: RunOptions) -> str:
 def _bose(name: str, out: Path, options: RunOptions) -> str:
     from osfb_gym.bench.suites.bose import BOSE_SUITES, run_bose
 
-    result = run_bose(
-        BOSE_SUITES[name], out, seeds=options.seed_list(),
-        data_home=options.data_home, max_services=options.horizon, progress=options.progress,
-        resume=options.resume, workers=options.workers, executor=options.executor,
-        address=options.address,
-    )  # fmt: skip
+    result = run_bose(BOSE_SUITES[name], out, seeds=options.seed_list(),
+                      data_home=options.data_home, max_services=options.horizon,
+                      **options.engine)  # fmt: skip
     return result.report + _written(result.files)
 
 
@@ -202,11 +169,7 @@ def _rl(name: str, out: Path, options: RunOptions) -> str:
     from osfb_gym.bench.suites.rl_vs_principled import from_settings, run
 
     protocol = from_settings(options.settings, options.seeds, options.horizon)
-    text = run(
-        out, protocol, resume=options.resume, executor=options.executor,
-        workers=options.workers, address=options.address, progress=options.progress,
-    )  # fmt: skip
-    return text + f"\nwritten: {out}"
+    return run(out, protocol, **options.engine) + f"\nwritten: {out}"
 
 
 #: rl-vs-principled's settings (the fields of its Protocol, lists comma-separated)

@@ -1,34 +1,31 @@
 """Where the cells of a sweep run: this process, a pool of local processes, or Ray.
 
-Cells travel in chunks (a cheap agent's episode takes milliseconds, so one
-task per cell would cost more in scheduling than in work) and come back as
-rows; the caller writes each row to the store as soon as its chunk returns,
-so a crash loses at most the chunks in flight. Every cell is seeded, so the
-rows are the same whichever executor ran them.
-
-RL agents are trained once per (setting, hyperparameters) before the cells
-are dispatched, in the calling process; their cells carry the saved model
-as bytes, so a Ray worker on another machine needs no shared disk.
+Cells travel in chunks and come back as rows, stored as each chunk returns;
+every cell is seeded, so the rows are the same on every executor. RL models
+are trained once, in this process, and travel with the tasks as bytes.
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from osfb_gym.bench.sweep import Cell, curve_indices, make_agent
+from osfb_gym.bench.rl import ALGORITHMS
+from osfb_gym.bench.store import write_atomically
+from osfb_gym.bench.sweep import RL_PARAMS, Cell, make_agent
 from osfb_gym.core.optional import require, require_for_argument
 from osfb_gym.core.validation import check_choice, check_int
 from osfb_gym.runner import Trajectory, run_episode
@@ -36,10 +33,31 @@ from osfb_gym.runner import Trajectory, run_episode
 EXECUTORS = ("local", "ray")
 #: the env whose cells can run as replicas (it has a native vector env)
 REPLICA_ENV = "OneSidedLending-v0"
+#: how many points of the R_t / t curve a stored row keeps (log-spaced, last step included)
+CURVE_POINTS = 60
 #: a task (chunk of cells) with the RL models it needs, by model key
 Task = tuple[list[Cell], dict[str, bytes]]
 
 _ENVS: dict[str, gym.Env] = {}
+
+
+def curve_indices(steps: int, points: int = CURVE_POINTS, stride: int | None = None) -> np.ndarray:
+    """Return the 0-based steps at which a stored row samples its curves.
+
+    Log-spaced (``points`` of them), or every ``stride`` steps and the last.
+
+    Examples
+    --------
+    >>> curve_indices(5).tolist(), int(curve_indices(2000)[-1])
+    ([0, 1, 2, 3, 4], 1999)
+    >>> curve_indices(120, stride=50).tolist()
+    [49, 99, 119]
+    """
+    if stride is not None:
+        return np.unique(np.r_[np.arange(stride, steps + 1, stride), steps]) - 1
+    if steps <= points:
+        return np.arange(steps)
+    return np.unique(np.geomspace(1, steps, points).round().astype(int) - 1)
 
 
 def _env(cell: Cell) -> gym.Env:
@@ -53,49 +71,29 @@ def _env(cell: Cell) -> gym.Env:
 
 
 def _rl_agent(cell: Cell, model: bytes) -> Any:
-    from agents.rl import SB3Agent
-    from osfb_gym.bench.rl import algorithm
+    from agents.rl import SB3Agent, algorithm
 
-    torch = require("torch", f"the {cell.agent} agent")
-    torch.set_num_threads(1)
+    require("torch", f"the {cell.agent} agent").set_num_threads(1)
     loaded = algorithm(cell.agent).load(io.BytesIO(model), device="cpu")
     return SB3Agent(loaded, deterministic=cell.params.get("deterministic", True))
 
 
 def run_cell(cell: Cell, model: bytes | None = None) -> dict[str, Any]:
-    """Run one cell's episode and return its row: identity, metrics, trajectory summary.
-
-    The summary holds the reward and reveals of the episode and the curves
-    ``R_t / t`` and the per-step loss at the log-spaced steps ``curve_t``
-    (:func:`~osfb_gym.bench.sweep.curve_indices`).
-    """
+    """Run one cell's episode; return its row: identity, metrics, reward, curves at ``curve_t``."""
     started = time.perf_counter()
     agent = make_agent(cell.agent, cell.params) if model is None else _rl_agent(cell, model)
     trajectory = run_episode(_env(cell), agent, cell.seed)
-    return {**_row(cell, trajectory, time.perf_counter() - started), **agent_counts(agent)}
-
-
-def agent_counts(agent: Any) -> dict[str, float]:
-    """Return what an agent counted about its own episode (its ``episode_counts()``, if any).
-
-    E.g. the labels an apple-tasting sampling strategy requested beyond its
-    base learner's; agents without the method add nothing to the row.
-    """
-    counts = getattr(agent, "episode_counts", None)
-    return {} if counts is None else {key: float(value) for key, value in counts().items()}
+    # what an agent counted about its own episode (e.g. labels a sampler requested)
+    counts: dict[str, Any] = getattr(agent, "episode_counts", dict)()
+    return {**_row(cell, trajectory, time.perf_counter() - started),
+            **{key: float(value) for key, value in counts.items()}}  # fmt: skip
 
 
 def _identity(cell: Cell) -> dict[str, Any]:
     """Return the columns that say which cell a row is."""
-    return {
-        "key": cell.key,
-        "setting": cell.setting,
-        "env_id": cell.env_id,
-        "env_kwargs": cell.env_kwargs,
-        "agent": cell.agent,
-        "params": cell.params,
-        "seed": cell.seed,
-    }
+    return {"key": cell.key, "setting": cell.setting, "env_id": cell.env_id,
+            "env_kwargs": cell.env_kwargs, "agent": cell.agent, "params": cell.params,
+            "seed": cell.seed}  # fmt: skip
 
 
 def run_custom(cell: Cell) -> dict[str, Any]:
@@ -104,20 +102,14 @@ def run_custom(cell: Cell) -> dict[str, Any]:
 
     started = time.perf_counter()
     measured = load(str(cell.runner))(cell)
-    return {
-        **_identity(cell),
-        **measured,
-        "seconds": time.perf_counter() - started,
-    }
+    return {**_identity(cell), **measured, "seconds": time.perf_counter() - started}
 
 
 def run_replicas(cells: Sequence[Cell]) -> list[dict[str, Any]]:
     """Run cells of lending agents that share a setting and a seed as one vector episode.
 
-    The rows are those :func:`run_cell` returns for each cell (tested), but
-    the grid's agents decide on one shared stream
-    (:class:`~agents.lending.replicas.CutoffReplicas`); ``seconds`` is the
-    episode's time divided among them.
+    The rows are those :func:`run_cell` returns for each cell (tested);
+    ``seconds`` is the episode's time divided among them.
     """
     from agents.lending.replicas import CutoffReplicas
     from osfb_gym.runner import run_vector_episode
@@ -163,32 +155,23 @@ def replica_groups(cells: Sequence[Cell]) -> list[list[Cell]]:
 
     classes = agent_classes()
 
-    def stream(cell: Cell) -> str | None:
+    def stream(cell: Cell) -> object:
         agent = None if cell.runner is not None else classes.get(cell.agent)
-        if cell.env_id != REPLICA_ENV or agent is None or not issubclass(agent, CutoffAgent):
-            return None
-        if any(cell.params.get(k, v) != v for k, v in SINGLE_AGENT_OPTIONS.items()):
-            return None  # options the replica path does not promise to honour: run alone
+        if (
+            cell.env_id != REPLICA_ENV
+            or agent is None
+            or not issubclass(agent, CutoffAgent)
+            # options the replica path does not promise to honour: run alone
+            or any(cell.params.get(k, v) != v for k, v in SINGLE_AGENT_OPTIONS.items())
+        ):
+            return object()  # equal to no other: a group of its own
         return repr((sorted(cell.env_kwargs.items()), cell.seed))
 
-    groups: list[list[Cell]] = []
-    previous = None
-    for cell in cells:
-        key = stream(cell)
-        if key is not None and key == previous:
-            groups[-1].append(cell)
-        else:
-            groups.append([cell])
-        previous = key
-    return groups
+    return [list(group) for _, group in itertools.groupby(cells, key=stream)]
 
 
 def run_task(task: Task) -> list[dict[str, Any]]:
-    """Run a chunk of cells in order; the unit of work of every executor.
-
-    Lending cells that share a setting and a seed run as replicas of one
-    vector episode (:func:`run_replicas`), the others one episode each.
-    """
+    """Run a chunk of cells in order, replica groups as one vector episode: the unit of work."""
     from threadpoolctl import threadpool_limits
 
     cells, models = task
@@ -197,22 +180,14 @@ def run_task(task: Task) -> list[dict[str, Any]]:
     # (so its last bits) must not depend on the executor's thread settings
     with threadpool_limits(limits=1):
         for group in replica_groups(cells):
+            cell = group[0]
             if len(group) > 1:
                 rows += run_replicas(group)
-            elif group[0].runner is not None:
-                rows.append(run_custom(group[0]))
+            elif cell.runner is not None:
+                rows.append(run_custom(cell))
             else:
-                cell = group[0]
-                rows.append(
-                    run_cell(cell, models.get(cell.model_key) if cell.agent in _rl() else None)
-                )
+                rows.append(run_cell(cell, models.get(cell.model_key)))
     return rows
-
-
-def _rl() -> tuple[str, ...]:
-    from osfb_gym.bench.rl import ALGORITHMS
-
-    return ALGORITHMS
 
 
 def train_models(
@@ -226,28 +201,21 @@ def train_models(
 
     models: dict[str, bytes] = {}
     for cell in cells:
-        if cell.agent not in _rl() or cell.runner is not None or cell.model_key in models:
+        if cell.agent not in ALGORITHMS or cell.runner is not None or cell.model_key in models:
             continue
         path = Path(folder) / f"{cell.agent}-{cell.model_key}.zip"
         if not path.exists():
-            params = cell.params
+            params = {**RL_PARAMS, **cell.params}
             model = train(
-                cell.env_id,
-                cell.agent,
-                total_timesteps=int(params.get("total_timesteps", 10_000)),
-                env_kwargs=cell.env_kwargs,
-                n_envs=int(params.get("n_envs", 1)),
-                seed=int(params.get("train_seed", 100_000)),
-                algo_kwargs=dict(params.get("algo_kwargs", {})),
-                torch_threads=1,
-                progress_bar=progress,
-            )
+                cell.env_id, cell.agent, total_timesteps=int(params["total_timesteps"]),
+                env_kwargs=cell.env_kwargs, n_envs=int(params["n_envs"]),
+                seed=int(params["train_seed"]), algo_kwargs=dict(params["algo_kwargs"]),
+                torch_threads=1, progress_bar=progress,
+            )  # fmt: skip
             path.parent.mkdir(parents=True, exist_ok=True)
             buffer = io.BytesIO()
             model.save(buffer)
-            temporary = path.with_suffix(".tmp")
-            temporary.write_bytes(buffer.getvalue())
-            temporary.replace(path)
+            write_atomically(path, buffer.getvalue())
         models[cell.model_key] = path.read_bytes()
     return models
 
@@ -264,13 +232,6 @@ def chunked(cells: Sequence[Cell], workers: int, chunk_size: int | None = None) 
     return [list(cells[i : i + size]) for i in range(0, len(cells), size)]
 
 
-def _tasks(chunks: list[list[Cell]], models: dict[str, bytes]) -> list[Task]:
-    return [
-        (chunk, {c.model_key: models[c.model_key] for c in chunk if c.model_key in models})
-        for chunk in chunks
-    ]
-
-
 def execute(
     cells: Sequence[Cell],
     on_rows: Callable[[list[dict[str, Any]]], None],
@@ -281,50 +242,36 @@ def execute(
     models: dict[str, bytes] | None = None,
     chunk_size: int | None = None,
 ) -> None:
-    """Run ``cells`` and hand each finished chunk's rows to ``on_rows`` as it completes.
+    """Run ``cells`` and hand each finished chunk's rows to ``on_rows`` (in this process).
 
-    Parameters
-    ----------
-    cells
-        The cells to run.
-    on_rows
-        Called in this process with the rows of each finished chunk.
-    executor
-        ``"local"`` (this process when ``workers`` is 1, else a process
-        pool) or ``"ray"`` (``ray.init(address=address)``: an existing
-        cluster, or a local one with ``workers`` CPUs when ``address`` is
-        None).
-    workers
-        Local processes, or the CPUs of a local Ray.
-    models
-        Trained RL models by model key (:func:`train_models`).
-    chunk_size
-        Cells per task; default about eight tasks per worker.
+    ``executor="local"`` runs in this process when ``workers`` is 1, else in a
+    pool of ``workers`` processes; ``"ray"`` runs Ray tasks on the cluster at
+    ``address``, or on a local Ray with ``workers`` CPUs when it is None.
+    ``models`` are the trained RL models by model key (:func:`train_models`);
+    ``chunk_size`` is cells per task (default: about eight tasks per worker).
     """
     check_choice(executor, "executor", EXECUTORS)
     check_int(workers, "workers", minimum=1)
     # a setting's cells of one seed side by side, so lending grids run as replicas
-    order = sorted(range(len(cells)), key=lambda i: (cells[i].setting, cells[i].seed))
-    ordered = [cells[i] for i in order]
-    tasks = _tasks(chunked(ordered, workers, chunk_size), models or {})
+    ordered = sorted(cells, key=lambda cell: (cell.setting, cell.seed))
+    models = models or {}
+    tasks: list[Task] = [
+        (chunk, {c.model_key: models[c.model_key] for c in chunk if c.model_key in models})
+        for chunk in chunked(ordered, workers, chunk_size)
+    ]
     if executor == "ray":
-        for rows in _ray(tasks, workers, address):
-            on_rows(rows)
-    elif workers == 1:
-        for task in tasks:
-            on_rows(run_task(task))
+        results: Iterable[list[dict[str, Any]]] = _ray(tasks, workers, address)
     else:
-        for rows in _pool(tasks, workers):
-            on_rows(rows)
+        results = map(run_task, tasks) if workers == 1 else _pool(tasks, workers)
+    for rows in results:
+        on_rows(rows)
 
 
 def die_with_parent(parent: int) -> None:
-    """Pool initializer: end this worker when the process that started it dies.
+    """Pool initializer: end this worker when the process that started it dies (even ``kill -9``).
 
-    A ``kill -9`` of the parent runs no cleanup, so without this its pool
-    workers would live on. On Linux the kernel sends the worker SIGKILL when
-    its parent dies (``prctl(PR_SET_PDEATHSIG)``); elsewhere a daemon thread
-    polls the parent's pid.
+    On Linux the kernel sends the worker SIGKILL when its parent dies
+    (``prctl(PR_SET_PDEATHSIG)``); elsewhere a daemon thread polls the parent's pid.
     """
     if sys.platform == "linux":
         import ctypes
@@ -343,6 +290,10 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def _completed(futures: list[Future]) -> Iterator[list[dict[str, Any]]]:
+    return (future.result() for future in as_completed(futures))
+
+
 def _pool(tasks: list[Task], workers: int) -> Iterator[list[dict[str, Any]]]:
     import multiprocessing
 
@@ -350,40 +301,22 @@ def _pool(tasks: list[Task], workers: int) -> Iterator[list[dict[str, Any]]]:
     # was trained) has its thread pool, which a forked child can deadlock on: spawn then
     method = "spawn" if "torch" in sys.modules or sys.platform != "linux" else "fork"
     context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=context,
-        initializer=die_with_parent,
-        initargs=(os.getpid(),),
-    ) as pool:
-        pending: set[Future] = {pool.submit(run_task, task) for task in tasks}
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                yield future.result()
+    with ProcessPoolExecutor(workers, context, die_with_parent, (os.getpid(),)) as pool:
+        yield from _completed([pool.submit(run_task, task) for task in tasks])
 
 
 def _ray(tasks: list[Task], workers: int, address: str | None) -> Iterator[list[dict[str, Any]]]:
     ray = require_for_argument("ray", "executor='ray'")
     started_here = not ray.is_initialized()
-    if started_here:
-        if address is None:
-            # a local cluster: its workers import this checkout, as the driver does
-            root = str(Path(__file__).resolve().parents[2])
-            ray.init(
-                num_cpus=workers,
-                include_dashboard=False,
-                log_to_driver=False,
-                runtime_env={"env_vars": {"PYTHONPATH": root}},
-            )
-        else:
-            ray.init(address=address, log_to_driver=False)
+    if started_here and address is not None:
+        ray.init(address=address, log_to_driver=False)
+    elif started_here:  # a local cluster: its workers import this checkout, as the driver does
+        root = str(Path(__file__).resolve().parents[2])
+        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                 runtime_env={"env_vars": {"PYTHONPATH": root}})  # fmt: skip
     try:
         remote = ray.remote(num_cpus=1)(run_task)
-        pending = [remote.remote(task) for task in tasks]
-        while pending:
-            finished, pending = ray.wait(pending, num_returns=1)
-            yield from ray.get(finished)
+        yield from _completed([remote.remote(task).future() for task in tasks])
     finally:
         if started_here:
             ray.shutdown()

@@ -1,27 +1,12 @@
-"""Equal-experience cells: what an agent scores after N env steps, and the regret it paid for them.
+"""Equal-experience cells: what an agent scores after N env steps, and the regret it paid.
 
-Three custom cells of the engine (:attr:`osfb_gym.bench.sweep.AgentSpec.runner`),
-each one training or warm-up run scored at checkpoints of experience
-``N`` (``params["budgets"]``, plus ``N = 0``):
-
-- :func:`rl_cell`: an SB3 algorithm trains on the RL view of the env
-  (:func:`osfb_gym.bench.rl.train`), the regret of its training episodes
-  counted by :class:`osfb_gym.runner.EpisodeRecorder`; at each checkpoint
-  the frozen policy is scored on the held-out test episodes;
-- :func:`principled_cell`: a principled agent plays N env steps of
-  training episodes; in a fixed world it keeps its state across them
-  (``run_episode(reset_agent=False)``), and each test episode starts from a
-  copy of its state after N steps; in a resampled world nothing carries
-  over, it starts afresh every episode;
-- :func:`constant_cell`: every constant action, scored on the test
-  episodes (the report's "best constant policy").
-
-Regimes: ``"fixed"`` (run ``s`` plays world ``world_seed = base + s``,
-one world per run) and ``"resampled"`` (a new world every episode).
-Splits: ``"validation"`` (worlds and episode seeds kept apart, for choosing
-hyperparameters) and ``"test"``. Every cell's row holds, per checkpoint,
-the family objective of each test episode, its regret, and the regret of
-the experience consumed up to the checkpoint.
+Custom cells of the engine (:attr:`osfb_gym.bench.sweep.AgentSpec.runner`) for
+``rl-vs-principled``, each one training or warm-up run scored at checkpoints of
+experience ``N`` (``params["budgets"]``, and 0): :func:`rl_cell` trains an SB3
+algorithm, :func:`principled_cell` lets a principled agent play N steps (keeping
+its state across episodes in a fixed world), :func:`constant_cell` scores every
+constant action. Regimes (``"fixed"``: run ``s`` plays one world, ``"resampled"``),
+splits (``"validation"``, ``"test"``) and scores: docs/reproductions/rl-vs-principled.md.
 """
 
 from __future__ import annotations
@@ -55,11 +40,9 @@ MAX_CONSTANTS = 64
 def regret(family: Family, metrics: dict[str, float]) -> float:
     """Return an episode's regret against the best policy the oracle exposes.
 
-    Lending: the one-sided loss (the Bayes decision's is 0). Apple: the
-    episode loss against 0 (the oracle does not expose the Bayes decision
-    under label noise, so 0 is a lower bound of the best). Reject: the
-    steps times (average risk - Chow's rule's risk). Other families: the
-    objective as it is (lower is better).
+    Reject: steps x (average risk - Chow's rule's risk); the others: the
+    objective against 0 (lending's Bayes decision has no one-sided loss; for
+    apple 0 is a lower bound), signed so that lower is better.
     """
     if family.name == "reject":
         return float((metrics["average_risk"] - metrics["bayes_risk"]) * metrics["steps"])
@@ -67,30 +50,19 @@ def regret(family: Family, metrics: dict[str, float]) -> float:
     return value if family.lower_is_better else -value
 
 
-def oracle_value(family: Family, metrics: dict[str, float]) -> float:
-    """Return the objective the oracle's policy would score on the episode of ``metrics``."""
-    return float(metrics["bayes_risk"]) if family.name == "reject" else 0.0
-
-
 def world(cell: Cell) -> dict[str, Any]:
     """Return the env arguments of ``cell``'s run: its fixed world, or resampled worlds."""
-    params = cell.params
-    if params["regime"] not in REGIMES or params["split"] not in SPLITS:
+    regime, split = cell.params["regime"], cell.params["split"]
+    if regime not in REGIMES or split not in SPLITS:
         raise ValueError(
-            f"regime must be one of {REGIMES} and split one of {SPLITS}; got "
-            f"{params['regime']!r}, {params['split']!r}"
+            f"regime must be one of {REGIMES} and split one of {SPLITS}; got {regime!r}, {split!r}"
         )
-    if params["regime"] == "fixed":
-        return {**cell.env_kwargs, "world_seed": WORLD_BASE[params["split"]] + cell.seed}
-    return {**cell.env_kwargs, "world_seed": None}
+    seed = WORLD_BASE[split] + cell.seed if regime == "fixed" else None
+    return {**cell.env_kwargs, "world_seed": seed}
 
 
 def episode_seeds(cell: Cell) -> list[int]:
-    """Return the reset seeds of run ``cell.seed``'s scored episodes (the same for every agent).
-
-    Each run has its own episodes, so in a resampled world the runs of an
-    agent that learns only within an episode differ by their worlds.
-    """
+    """Return the reset seeds of run ``cell.seed``'s scored episodes (the same for every agent)."""
     episodes = int(cell.params["episodes"])
     base = EPISODE_BASE[cell.params["split"]] + cell.seed * episodes
     return list(range(base, base + episodes))
@@ -108,7 +80,8 @@ def _point(family: Family, budget: int, frames: list[dict[str, float]], paid: fl
     return {
         "budget": budget,
         "objective": [float(m[family.objective]) for m in frames],
-        "oracle": [oracle_value(family, m) for m in frames],
+        # the objective of the oracle's policy: Chow's rule for reject, else 0
+        "oracle": [float(m["bayes_risk"]) if family.name == "reject" else 0.0 for m in frames],
         "regret": [regret(family, m) for m in frames],
         "steps": float(np.mean([m["steps"] for m in frames])),
         "train_regret": paid,
@@ -148,14 +121,12 @@ def rl_cell(cell: Cell) -> dict[str, Any]:
                 score(self.model, budgets[len(points)])
             return True
 
-    def record(metrics: dict[str, float]) -> None:
-        paid.append(regret(family, metrics))
-
     train(
         cell.env_id, params["algo"], total_timesteps=budgets[-1], env_kwargs=kwargs,
         seed=TRAIN_BASE + TRAIN_STRIDE * cell.seed, algo_kwargs=dict(params["algo_kwargs"]),
         torch_threads=1, view=view, normalize_reward=bool(params.get("normalize_reward")),
-        on_episode=record, callback=Checkpoints(),
+        callback=Checkpoints(),
+        on_episode=lambda metrics: paid.append(regret(family, metrics)),
     )  # fmt: skip
     return {"points": points, "family": family.name}
 

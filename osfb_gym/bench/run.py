@@ -1,11 +1,11 @@
-"""Run a sweep: cells into the store, then tables, plots and a one-screen summary.
+"""Run a sweep: its unfinished cells into the store, then tables, plots and a summary.
 
-:func:`run_sweep` runs the cells of a :class:`~osfb_gym.bench.sweep.SweepSpec`
-that are not finished yet (all of them without ``resume``) on an executor,
-writes each finished cell to the :class:`~osfb_gym.bench.store.ResultStore`
-as it arrives, and then builds, from the store, ``results.csv``, one tuned
-table per env family (``table.md``) and one plot per family.
-:func:`run_suite` runs a built-in suite (``quick``) with its overrides.
+:func:`run_cells` runs the cells of a :class:`~osfb_gym.bench.sweep.SweepSpec`
+not finished yet (all of them without ``resume``) on an executor and writes
+each row to the :class:`~osfb_gym.bench.store.ResultStore` as it arrives; a
+suite's report starts from the rows it returns. :func:`run_sweep` adds
+``results.csv``, one tuned table per env family (``table.md``) and one plot
+per family; :func:`run_suite` runs a built-in suite with overrides.
 """
 
 from __future__ import annotations
@@ -31,68 +31,12 @@ from osfb_gym.core.family import family_of
 
 @dataclass
 class SuiteResult:
-    """What a sweep run produced.
-
-    Attributes
-    ----------
-    results
-        One row per cell of the sweep (from the store), metrics and summary.
-    curves
-        ``(setting, agent) -> (t, runs)``: each agent's tuned setting's
-        ``R_t / t`` curves over seeds (per-step loss for services).
-    table
-        The markdown tables, one per env family.
-    files
-        Paths written (results CSV, tables, plots).
-    summary
-        The one-screen summary printed at the end.
-    """
+    """What a sweep run produced: its rows, markdown tables, the files written, a summary."""
 
     results: pd.DataFrame
-    curves: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]
     table: str
     files: list[Path]
     summary: str = ""
-
-
-def run_sweep(
-    spec: SweepSpec,
-    out_dir: str | Path,
-    *,
-    resume: bool = False,
-    executor: str = "local",
-    workers: int = 1,
-    address: str | None = None,
-    chunk_size: int | None = None,
-    progress: bool = True,
-) -> SuiteResult:
-    """Run ``spec`` into ``out_dir``; see the module docstring.
-
-    Parameters
-    ----------
-    spec
-        The sweep (validated again here, before any work).
-    out_dir
-        Folder of the store (``cells/``), trained RL models (``models/``),
-        ``results.csv``, ``table.md`` and the PNG plots.
-    resume
-        Skip the cells already in the store; without it every cell runs
-        again and replaces its file.
-    executor, workers, address, chunk_size
-        Where the cells run (:func:`osfb_gym.bench.executors.execute`).
-    progress
-        Show a progress bar with the ETA.
-    """
-    started = time.perf_counter()
-    out = Path(out_dir)
-    results, n_run = run_cells(
-        spec, out, resume=resume, executor=executor, workers=workers, address=address,
-        chunk_size=chunk_size, progress=progress,
-    )  # fmt: skip
-    seconds = time.perf_counter() - started
-    table, curves, files = write_outputs(spec, results, out)
-    summary = _summary(spec, len(results), n_run, seconds, executor, workers, table, files)
-    return SuiteResult(results=results, curves=curves, table=table, files=files, summary=summary)
 
 
 def run_cells(
@@ -108,8 +52,11 @@ def run_cells(
 ) -> tuple[pd.DataFrame, int]:
     """Validate ``spec``, run its unfinished cells into the store; return every row, how many ran.
 
-    The rows are the store's, in the spec's cell order; ``params`` and
-    ``env_kwargs`` are JSON text. A suite's report starts from them.
+    The rows are the store's, in the spec's cell order, with ``params`` and
+    ``env_kwargs`` as JSON text. ``resume`` skips the cells already stored
+    (else every cell runs again and replaces its file); RL models are trained
+    first, under ``out/models``; the other options are
+    :func:`osfb_gym.bench.executors.execute`'s; ``progress`` shows a bar with the ETA.
     """
     validate(spec)
     store = ResultStore(out)
@@ -124,32 +71,41 @@ def run_cells(
                 store.write(row)
             bar.update(len(rows))
 
-        execute(
-            todo,
-            write,
-            executor=executor,
-            workers=workers,
-            address=address,
-            models=models,
-            chunk_size=chunk_size,
-        )
+        execute(todo, write, executor=executor, workers=workers, address=address, models=models,
+                chunk_size=chunk_size)  # fmt: skip
     results = store.read([cell.key for cell in cells])
     for column in ("params", "env_kwargs"):
         results[column] = [json.dumps(value, sort_keys=True) for value in results[column]]
     return results, len(todo)
 
 
-def write_outputs(
-    spec: SweepSpec, results: pd.DataFrame, out: Path
-) -> tuple[str, dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], list[Path]]:
-    """Write ``results.csv``, the per-family tuned tables and plots; return table, curves, files."""
-    results.drop(columns=[c for c in results if c.startswith("curve_")]).to_csv(
-        out / "results.csv", index=False
+def run_sweep(spec: SweepSpec, out_dir: str | Path, **engine: Any) -> SuiteResult:
+    """Run ``spec`` into ``out_dir`` (``engine``: options of :func:`run_cells`), write outputs."""
+    started = time.perf_counter()
+    results, n_run = run_cells(spec, Path(out_dir), **engine)
+    seconds = time.perf_counter() - started
+    table, files = write_outputs(spec, results, Path(out_dir))
+    rate = f"{n_run / seconds:.1f} cells/s" if n_run and seconds > 0 else "nothing to run"
+    where = f"{engine.get('executor', 'local')} x{engine.get('workers', 1)}"
+    summary = (
+        f"osfb-bench {spec.name}: {len(results)} cells ({n_run} run now, "
+        f"{len(results) - n_run} resumed from the store) in {seconds:.1f} s on {where}: {rate}"
+        f"\n\n{table}\n\nwritten: " + ", ".join(str(path) for path in files)
     )
+    return SuiteResult(results, table, files, summary)
+
+
+def write_outputs(spec: SweepSpec, results: pd.DataFrame, out: Path) -> tuple[str, list[Path]]:
+    """Write ``results.csv``, the per-family tuned tables and plots; return the tables, files.
+
+    The plots show each agent's tuned setting's curves over seeds (``R_t / t``;
+    the per-step loss for services).
+    """
+    curve_columns = [column for column in results if column.startswith("curve_")]
+    results.drop(columns=curve_columns).to_csv(out / "results.csv", index=False)
     files = [out / "results.csv", out / "table.md"]
-    sections, all_curves = [], {}
-    families = dict.fromkeys(family_of(env_id) for env_id in results["env_id"])
-    for family in families:
+    sections = []
+    for family in dict.fromkeys(family_of(env_id) for env_id in results["env_id"]):
         rows = results[[family_of(env_id) is family for env_id in results["env_id"]]]
         metric, lower = family.objective, family.lower_is_better
         best = tuned(rows, metric, lower_is_better=lower)
@@ -162,77 +118,18 @@ def write_outputs(
             key: (np.asarray(group["curve_t"].iloc[0]), np.stack(group[column].map(np.asarray)))
             for key, group in best.groupby(["setting", "agent"], sort=False)
         }
-        all_curves.update(curves)
-        stem = "average_loss" if family.curve == "average_loss" else "loss_vs_k"
-        title = f"{spec.name}: {family.name}"
-        if family.curve == "average_loss":
-            title += ", mean over seeds, band ±1 s.e."
+        average = family.curve == "average_loss"
+        band = ", mean over seeds, band ±1 s.e." if average else ""
         path = plot_curves(
-            curves, out / f"{stem}_{family.name}.png", ylabel=family.curve_label,
-            xlabel=family.x_label, log_x=family.log_x, title=title,
+            curves, out / f"{'average_loss' if average else 'loss_vs_k'}_{family.name}.png",
+            ylabel=family.curve_label, xlabel=family.x_label, log_x=family.log_x,
+            title=f"{spec.name}: {family.name}{band}",
         )  # fmt: skip
         files.append(path)
     table = "\n\n".join(sections)
     header = f"# osfb-bench {spec.name}\n\n{spec.description}\n\n" if spec.description else ""
     files[1].write_text(f"{header or f'# osfb-bench {spec.name}'}\n\n{table}\n")
-    return table, all_curves, files
-
-
-def _summary(
-    spec: SweepSpec,
-    n_cells: int,
-    n_run: int,
-    seconds: float,
-    executor: str,
-    workers: int,
-    table: str,
-    files: list[Path],
-) -> str:
-    rate = f"{n_run / seconds:.1f} cells/s" if n_run and seconds > 0 else "nothing to run"
-    return "\n".join(
-        [
-            f"osfb-bench {spec.name}: {n_cells} cells ({n_run} run now, "
-            f"{n_cells - n_run} resumed from the store) in {seconds:.1f} s "
-            f"on {executor} x{workers}: {rate}",
-            "",
-            table,
-            "",
-            "written: " + ", ".join(str(path) for path in files),
-        ]
-    )
-
-
-def with_overrides(
-    spec: SweepSpec,
-    *,
-    seeds: tuple[int, ...] | None = None,
-    env_overrides: dict | None = None,
-    total_timesteps: int | None = None,
-) -> SweepSpec:
-    """Return ``spec`` with other seeds, env arguments or RL training budget.
-
-    An env argument a setting's env does not take (``horizon`` for
-    services) is left out there; ``total_timesteps`` replaces the budget of
-    every RL agent.
-    """
-    overrides = env_overrides or {}
-    agents = tuple(
-        dataclasses.replace(agent, params=agent.params | {"total_timesteps": total_timesteps})
-        if agent.is_rl and total_timesteps is not None
-        else agent
-        for agent in spec.agents
-    )
-    envs = tuple(
-        EnvSpec(
-            env.id,
-            env.label,
-            env.kwargs | {k: v for k, v in overrides.items() if k in env_arguments(env.id)},
-        )
-        for env in spec.envs
-    )
-    return dataclasses.replace(
-        spec, envs=envs, agents=agents, seeds=spec.seeds if seeds is None else tuple(seeds)
-    )
+    return table, files
 
 
 def run_suite(
@@ -242,14 +139,26 @@ def run_suite(
     seeds: tuple[int, ...] | None = None,
     env_overrides: dict | None = None,
     total_timesteps: int | None = None,
-    progress: bool = True,
-    **options: Any,
+    **engine: Any,
 ) -> SuiteResult:
-    """Run a built-in suite with overridden seeds, env arguments (a short ``horizon``), RL budget.
+    """Run ``suite`` with other seeds, env arguments (a short ``horizon``) or RL training budget.
 
-    ``options`` go to :func:`run_sweep` (``resume``, ``workers``, ``executor``, ...).
+    An env argument a setting's env does not take (``horizon`` for services)
+    is left out there; ``total_timesteps`` replaces the budget of every RL
+    agent; ``engine`` goes to :func:`run_cells` (``resume``, ``workers``, ...).
     """
-    spec = with_overrides(
-        suite, seeds=seeds, env_overrides=env_overrides, total_timesteps=total_timesteps
+    overrides = env_overrides or {}
+    agents = tuple(
+        dataclasses.replace(agent, params=agent.params | {"total_timesteps": total_timesteps})
+        if agent.is_rl and total_timesteps is not None
+        else agent
+        for agent in suite.agents
     )
-    return run_sweep(spec, out_dir, progress=progress, **options)
+    envs = tuple(
+        EnvSpec(env.id, env.label,
+                env.kwargs | {k: v for k, v in overrides.items() if k in env_arguments(env.id)})
+        for env in suite.envs
+    )  # fmt: skip
+    seeds = suite.seeds if seeds is None else tuple(seeds)
+    spec = dataclasses.replace(suite, envs=envs, agents=agents, seeds=seeds)
+    return run_sweep(spec, out_dir, **engine)

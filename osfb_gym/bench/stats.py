@@ -1,31 +1,15 @@
-"""Statistics over runs for comparing agents (Agarwal et al. 2021, rliable's methods).
+"""Statistics over runs for comparing agents, as ``rliable`` computes them.
 
-Agarwal, Schwarzer, Castro, Courville, Bellemare: "Deep reinforcement learning
-at the edge of the statistical precipice", NeurIPS 2021.
-
-Scores come as a matrix ``(runs, tasks)`` (a task: a family, or a family
-in one regime); the runs of one task are exchangeable (training seeds, or
-fixed worlds each with its own training seed). Every interval is a
-*stratified* percentile bootstrap over runs: each task's runs are resampled
-within the task (:func:`scipy.stats.bootstrap` with one sample per task,
-which resamples each sample independently), as ``rliable`` does.
-
-(``rliable``'s own bootstrap, ``rliable.library``, imports the ``arch``
-package, whose current release fails to import with the pandas here; its
-statistics are the same few lines as below, so scipy does the bootstrap.)
-
-- :func:`iqm`: the interquartile mean (25% trimmed mean over all runs and tasks);
-- :func:`interval`: IQM or mean with its bootstrap CI;
-- :func:`probability_of_improvement`: P(X better than Y), averaged over tasks,
-  with its CI;
-- :func:`performance_profile`: the fraction of runs at or better than each
-  threshold tau, with CIs.
-
-``lower_is_better`` flips what "better" means (a normalised regret here).
+Agarwal et al., "Deep reinforcement learning at the edge of the statistical
+precipice", NeurIPS 2021. Scores are a ``(runs, tasks)`` matrix. Every
+interval is a *stratified* percentile bootstrap, each task's runs resampled
+within the task (:func:`scipy.stats.bootstrap`, one sample per task):
+rliable's own bootstrap imports ``arch``, which fails with the pandas here.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -50,6 +34,10 @@ def _matrix(scores: Any, name: str = "scores") -> np.ndarray:
     return array
 
 
+def _tasks(matrix: np.ndarray) -> list[np.ndarray]:
+    return [matrix[:, task] for task in range(matrix.shape[1])]
+
+
 def iqm(scores: Any, axis: int | None = None) -> Any:
     """Return the interquartile mean: the mean of the middle 50% of the scores.
 
@@ -61,62 +49,64 @@ def iqm(scores: Any, axis: int | None = None) -> Any:
     return stats.trim_mean(np.asarray(scores, dtype=float), 0.25, axis=axis)
 
 
-def _statistic(name: str) -> Callable[..., Any]:
-    if name not in STATISTICS:
-        raise ValueError(f"statistic must be one of {STATISTICS}, got {name!r}")
-
-    def over_tasks(*samples: np.ndarray, axis: int = -1) -> Any:
-        joined = np.concatenate(samples, axis=axis)  # every run of every task
-        return iqm(joined, axis=axis) if name == "iqm" else np.mean(joined, axis=axis)
-
-    return over_tasks
-
-
-def _bootstrap(samples: Sequence[np.ndarray], statistic: Callable[..., Any], reps: int,
-               seed: int, level: float) -> tuple[float, float]:  # fmt: skip
+def _estimate(samples: Sequence[np.ndarray], statistic: Callable[..., Any], reps: int,
+              seed: int, level: float) -> tuple[float, float, float]:  # fmt: skip
+    """Return the statistic of ``samples`` and its stratified percentile bootstrap CI."""
+    value = float(statistic(*samples))
     if any(sample.size < 2 for sample in samples):
-        return float("nan"), float("nan")  # no spread to resample from
+        return value, float("nan"), float("nan")  # no spread to resample from
     if all(np.ptp(sample) == 0 for sample in samples):  # every resample gives the same value
-        value = float(statistic(*samples))
-        return value, value
+        return value, value, value
     result = stats.bootstrap(
         tuple(samples), statistic, n_resamples=reps, confidence_level=level,
         method="percentile", vectorized=True, rng=np.random.default_rng(seed),
     )  # fmt: skip
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+    return value, float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
 def interval(
     scores: Any, statistic: str = "iqm", *, reps: int = REPS, seed: int = 0, level: float = LEVEL
 ) -> tuple[float, float, float]:
-    """Return ``(value, low, high)``: the IQM or mean of ``scores`` and its stratified bootstrap CI.
+    """Return ``(value, low, high)``: the IQM or mean of ``scores`` over all runs and tasks, and CI.
 
-    Parameters
-    ----------
-    scores
-        ``(runs, tasks)`` (a 1-D array is one task).
-    statistic
-        ``"iqm"`` or ``"mean"``, over all runs and tasks.
-    reps, seed, level
-        Bootstrap resamples, the generator's seed, the CI's level.
-
-    With fewer than two runs a task has no spread to resample: the CI is NaN.
+    ``scores`` is ``(runs, tasks)`` (1-D: one task); ``reps``, ``seed`` and
+    ``level`` are the bootstrap's. With fewer than two runs a task has no
+    spread to resample: the CI is NaN.
 
     Examples
     --------
     >>> interval([2.0, 2.0, 2.0], "mean")
     (2.0, 2.0, 2.0)
     """
-    matrix = _matrix(scores)
-    function = _statistic(statistic)
-    samples = [matrix[:, task] for task in range(matrix.shape[1])]
-    value = float(function(*samples))
-    low, high = _bootstrap(samples, function, reps, seed, level)
-    return value, low, high
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+
+    def over_tasks(*samples: np.ndarray, axis: int = -1) -> Any:
+        joined = np.concatenate(samples, axis=axis)  # every run of every task
+        return iqm(joined, axis=axis) if statistic == "iqm" else np.mean(joined, axis=axis)
+
+    return _estimate(_tasks(_matrix(scores)), over_tasks, reps, seed, level)
 
 
-def _improvement(tasks: int, lower_is_better: bool) -> Callable[..., Any]:
-    sign = -1.0 if lower_is_better else 1.0
+def probability_of_improvement(
+    x: Any, y: Any, *, lower_is_better: bool = False, reps: int = REPS, seed: int = 0,
+    level: float = LEVEL,
+) -> tuple[float, float, float]:  # fmt: skip
+    """Return ``(P, low, high)``: P(a run of X beats a run of Y), averaged over tasks, and its CI.
+
+    Per task the Mann-Whitney U statistic over ``n m`` (ties count one half),
+    as ``rliable.metrics.probability_of_improvement``; the CI resamples X's
+    and Y's runs of each task independently.
+
+    Examples
+    --------
+    >>> probability_of_improvement([1.0, 2.0], [0.0, 3.0])[0]  # 1>0, 2>0 of four pairs
+    0.5
+    """
+    a, b = _matrix(x, "x"), _matrix(y, "y")
+    if a.shape[1] != b.shape[1]:
+        raise ValueError(f"x and y need the same tasks, got {a.shape[1]} and {b.shape[1]}")
+    tasks, sign = a.shape[1], -1.0 if lower_is_better else 1.0
 
     def average(*samples: np.ndarray, axis: int = -1) -> Any:
         total = 0.0
@@ -127,33 +117,12 @@ def _improvement(tasks: int, lower_is_better: bool) -> Callable[..., Any]:
             total = total + greater + 0.5 * ties  # the Mann-Whitney U / (n m) of the task
         return total / tasks
 
-    return average
+    return _estimate(_tasks(a) + _tasks(b), average, reps, seed, level)
 
 
-def probability_of_improvement(
-    x: Any, y: Any, *, lower_is_better: bool = False, reps: int = REPS, seed: int = 0,
-    level: float = LEVEL,
-) -> tuple[float, float, float]:  # fmt: skip
-    """Return ``(P, low, high)``: P(a run of X beats a run of Y), averaged over tasks, and its CI.
-
-    Per task the probability is the Mann-Whitney U statistic over ``n m``
-    (ties count one half), as in ``rliable.metrics.probability_of_improvement``;
-    the CI resamples X's and Y's runs of each task independently.
-
-    Examples
-    --------
-    >>> probability_of_improvement([1.0, 2.0], [0.0, 3.0])[0]  # 1>0, 2>0 of four pairs
-    0.5
-    """
-    a, b = _matrix(x, "x"), _matrix(y, "y")
-    if a.shape[1] != b.shape[1]:
-        raise ValueError(f"x and y need the same tasks, got {a.shape[1]} and {b.shape[1]}")
-    tasks = a.shape[1]
-    function = _improvement(tasks, lower_is_better)
-    samples = [a[:, t] for t in range(tasks)] + [b[:, t] for t in range(tasks)]
-    value = float(function(*samples))
-    low, high = _bootstrap(samples, function, reps, seed, level)
-    return value, low, high
+def _fraction(*samples: np.ndarray, axis: int = -1, tau: float, lower: bool) -> Any:
+    better = [(s <= tau) if lower else (s > tau) for s in samples]
+    return np.mean([np.mean(b, axis=axis) for b in better], axis=0)
 
 
 def performance_profile(
@@ -162,27 +131,20 @@ def performance_profile(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """Return the run-score distribution at thresholds ``taus`` with CIs: ``(value, low, high)``.
 
-    The fraction of all runs (over tasks, each task weighted equally)
-    scoring better than ``tau``: above it (``lower_is_better=False``, as
-    in ``rliable``), or at most ``tau`` (``lower_is_better=True``).
+    The fraction of all runs (each task weighted equally) better than
+    ``tau``: above it, as in ``rliable``, or at most ``tau`` when
+    ``lower_is_better``. Threshold ``i`` is bootstrapped from ``seed + i``.
 
     Examples
     --------
     >>> performance_profile([[0.0], [0.5], [1.0], [2.0]], [0.5], lower_is_better=True)[0].tolist()
     [0.5]
     """
-    matrix = _matrix(scores)
-    thresholds = np.asarray(taus, dtype=float).ravel()
-    values, lows, highs = [], [], []
-    for index, tau in enumerate(thresholds):
-
-        def fraction(*samples: np.ndarray, axis: int = -1, tau: float = float(tau)) -> Any:
-            better = [(s <= tau) if lower_is_better else (s > tau) for s in samples]
-            return np.mean([np.mean(b, axis=axis) for b in better], axis=0)
-
-        samples = [matrix[:, task] for task in range(matrix.shape[1])]
-        values.append(float(fraction(*samples)))
-        low, high = _bootstrap(samples, fraction, reps, seed + index, level)
-        lows.append(low)
-        highs.append(high)
-    return np.asarray(values), np.asarray(lows), np.asarray(highs)
+    samples = _tasks(_matrix(scores))
+    found = [
+        _estimate(samples, functools.partial(_fraction, tau=float(tau), lower=lower_is_better),
+                  reps, seed + index, level)
+        for index, tau in enumerate(np.asarray(taus, dtype=float).ravel())
+    ]  # fmt: skip
+    values, lows, highs = np.asarray(found, dtype=float).reshape(-1, 3).T
+    return values, lows, highs

@@ -1,15 +1,10 @@
-"""A result store that loses nothing: one small JSON file per finished cell.
+"""A result store that loses nothing: one JSON file per finished cell, ``DIR/cells/<key>.json``.
 
-Each finished (setting, agent, params, seed) cell is written to
-``DIR/cells/<key>.json``, where ``key`` is a stable hash of what the cell
-computes (:attr:`osfb_gym.bench.sweep.Cell.key`). The file is written to a
-temporary name, flushed to disk and moved into place with ``os.replace``,
-which is atomic: a crash or ``kill -9`` at any moment leaves either the
-whole file or none, and a cell can never appear twice because its name is
-its key. Reading merges the files into one DataFrame; ``--resume`` skips
-the cells whose file holds a whole row of that key. A file that does not
-(truncated by hand, or holding another cell's row) is reported by path with
-a :class:`CorruptCellWarning` and its cell computed again.
+Each file is written atomically (:func:`write_atomically`), so a crash or
+``kill -9`` leaves the whole file or none, and a cell never appears twice
+because its name is its key. A file that does not hold a whole row of its
+own key is named in a :class:`CorruptCellWarning` and its cell computed
+again (docs/benchmark.md, *Resume*).
 """
 
 from __future__ import annotations
@@ -18,7 +13,7 @@ import hashlib
 import json
 import os
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +32,18 @@ def stable_key(*parts: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a flushed temporary file and ``os.replace``."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
 def _builtin(value: Any) -> Any:
-    """Return numpy scalars and arrays as Python numbers and lists, for ``json.dump``."""
-    if hasattr(value, "tolist"):
+    if hasattr(value, "tolist"):  # numpy scalars and arrays
         return value.tolist()
     raise TypeError(f"a result row holds {type(value).__name__}, which JSON cannot store")
 
@@ -86,45 +90,13 @@ class ResultStore:
                 return row
             found = row.get("key") if isinstance(row, dict) else type(row).__name__
             reason = f"holds the row of {found!r}, not of {path.stem!r}"
-        warnings.warn(
-            f"cell file {path} {reason}; its cell is computed again",
-            CorruptCellWarning,
-            stacklevel=2,
-        )
+        message = f"cell file {path} {reason}; its cell is computed again"
+        warnings.warn(message, CorruptCellWarning, stacklevel=2)
         return None
 
     def write(self, row: dict[str, Any]) -> None:
         """Write one finished cell atomically (``row["key"]`` names it)."""
-        key = str(row["key"])
-        temporary = self.cells / f".{key}.{os.getpid()}.tmp"
-        with open(temporary, "w") as handle:
-            json.dump(row, handle, default=_builtin)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, self.path(key))
-
-    def cell(
-        self, key: str, compute: Callable[[], dict[str, Any]], *, resume: bool
-    ) -> dict[str, Any]:
-        """Return cell ``key``: read back when stored and ``resume``, else computed and stored.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> store = ResultStore(tempfile.mkdtemp())
-        >>> store.cell("k", lambda: {"loss": 1.0}, resume=True)
-        {'loss': 1.0}
-        >>> store.cell("k", lambda: {"loss": 2.0}, resume=True)  # read back, not recomputed
-        {'loss': 1.0}
-        """
-        path = self.path(key)
-        stored = self.load(path) if resume and path.exists() else None
-        if stored is not None:
-            del stored["key"]
-            return stored
-        row = compute()
-        self.write({"key": key, **row})
-        return row
+        write_atomically(self.path(str(row["key"])), json.dumps(row, default=_builtin).encode())
 
     def rows(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """Return the stored rows, of ``keys`` in their order if given (missing ones skipped)."""
@@ -132,8 +104,7 @@ class ResultStore:
             paths = sorted(self.cells.glob("*.json"))
         else:
             paths = [path for path in map(self.path, keys) if path.exists()]
-        rows = (self.load(path) for path in paths)
-        return [row for row in rows if row is not None]
+        return [row for row in map(self.load, paths) if row is not None]
 
     def read(self, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """Return the stored rows as a DataFrame, one row per cell."""

@@ -1,56 +1,36 @@
 """Sweeps: envs x agents x hyperparameter grids x seeds, declared in TOML or in code.
 
-A sweep spec names environments (an id, keyword arguments, and optionally a
-grid of keyword arguments that expands into one *setting* per combination,
-e.g. one per dataset and cutoff), agents (a class under ``agents`` by name,
-or an RL algorithm of :mod:`osfb_gym.bench.rl`, with fixed hyperparameters
-and a grid), and seeds. Everything is checked before any work starts: an
-unknown env id, env argument, dataset, agent or hyperparameter is a
-``ValueError`` naming it and the valid choices.
-
-Each *cell* is one (setting, agent, hyperparameters, seed): one episode,
-scored by the runner, stored as one row (:mod:`osfb_gym.bench.store`).
-
-A TOML spec::
-
-    name = "lending-alpha"
-    seeds = 5                      # or a list of seeds
-
-    [[envs]]
-    id = "OneSidedLending-v0"
-    label = "lending"
-    kwargs = { horizon = 500 }
-    grid = { cutoff_quantile = [0.5, 0.8] }
-
-    [[agents]]
-    name = "EpsilonGreedy"
-    grid = { alpha = [0.25, 0.5, 1.0] }
-
-    [[agents]]
-    name = "PPO"                   # trained once per setting, then scored per seed
-    params = { total_timesteps = 5000 }
+A spec names settings (an env id, its keyword arguments, a grid that expands
+into one setting per combination), agents (a class under ``agents`` by name,
+or an RL algorithm, with fixed params and a grid) and seeds; each *cell*
+(setting, agent, params, seed) is one episode, stored as one row. Everything
+is checked before any work: an unknown or bad name or value is an error
+naming it and the valid choices. The TOML format: docs/benchmark.md and
+``examples/sweeps/lending_alpha.toml``.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import itertools
 import json
 import sys
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 from sklearn.utils._param_validation import InvalidParameterError
 
 from agents.base import Agent
 from envs_registry import ENVS, register_all
 from osfb_gym.bench.rl import ALGORITHMS
 from osfb_gym.bench.store import stable_key
+from osfb_gym.core.family import load
+from osfb_gym.core.validation import check_choice
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -65,10 +45,8 @@ RL_PARAMS: dict[str, Any] = {
     "algo_kwargs": {},
     "deterministic": True,
 }
-#: how many points of the R_t / t curve a stored row keeps (log-spaced, last step included)
-CURVE_POINTS = 60
 SPEC_KEYS = ("name", "description", "seeds", "envs", "agents")
-ENV_KEYS = ("id", "label", "kwargs", "grid")
+ENV_KEYS = ("id", "kwargs", "label", "grid")
 AGENT_KEYS = ("name", "params", "grid", "envs")
 
 
@@ -78,17 +56,7 @@ def _json(value: Any) -> str:
 
 @cache
 def agent_classes() -> dict[str, type[Agent]]:
-    """Return every concrete :class:`~agents.base.Agent` under ``agents``, by class name.
-
-    The RL adapter :class:`agents.rl.SB3Agent` is left out: in a sweep an RL
-    agent is named by its algorithm (``"PPO"``), trained, then wrapped.
-
-    Examples
-    --------
-    >>> classes = agent_classes()
-    >>> "Adaptive" in classes and "DSAL" in classes and "SB3Agent" not in classes
-    True
-    """
+    """Return every agent class under ``agents`` by name; RL agents are named by algorithm."""
     from agents.base import all_agents
 
     found: dict[str, type[Agent]] = {}
@@ -112,8 +80,7 @@ def agents_for(env_id: str) -> list[str]:
 
 def env_arguments(env_id: str) -> list[str]:
     """Return the keyword arguments the env class of ``env_id`` accepts."""
-    module, _, name = str(gym.spec(env_id).entry_point).partition(":")
-    cls = getattr(importlib.import_module(module), name)
+    cls = load(str(gym.spec(env_id).entry_point))
     return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
 
 
@@ -132,12 +99,10 @@ class AgentSpec:
 
     ``envs`` restricts it to settings with these labels; empty means every
     setting whose env the agent declares in ``env_ids``. ``runner``
-    (``"module:function"``) makes its cells *custom*: the function receives
-    the :class:`Cell` and returns the row's measurements (a suite's unit of
-    work that is more than one episode, e.g. train an RL agent and score it
-    at checkpoints); the engine stores, resumes and distributes such cells
-    like any other. Its name and params are then the runner's business
-    (checked by it, and named in its rows), not an agent class's.
+    (``"module:function"``) makes its cells *custom*: the function gets the
+    :class:`Cell` and returns the row's measurements (e.g. train an RL agent
+    and score it at checkpoints); the engine stores, resumes and distributes
+    them like any other cell, and the name and params are the runner's.
     """
 
     name: str
@@ -197,7 +162,7 @@ class SweepSpec:
     seeds: tuple[int, ...] = tuple(range(10))
     description: str = ""
     #: store the family's curves every this many steps (a paper's figures); None: only the
-    #: loss curves, log-spaced (:func:`curve_indices`)
+    #: loss curves, log-spaced (:func:`osfb_gym.bench.executors.curve_indices`)
     curve_stride: int | None = None
 
     def agents_on(self, env: EnvSpec) -> list[AgentSpec]:
@@ -211,21 +176,13 @@ class SweepSpec:
     def cells(self) -> list[Cell]:
         """Return every cell, in spec order (setting, agent, setting of the grid, seed)."""
         return [
-            Cell(
-                env.label,
-                env.id,
-                dict(env.kwargs),
-                agent.name,
-                params,
-                seed,
-                self.curve_stride,
-                agent.runner,
-            )
+            Cell(env.label, env.id, dict(env.kwargs), agent.name, params, seed,
+                 self.curve_stride, agent.runner)
             for env in self.envs
             for agent in self.agents_on(env)
             for params in agent.settings()
             for seed in self.seeds
-        ]
+        ]  # fmt: skip
 
 
 def _agent_env_ids(name: str) -> tuple[str, ...]:
@@ -238,60 +195,59 @@ def _choices(values: Any) -> str:
     return ", ".join(str(value) for value in values) or "none"
 
 
-def _check_keys(table: dict[str, Any], valid: tuple[str, ...], where: str) -> None:
-    for key in table:
-        if key not in valid:
-            raise ValueError(f"unknown key {key!r} in {where}; valid keys: {_choices(valid)}")
+def _table(value: Any, where: str, valid: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Return ``value`` if it is a table (with only ``valid`` keys, when given); else raise."""
+    if not isinstance(value, dict):
+        raise TypeError(f"{where} must be a table, got {value!r}")
+    if valid:
+        for key in value:
+            check_choice(key, f"a key of {where}", valid)
+    return value
+
+
+def _check_unique(values: list[Any], what: str) -> None:
+    """Raise naming the values that occur more than once in ``values``."""
+    repeated = sorted(str(value) for value, count in Counter(values).items() if count > 1)
+    if repeated:
+        raise ValueError(f"{what} lists {', '.join(repeated)} more than once; list each once")
+
+
+def _grid(table: Any, where: str) -> dict[str, list[Any]]:
+    """Return a grid table checked: each value a non-empty list of distinct values."""
+    for name, values in _table(table, where).items():
+        if not isinstance(values, list) or not values:
+            raise ValueError(f"grid value of {name!r} must be a non-empty list, got {values!r}")
+        _check_unique([_json(value) for value in values], f"the grid of {name!r}")
+    return dict(table)
+
+
+def _entry(entry: Any, where: str, keys: tuple[str, ...], choices: Callable[[], str]) -> tuple:
+    """Check an envs/agents table (keys: the required one, the fixed arguments', ...)."""
+    _table(entry, where, keys)
+    if keys[0] not in entry:
+        raise ValueError(f"{where} needs {keys[0]!r}; choose one of {choices()}")
+    fixed = dict(_table(entry.get(keys[1], {}), f"{where}.{keys[1]}"))
+    return fixed, _grid(entry.get("grid", {}), f"{where}.grid")
 
 
 def _expand_env(entry: Any, index: int) -> list[EnvSpec]:
-    _check_keys(_table(entry, f"envs[{index}]"), ENV_KEYS, f"envs[{index}]")
-    if "id" not in entry:
-        raise ValueError(f"envs[{index}] needs an id; choose one of {_choices(register_all())}")
-    kwargs = dict(_table(entry.get("kwargs", {}), f"envs[{index}].kwargs"))
-    grid = dict(_table(entry.get("grid", {}), f"envs[{index}].grid"))
+    kwargs, grid = _entry(entry, f"envs[{index}]", ENV_KEYS, lambda: _choices(register_all()))
     label = str(entry.get("label", entry["id"]))
     specs = []
-    for values in itertools.product(*(_grid_values(grid, name) for name in grid)):
+    for values in itertools.product(*grid.values()):
         point = dict(zip(grid, values, strict=True))
         suffix = ", ".join(f"{name}={value}" for name, value in point.items())
         specs.append(EnvSpec(entry["id"], f"{label} {suffix}" if suffix else label, kwargs | point))
     return specs
 
 
-def _grid_values(grid: dict[str, Any], name: str) -> list[Any]:
-    values = grid[name]
-    if not isinstance(values, list) or not values:
-        raise ValueError(f"grid value of {name!r} must be a non-empty list, got {values!r}")
-    _check_unique([_json(value) for value in values], f"the grid of {name!r}")
-    return values
-
-
-def _check_unique(values: list[Any], what: str) -> None:
-    """Raise naming the values that occur more than once in ``values``."""
-    repeated = sorted({str(value) for value in values if values.count(value) > 1})
-    if repeated:
-        raise ValueError(f"{what} lists {', '.join(repeated)} more than once; list each once")
-
-
-def _table(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise TypeError(f"{where} must be a table, got {value!r}")
-    return value
+def _agent(entry: Any, index: int) -> AgentSpec:
+    params, grid = _entry(entry, f"agents[{index}]", AGENT_KEYS, _all_agents)
+    return AgentSpec(str(entry["name"]), params, grid, tuple(entry.get("envs", ())))
 
 
 def check_name(name: Any) -> str:
-    """Return ``name`` if it is a plain name (a folder of the output); else raise naming it.
-
-    Examples
-    --------
-    >>> check_name("lending-alpha")
-    'lending-alpha'
-    >>> check_name("../x")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: name must be a plain name (no path separators, ...), got '../x'
-    """
+    """Return ``name`` if it is a plain name (a folder of the output); else raise naming it."""
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {name!r}")
     if name.strip() in ("", ".", "..") or any(sep in name for sep in ("/", "\\", "\0")):
@@ -304,7 +260,7 @@ def check_name(name: Any) -> str:
 
 def spec_from_dict(data: dict[str, Any], *, name: str = "sweep") -> SweepSpec:
     """Build a :class:`SweepSpec` from a parsed TOML table and validate it."""
-    _check_keys(data, SPEC_KEYS, "the spec")
+    _table(data, "the spec", SPEC_KEYS)
     seeds = data.get("seeds", 10)
     if isinstance(seeds, int) and not isinstance(seeds, bool):
         seeds = list(range(seeds))
@@ -316,22 +272,10 @@ def spec_from_dict(data: dict[str, Any], *, name: str = "sweep") -> SweepSpec:
         if not isinstance(data.get(part, []), list):
             raise TypeError(f"{part} must be a list of tables ([[{part}]]), got {data[part]!r}")
     envs = [spec for i, entry in enumerate(data.get("envs", [])) for spec in _expand_env(entry, i)]
-    agents = []
-    for index, entry in enumerate(data.get("agents", [])):
-        _check_keys(_table(entry, f"agents[{index}]"), AGENT_KEYS, f"agents[{index}]")
-        if "name" not in entry:
-            raise ValueError(f"agents[{index}] needs a name; choose one of {_all_agents()}")
-        for part in ("params", "grid"):
-            _table(entry.get(part, {}), f"agents[{index}].{part}")
-        grid = {key: _grid_values(entry.get("grid", {}), key) for key in entry.get("grid", {})}
-        agents.append(
-            AgentSpec(str(entry["name"]), dict(entry.get("params", {})), grid,
-                      tuple(entry.get("envs", ())))
-        )  # fmt: skip
     spec = SweepSpec(
         name=check_name(data.get("name", name)),
         envs=tuple(envs),
-        agents=tuple(agents),
+        agents=tuple(_agent(entry, i) for i, entry in enumerate(data.get("agents", []))),
         seeds=tuple(seeds),
         description=str(data.get("description", "")),
     )
@@ -340,7 +284,7 @@ def spec_from_dict(data: dict[str, Any], *, name: str = "sweep") -> SweepSpec:
 
 
 def load_spec(path: str | Path) -> SweepSpec:
-    """Read and validate a TOML sweep spec (see the module docstring for the format)."""
+    """Read and validate a TOML sweep spec (docs/benchmark.md has the format)."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text())
@@ -355,18 +299,21 @@ def _all_agents() -> str:
     return _choices([*agent_classes(), *ALGORITHMS])
 
 
-def _check_dataset(value: Any) -> None:
-    from osfb_gym.data import list_datasets
-    from osfb_gym.data.registry import get_spec
+def _check_env(env: EnvSpec, ids: list[str]) -> None:
+    check_choice(env.id, "env id", ids)
+    valid = env_arguments(env.id)
+    for name, value in env.kwargs.items():
+        check_choice(name, f"an argument of {env.id}", valid)
+        if name == "dataset" and isinstance(value, str):  # not a Dataset object given in code
+            from osfb_gym.data import list_datasets
+            from osfb_gym.data.registry import get_spec
 
-    if not isinstance(value, str):
-        return  # a Dataset object given in code
-    try:
-        get_spec(value)
-    except (KeyError, ValueError):
-        raise ValueError(
-            f"unknown dataset {value!r}; choose one of {_choices(list_datasets())}"
-        ) from None
+            try:
+                get_spec(value)
+            except (KeyError, ValueError):
+                raise ValueError(
+                    f"unknown dataset {value!r}; choose one of {_choices(list_datasets())}"
+                ) from None
 
 
 def validate(spec: SweepSpec) -> None:
@@ -387,27 +334,21 @@ def validate(spec: SweepSpec) -> None:
     _check_unique([env.label for env in spec.envs], "the env labels")
     worlds: dict[str, str] = {}
     for env in spec.envs:
-        world = _json([env.id, env.kwargs])
-        if world in worlds:
+        other = worlds.setdefault(_json([env.id, env.kwargs]), env.label)
+        if other != env.label:
             raise ValueError(
-                f"settings {worlds[world]!r} and {env.label!r} are the same env with the same "
+                f"settings {other!r} and {env.label!r} are the same env with the same "
                 "arguments; keep one"
             )
-        worlds[world] = env.label
     for env in spec.envs:
-        if env.id not in ids:
-            raise ValueError(f"unknown env id {env.id!r}; choose one of {_choices(ids)}")
-        valid = env_arguments(env.id)
-        for name, value in env.kwargs.items():
-            if name not in valid:
-                raise ValueError(
-                    f"{env.id} has no argument {name!r}; valid arguments: {_choices(valid)}"
-                )
-            if name == "dataset":
-                _check_dataset(value)
+        _check_env(env, ids)
     for agent in spec.agents:
         _validate_agent(agent, spec)
-    _check_no_repeated_cells(spec)
+    _check_unique(
+        [f"{agent.name} with {_json(params)} on {env.label!r}" for env in spec.envs
+         for agent in spec.agents_on(env) for params in agent.settings()],
+        "the sweep's agents",
+    )  # fmt: skip
     for env in spec.envs:
         if not spec.agents_on(env):
             raise ValueError(
@@ -420,86 +361,48 @@ def validate(spec: SweepSpec) -> None:
             raise ValueError(f"env {env.label!r}: {error}") from None
 
 
-def _check_no_repeated_cells(spec: SweepSpec) -> None:
-    """Refuse an agent listed twice (or grids that overlap): it would repeat cells."""
-    seen: set[str] = set()
-    for env in spec.envs:
-        for agent in spec.agents_on(env):
-            for params in agent.settings():
-                key = _json([env.label, agent.name, params])
-                if key in seen:
-                    raise ValueError(
-                        f"agent {agent.name} with {_json(params)} appears more than once on "
-                        f"setting {env.label!r}; list each agent and grid value once"
-                    )
-                seen.add(key)
-
-
-def hyperparameters(name: str) -> dict[str, Any]:
-    """Return the hyperparameters of agent (or RL algorithm) ``name`` with their defaults.
-
-    For an agent class, its ``get_params(deep=False)`` with the defaults
-    (:func:`agents.base.check_agent` holds every agent to storing them so).
-    """
-    if name in ALGORITHMS:
-        return dict(RL_PARAMS)
-    return dict(agent_classes()[name]().get_params(deep=False))
-
-
 def _validate_agent(agent: AgentSpec, spec: SweepSpec) -> None:
+    labels = {env.label: env.id for env in spec.envs}
     if agent.runner is not None:
-        from osfb_gym.core.family import load
-
         try:
             load(agent.runner)
         except (ImportError, AttributeError, ValueError) as error:
             raise ValueError(f"agent {agent.name}: runner {agent.runner!r}: {error}") from None
-        known = {env.label for env in spec.envs}
-        if not agent.envs or not set(agent.envs) <= known:
+        if not agent.envs or not set(agent.envs) <= set(labels):
             raise ValueError(
                 f"agent {agent.name} with a runner must name its settings (envs) among "
-                f"{_choices(known)}; got {list(agent.envs)}"
+                f"{_choices(labels)}; got {list(agent.envs)}"
             )
         return
-    if agent.name not in agent_classes() and not agent.is_rl:
-        raise ValueError(f"unknown agent {agent.name!r}; choose one of {_all_agents()}")
-    defaults = hyperparameters(agent.name)
+    check_choice(agent.name, "agent", [*agent_classes(), *ALGORITHMS])
+    defaults = RL_PARAMS if agent.is_rl else agent_classes()[agent.name]().get_params(deep=False)
     for name in [*agent.params, *agent.grid]:
-        if "__" in name:  # a nested parameter (base__m): make_agent's set_params checks it
-            continue
-        if name not in defaults:
-            raise ValueError(
-                f"{agent.name} has no hyperparameter {name!r}; valid: {_choices(defaults)}"
-            )
-    labels = {env.label: env.id for env in spec.envs}
+        if "__" not in name:  # a nested parameter (base__m): set_params checks it
+            check_choice(name, f"a hyperparameter of {agent.name}", defaults)
     for label in agent.envs:
-        if label not in labels:
-            raise ValueError(
-                f"agent {agent.name} names env {label!r}, not in the sweep; "
-                f"labels: {_choices(labels)}"
-            )
+        check_choice(label, f"an env label of agent {agent.name}", labels)
         if labels[label] not in _agent_env_ids(agent.name):
             raise ValueError(
                 f"agent {agent.name} does not run on {labels[label]}; "
                 f"agents for it: {_choices(agents_for(labels[label]))}"
             )
-    if not agent.is_rl:
-        for params in agent.settings():
-            built = make_agent(agent.name, params)
-            try:  # the agent's own constraints table, checked now instead of at its first reset
-                built._validate_params()
-                built._check_params()
-            except InvalidParameterError as error:
-                raise InvalidParameterError(f"{agent.name}({_json(params)}): {error}") from None
+    if agent.is_rl:
+        return
+    for params in agent.settings():
+        built = make_agent(agent.name, params)
+        try:  # the agent's own constraints table, checked now instead of at its first reset
+            built._validate_params()
+            built._check_params()
+        except InvalidParameterError as error:
+            raise InvalidParameterError(f"{agent.name}({_json(params)}): {error}") from None
 
 
 def make_agent(name: str, params: dict[str, Any]) -> Agent:
     """Build agent ``name`` with ``params``; a string naming an agent class becomes one.
 
-    That lets a spec say ``params = { base = "MarginPerceptron" }`` for a
-    wrapper such as :class:`agents.apple.LabelEfficient`; a name with a
-    double underscore (``base__m = 2``) is scikit-learn's nested parameter,
-    set on the built agent with ``set_params``.
+    So a spec can say ``params = { base = "MarginPerceptron" }`` for a wrapper
+    such as :class:`agents.apple.LabelEfficient`; a name with a double
+    underscore (``base__m = 2``) is a nested parameter, set with ``set_params``.
     """
     classes = agent_classes()
     built = {
@@ -513,24 +416,3 @@ def make_agent(name: str, params: dict[str, Any]) -> Agent:
     except TypeError as error:
         raise ValueError(f"{name}({_json(params)}): {error}") from None
     return agent.set_params(**nested) if nested else agent
-
-
-def curve_indices(steps: int, points: int = CURVE_POINTS, stride: int | None = None) -> np.ndarray:
-    """Return the 0-based steps at which a stored row samples its curves.
-
-    Log-spaced (``points`` of them), or every ``stride`` steps and the last.
-
-    Examples
-    --------
-    >>> curve_indices(5).tolist()
-    [0, 1, 2, 3, 4]
-    >>> int(curve_indices(2000)[-1])
-    1999
-    >>> curve_indices(120, stride=50).tolist()
-    [49, 99, 119]
-    """
-    if stride is not None:
-        return np.unique(np.r_[np.arange(stride, steps + 1, stride), steps]) - 1
-    if steps <= points:
-        return np.arange(steps)
-    return np.unique(np.geomspace(1, steps, points).round().astype(int) - 1)

@@ -115,7 +115,7 @@ USER_ERRORS = [
     (["run", "quick", "--seeds", "0"], "argument --seeds: expected a positive integer, got '0'"),
     (["run", "quick", "--horizon", "x"], "argument --horizon"),
     (["run", "shah-reject", "--workers", "0"], "argument --workers"),
-    (["run", "quick", "--data-home", "/nonexistent"], "--data-home /nonexistent: not found"),
+    (["run", "quick", "--data-home", "/nonexistent"], "--data-home: /nonexistent: not found"),
     (["run", "quick", "--out", __file__], "--out"),
     (["run", "quick", "--set", "nope=1"], "--set nope: suite quick has no such setting"),
     (["run", "quick", "--set", "total_timesteps=x"], "--set total_timesteps= expects"),
@@ -124,7 +124,8 @@ USER_ERRORS = [
     (["run", "quick", "--executor", "dask"], "argument --executor"),
     (["table", "jiang-linear", "/nonexistent.csv", "--out", "x"], "/nonexistent.csv"),
     (["sweep", "/nonexistent.toml"], "/nonexistent.toml"),
-    (["train", "RejectOption-v0", "--env-kwargs", "[1]"], "--env-kwargs must be a JSON object"),
+    (["train", "RejectOption-v0", "--env-kwargs", "[1]"], "--env-kwargs: expected a JSON object"),
+    (["grade", "x.py", "--env", "AppleTasting-v0", "--env-kwargs", "{"], "--env-kwargs: expected"),
     (["train", "RejectOption-v0", "--env-kwargs", '{"d": 0.9}'], "d must be"),
     (["train", "NoSuchEnv-v0"], "NoSuchEnv"),
 ]
