@@ -33,6 +33,7 @@ from osfb_gym.runner import Trajectory, run_episode
 EXECUTORS = ("local", "ray")
 #: the env whose cells can run as replicas (it has a native vector env)
 REPLICA_ENV = "OneSidedLending-v0"
+MAX_CHUNK = 256  # cells a task holds by default before it closes at a group boundary
 #: how many points of the R_t / t curve a stored row keeps (log-spaced, last step included)
 CURVE_POINTS = 60
 #: a task (chunk of cells) with the RL models it needs, by model key
@@ -220,16 +221,39 @@ def train_models(
     return models
 
 
-def chunked(cells: Sequence[Cell], workers: int, chunk_size: int | None = None) -> list[list[Cell]]:
+def _group(cell: Cell) -> tuple[str, int]:
+    return cell.setting, cell.seed
+
+
+def chunked(
+    cells: Sequence[Any],
+    workers: int,
+    chunk_size: int | None = None,
+    key: Callable[[Any], Any] | None = None,
+) -> list[list[Any]]:
     """Split ``cells`` into chunks: about eight per worker, so the last ones finish together.
+
+    With ``key``, consecutive cells of one key stay in one chunk (a lending
+    setting's seed runs as one replica group); a chunk closes at the first key
+    change once it holds ``size`` cells. The default size is at most
+    ``MAX_CHUNK``, so a long run stores its rows (and can resume) every few
+    minutes even on one worker.
 
     Examples
     --------
     >>> [len(chunk) for chunk in chunked(list(range(10)), workers=1, chunk_size=4)]
     [4, 4, 2]
+    >>> [len(chunk) for chunk in chunked([1, 1, 1, 2, 2, 3], 1, chunk_size=2, key=int)]
+    [3, 2, 1]
     """
-    size = chunk_size or max(1, math.ceil(len(cells) / (8 * workers)))
-    return [list(cells[i : i + size]) for i in range(0, len(cells), size)]
+    size = chunk_size or min(MAX_CHUNK, max(1, math.ceil(len(cells) / (8 * workers))))
+    chunks: list[list[Any]] = [[]]
+    for previous, cell in zip([None, *cells], cells, strict=False):
+        full = len(chunks[-1]) >= size
+        if full and (key is None or key(previous) != key(cell)):
+            chunks.append([])
+        chunks[-1].append(cell)
+    return [chunk for chunk in chunks if chunk]
 
 
 def execute(
@@ -248,7 +272,8 @@ def execute(
     pool of ``workers`` processes; ``"ray"`` runs Ray tasks on the cluster at
     ``address``, or on a local Ray with ``workers`` CPUs when it is None.
     ``models`` are the trained RL models by model key (:func:`train_models`);
-    ``chunk_size`` is cells per task (default: about eight tasks per worker).
+    ``chunk_size`` is cells per task (default: about eight tasks per worker,
+    at most ``MAX_CHUNK``, a setting's seed never split).
     """
     check_choice(executor, "executor", EXECUTORS)
     check_int(workers, "workers", minimum=1)
@@ -257,7 +282,7 @@ def execute(
     models = models or {}
     tasks: list[Task] = [
         (chunk, {c.model_key: models[c.model_key] for c in chunk if c.model_key in models})
-        for chunk in chunked(ordered, workers, chunk_size)
+        for chunk in chunked(ordered, workers, chunk_size, key=_group)
     ]
     if executor == "ray":
         results: Iterable[list[dict[str, Any]]] = _ray(tasks, workers, address)
