@@ -130,6 +130,12 @@ def test_claims_say_yes_only_where_the_measurement_shows_the_papers_claim():
     assert verdict["DRAL rejects most of the three"] == "yes"
     assert verdict["with as many labels as DSAL asked, DSOL's risk is higher"] == "yes"
     assert verdict["DRAL's rejection rate falls as d rises"] == "yes"
+    for row in rows:
+        row["gamma"] = 1.0 if row["learner"] == "DSAL" else np.nan
+        row["query_rate"] = 0.5 if row["learner"] == "DSAL" else row["query_rate"]
+    labels = claims(pd.DataFrame(rows))[2].splitlines()
+    line = next(x for x in labels if "DSAL's fraction of labels asked against" in x)
+    assert line.split("|")[4].strip() == "no" and "4 / gamma = 4, 4, 4" in line.split("|")[5]
     rows[2]["average_risk"] = 0.0501  # DSAL at d = 0.1 now within 2 s.e. of DRAL
     line = next(x for x in claims(pd.DataFrame(rows))[2].splitlines() if "DSAL's risk" in x)
     assert "same, higher, higher" in line and line.split("|")[4].strip() == "no"
