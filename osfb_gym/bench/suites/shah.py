@@ -1,39 +1,33 @@
-"""Reproduce the experiments of Shah and Manwani (2020): DSOL, DRAL and DSAL on Phishing and Guide.
+"""Reproduce Shah and Manwani (2020): DSOL, DRAL and DSAL on Phishing and Guide.
 
-For each dataset and rejection cost ``d`` in {0.1, 0.25, 0.4}, each learner
-runs ``T = 10,000`` trials drawn from the dataset ("sample x_t in S") over
-many repetitions (the paper: 100). The paper's five panels per ``d`` (its
-Figures 5-6): average risk against the number of labels asked for, and
-average risk, fraction of labels asked for, misclassification rate and
-rejection rate, each against ``t``, as mean and standard deviation over the
-repetitions. A summary table gives the values at ``T`` and, for the active
-learners, the risk DSOL had after asking for as many labels, and the report
-states the paper's claims as measured.
+Per dataset and rejection cost ``d`` in {0.1, 0.25, 0.4}, each learner runs
+``T = 10,000`` trials drawn from the dataset with replacement, over many runs
+(the paper: 100). The report draws the paper's five panels per ``d``
+(Figures 5-6: risk against labels asked; risk, labels asked, misclassification
+and rejection rates against ``t``; mean and standard deviation over runs), a
+table at ``T`` with DSOL's risk after as many labels as each active learner
+asked, and the paper's claims as measured.
 
-The paper's protocol, and where we differ:
+Protocol, and where we differ from the paper:
 
-- Data: Phishing (linear learners) and Guide (the polynomial kernel, as the
-  paper's Figure 6). Gisette, the paper's third dataset, is not in the data
-  layer. Features standardised with an intercept column appended
-  (RejectOption-v0's dataset mode); labels 1 -> +1, 0 -> -1.
-- Step sizes: the paper starts "by a small value" and decreases it "by a
-  small constant" per trial, without the values; every learner here uses
-  the agents' defaults (0.1, falling by 5e-6 per trial, floored at 0.01).
-- The slope ``gamma`` of the double sigmoid loss (DSOL and DSAL; it also
-  sets DSAL's query band, whose width is ``4 / gamma``): the paper's
-  section 6 says the parameter "in the double sigmoid loss function is
-  chosen to minimize the average risk and average fraction of queried
-  labels (averaged over 100 runs)", without the grid or how the two are
-  weighed. Here a first stage runs ``gammas`` on validation seeds
-  (``tune_seeds``, apart from the reported ``seeds``) and, per dataset,
-  ``d`` and learner, keeps the gamma with the fewest labels among those
-  whose mean validation risk is within one standard error of the lowest
-  (:func:`osfb_gym.bench.tables.tuned` with ``then="query_rate"``; for
-  DSOL, which asks every label, that is the lowest risk within the band).
-  The reported runs use the chosen gamma. DRAL has no gamma.
+- Data: Phishing (linear) and Guide (polynomial kernel, as Figure 6); Gisette
+  is not in the data layer. Features standardised, an intercept appended;
+  labels 1 -> +1, 0 -> -1 (RejectOption-v0's dataset mode).
+- Step sizes: the paper starts "by a small value" decreasing "by a small
+  constant" per trial, without values; every learner uses the agents'
+  defaults (0.1, minus 5e-6 per trial, floored at 0.01). The paper does not
+  tune the step, so neither do we.
+- ``gamma`` of the double sigmoid loss (DSOL, DSAL; it also sets DSAL's query
+  band, of width ``4 / gamma``) is "chosen to minimize the average risk and
+  average fraction of queried labels" (section 6), without grid or weighing.
+  A first stage runs ``gammas`` on validation seeds (``tune_seeds``, apart
+  from the reported ``seeds``); per (dataset, d, learner) it keeps the gamma
+  with the fewest labels among those whose mean validation risk is within
+  one standard error of the lowest (:func:`osfb_gym.bench.report.tuned` with
+  ``then="query_rate"``; DSOL asks every label, so: the lowest risk in the
+  band). DRAL has no gamma.
 - Kernel on Guide: scikit-learn's polynomial kernel with its defaults
-  (degree 3, ``gamma = 1 / n_features``, ``coef0 = 1``); the paper does not
-  give its parameters.
+  (degree 3, ``gamma = 1 / n_features``, ``coef0 = 1``); the paper gives none.
 """
 
 from __future__ import annotations
@@ -50,51 +44,31 @@ import numpy as np
 import pandas as pd
 
 from agents.reject import DRAL, DSAL, DSOL
-from osfb_gym.bench.plots import panels, save
+from osfb_gym.bench.report import Claim, band, cell, claims_table, colours, panels, save, tuned
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
-from osfb_gym.bench.tables import tuned
 from osfb_gym.data.registry import available_datasets
 
 ENV_ID = "RejectOption-v0"
-LEARNERS: dict[str, type[DRAL] | type[DSAL]] = {"DSOL": DSOL, "DRAL": DRAL, "DSAL": DSAL}
-#: the learners of the double sigmoid loss, whose gamma the paper chose on risk and labels
-TUNED = ("DSOL", "DSAL")
-#: the curves of RejectMetrics, in the order of the paper's panels (after risk vs labels)
+LEARNERS = {"DSOL": DSOL, "DRAL": DRAL, "DSAL": DSAL}
+TUNED = ("DSOL", "DSAL")  # the double sigmoid learners, whose gamma is selected
 CURVES = ("risk", "query_rate", "misclassification_rate", "rejection_rate", "n_queries")
-CURVE_LABELS = {
-    "risk": "average risk",
-    "query_rate": "fraction of labels asked",
-    "misclassification_rate": "misclassification rate",
-    "rejection_rate": "rejection rate",
-}
-#: the curves are stored every this many trials (and at the last)
-CURVE_STRIDE = 50
+CURVE_LABELS = {"risk": "average risk", "query_rate": "fraction of labels asked",
+                "misclassification_rate": "misclassification rate",
+                "rejection_rate": "rejection rate"}  # fmt: skip
+CURVE_STRIDE = 50  # curves are stored every this many trials (and at the last)
+#: the engine's identity and trajectory columns of a row, not metrics
+ENGINE_COLUMNS = ("key", "setting", "env_id", "env_kwargs", "agent", "params", "seed",
+                  "total_reward", "revealed_total", "seconds")  # fmt: skip
 
 
 @dataclass(frozen=True)
 class ShahSuite:
-    """The reproduction's grid.
+    """The grid: ``datasets`` x ``d_values`` x learners x ``seeds``, ``horizon`` trials each.
 
-    Attributes
-    ----------
-    name, description
-        For ``osfb-bench list``.
-    datasets
-        Names in the data layer.
-    d_values
-        Rejection costs.
-    seeds
-        One repetition per seed (the paper: 100).
-    horizon
-        Trials per repetition ``T``.
-    kernels
-        Dataset -> scikit-learn kernel name; a dataset not listed is linear.
-    gammas
-        The grid of the double sigmoid loss's ``gamma`` (DSOL, DSAL); one
-        value skips the selection stage.
-    tune_seeds
-        The validation seeds of the selection stage, apart from ``seeds``.
+    ``kernels`` maps a dataset to a scikit-learn kernel (else linear);
+    ``gammas`` is the double sigmoid grid (one value: no selection stage),
+    selected on ``tune_seeds``.
     """
 
     name: str
@@ -108,77 +82,44 @@ class ShahSuite:
     tune_seeds: tuple[int, ...] = tuple(range(10_000, 10_010))
 
 
-SHAH_SUITES = {
-    "shah-reject": ShahSuite(
-        name="shah-reject",
-        description=(
-            "Shah & Manwani (2020), Figures 5-6: DSOL, DRAL and DSAL on phishing (linear) "
-            "and guide (polynomial kernel), d in {0.1, 0.25, 0.4}, 100 runs of T = 10,000."
-        ),
-    )
-}
+SHAH_SUITES = {"shah-reject": ShahSuite(
+    name="shah-reject",
+    description="Shah & Manwani (2020), Figures 5-6: DSOL, DRAL and DSAL on phishing (linear) "
+                "and guide (polynomial kernel), d in {0.1, 0.25, 0.4}, 100 runs of T = 10,000.",
+)}  # fmt: skip
 
 
 @dataclass
 class ShahResult:
-    """What a run wrote: per-run results, mean curves, the report and the files."""
+    """What a run wrote: per-run results, mean curves, report, files, the gamma selection."""
 
     results: pd.DataFrame
     curves: pd.DataFrame
     report: str
     files: list[Path]
-    #: the selection stage: validation means per (dataset, d, learner, gamma), ``chosen``
     selection: pd.DataFrame | None = None
 
 
 def run_shah(
-    suite: ShahSuite,
-    out_dir: str | Path,
-    *,
-    datasets: Sequence[str] | None = None,
-    seeds: Sequence[int] | None = None,
-    horizon: int | None = None,
-    gammas: Sequence[float] | None = None,
-    data_home: str | None = None,
-    n_jobs: int = 1,
-    progress: bool = True,
-    resume: bool = False,
-    executor: str = "local",
+    suite: ShahSuite, out_dir: str | Path, *, datasets: Sequence[str] | None = None,
+    seeds: Sequence[int] | None = None, horizon: int | None = None,
+    gammas: Sequence[float] | None = None, data_home: str | None = None, n_jobs: int = 1,
+    progress: bool = True, resume: bool = False, executor: str = "local",
     address: str | None = None,
-) -> ShahResult:
-    """Run ``suite`` (or the named ``datasets`` of it) and write its report to ``out_dir``.
+) -> ShahResult:  # fmt: skip
+    """Run ``suite`` (narrowed by ``datasets``, ``seeds``, ``horizon``, ``gammas``); report it.
 
-    Parameters
-    ----------
-    suite
-        The grid (:data:`SHAH_SUITES`).
-    out_dir
-        Folder for ``results.csv``, ``curves.csv``, ``report.md`` and a PNG
-        per dataset.
-    datasets, seeds, horizon
-        Narrow the suite (e.g. 10 seeds for a quick look).
-    gammas
-        Another grid for the gamma selection (one value: no selection).
-    data_home
-        Folder of the dataset files.
-    n_jobs, executor, address
-        Worker processes (or Ray CPUs) over the cells, and where they run
-        (:func:`osfb_gym.bench.executors.execute`).
-    progress
-        Show a progress bar over the cells.
-    resume
-        Skip the cells (dataset, d, learner, seed) already in ``out_dir``'s
-        store; the suite runs on the sweep engine
-        (:func:`osfb_gym.bench.run.run_cells`), one stored row per episode.
+    Both stages run on the engine (:func:`osfb_gym.bench.run.run_cells`), on
+    ``n_jobs`` local processes or Ray (``executor``, ``address``); ``resume``
+    skips the cells already in ``out_dir``'s store.
     """
     if gammas is not None:
         suite = dataclasses.replace(suite, gammas=tuple(float(g) for g in gammas))
     names = list(suite.datasets if datasets is None else datasets)
     unknown = sorted(set(names) - set(suite.datasets))
     if unknown:
-        raise ValueError(
-            f"datasets {unknown} are not in {suite.name}; choose from {list(suite.datasets)}"
-        )
+        raise ValueError(f"datasets {unknown} are not in {suite.name}; "
+                         f"choose from {list(suite.datasets)}")  # fmt: skip
     found, missing = available_datasets(names, data_home)
     if not found:
         raise ValueError("no dataset of the suite could be loaded: " + "; ".join(missing.values()))
@@ -189,102 +130,36 @@ def run_shah(
     selection = None
     if len(suite.gammas) > 1:
         tuning = sweep_spec(suite, found, suite.tune_seeds, horizon, data_home, tune=True)
-        stage, _ = run_cells(tuning, Path(out_dir), **run)
-        selection, chosen = select_gamma(stage)
+        selection, chosen = select_gamma(run_cells(tuning, Path(out_dir), **run)[0])
     spec = sweep_spec(suite, found, seeds, horizon, data_home, chosen=chosen)
     rows, _ = run_cells(spec, Path(out_dir), **run)
-    results = _frame(rows)
     order = {"dataset": found, "learner": list(LEARNERS)}
-    results = _ordered(results, order).sort_values(
-        ["dataset", "d", "learner", "seed"], kind="stable"
-    )
+    results = _ordered(_frame(rows), order).sort_values(["dataset", "d", "learner", "seed"],
+                                                        kind="stable")  # fmt: skip
     curves = _ordered(_mean_curves(results, rows), order).sort_values(
-        ["dataset", "d", "learner", "t"], kind="stable"
-    )
-    return write_shah_report(
-        results.reset_index(drop=True),
-        curves.reset_index(drop=True),
-        suite,
-        out_dir,
-        missing=missing,
-        minutes=(time.perf_counter() - started) / 60,
-        selection=selection,
-    )
-
-
-def _frame(rows: pd.DataFrame) -> pd.DataFrame:
-    """Return the engine's rows as (dataset, d, learner, kernel, gamma, seed) and the metrics."""
-    params = [json.loads(p) for p in rows["params"]]
-    frame = pd.DataFrame(
-        {"dataset": [json.loads(k)["dataset"] for k in rows["env_kwargs"]],
-         "d": [json.loads(k)["d"] for k in rows["env_kwargs"]], "learner": rows["agent"],
-         "kernel": [p["kernel"] for p in params],
-         "gamma": [p.get("gamma", np.nan) for p in params], "seed": rows["seed"]}
-    )  # fmt: skip
-    metrics = [c for c in rows if c not in ENGINE_COLUMNS and not c.startswith("curve_")]
-    return pd.concat([frame, rows[[*metrics, "seconds"]]], axis=1)
-
-
-def select_gamma(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple[str, str], float]]:
-    """Choose each (setting, learner)'s gamma from the selection stage's ``rows``.
-
-    The rule (stated in the module docstring): the fewest labels among the
-    gammas whose mean validation risk is within one standard error of the
-    lowest. Return the validation means per gamma with a ``chosen`` column,
-    and ``(setting, learner) -> gamma``.
-    """
-    best = tuned(rows, "average_risk", then="query_rate")
-    chosen = {
-        (setting, agent): float(json.loads(params)["gamma"])
-        for (setting, agent), params in best.groupby(["setting", "agent"], sort=False)["params"]
-        .first()
-        .items()
-    }
-    frame = _frame(rows)
-    frame["setting"] = rows["setting"]
-    grouped = frame.groupby(["dataset", "d", "learner", "gamma", "setting"], sort=False)
-    means = grouped[["average_risk", "query_rate"]].mean()
-    means["risk_se"] = grouped["average_risk"].sem()
-    means["runs"] = grouped["seed"].count()
-    means = means.reset_index()
-    means["chosen"] = [
-        chosen[setting, learner] == gamma
-        for setting, learner, gamma in zip(means["setting"], means["learner"], means["gamma"],
-                                           strict=True)
-    ]  # fmt: skip
-    return means.drop(columns="setting"), chosen
-
-
-#: the engine's own columns of a row (identity and trajectory summary), not metrics
-ENGINE_COLUMNS = ("key", "setting", "env_id", "env_kwargs", "agent", "params", "seed",
-                  "total_reward", "revealed_total", "seconds")  # fmt: skip
+        ["dataset", "d", "learner", "t"], kind="stable")  # fmt: skip
+    return write_shah_report(results.reset_index(drop=True), curves.reset_index(drop=True), suite,
+                             out_dir, missing=missing, selection=selection,
+                             minutes=(time.perf_counter() - started) / 60)  # fmt: skip
 
 
 def sweep_spec(
-    suite: ShahSuite,
-    datasets: Sequence[str],
-    seeds: Sequence[int] | None,
-    horizon: int | None,
-    data_home: str | None,
-    *,
-    tune: bool = False,
-    chosen: dict[tuple[str, str], float] | None = None,
-) -> SweepSpec:
-    """Return the suite as a sweep: a setting per (dataset, d), each learner with its kernel.
+    suite: ShahSuite, datasets: Sequence[str], seeds: Sequence[int] | None, horizon: int | None,
+    data_home: str | None, *, tune: bool = False, chosen: dict | None = None,
+) -> SweepSpec:  # fmt: skip
+    """Return a stage as a sweep: a setting per (dataset, d), each learner with its kernel.
 
-    ``tune``: the selection stage (the gamma grid on the double sigmoid
-    learners, DRAL left out, no curves). ``chosen``: the reported stage with
-    each (setting, learner)'s chosen gamma; without it, ``suite.gammas[0]``.
+    ``tune``: the selection stage (the gamma grid on the double sigmoid learners,
+    no DRAL, no curves); else each (setting, learner) at its ``chosen`` gamma
+    (default ``suite.gammas[0]``).
     """
     horizon = suite.horizon if horizon is None else horizon
     envs, agents = [], []
     for dataset in datasets:
         labels = tuple(f"{dataset}, d={d:g}" for d in suite.d_values)
-        envs += [
-            EnvSpec(ENV_ID, label, {"dataset": dataset, "data_home": data_home,
-                                    "replacement": True, "horizon": horizon, "d": d})
-            for label, d in zip(labels, suite.d_values, strict=True)
-        ]  # fmt: skip
+        envs += [EnvSpec(ENV_ID, label, {"dataset": dataset, "data_home": data_home,
+                                         "replacement": True, "horizon": horizon, "d": d})
+                 for label, d in zip(labels, suite.d_values, strict=True)]  # fmt: skip
         fixed = {"kernel": suite.kernels.get(dataset, "linear")}
         for name in LEARNERS:
             if name not in TUNED:
@@ -292,39 +167,59 @@ def sweep_spec(
             elif tune:
                 agents.append(AgentSpec(name, fixed, {"gamma": list(suite.gammas)}, envs=labels))
             else:
-                agents += [
-                    AgentSpec(name, fixed | {"gamma": (chosen or {}).get((label, name),
-                                                                        suite.gammas[0])},
-                              envs=(label,))
-                    for label in labels
-                ]  # fmt: skip
-    name = f"{suite.name}-selection" if tune else suite.name
-    seeds = suite.seeds if seeds is None else seeds
-    return SweepSpec(name, tuple(envs), tuple(agents), tuple(seeds), suite.description,
-                     curve_stride=None if tune else CURVE_STRIDE)  # fmt: skip
+                gamma = {label: (chosen or {}).get((label, name), suite.gammas[0])
+                         for label in labels}  # fmt: skip
+                agents += [AgentSpec(name, fixed | {"gamma": gamma[label]}, envs=(label,))
+                           for label in labels]  # fmt: skip
+    return SweepSpec(f"{suite.name}-selection" if tune else suite.name, tuple(envs),
+                     tuple(agents), tuple(suite.seeds if seeds is None else seeds),
+                     suite.description, curve_stride=None if tune else CURVE_STRIDE)  # fmt: skip
+
+
+def _frame(rows: pd.DataFrame) -> pd.DataFrame:
+    """Return the engine's rows as (dataset, d, learner, kernel, gamma, seed) and the metrics."""
+    kwargs, params = ([json.loads(t) for t in rows[c]] for c in ("env_kwargs", "params"))
+    frame = pd.DataFrame({"dataset": [k["dataset"] for k in kwargs], "d": [k["d"] for k in kwargs],
+                          "learner": rows["agent"], "kernel": [p["kernel"] for p in params],
+                          "gamma": [p.get("gamma", np.nan) for p in params],
+                          "seed": rows["seed"]})  # fmt: skip
+    metrics = [c for c in rows if c not in ENGINE_COLUMNS and not c.startswith("curve_")]
+    return pd.concat([frame, rows[[*metrics, "seconds"]]], axis=1)
+
+
+def select_gamma(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple[str, str], float]]:
+    """Choose each (setting, learner)'s gamma from the selection stage's ``rows``.
+
+    Return the validation means per gamma (``risk_se``, ``runs``, ``chosen``)
+    and ``(setting, learner) -> gamma``.
+    """
+    best = tuned(rows, "average_risk", then="query_rate")
+    first = best.groupby(["setting", "agent"], sort=False)["params"].first()
+    chosen = {key: float(json.loads(params)["gamma"]) for key, params in first.items()}
+    frame = _frame(rows).assign(setting=rows["setting"])
+    grouped = frame.groupby(["dataset", "d", "learner", "gamma", "setting"], sort=False)
+    means = grouped[["average_risk", "query_rate"]].mean()
+    means["risk_se"], means["runs"] = grouped["average_risk"].sem(), grouped["seed"].count()
+    means = means.reset_index()
+    keys = zip(means["setting"], means["learner"], means["gamma"], strict=True)
+    means["chosen"] = [chosen[s, x] == g for s, x, g in keys]
+    return means.drop(columns="setting"), chosen
 
 
 def _mean_curves(results: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
-    """Mean and standard deviation over seeds of each curve, per (dataset, d, learner)."""
+    """Mean and standard deviation over runs of each curve, per (dataset, d, learner)."""
     frames = []
-    for (dataset, d, learner), part in results.groupby(
-        ["dataset", "d", "learner"], observed=True, sort=False
-    ):
+    for (dataset, d, learner), part in results.groupby(["dataset", "d", "learner"],
+                                                       observed=True, sort=False):  # fmt: skip
         runs = rows.loc[part.index]
-        t = np.asarray(runs["curve_t"].iloc[0])
-        frame = pd.DataFrame({"dataset": dataset, "d": d, "learner": learner, "t": t})
+        frame = pd.DataFrame({"dataset": dataset, "d": d, "learner": learner,
+                              "t": np.asarray(runs["curve_t"].iloc[0])})  # fmt: skip
         n = len(runs)
-        for name in CURVES:
-            # summed in seed order, as the values of one run arrive
-            sums, squares = np.zeros(t.size), np.zeros(t.size)
-            for curve in runs[f"curve_{name}"]:
-                values = np.asarray(curve, dtype=float)
-                sums += values
-                squares += values**2
-            mean = sums / n
-            variance = np.maximum(squares / n - mean**2, 0.0) * n / max(n - 1, 1)
-            frame[name] = mean
-            frame[f"{name}_std"] = np.sqrt(variance)
+        for name in CURVES:  # summed row by row in seed order, as the runs arrive
+            values = np.stack([np.asarray(c, dtype=float) for c in runs[f"curve_{name}"]])
+            mean = values.sum(axis=0) / n
+            variance = np.maximum((values**2).sum(axis=0) / n - mean**2, 0.0) * n / max(n - 1, 1)
+            frame[name], frame[f"{name}_std"] = mean, np.sqrt(variance)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
 
@@ -336,202 +231,154 @@ def _ordered(frame: pd.DataFrame, order: dict[str, list[str]]) -> pd.DataFrame:
 
 
 def summary(results: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
-    """Return the values at ``T`` per (dataset, d, learner): means and stds over the runs.
+    """Return means and stds over runs at ``T`` per (dataset, d, learner).
 
-    ``dsol_risk_same_labels`` is DSOL's average risk at the trial where it
-    had asked for as many labels as the learner asked for in all (DSOL
-    asks for every label, so that trial is the learner's label count).
+    ``dsol_risk_same_labels``: DSOL's average risk at the trial where it had
+    asked as many labels as the learner did in all (DSOL asks every label).
     """
     grouped = results.groupby(["dataset", "d", "learner"], observed=True, sort=True)
-    metrics = ["average_risk", "query_rate", "n_queries", "misclassification_rate",
-               "rejection_rate"]  # fmt: skip
-    table = grouped[metrics].mean()
-    table["average_risk_std"] = grouped["average_risk"].std()
-    for name in ("query_rate", "misclassification_rate", "rejection_rate"):
+    rates = ["query_rate", "misclassification_rate", "rejection_rate"]
+    table = grouped[["average_risk", "query_rate", "n_queries", *rates[1:]]].mean()
+    for name in ("average_risk", *rates):
         table[f"{name}_std"] = grouped[name].std()
-    table["runs"] = grouped["seed"].count()
+    table["runs"], table["gamma"] = grouped["seed"].count(), grouped["gamma"].first()
     same = []
-    for (dataset, d, _learner), row in table.iterrows():
+    for (dataset, d, _), row in table.iterrows():
         dsol = curves[(curves["dataset"] == dataset) & (curves["d"] == d)
                       & (curves["learner"] == "DSOL")]  # fmt: skip
-        if dsol.empty:
-            same.append(np.nan)
-            continue
-        labels = row["n_queries"]
-        same.append(float(np.interp(labels, dsol["t"], dsol["risk"])))
+        same.append(float(np.interp(row["n_queries"], dsol["t"], dsol["risk"]))
+                    if len(dsol) else np.nan)  # fmt: skip
     table["dsol_risk_same_labels"] = same
     return table.reset_index()
 
 
-#: what the paper's section 6 says per dataset (Figures 5-6), for the claims table:
-#: "higher"/"lower": DSAL's value against DRAL's; None: the paper says nothing
-PAPER: dict[str, dict[str, str | None]] = {
+#: section 6 per dataset (Figures 5-6): DSAL's risk and labels against DRAL's, and the
+#: learners whose risk beats DSOL's at the same number of labels
+PAPER: dict[str, dict[str, str]] = {
     "phishing": {"risk": "higher", "labels": "lower", "fewer_same_labels": "DRAL, DSAL"},
     "guide": {"risk": "lower", "labels": "same", "fewer_same_labels": "DSAL"},
 }
 
 
+#: the trends in d the paper's figures show: (metric, +1 rises / -1 falls, learners)
+TRENDS = (("average_risk", 1, tuple(LEARNERS)), ("query_rate", -1, ("DRAL", "DSAL")),
+          ("misclassification_rate", 1, tuple(LEARNERS)),
+          ("rejection_rate", -1, tuple(LEARNERS)))  # fmt: skip
+
+
+WORDS = {"average_risk": "risk", "query_rate": "fraction of labels asked",
+         "misclassification_rate": "misclassification rate",
+         "rejection_rate": "rejection rate"}  # fmt: skip
+
+
 def _compare(a: float, b: float, se: float) -> str:
     """``"higher"``, ``"lower"`` or ``"same"`` (within 2 standard errors of the difference)."""
-    if abs(a - b) <= 2 * se:
-        return "same"
-    return "higher" if a > b else "lower"
+    return "same" if abs(a - b) <= 2 * se else "higher" if a > b else "lower"
 
 
 def claims(table: pd.DataFrame) -> list[str]:
-    """State the paper's claims (section 6) as measured in ``table`` (from :func:`summary`).
+    """Return the paper's claims as measured in ``table`` (:func:`summary`): a table per dataset.
 
-    A markdown table per dataset: the claim, what was measured, and the
-    verdict (reproduced / not reproduced; "-" where the paper has no claim
-    for the dataset). Two means are called different when they differ by
-    more than 2 standard errors of their difference (over the runs).
+    Two means differ when they are more than 2 standard errors of their
+    difference apart; where the paper has no figure for a dataset the column
+    "paper" says "not stated" and the verdict is our check alone.
     """
     lines: list[str] = []
     for dataset, part in table.groupby("dataset", observed=True, sort=False):
         if not part.empty:
-            lines += _dataset_claims(str(dataset), part)
+            lines += [f"**{dataset}**", "", claims_table(_claims(str(dataset), part)), ""]
     return lines
 
 
-def _dataset_claims(dataset: str, part: pd.DataFrame) -> list[str]:
+def _claims(dataset: str, part: pd.DataFrame) -> list[Claim]:
     by = {(row.d, row.learner): row for row in part.itertuples()}
-    ds = sorted(part["d"].unique())
-    paper = PAPER.get(dataset, {})
-    in_paper = True if paper else None  # verdicts only where the paper makes the claim
+    ds, paper = sorted(part["d"].unique()), PAPER.get(dataset, {})
 
-    def se(d: float, name: str, a: str = "DSAL", b: str = "DRAL") -> float:
-        return float(np.hypot(*(getattr(by[d, x], f"{name}_std") / np.sqrt(by[d, x].runs)
-                                for x in (a, b))))  # fmt: skip
+    def get(name: str, x: str) -> list[float]:
+        return [getattr(by[d, x], name) for d in ds]
 
-    def values(name: str, learner: str) -> str:
-        return ", ".join(f"{getattr(by[d, learner], name):.4f}" for d in ds)
+    def shown(name: str, x: str) -> str:
+        return ", ".join(f"{v:.4f}" for v in get(name, x))
 
-    def rises(name: str, learner: str) -> bool:
-        v = [getattr(by[d, learner], name) for d in ds]
-        return all(b > a for a, b in zip(v, v[1:], strict=False))
-
-    def falls(name: str, learner: str) -> bool:
-        v = [getattr(by[d, learner], name) for d in ds]
-        return all(b < a for a, b in zip(v, v[1:], strict=False))
-
-    rows: list[tuple[str, str, str]] = []
-    expected = paper.get("fewer_same_labels")
-    for learner in ("DRAL", "DSAL"):
-        gaps = [by[d, learner].dsol_risk_same_labels - by[d, learner].average_risk for d in ds]
-        holds = min(gaps) > 0
-        claimed = expected is not None and learner in expected
-        rows.append((
-            f"with as many labels as {learner} asked, DSOL's risk is higher",
-            f"DSOL minus {learner}: {min(gaps):+.4f} to {max(gaps):+.4f}",
-            _verdict(holds, claimed or None),
-        ))  # fmt: skip
-    for learner in LEARNERS:
-        rows.append((f"{learner}'s risk rises with d", values("average_risk", learner),
-                     _verdict(rises("average_risk", learner), in_paper)))  # fmt: skip
-    for key, name, what in (("risk", "average_risk", "risk"),
-                            ("labels", "query_rate", "fraction of labels asked")):  # fmt: skip
-        found = [_compare(getattr(by[d, "DSAL"], name), getattr(by[d, "DRAL"], name),
-                          se(d, name)) for d in ds]  # fmt: skip
+    out = []
+    for x in ("DRAL", "DSAL"):
+        gaps = [by[d, x].dsol_risk_same_labels - by[d, x].average_risk for d in ds]
+        out.append(Claim(f"with as many labels as {x} asked, DSOL's risk is higher",
+                         "yes" if x in paper.get("fewer_same_labels", "") else None,
+                         f"DSOL minus {x}: {min(gaps):+.4f} to {max(gaps):+.4f}",
+                         min(gaps) > 0))  # fmt: skip
+    for key, name in (("risk", "average_risk"), ("labels", "query_rate")):
+        se = [np.hypot(*(getattr(by[d, x], f"{name}_std") / np.sqrt(by[d, x].runs)
+                         for x in ("DSAL", "DRAL"))) for d in ds]  # fmt: skip
+        found = [_compare(*v) for v in zip(get(name, "DSAL"), get(name, "DRAL"), se, strict=True)]
         claim = paper.get(key)
-        text = {"higher": "higher than", "lower": "lower than", "same": "the same as"}
-        rows.append((
-            f"DSAL's {what} is {text.get(claim or '', 'compared with')} DRAL's",
-            f"DSAL {values(name, 'DSAL')}; DRAL {values(name, 'DRAL')}: {', '.join(found)}",
-            "-" if claim is None else _verdict(all(f == claim for f in found), True),
-        ))  # fmt: skip
-    for learner in ("DRAL", "DSAL"):
-        rows.append((f"{learner}'s fraction of labels asked falls as d rises",
-                     values("query_rate", learner),
-                     _verdict(falls("query_rate", learner), in_paper)))  # fmt: skip
-    for learner in LEARNERS:
-        rows.append((f"{learner}'s misclassification rate rises with d",
-                     values("misclassification_rate", learner),
-                     _verdict(rises("misclassification_rate", learner), in_paper)))  # fmt: skip
-    lowest = [min(LEARNERS, key=lambda x: by[d, x].misclassification_rate) for d in ds]
-    rows.append(("DRAL misclassifies least of the three", "lowest: " + ", ".join(lowest),
-                 _verdict(all(x == "DRAL" for x in lowest), in_paper)))  # fmt: skip
-    most = [max(LEARNERS, key=lambda x: by[d, x].rejection_rate) for d in ds]
-    rows.append(("DRAL rejects most of the three", "most: " + ", ".join(most),
-                 _verdict(all(x == "DRAL" for x in most), in_paper)))  # fmt: skip
-    for learner in LEARNERS:
-        rows.append((f"{learner}'s rejection rate falls as d rises",
-                     values("rejection_rate", learner),
-                     _verdict(falls("rejection_rate", learner), in_paper)))  # fmt: skip
-    measured = f"measured (d = {', '.join(f'{d:g}' for d in ds)})"
-    frame = pd.DataFrame(rows, columns=["claim", measured, "verdict"])
-    return [f"**{dataset}**", "", frame.to_markdown(index=False), ""]
-
-
-def _verdict(holds: bool, claimed: bool | None) -> str:
-    if claimed is None:
-        return "holds" if holds else "does not hold"
-    return "reproduced" if holds else "not reproduced"
+        measured = f"DSAL {shown(name, 'DSAL')}; DRAL {shown(name, 'DRAL')}: " + ", ".join(found)
+        why = ""
+        if key == "labels" and "gamma" in part:
+            bands = ", ".join(f"{4 / by[d, 'DSAL'].gamma:.2g}" for d in ds)
+            why = f"DSAL's query band 4 / gamma = {bands} (gamma chosen per d) against DRAL's 2"
+        holds = all(f == (claim or found[0]) for f in found)
+        out.append(Claim(f"DSAL's {WORDS[name]} against DRAL's", claim and f"DSAL {claim}",
+                         measured, holds, "" if holds else why))  # fmt: skip
+    for name, sign, learners in TRENDS:
+        for x in learners:
+            v = get(name, x)
+            way = "rises" if sign > 0 else "falls"
+            holds = all(sign * (b - a) > 0 for a, b in zip(v, v[1:], strict=False))
+            out.append(Claim(f"{x}'s {WORDS[name]} {way} as d rises", way if paper else None,
+                             shown(name, x), holds))  # fmt: skip
+    for what, name in (("misclassifies least", "misclassification_rate"),
+                       ("rejects most", "rejection_rate")):  # fmt: skip
+        top = []
+        for d in ds:
+            values = {x: getattr(by[d, x], name) for x in LEARNERS}
+            top.append((min if "least" in what else max)(values, key=values.__getitem__))
+        out.append(Claim(f"DRAL {what} of the three", "DRAL" if paper else None, ", ".join(top),
+                         all(x == "DRAL" for x in top)))  # fmt: skip
+    return out
 
 
 def write_shah_report(
-    results: pd.DataFrame,
-    curves: pd.DataFrame,
-    suite: ShahSuite,
-    out_dir: str | Path,
-    *,
-    missing: dict[str, str] | None = None,
-    minutes: float | None = None,
+    results: pd.DataFrame, curves: pd.DataFrame, suite: ShahSuite, out_dir: str | Path, *,
+    missing: dict[str, str] | None = None, minutes: float | None = None,
     selection: pd.DataFrame | None = None,
-) -> ShahResult:
-    """Write ``results.csv``, ``curves.csv``, ``report.md`` and a PNG per dataset.
-
-    ``selection`` (from :func:`select_gamma`) adds the gamma-selection table
-    and ``selection.csv``.
-    """
+) -> ShahResult:  # fmt: skip
+    """Write results, curves, ``report.md``, ``selection.csv`` and a PNG per dataset."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table = summary(results, curves)
     files = [out / "results.csv", out / "curves.csv", out / "report.md"]
     results.to_csv(files[0], index=False)
     curves.to_csv(files[1], index=False)
-    runs = int(table["runs"].min()) if len(table) else 0
-    horizon = int(curves["t"].max()) if len(curves) else 0
-    lines = [
-        f"# osfb-bench {suite.name}",
-        "",
-        suite.description,
-        "",
-        f"Measured: {runs} runs of T = {horizon:,} per cell"
-        + (f", {minutes:.1f} minutes" if minutes is not None else "")
-        + ". Means over the runs at T; risk is the average L_d over the T trials.",
-        "",
-    ]
-    for name, why in (missing or {}).items():
-        lines += [f"- {name}: not run ({why})"]
+    took = f", {minutes:.1f} minutes" if minutes is not None else ""
+    lines = [f"# osfb-bench {suite.name}", "", suite.description, "",
+             f"Measured: {int(table['runs'].min()) if len(table) else 0} runs of T = "
+             f"{int(curves['t'].max()) if len(curves) else 0:,} per cell{took}. Means over the "
+             "runs at T (average risk ± its standard deviation over the runs); risk is the "
+             "average L_d over the T trials.", "",
+             *(f"- {name}: not run ({why})" for name, why in (missing or {}).items())]  # fmt: skip
+    palette = colours(LEARNERS)
     for dataset, part in table.groupby("dataset", observed=True, sort=False):
         if part.empty:
             continue
-        shown = pd.DataFrame(
-            {
-                "d": part["d"],
-                "learner": part["learner"],
-                "kernel": results[results["dataset"] == dataset]["kernel"].iloc[0],
-                "gamma": [_gamma(results, dataset, d, learner)
-                          for d, learner in zip(part["d"], part["learner"], strict=True)],
-                "average risk": [f"{m:.4f} ± {s:.4f}" for m, s in
-                                 zip(part["average_risk"], part["average_risk_std"], strict=True)],
-                "labels asked": part["query_rate"].map("{:.3f}".format),
-                "misclassified": part["misclassification_rate"].map("{:.4f}".format),
-                "rejected": part["rejection_rate"].map("{:.4f}".format),
-                "DSOL risk, same labels": part["dsol_risk_same_labels"].map("{:.4f}".format),
-            }
-        )  # fmt: skip
-        png = out / f"{dataset}.png"
-        plot_panels(curves[curves["dataset"] == dataset], png, title=f"{dataset}")
+        ran = results[results["dataset"] == dataset]
+        gamma = ran.groupby(["d", "learner"], observed=True)["gamma"].agg(
+            lambda g: ", ".join(f"{v:g}" for v in g.dropna().unique()) or "-")  # fmt: skip
+        shown = pd.DataFrame({
+            "d": part["d"], "learner": part["learner"], "kernel": ran["kernel"].iloc[0],
+            "gamma": [gamma[d, x] for d, x in zip(part["d"], part["learner"], strict=True)],
+            "average risk": [cell(m, s, digits=".4f", spread_digits=".4f") for m, s in
+                             zip(part["average_risk"], part["average_risk_std"], strict=True)],
+            "labels asked": part["query_rate"].map("{:.3f}".format),
+            "misclassified": part["misclassification_rate"].map("{:.4f}".format),
+            "rejected": part["rejection_rate"].map("{:.4f}".format),
+            "DSOL risk, same labels": part["dsol_risk_same_labels"].map("{:.4f}".format),
+        })  # fmt: skip
+        png = plot_panels(curves[curves["dataset"] == dataset], out / f"{dataset}.png",
+                          title=str(dataset), palette=palette)  # fmt: skip
         files.append(png)
-        lines += [
-            f"## {dataset}",
-            "",
-            shown.to_markdown(index=False),
-            "",
-            f"![{dataset}]({png.name})",
-            "",
-        ]  # noqa: E501
+        lines += [f"## {dataset}", "", shown.to_markdown(index=False), "",
+                  f"![{dataset}]({png.name})", ""]  # fmt: skip
     if selection is not None:
         selection.to_csv(out / "selection.csv", index=False)
         files.append(out / "selection.csv")
@@ -539,59 +386,41 @@ def write_shah_report(
     lines += ["## The paper's claims, as measured", "", *claims(table), ""]
     report = "\n".join(lines)
     files[2].write_text(report)
-    return ShahResult(
-        results=results, curves=curves, report=report, files=files, selection=selection
-    )
-
-
-def _gamma(results: pd.DataFrame, dataset: str, d: float, learner: str) -> str:
-    """Return the gamma a learner ran with in a cell ("-" for DRAL, which has none)."""
-    values = results.loc[(results["dataset"] == dataset) & (results["d"] == d)
-                         & (results["learner"] == learner), "gamma"].dropna().unique()  # fmt: skip
-    return ", ".join(f"{g:g}" for g in values) or "-"
+    return ShahResult(results, curves, report, files, selection)
 
 
 def selection_lines(selection: pd.DataFrame) -> list[str]:
     """Return the selection stage as markdown: validation risk and labels per gamma."""
-    runs = int(selection["runs"].min())
-    shown = pd.DataFrame(
-        {"dataset": selection["dataset"], "d": selection["d"], "learner": selection["learner"],
-         "gamma": selection["gamma"].map("{:g}".format),
-         "validation risk": [f"{m:.4f} ± {s:.4f}" for m, s in
-                             zip(selection["average_risk"], selection["risk_se"], strict=True)],
-         "labels asked": selection["query_rate"].map("{:.3f}".format),
-         "chosen": selection["chosen"].map({True: "yes", False: ""})}
-    )  # fmt: skip
-    return [
-        "## Selection of gamma (validation seeds)",
-        "",
-        f"{runs} runs per gamma on seeds apart from the reported ones; per (dataset, d, "
-        "learner) the fewest labels among the gammas whose mean validation risk is within "
-        "one standard error (±) of the lowest.",
-        "",
-        shown.to_markdown(index=False),
-    ]
+    shown = selection[["dataset", "d", "learner"]].assign(
+        gamma=selection["gamma"].map("{:g}".format),
+        **{"validation risk": [cell(m, s, digits=".4f", spread_digits=".4f") for m, s in
+                               zip(selection["average_risk"], selection["risk_se"], strict=True)],
+           "labels asked": selection["query_rate"].map("{:.3f}".format),
+           "chosen": selection["chosen"].map({True: "yes", False: ""})})  # fmt: skip
+    return ["## Selection of gamma (validation seeds)", "",
+            f"{int(selection['runs'].min())} runs per gamma on seeds apart from the reported "
+            "ones; per (dataset, d, learner) the fewest labels among the gammas whose mean "
+            "validation risk is within one standard error (±) of the lowest.", "",
+            shown.to_markdown(index=False)]  # fmt: skip
 
 
-def plot_panels(curves: pd.DataFrame, path: str | Path, *, title: str = "") -> Path:
-    """Plot the paper's five panels for each d (a row each): mean over runs, band +-1 std."""
+def plot_panels(curves: pd.DataFrame, path: str | Path, *, title: str = "",
+                palette: dict[str, str] | None = None) -> Path:  # fmt: skip
+    """Plot the paper's five panels per d (a row each): mean over runs, band ±1 std."""
+    palette = palette or colours(LEARNERS)
     ds = sorted(curves["d"].unique())
     figure, axes = panels(len(ds), 5, width=4, height=3.4, dpi=80)
     for row, d in zip(axes, ds, strict=True):
         for learner, part in curves[curves["d"] == d].groupby("learner", observed=True):
-            t = part["t"].to_numpy()
-            risk, risk_std = part["risk"].to_numpy(), part["risk_std"].to_numpy()
-            row[0].plot(part["n_queries"], risk, label=str(learner))
-            row[0].fill_between(part["n_queries"], risk - risk_std, risk + risk_std, alpha=0.2)
-            for axis, name in zip(row[1:], list(CURVE_LABELS), strict=True):
-                mean, std = part[name].to_numpy(), part[f"{name}_std"].to_numpy()
-                axis.plot(t, mean, label=str(learner))
-                axis.fill_between(t, mean - std, mean + std, alpha=0.2)
-        row[0].set_xlabel("labels asked")
-        row[0].set_ylabel(f"d = {d:g}\naverage risk")
+            colour, label = palette[str(learner)], str(learner)
+            band(row[0], part["n_queries"], part["risk"], part["risk_std"], colour=colour,
+                 label=label)  # fmt: skip
+            for axis, name in zip(row[1:], CURVE_LABELS, strict=True):
+                band(axis, part["t"], part[name], part[f"{name}_std"], colour=colour, label=label)
+        row[0].set(xlabel="labels asked", ylabel=f"d = {d:g}\naverage risk")
+        row[0].set_title("risk against labels asked", fontsize=9)
         for axis, name in zip(row[1:], CURVE_LABELS.values(), strict=True):
             axis.set_xlabel("t")
             axis.set_title(name, fontsize=9)
-        row[0].set_title("risk against labels asked", fontsize=9)
         row[0].legend(fontsize=8)
     return save(figure, path, title=title)

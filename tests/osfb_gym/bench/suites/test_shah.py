@@ -104,3 +104,38 @@ def test_the_suite_is_the_papers_grid():
     assert suite.horizon == 10_000 and len(suite.seeds) == 100
     assert suite.datasets == ("phishing", "guide") and suite.kernels == {"guide": "poly"}
     assert 2.0 in suite.gammas and not set(suite.tune_seeds) & set(suite.seeds)
+
+
+def test_claims_say_yes_only_where_the_measurement_shows_the_papers_claim():
+    from osfb_gym.bench.suites.shah import claims
+
+    rows = []
+    for i, d in enumerate((0.1, 0.25, 0.4)):
+        for learner, risk, labels, miss, rej in (("DSOL", 0.04, 1.0, 0.02, 0.3),
+                                                 ("DRAL", 0.05, 0.2, 0.01, 0.4),
+                                                 ("DSAL", 0.06, 0.1, 0.03, 0.2)):  # fmt: skip
+            rows.append({"dataset": "phishing", "d": d, "learner": learner, "runs": 100,
+                         "average_risk": risk + i / 100, "average_risk_std": 0.001,
+                         "query_rate": labels - i / 100 * (learner != "DSOL"),
+                         "query_rate_std": 0.001, "misclassification_rate": miss + i / 100,
+                         "rejection_rate": rej - i / 10,
+                         "dsol_risk_same_labels": 0.07 + i / 100})  # fmt: skip
+    text = "\n".join(claims(pd.DataFrame(rows)))
+    cells = [[c.strip() for c in line.split("|")] for line in text.splitlines()
+             if line.startswith("| ") and "claim" not in line]  # fmt: skip
+    verdict = {c[1]: c[4] for c in cells}
+    assert verdict["DSAL's risk against DRAL's"] == "yes"  # 0.06 > 0.05 by 7 s.e.
+    assert verdict["DSAL's fraction of labels asked against DRAL's"] == "yes"
+    assert verdict["DRAL misclassifies least of the three"] == "yes"
+    assert verdict["DRAL rejects most of the three"] == "yes"
+    assert verdict["with as many labels as DSAL asked, DSOL's risk is higher"] == "yes"
+    assert verdict["DRAL's rejection rate falls as d rises"] == "yes"
+    for row in rows:
+        row["gamma"] = 1.0 if row["learner"] == "DSAL" else np.nan
+        row["query_rate"] = 0.5 if row["learner"] == "DSAL" else row["query_rate"]
+    labels = claims(pd.DataFrame(rows))[2].splitlines()
+    line = next(x for x in labels if "DSAL's fraction of labels asked against" in x)
+    assert line.split("|")[4].strip() == "no" and "4 / gamma = 4, 4, 4" in line.split("|")[5]
+    rows[2]["average_risk"] = 0.0501  # DSAL at d = 0.1 now within 2 s.e. of DRAL
+    line = next(x for x in claims(pd.DataFrame(rows))[2].splitlines() if "DSAL's risk" in x)
+    assert "same, higher, higher" in line and line.split("|")[4].strip() == "no"
