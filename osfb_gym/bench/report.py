@@ -1,0 +1,306 @@
+"""Shared report helpers: what every suite's report function repeats.
+
+Tuned cells, mean ± s.e. tables beside the paper's numbers, claims tables,
+curves with bands in one colour per agent, figures, published numbers.
+
+The published numbers of the papers live as CSV files in ``osfb_gym/bench/papers/``
+(shipped in the wheel), read by :func:`published`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+# ----------------------------------------------------------------------- tuned cells
+def _varied(params: pd.Series) -> list[str]:
+    """Names of the hyperparameters that take more than one value among ``params`` (JSON)."""
+    parsed = [json.loads(text) for text in params.unique()]
+    names = dict.fromkeys(name for point in parsed for name in point)
+    return [name for name in names if len({json.dumps(p.get(name)) for p in parsed}) > 1]
+
+
+def tuned(
+    results: pd.DataFrame, metric: str, *, lower_is_better: bool = True, then: str | None = None
+) -> pd.DataFrame:
+    """Pick each agent's best hyperparameters per setting, as the papers tune.
+
+    ``results`` has one row per cell with ``setting``, ``agent``, ``params``
+    (JSON text), ``seed`` and ``metric``. For every (setting, agent) the
+    setting of the grid with the best mean ``metric`` over its seeds is
+    chosen; the rows of that choice are returned, with a ``chosen`` column
+    naming the grid values picked (empty when the agent had no grid).
+
+    With ``then`` (a second metric, lower is better) the choice weighs two
+    objectives by the one-standard-error rule: among the grid settings whose
+    mean ``metric`` is within one standard error (over seeds) of the best
+    mean, the one with the lowest mean ``then`` (ties: the better ``metric``).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"setting": ["s"] * 4, "agent": ["A"] * 4, "seed": [0, 1, 0, 1],
+    ...     "params": ['{"alpha": 1}'] * 2 + ['{"alpha": 2}'] * 2, "loss": [3.0, 5.0, 1.0, 2.0]})
+    >>> best = tuned(frame, "loss")
+    >>> best["chosen"].unique().tolist(), best["loss"].tolist()
+    (['alpha=2'], [1.0, 2.0])
+    >>> frame["labels"] = [0.9, 0.9, 0.1, 0.1]
+    >>> frame["loss"] = [1.0, 1.2, 1.05, 1.25]  # alpha=2 within one s.e. of the best, fewer labels
+    >>> tuned(frame, "loss", then="labels")["chosen"].unique().tolist()
+    ['alpha=2']
+    """
+    chosen = []
+    for _, group in results.groupby(["setting", "agent"], sort=False):
+        by = group.groupby("params", sort=False)
+        means = by[metric].mean()
+        best = means.idxmin() if lower_is_better else means.idxmax()
+        if then is not None:
+            sign = 1.0 if lower_is_better else -1.0
+            stderr = by[metric].sem().fillna(0.0)
+            near = sign * (means - means[best]) <= stderr[best]
+            order = pd.DataFrame({"then": by[then].mean(), "metric": sign * means})[near]
+            best = order.sort_values(["then", "metric"], kind="stable").index[0]
+        rows = group[group["params"] == best].copy()
+        point = json.loads(best)
+        rows["chosen"] = ", ".join(f"{name}={point.get(name)}" for name in _varied(group["params"]))
+        chosen.append(rows)
+    return pd.concat(chosen, ignore_index=True)
+
+
+def tuned_table(
+    results: pd.DataFrame, metric: str, *, lower_is_better: bool = True,
+    extra: tuple[str, ...] = (),
+) -> str:  # fmt: skip
+    """Return a markdown table of each agent's tuned ``metric`` per setting (mean ± std).
+
+    ``extra`` metrics are shown as means of the chosen setting's seeds.
+
+    >>> frame = pd.DataFrame({"setting": "s", "agent": "A", "seed": [0, 1], "params": "{}",
+    ...                       "loss": [1.0, 3.0]})
+    >>> "2 ± 1.4" in tuned_table(frame, "loss")
+    True
+    """
+    best = tuned(results, metric, lower_is_better=lower_is_better)
+    grouped = best.groupby(["setting", "agent"], sort=False)
+    mean, std = grouped[metric].mean(), grouped[metric].std().fillna(0.0)
+    table = pd.DataFrame(index=mean.index)
+    table["chosen"] = grouped["chosen"].first()
+    table[metric] = [f"{m:.4g} ± {s:.2g}" for m, s in zip(mean, std, strict=True)]
+    for name in extra:
+        if name in best:
+            table[name] = grouped[name].mean().round(3)
+    table["seeds"] = grouped["seed"].count()
+    if not table["chosen"].astype(bool).any():
+        table = table.drop(columns="chosen")
+    return table.reset_index().to_markdown(index=False)
+
+
+# ---------------------------------------------------------------------------- tables
+def cell(mean: float, spread: float | None = None, paper: float | None = None,
+         digits: str = ".4g", spread_digits: str = ".2g") -> str:  # fmt: skip
+    """Format a table cell: ``mean ± spread (paper)``; a missing part is left out.
+
+    >>> cell(0.12345, 0.0061, 0.11)
+    '0.1235 ± 0.0061 (0.11)'
+    >>> cell(3.0, paper=float("nan"), digits=".2f")
+    '3.00'
+    """
+    text = f"{mean:{digits}}"
+    if spread is not None and np.isfinite(spread):
+        text += f" ± {spread:{spread_digits}}"
+    if paper is not None and np.isfinite(paper):
+        text += f" ({paper:{digits}})"
+    return text
+
+
+def mean_table(
+    rows: pd.DataFrame, by: Sequence[str], values: Sequence[str], *,
+    paper: pd.DataFrame | None = None, spread: str = "sem", digits: str = ".4g",
+    spread_digits: str = ".2g",
+) -> pd.DataFrame:  # fmt: skip
+    """One row per group of ``by``: each of ``values`` as ``mean ± spread (paper)`` over its rows.
+
+    ``spread`` is ``"sem"`` (standard error) or ``"std"`` over the rows of a
+    group (e.g. seeds); ``paper`` (indexed by ``by``, columns ``values``) puts
+    the published number in parentheses where it has one. Groups keep their
+    order of first appearance. Render with ``.to_markdown(index=False)``.
+
+    >>> rows = pd.DataFrame({"agent": ["A", "A", "B"], "loss": [1.0, 3.0, 2.0]})
+    >>> paper = pd.DataFrame({"loss": [1.5]}, index=pd.Index(["A"], name="agent"))
+    >>> mean_table(rows, ["agent"], ["loss"], paper=paper)["loss"].tolist()
+    ['2 ± 1 (1.5)', '2']
+    """
+    if spread not in ("sem", "std"):
+        raise ValueError(f"spread must be 'sem' or 'std', got {spread!r}")
+    grouped = rows.groupby(list(by), sort=False)
+    table = grouped[list(values)].mean()
+    spreads = grouped[list(values)].agg(spread)
+    out = pd.DataFrame(index=table.index)
+    for name in values:
+        theirs = [np.nan] * len(table)
+        if paper is not None and name in paper:
+            theirs = [paper[name].get(key, np.nan) for key in table.index]
+        pairs = zip(table[name], spreads[name], theirs, strict=True)
+        out[name] = [cell(m, s, p, digits, spread_digits) for m, s, p in pairs]
+    return out.reset_index()
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A paper's claim as measured.
+
+    ``paper`` says what the paper states (None: it does not), ``holds``
+    whether the measurement shows it, ``why`` the reason where it does not.
+    """
+
+    claim: str
+    paper: str | None
+    measured: str
+    holds: bool
+    why: str = ""
+
+
+def claims_table(claims: Iterable[Claim]) -> str:
+    """Markdown table: claim | paper | measured | reproduced? | why.
+
+    "reproduced?" is yes/no where the paper states the claim, and "- (holds)"
+    or "- (does not hold)" where it does not (a check of ours).
+
+    >>> print(claims_table([Claim("B beats A", "B lower", "B 1.0, A 2.0", True)]))
+    | claim     | paper   | measured     | reproduced?   | why   |
+    |:----------|:--------|:-------------|:--------------|:------|
+    | B beats A | B lower | B 1.0, A 2.0 | yes           |       |
+    """
+    rows = [{"claim": c.claim, "paper": c.paper or "not stated", "measured": c.measured,
+             "reproduced?": ("yes" if c.holds else "no") if c.paper is not None
+             else ("- (holds)" if c.holds else "- (does not hold)"), "why": c.why}
+            for c in claims]  # fmt: skip
+    columns = ["claim", "paper", "measured", "reproduced?", "why"]
+    return pd.DataFrame(rows, columns=columns).to_markdown(index=False)
+
+
+def written(files: Iterable[str | Path]) -> str:
+    """Return the line the CLI prints after a report, ``written: a, b``.
+
+    >>> print(written(["out/report.md", Path("out/a.png")]))
+    <BLANKLINE>
+    written: out/report.md, out/a.png
+    """
+    return "\nwritten: " + ", ".join(str(path) for path in files)
+
+
+def published(name: str) -> pd.DataFrame:
+    """Read the published numbers ``osfb_gym/bench/papers/<name>.csv`` (shipped in the wheel).
+
+    >>> published("jiang_table1").set_index(["dataset", "cutoff"]).loc[("adult", 0.5), "ours"]
+    np.float64(144.92)
+    """
+    folder = resources.files("osfb_gym.bench") / "papers"
+    source = folder / f"{name}.csv"
+    if not source.is_file():
+        found = sorted(p.name[:-4] for p in folder.iterdir() if p.name.endswith(".csv"))
+        raise ValueError(f"no published table {name!r}; there are {found}")
+    with source.open() as handle:
+        return pd.read_csv(handle)
+
+
+# ---------------------------------------------------------------------------- figures
+def colours(agents: Iterable[Any]) -> dict[str, str]:
+    """One colour per agent, in order of first appearance: pass it to every panel and file.
+
+    >>> colours(["DSOL", "DRAL", "DSOL", "DSAL"])
+    {'DSOL': 'C0', 'DRAL': 'C1', 'DSAL': 'C2'}
+    """
+    import matplotlib as mpl
+
+    names = list(dict.fromkeys(str(agent) for agent in agents))
+    extra = [mpl.colors.to_hex(c) for c in mpl.colormaps["tab20b"].colors]  # type: ignore[attr-defined]
+    return {name: f"C{i}" if i < 10 else extra[(i - 10) % len(extra)]
+            for i, name in enumerate(names)}  # fmt: skip
+
+
+def band(axis: Any, x: Any, mean: Any, spread: Any, *, colour: str, label: str,
+         style: str = "-", alpha: float = 0.2) -> None:  # fmt: skip
+    """Draw ``mean`` against ``x`` with a band ``mean ± spread`` in ``colour`` on ``axis``."""
+    mean, spread = np.asarray(mean, dtype=float), np.asarray(spread, dtype=float)
+    axis.plot(x, mean, style, color=colour, label=label)
+    axis.fill_between(x, mean - spread, mean + spread, color=colour, alpha=alpha)
+
+
+def panels(rows: int, columns: int, *, width: float, height: float, dpi: int = 100) -> Any:
+    """Return a headless matplotlib figure and its ``(rows, columns)`` array of axes.
+
+    ``width`` and ``height`` are those of one panel, in inches. The Agg
+    canvas needs no display and touches no global pyplot state.
+
+    >>> figure, axes = panels(2, 3, width=1, height=1)
+    >>> axes.shape
+    (2, 3)
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width * columns, height * rows), dpi=dpi)
+    FigureCanvasAgg(figure)
+    return figure, figure.subplots(rows, columns, squeeze=False)
+
+
+def save(figure: Any, path: str | Path, *, title: str = "") -> Path:
+    """Lay out ``figure`` (with ``title`` above its panels) and write it to ``path``."""
+    if title:
+        figure.suptitle(title)
+    figure.tight_layout()
+    path = Path(path)
+    figure.savefig(path)
+    return path
+
+
+def plot_curves(
+    curves: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], path: str | Path, *,
+    title: str = "", ylabel: str = "average one-sided loss R_t / t", xlabel: str = "t",
+    log_x: bool = True, palette: dict[str, str] | None = None,
+) -> Path:  # fmt: skip
+    """Plot curves sampled at steps ``t``: one panel per setting, mean and ±1 s.e. over seeds.
+
+    ``curves`` maps ``(setting, agent)`` to ``(t, runs)``, ``runs`` of shape
+    ``(seeds, len(t))``. An agent keeps its colour in every panel
+    (``palette``, default :func:`colours` of the agents in order).
+
+    >>> t, runs = np.arange(1, 4), np.ones((2, 3))
+    >>> import tempfile; folder = tempfile.mkdtemp()
+    >>> plot_curves({("s", "A"): (t, runs)}, Path(folder) / "c.png").name
+    'c.png'
+    """
+    palette = palette or colours(agent for _, agent in curves)
+    settings = list(dict.fromkeys(setting for setting, _ in curves))
+    figure, grid = panels(1, len(settings), width=5, height=3.6)
+    for axis, setting in zip(grid[0], settings, strict=True):
+        for (label, agent), (t, runs) in curves.items():
+            if label == setting:
+                error = runs.std(axis=0, ddof=1) / np.sqrt(len(runs)) if len(runs) > 1 else 0
+                band(axis, t, runs.mean(axis=0), error + 0 * runs[0], colour=palette[agent],
+                     label=agent, alpha=0.25)  # fmt: skip
+        if log_x:
+            axis.set_xscale("log")
+        axis.set(xlabel=xlabel, ylabel=ylabel)
+        axis.set_title(setting, fontsize=10)
+        axis.legend(fontsize=8)
+    return save(figure, path, title=title)
+
+
+def plot_average_loss(
+    curves: dict[tuple[str, str], np.ndarray], path: str | Path, *, title: str = ""
+) -> Path:
+    """Plot average loss ``R_t / t`` against ``t``: one panel per setting, bands over seeds.
+
+    ``curves`` maps ``(setting, agent)`` to an array of shape ``(seeds, T)``.
+    """
+    at = {key: np.arange(1, runs.shape[1] + 1) for key, runs in curves.items()}
+    return plot_curves({key: (at[key], runs) for key, runs in curves.items()}, path, title=title)

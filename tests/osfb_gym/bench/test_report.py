@@ -1,0 +1,92 @@
+"""The shared report helpers: tables, claims, colours, curves, published numbers."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from osfb_gym.bench import report
+from osfb_gym.bench.paper_tables import METHODS, published
+from osfb_gym.bench.report import Claim, claims_table, colours, mean_table, plot_curves, tuned
+
+
+def test_tuned_keeps_the_best_mean_per_setting_and_agent():
+    frame = pd.DataFrame({
+        "setting": ["s"] * 4 + ["u"] * 4, "agent": "A", "seed": [0, 1] * 4,
+        "params": [json.dumps({"alpha": a}) for a in (1, 1, 2, 2, 1, 1, 2, 2)],
+        "loss": [3.0, 5.0, 1.0, 2.0, 1.0, 1.0, 4.0, 4.0],
+    })  # fmt: skip
+    best = tuned(frame, "loss")
+    assert best.groupby("setting")["chosen"].first().to_dict() == {"s": "alpha=2", "u": "alpha=1"}
+    assert tuned(frame, "loss", lower_is_better=False).groupby("setting")["chosen"].first()[
+        "s"] == "alpha=1"  # fmt: skip
+
+
+def test_mean_table_gives_mean_and_standard_error_and_the_paper_value():
+    rows = pd.DataFrame({"d": [0.1] * 3 + [0.4] * 3, "agent": "A",
+                         "risk": [1.0, 2.0, 3.0, 5.0, 5.0, 5.0]})  # fmt: skip
+    index = pd.MultiIndex.from_tuples([(0.4, "A")], names=["d", "agent"])
+    paper = pd.DataFrame({"risk": [9.5]}, index=index)
+    table = mean_table(rows, ["d", "agent"], ["risk"], paper=paper)
+    assert table["risk"].tolist() == [f"2 ± {1 / np.sqrt(3):.2g}", "5 ± 0 (9.5)"]
+    assert mean_table(rows, ["d"], ["risk"], spread="std")["risk"][0] == "2 ± 1"
+    with pytest.raises(ValueError, match="spread"):
+        mean_table(rows, ["d"], ["risk"], spread="var")
+
+
+def test_claims_table_says_yes_no_or_not_stated():
+    text = claims_table([
+        Claim("a", "A lower", "A 1 < B 2", True),
+        Claim("b", "B lower", "A 1 < B 2", False, why="gamma shared"),
+        Claim("c", None, "x", False),
+    ])  # fmt: skip
+    lines = text.splitlines()
+    header = [c.strip() for c in lines[0].split("|")[1:-1]]
+    assert header == ["claim", "paper", "measured", "reproduced?", "why"]
+    cells = [[c.strip() for c in line.split("|")[1:-1]] for line in lines[2:]]
+    assert [c[3] for c in cells] == ["yes", "no", "- (does not hold)"]
+    assert cells[1][4] == "gamma shared" and cells[2][1] == "not stated"
+
+
+def test_colours_are_one_per_agent_in_order_and_distinct_past_ten():
+    names = [f"a{i}" for i in range(25)]
+    palette = colours(names + names[::-1])
+    assert list(palette) == names and palette["a0"] == "C0" and palette["a9"] == "C9"
+    assert len(set(palette.values())) == 25
+
+
+def test_an_agent_has_the_same_colour_in_every_panel(tmp_path):
+    t = np.arange(1, 6)
+    curves = {("left", "B"): (t, np.ones((2, 5))), ("left", "A"): (t, np.zeros((2, 5))),
+              ("right", "A"): (t, np.zeros((2, 5)))}  # fmt: skip
+    seen: dict[str, set[str]] = {}
+    original = report.save
+
+    def spy(figure, path, **kwargs):
+        for axis in figure.axes:
+            for line in axis.get_lines():
+                seen.setdefault(line.get_label(), set()).add(line.get_color())
+        return original(figure, path, **kwargs)
+
+    report.save = spy  # type: ignore[assignment]
+    try:
+        path = plot_curves(curves, tmp_path / "c.png")
+    finally:
+        report.save = original  # type: ignore[assignment]
+    assert path.stat().st_size > 0
+    # A is the second agent overall: C1 in both panels, though it is the first in "right"
+    assert seen == {"B": {"C0"}, "A": {"C1"}}
+
+
+def test_published_numbers_come_from_the_shipped_csv():
+    linear = published("linear")
+    assert list(linear.columns) == list(METHODS) and linear.shape == (20, 7)
+    assert linear.loc[("eeg", 0.5), "margin"] == 96.85
+    assert published("logistic").loc[("churn", 0.7), "ours"] == 82.23
+    with pytest.raises(ValueError, match="no published table 'nope'.*jiang_table1"):
+        report.published("nope")
+    with pytest.raises(ValueError, match="link"):
+        published("probit")
