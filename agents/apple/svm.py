@@ -317,7 +317,7 @@ def _solve_libsvm(
         max_iter=-1,
         random_seed=0,  # used by probability estimates only
     )
-    weights, b = -dual_coef[0], -float(intercept[0])
-    if not (np.isfinite(weights).all() and np.isfinite(b)):
+    dual, b = -dual_coef[0], -float(intercept[0])
+    if not (np.isfinite(dual).all() and np.isfinite(b)):
         raise ValueError("the SVM's dual coefficients or intercept are not finite")
-    return support, weights, b
+    return support, dual, b

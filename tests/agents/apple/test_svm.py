@@ -130,9 +130,9 @@ def test_libsvm_refits_equal_scikit_learns_svc_bit_for_bit(monkeypatch, dim, spa
 
     monkeypatch.setattr(svm_module, "SPARSE_DIM", sparse_dim)
     rng = np.random.default_rng(dim)
-    X = ((rng.random((400, dim)) < 0.3) * rng.random((400, dim))).astype(np.float32)
+    X = ((rng.random((250, dim)) < 0.3) * rng.random((250, dim))).astype(np.float32)
     X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-9)
-    y = ((X[:, 0] - X[:, 1] + 0.3 * rng.standard_normal(400)) > 0).astype(int).tolist()
+    y = ((X[:, 0] - X[:, 1] + 0.3 * rng.standard_normal(250)) > 0).astype(int).tolist()
     runs = []
     for reference in (True, False):
         monkeypatch.setattr(OnlineSVM, "reference_solver", reference)
