@@ -116,3 +116,33 @@ def test_sparse_storage_fits_the_same_svm_as_dense(monkeypatch):
     assert not dense and sparse and n_dense == n_sparse > 10
     np.testing.assert_allclose(w_sparse, w_dense, atol=1e-12)
     assert b_sparse == pytest.approx(b_dense, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("dim", "sparse_dim", "kwargs"),
+    [(40, 10**6, {}), (64, 8, {"class_weight": {0: 0.3}}), (30, 10**6, {"C": 1.0, "buffer": 60})],
+)
+def test_libsvm_refits_equal_scikit_learns_svc_bit_for_bit(monkeypatch, dim, sparse_dim, kwargs):
+    # the fast path calls libsvm with SVC's arguments: same decisions, same (w, b), exactly
+    from gymnasium import spaces as gym_spaces
+
+    import agents.apple.svm as svm_module
+
+    monkeypatch.setattr(svm_module, "SPARSE_DIM", sparse_dim)
+    rng = np.random.default_rng(dim)
+    X = ((rng.random((250, dim)) < 0.3) * rng.random((250, dim))).astype(np.float32)
+    X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-9)
+    y = ((X[:, 0] - X[:, 1] + 0.3 * rng.standard_normal(250)) > 0).astype(int).tolist()
+    runs = []
+    for reference in (True, False):
+        monkeypatch.setattr(OnlineSVM, "reference_solver", reference)
+        agent = OnlineSVM(**{"buffer": 100, **kwargs})
+        agent.reset(gym_spaces.Box(-1, 1, (dim,), np.float32), gym_spaces.Discrete(2), seed=0)
+        actions = []
+        for x, label in zip(X, y, strict=True):
+            actions.append(agent.act(x))
+            agent.update(x, actions[-1], 0.0, {"revealed": True, "y": label})  # full feedback
+        runs.append((actions, agent.coef_.copy(), agent.intercept_, agent.n_updates_))
+    (ref_actions, ref_w, ref_b, ref_n), (actions, w, b, n) = runs
+    assert (n, actions) == (ref_n, ref_actions) and n > 20
+    assert np.array_equal(w, ref_w) and b == ref_b
