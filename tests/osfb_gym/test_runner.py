@@ -40,8 +40,9 @@ def test_agents_never_receive_the_oracle():
     assert agent_seed != 0  # independent of the env's stream
     assert set(reset_feedback) == {"warm_start", "cutoff", "link"}
     for _, _, action, _, feedback in spy.seen_[1:]:
-        assert set(feedback) == {"y", "revealed"}
+        assert set(feedback) == {"y", "revealed", "valid"}
         np.testing.assert_array_equal(feedback["revealed"], action == 1)
+        assert feedback["valid"].all()  # a synthetic world has no padding
     np.testing.assert_array_equal(trajectory.rewards, [s[3] for s in spy.seen_[1:]])
 
 

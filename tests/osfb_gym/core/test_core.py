@@ -83,7 +83,7 @@ def test_hide_oracle_strips_reset_and_step_and_keeps_nothing():
     _, _, _, _, info = env.step([1])
     assert "oracle" not in info
     assert not hasattr(env, "last_oracle")
-    assert set(info["feedback"]) == {"y", "revealed"}
+    assert set(info["feedback"]) == {"y", "revealed", "valid"}
 
 
 def test_import_registers_and_module_prefix_works():

@@ -57,7 +57,7 @@ def test_encoding_is_refused_where_it_means_nothing(shared):
         load("breast_cancer", encoding="native")
     with pytest.raises(ValueError, match="encoding must be one of"):
         load("german", data_home=shared, encoding="dummies")
-    with pytest.raises(ValueError, match="encoding and scaling apply to a dataset only"):
+    with pytest.raises(ValueError, match="apply to a dataset only"):
         gym.make("OneSidedLending-v0", encoding="native")
     with pytest.raises(ValueError, match="encoding applies to a dataset given by name"):
         gym.make("OneSidedLending-v0", dataset=load("german", data_home=shared), encoding="native")
