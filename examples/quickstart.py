@@ -22,7 +22,7 @@ import numpy as np
 
 import osfb_gym  # noqa: F401  (registers the environment ids)
 from agents.lending import Adaptive, Greedy
-from osfb_gym.bench.plots import plot_average_loss
+from osfb_gym.bench.report import plot_average_loss
 from osfb_gym.runner import evaluate
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

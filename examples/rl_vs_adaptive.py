@@ -27,7 +27,7 @@ import numpy as np
 import osfb_gym  # noqa: F401  (registers the environment ids)
 from agents.lending import Adaptive, Greedy
 from agents.rl import SB3Agent
-from osfb_gym.bench.plots import plot_average_loss
+from osfb_gym.bench.report import plot_average_loss
 from osfb_gym.bench.rl import train
 from osfb_gym.core.optional import require
 from osfb_gym.runner import evaluate

@@ -22,10 +22,9 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from osfb_gym.bench.executors import execute, train_models
-from osfb_gym.bench.plots import plot_curves
+from osfb_gym.bench.report import plot_curves, tuned, tuned_table
 from osfb_gym.bench.store import ResultStore
 from osfb_gym.bench.sweep import EnvSpec, SweepSpec, env_arguments, validate
-from osfb_gym.bench.tables import tuned, tuned_table
 from osfb_gym.core.family import family_of
 
 

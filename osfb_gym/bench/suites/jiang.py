@@ -1,7 +1,7 @@
 """Tables 1 and 2 of Jiang, Jiang and Pacchiano (2021): one sweep stage and a report.
 
 Section 8's protocol on the engine. The report tunes ``alpha`` twice with
-:func:`osfb_gym.bench.tables.tuned`: on the splits it is reported on (the paper's
+:func:`osfb_gym.bench.report.tuned`: on the splits it is reported on (the paper's
 protocol) and held out (on the even-ranked splits, reported on the others), each
 lowest method with its bootstrap probability over splits. ``fit="paper"`` fits as
 the paper's text says, ``"legacy"`` as the earlier runs (docs/reproductions/jiang.md).

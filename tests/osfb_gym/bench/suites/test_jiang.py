@@ -132,8 +132,8 @@ def test_tuned_curves_are_plotted(tmp_path):
 
 
 def test_held_out_tuning_uses_each_settings_own_choice():
+    from osfb_gym.bench.report import tuned
     from osfb_gym.bench.suites.jiang import _table
-    from osfb_gym.bench.tables import tuned
 
     rows = []
     # A: alpha 1 wins on the tuning splits (0, 2) and loses on the reported ones (1, 3);
