@@ -120,38 +120,6 @@ def cell(mean: float, spread: float | None = None, paper: float | None = None,
     return text
 
 
-def mean_table(
-    rows: pd.DataFrame, by: Sequence[str], values: Sequence[str], *,
-    paper: pd.DataFrame | None = None, spread: str = "sem", digits: str = ".4g",
-    spread_digits: str = ".2g",
-) -> pd.DataFrame:  # fmt: skip
-    """One row per group of ``by``: each of ``values`` as ``mean ± spread (paper)`` over its rows.
-
-    ``spread`` is ``"sem"`` (standard error) or ``"std"`` over the rows of a
-    group (e.g. seeds); ``paper`` (indexed by ``by``, columns ``values``) puts
-    the published number in parentheses where it has one. Groups keep their
-    order of first appearance. Render with ``.to_markdown(index=False)``.
-
-    >>> rows = pd.DataFrame({"agent": ["A", "A", "B"], "loss": [1.0, 3.0, 2.0]})
-    >>> paper = pd.DataFrame({"loss": [1.5]}, index=pd.Index(["A"], name="agent"))
-    >>> mean_table(rows, ["agent"], ["loss"], paper=paper)["loss"].tolist()
-    ['2 ± 1 (1.5)', '2']
-    """
-    if spread not in ("sem", "std"):
-        raise ValueError(f"spread must be 'sem' or 'std', got {spread!r}")
-    grouped = rows.groupby(list(by), sort=False)
-    table = grouped[list(values)].mean()
-    spreads = grouped[list(values)].agg(spread)
-    out = pd.DataFrame(index=table.index)
-    for name in values:
-        theirs = [np.nan] * len(table)
-        if paper is not None and name in paper:
-            theirs = [paper[name].get(key, np.nan) for key in table.index]
-        pairs = zip(table[name], spreads[name], theirs, strict=True)
-        out[name] = [cell(m, s, p, digits, spread_digits) for m, s, p in pairs]
-    return out.reset_index()
-
-
 @dataclass(frozen=True)
 class Claim:
     """A paper's claim as measured.
@@ -186,20 +154,12 @@ def claims_table(claims: Iterable[Claim]) -> str:
     return pd.DataFrame(rows, columns=columns).to_markdown(index=False)
 
 
-def written(files: Iterable[str | Path]) -> str:
-    """Return the line the CLI prints after a report, ``written: a, b``.
-
-    >>> print(written(["out/report.md", Path("out/a.png")]))
-    <BLANKLINE>
-    written: out/report.md, out/a.png
-    """
-    return "\nwritten: " + ", ".join(str(path) for path in files)
-
-
-def published(name: str) -> pd.DataFrame:
+def published(name: str, index: Sequence[str] = ()) -> pd.DataFrame:
     """Read the published numbers ``osfb_gym/bench/papers/<name>.csv`` (shipped in the wheel).
 
-    >>> published("jiang_table1").set_index(["dataset", "cutoff"]).loc[("adult", 0.5), "ours"]
+    ``index``: the columns that become the frame's index.
+
+    >>> published("jiang_table1", ["dataset", "cutoff"]).loc[("adult", 0.5), "ours"]
     np.float64(144.92)
     """
     folder = resources.files("osfb_gym.bench") / "papers"
@@ -208,7 +168,8 @@ def published(name: str) -> pd.DataFrame:
         found = sorted(p.name[:-4] for p in folder.iterdir() if p.name.endswith(".csv"))
         raise ValueError(f"no published table {name!r}; there are {found}")
     with source.open() as handle:
-        return pd.read_csv(handle)
+        frame = pd.read_csv(handle)
+    return frame.set_index(list(index)) if index else frame
 
 
 # ---------------------------------------------------------------------------- figures

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from agents.base import Agent
-from osfb_gym.bench.paper_tables import METHODS, published
 from osfb_gym.bench.report import plot_curves, tuned
+from osfb_gym.bench.report import published as _read
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
 from osfb_gym.data import load
@@ -30,6 +30,8 @@ from osfb_gym.data.registry import available_datasets, get_spec
 LENDING_DATASETS = ("adult", "bank", "compas", "crime", "german", "blood", "diabetes", "eeg",
                     "australian", "churn")  # fmt: skip
 LARGE_DATASETS = ("adult", "bank", "eeg")  # batch size 1000 for the logistic link
+#: the paper's columns, in its order
+METHODS = ("greedy", "eps-greedy", "os-eps-greedy", "noise", "os-noise", "margin", "ours")
 #: a column of the paper's tables: the agent and its tuned hyperparameter ("ours" = Adaptive)
 AGENTS: dict[str, tuple[str, str | None]] = {
     "greedy": ("Greedy", None), "eps-greedy": ("EpsilonGreedy", "alpha"),
@@ -49,6 +51,22 @@ FITS: dict[str, dict[str, dict[str, Any]]] = {
     "legacy": {"env": {}, "linear": {}, "logistic": {}, "ours": {}},
 }
 N_BOOTSTRAP = 2000
+
+
+def published(link: str) -> pd.DataFrame:
+    """Return the paper's Table 1 (``link="linear"``) or 2 (``"logistic"``) as printed.
+
+    Mean cumulative one-sided loss over 10 splits, each method at its best
+    alpha (``papers/jiang_table1.csv``, ``jiang_table2.csv``); index
+    ``(dataset, cutoff)``, a column per method in :data:`METHODS` order.
+
+    >>> published("linear").loc[("adult", 0.5), "ours"]
+    np.float64(144.92)
+    """
+    if link not in ("linear", "logistic"):
+        raise ValueError(f"link must be 'linear' or 'logistic', got {link!r}")
+    table = _read("jiang_table1" if link == "linear" else "jiang_table2", ["dataset", "cutoff"])
+    return table[list(METHODS)]
 
 
 def agent_for(method: str, alpha: float | None, params: dict[str, Any] | None = None) -> Agent:

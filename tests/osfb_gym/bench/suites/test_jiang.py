@@ -10,8 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.paper_tables import METHODS, published
-from osfb_gym.bench.suites.jiang import FITS, JIANG_SUITES, _lowest, run_jiang
+from osfb_gym.bench.suites.jiang import FITS, JIANG_SUITES, METHODS, _lowest, published, run_jiang
 from osfb_gym.cli import main
 
 # the offline copies of the datasets, named by the environment (see the data layer)
