@@ -1,7 +1,8 @@
 """Shared report helpers: what every suite's report function repeats.
 
-Tuned cells, mean ± s.e. tables beside the paper's numbers, claims tables,
-curves with bands in one colour per agent, figures, published numbers.
+What a run returns and writes (:class:`Report`, :func:`save_report`), the
+datasets it found, tuned cells, tables, claims tables, curves with bands in
+one colour per agent, figures, published numbers.
 
 The published numbers of the papers live as CSV files in ``osfb_gym/bench/papers/``
 (shipped in the wheel), read by :func:`published`.
@@ -11,13 +12,68 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+
+# --------------------------------------------------------------------- what a run gives
+@dataclass
+class Report:
+    """What a suite's run wrote: its page (markdown), its files and its named tables.
+
+    A named table reads as an attribute too: ``report.tuned`` is
+    ``report.tables["tuned"]``.
+    """
+
+    text: str
+    files: list[Path]
+    tables: dict[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["tables"][name]
+        except KeyError:
+            raise AttributeError(f"the report has no table {name!r}") from None
+
+    def __str__(self) -> str:
+        """Return what ``osfb-bench run`` prints: the page, then ``written: a, b``."""
+        return f"{self.text}\nwritten: " + ", ".join(str(path) for path in self.files)
+
+
+def save_report(out: str | Path, page: str, text: str, frames: dict[str, pd.DataFrame],
+                figures: Sequence[Path] = (), **tables: Any) -> Report:  # fmt: skip
+    """Write each of ``frames`` to ``out/<name>.csv`` and ``text`` to ``out/page``.
+
+    A frame's index is written when it is named. The report's tables are
+    ``frames`` and ``tables`` (which take precedence: e.g. the rows with
+    their curves where the CSV has none); its files: CSVs, page, ``figures``.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    files = [out / f"{name}.csv" for name in frames]
+    for path, frame in zip(files, frames.values(), strict=True):
+        frame.to_csv(path, index=any(level is not None for level in frame.index.names))
+    (out / page).write_text(text)
+    return Report(text, [*files, out / page, *figures], {**frames, **tables})
+
+
+def datasets_found(names: Sequence[str], data_home: str | None,
+                   suite: str) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+    """Return the datasets of ``names`` found, and why each other one was not; none: raise."""
+    from osfb_gym.data.registry import available_datasets
+
+    found, missing = available_datasets(list(names), data_home)
+    if not found:
+        raise FileNotFoundError(
+            f"no dataset of {suite} was found; pass data_home= (--data-home) or set OSFB_DATA "
+            f"(see osfb_gym.data.load). First reason: {next(iter(missing.values()), '')}"
+        )
+    return found, missing
 
 
 # ----------------------------------------------------------------------- tuned cells

@@ -84,7 +84,7 @@ def test_the_old_and_the_issues_suite_names_run_the_paper_suites(alias, suite, m
 
     seen = []
     entry = catalog.SUITES[suite]
-    fake = dataclasses.replace(entry, run=lambda name, out, options: seen.append(name) or "")
+    fake = dataclasses.replace(entry, run=lambda name, out, **given: seen.append(name) or "")
     monkeypatch.setitem(catalog.SUITES, suite, fake)
     assert main(["run", alias, "--no-progress"]) == 0
     assert seen == [suite]
@@ -153,10 +153,10 @@ def test_a_spec_with_values_of_the_wrong_type_is_a_user_error(tmp_path, capsys):
 def test_a_bug_shows_its_traceback_and_asks_for_a_report(monkeypatch, capsys):
     from osfb_gym.bench import catalog
 
-    def broken(name, out, options):
+    def broken(name, out, **given):
         raise KeyError("a bug")
 
-    monkeypatch.setitem(catalog.SUITES, "quick", catalog.Suite("quick", "", (), broken))
+    monkeypatch.setitem(catalog.SUITES, "quick", catalog.Suite("quick", "", {}, broken))
     assert main(["run", "quick"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and "KeyError: 'a bug'" in err and "please report it" in err

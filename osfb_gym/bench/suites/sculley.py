@@ -23,10 +23,10 @@ import gymnasium as gym
 import pandas as pd
 
 from agents.base import Agent
+from osfb_gym.bench.report import Report, datasets_found
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.suites.sculley_report import METHODS, PAPER_TOPICS, write_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
-from osfb_gym.data.registry import available_datasets
 from osfb_gym.data.text import R8_TOPICS
 
 ENV_ID = "AppleTasting-v0"
@@ -215,6 +215,7 @@ def run_sculley(
     out_dir: str | Path,
     *,
     datasets: Sequence[str] | None = None,
+    topics: Sequence[str] | None = None,
     seeds: Sequence[int] | None = None,
     learners: Sequence[str] | None = None,
     svm_seeds: int | None = None,
@@ -222,26 +223,22 @@ def run_sculley(
     data_home: str | None = None,
     horizon: int | None = None,
     **engine: Any,
-) -> Any:
+) -> Report:
     """Run suite ``name`` into ``out_dir``'s store and write its report.
 
-    ``datasets`` (spam datasets or Reuters topics), ``seeds``, ``learners``,
+    ``datasets`` (spam datasets) or ``topics`` (Reuters), ``seeds``, ``learners``,
     ``svm_seeds`` narrow the suite; ``full_grid`` runs the SVM over the
     paper's whole ``C_neg`` grid; ``horizon`` truncates every stream (quick
     checks only); ``engine`` goes to :func:`~osfb_gym.bench.run.run_cells`.
     """
-    base = SCULLEY_SUITES[name]
+    base, datasets = SCULLEY_SUITES[name], datasets if topics is None else topics
     suite = replace(base, seeds=base.seeds if seeds is None else tuple(seeds),
                     datasets=_subset(datasets, base.datasets if base.spam else R8_TOPICS,
                                      "datasets" if base.spam else "topics"),
                     learners=_subset(learners, base.learners, "learners"),
                     svm_seeds=base.svm_seeds if svm_seeds is None else int(svm_seeds))  # fmt: skip
-    found, missing = available_datasets(
-        list(suite.datasets) if base.spam else ["reuters_r8"], data_home
-    )
-    if not found:
-        raise FileNotFoundError(f"no dataset of {name} was found ({'; '.join(missing.values())});"
-                                " pass data_home= or set OSFB_DATA")  # fmt: skip
+    found, missing = datasets_found(suite.datasets if base.spam else ["reuters_r8"], data_home,
+                                    name)  # fmt: skip
     extra = {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v is not None}
     out, started = Path(out_dir), time.perf_counter()
 

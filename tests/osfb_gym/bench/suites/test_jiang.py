@@ -95,7 +95,7 @@ def test_cli_runs_a_tiny_reproduction_with_both_tunings(tmp_path, capsys):
 
 
 def test_missing_datasets_are_skipped_and_named(tmp_path):
-    with pytest.raises(FileNotFoundError, match="none of the datasets"):
+    with pytest.raises(FileNotFoundError, match="no dataset of jiang-linear was found"):
         run_jiang(JIANG_SUITES["jiang-linear"], tmp_path, datasets=["german"],
                   data_home=str(tmp_path), progress=False)  # fmt: skip
 
