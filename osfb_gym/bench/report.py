@@ -159,21 +159,14 @@ def tuned_table(
 
 
 # ---------------------------------------------------------------------------- tables
-def cell(mean: float, spread: float | None = None, paper: float | None = None,
-         digits: str = ".4g", spread_digits: str = ".2g") -> str:  # fmt: skip
-    """Format a table cell: ``mean ± spread (paper)``; a missing part is left out.
+def cell(mean: float, spread: float, digits: str = ".4g") -> str:
+    """Format a table cell ``mean ± spread``; a spread that is not finite is left out.
 
-    >>> cell(0.12345, 0.0061, 0.11)
-    '0.1235 ± 0.0061 (0.11)'
-    >>> cell(3.0, paper=float("nan"), digits=".2f")
-    '3.00'
+    >>> cell(0.12345, 0.0061), cell(3.0, float("nan"), digits=".2f")
+    ('0.1235 ± 0.0061', '3.00')
     """
     text = f"{mean:{digits}}"
-    if spread is not None and np.isfinite(spread):
-        text += f" ± {spread:{spread_digits}}"
-    if paper is not None and np.isfinite(paper):
-        text += f" ({paper:{digits}})"
-    return text
+    return f"{text} ± {spread:{digits}}" if np.isfinite(spread) else text
 
 
 @dataclass(frozen=True)
@@ -279,23 +272,37 @@ def save(figure: Any, path: str | Path, *, title: str = "") -> Path:
     return path
 
 
+def curves_over_seeds(rows: pd.DataFrame, column: str) -> dict[tuple[str, str], Any]:
+    """Return the curves of :func:`plot_curves`: ``(setting, agent) -> (t, runs)``.
+
+    ``rows`` are stored rows (one agent setting per ``(setting, agent)``, e.g.
+    :func:`tuned`'s) with ``curve_t`` and ``column``; a group whose rows hold
+    no curve or curves of different lengths (truncated streams) is left out.
+    """
+    return {
+        key: (np.asarray(group["curve_t"].iloc[0]), np.stack(group[column].map(np.asarray)))
+        for key, group in rows.groupby(["setting", "agent"], sort=False)
+        if "curve_t" in group and len({len(t) for t in group["curve_t"]}) == 1
+    }
+
+
 def plot_curves(
     curves: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], path: str | Path, *,
     title: str = "", ylabel: str = "average one-sided loss R_t / t", xlabel: str = "t",
-    log_x: bool = True, palette: dict[str, str] | None = None,
+    log_x: bool = True,
 ) -> Path:  # fmt: skip
     """Plot curves sampled at steps ``t``: one panel per setting, mean and ±1 s.e. over seeds.
 
     ``curves`` maps ``(setting, agent)`` to ``(t, runs)``, ``runs`` of shape
     ``(seeds, len(t))``. An agent keeps its colour in every panel
-    (``palette``, default :func:`colours` of the agents in order).
+    (:func:`colours` of the agents in order).
 
     >>> t, runs = np.arange(1, 4), np.ones((2, 3))
     >>> import tempfile; folder = tempfile.mkdtemp()
     >>> plot_curves({("s", "A"): (t, runs)}, Path(folder) / "c.png").name
     'c.png'
     """
-    palette = palette or colours(agent for _, agent in curves)
+    palette = colours(agent for _, agent in curves)
     settings = list(dict.fromkeys(setting for setting, _ in curves))
     figure, grid = panels(1, len(settings), width=5, height=3.6)
     for axis, setting in zip(grid[0], settings, strict=True):

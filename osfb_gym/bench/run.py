@@ -16,12 +16,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
 from osfb_gym.bench.executors import execute, train_models
-from osfb_gym.bench.report import Report, plot_curves, save_report, tuned, tuned_table
+from osfb_gym.bench.report import (
+    Report,
+    curves_over_seeds,
+    plot_curves,
+    save_report,
+    tuned,
+    tuned_table,
+)
 from osfb_gym.bench.store import ResultStore
 from osfb_gym.bench.sweep import EnvSpec, SweepSpec, env_arguments, validate
 from osfb_gym.core.family import family_of
@@ -70,7 +76,8 @@ def run_cells(
 def run_sweep(spec: SweepSpec, out_dir: str | Path, **engine: Any) -> Report:
     """Run ``spec`` into ``out_dir`` (``engine``: options of :func:`run_cells`), write outputs.
 
-    The report's text is a summary: cells run and resumed, the rate, the tables.
+    The report's text is a summary: the description, cells run and resumed, the rate, the
+    tables.
     """
     started = time.perf_counter()
     results, n_run = run_cells(spec, Path(out_dir), **engine)
@@ -79,7 +86,8 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, **engine: Any) -> Report:
     rate = f"{n_run / seconds:.1f} cells/s" if n_run and seconds > 0 else "nothing to run"
     where = f"{engine.get('executor', 'local')} x{engine.get('workers', 1)}"
     report.text = (
-        f"osfb-bench {spec.name}: {len(results)} cells ({n_run} run now, "
+        (f"\n{spec.description}\n\n" if spec.description else "")
+        + f"osfb-bench {spec.name}: {len(results)} cells ({n_run} run now, "
         f"{len(results) - n_run} resumed from the store) in {seconds:.1f} s on {where}: {rate}"
         f"\n\n{report.table}\n"
     )
@@ -102,11 +110,7 @@ def write_outputs(spec: SweepSpec, results: pd.DataFrame, out: Path) -> Report:
             f"## {family.name}: {metric} ({family.direction} is better; tuned setting per agent)"
             "\n\n" + tuned_table(rows, metric, lower_is_better=lower, extra=family.columns)
         )
-        column = f"curve_{family.curve}"
-        curves = {
-            key: (np.asarray(group["curve_t"].iloc[0]), np.stack(group[column].map(np.asarray)))
-            for key, group in best.groupby(["setting", "agent"], sort=False)
-        }
+        curves = curves_over_seeds(best, f"curve_{family.curve}")
         average = family.curve == "average_loss"
         band = ", mean over seeds, band ±1 s.e." if average else ""
         plots.append(plot_curves(
@@ -122,21 +126,25 @@ def write_outputs(spec: SweepSpec, results: pd.DataFrame, out: Path) -> Report:
 
 
 def run_suite(
-    suite: SweepSpec,
+    suite: str | SweepSpec,
     out_dir: str | Path,
     *,
     seeds: tuple[int, ...] | None = None,
-    env_overrides: dict | None = None,
+    horizon: int | None = None,
+    data_home: str | None = None,
     total_timesteps: int | None = None,
     **engine: Any,
 ) -> Report:
-    """Run ``suite`` with other seeds, env arguments (a short ``horizon``) or RL training budget.
+    """Run sweep ``suite`` (a spec, or a built-in's name) with other seeds, horizon or RL budget.
 
-    An env argument a setting's env does not take (``horizon`` for services)
-    is left out there; ``total_timesteps`` replaces the budget of every RL
-    agent; ``engine`` goes to :func:`run_cells` (``resume``, ``workers``, ...).
+    ``horizon`` truncates the episodes of every env that takes one;
+    ``total_timesteps`` replaces the budget of every RL agent; ``data_home``
+    is unused; ``engine`` goes to :func:`run_cells` (``resume``, ``workers``, ...).
     """
-    overrides = env_overrides or {}
+    if isinstance(suite, str):
+        from osfb_gym.bench.suites.quick import get_suite
+
+        suite = get_suite(suite)
     agents = tuple(
         dataclasses.replace(agent, params=agent.params | {"total_timesteps": total_timesteps})
         if agent.is_rl and total_timesteps is not None
@@ -144,8 +152,8 @@ def run_suite(
         for agent in suite.agents
     )
     envs = tuple(
-        EnvSpec(env.id, env.label,
-                env.kwargs | {k: v for k, v in overrides.items() if k in env_arguments(env.id)})
+        EnvSpec(env.id, env.label, env.kwargs | {"horizon": horizon})
+        if horizon is not None and "horizon" in env_arguments(env.id) else env
         for env in suite.envs
     )  # fmt: skip
     seeds = suite.seeds if seeds is None else tuple(seeds)

@@ -20,7 +20,14 @@ import numpy as np
 import pandas as pd
 
 from agents.base import Agent
-from osfb_gym.bench.report import Report, datasets_found, plot_curves, save_report, tuned
+from osfb_gym.bench.report import (
+    Report,
+    curves_over_seeds,
+    datasets_found,
+    plot_curves,
+    save_report,
+    tuned,
+)
 from osfb_gym.bench.report import published as _read
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
@@ -226,12 +233,8 @@ def _plots(best: pd.DataFrame, out: Path) -> list[Path]:
     """One PNG per dataset: R_t / t of each method at its tuned alpha, a panel per cutoff."""
     files = []
     for dataset, part in best.groupby("dataset"):
-        curves = {
-            (setting, METHOD_OF[agent]): (np.asarray(group["curve_t"].iloc[0]),
-                                          np.stack(group["curve_average_loss"].map(np.asarray)))
-            for (setting, agent), group in part.groupby(["setting", "agent"], sort=False)
-            if "curve_t" in group and len({len(t) for t in group["curve_t"]}) == 1
-        }  # fmt: skip
+        curves = {(setting, METHOD_OF[agent]): curve for (setting, agent), curve
+                  in curves_over_seeds(part, "curve_average_loss").items()}  # fmt: skip
         if curves:
             files.append(plot_curves(curves, out / f"average_loss-{dataset}.png", title=dataset))
     return files

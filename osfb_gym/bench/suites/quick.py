@@ -9,11 +9,6 @@ have their own modules here; :mod:`osfb_gym.bench.catalog` names every suite.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
-
-from osfb_gym.bench.report import Report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 
 #: the settings of the lending agents tuned on the default and trap worlds
@@ -62,21 +57,3 @@ def get_suite(name: str) -> SweepSpec:
     if name not in SUITES:
         raise ValueError(f"unknown suite {name!r}; choose one of {', '.join(sorted(SUITES))}")
     return SUITES[name]
-
-
-def run(name: str, out_dir: str | Path, *, seeds: Sequence[int] | None = None,
-        horizon: int | None = None, data_home: str | None = None,
-        total_timesteps: int | None = None, **engine: Any) -> Report:  # fmt: skip
-    """Run suite ``name`` and return its report; ``engine`` goes to :func:`run_cells`.
-
-    ``horizon`` truncates every episode whose env takes one; ``total_timesteps``
-    is every RL agent's training budget; ``data_home`` is unused.
-    """
-    from osfb_gym.bench.run import run_suite
-
-    suite = get_suite(name)
-    report = run_suite(suite, out_dir, seeds=None if seeds is None else tuple(seeds),
-                       env_overrides=None if horizon is None else {"horizon": horizon},
-                       total_timesteps=total_timesteps, **engine)  # fmt: skip
-    report.text = f"\n{suite.description}\n\n{report.text}"
-    return report

@@ -358,7 +358,7 @@ def write_shah_report(
         shown = pd.DataFrame({
             "d": part["d"], "learner": part["learner"], "kernel": ran["kernel"].iloc[0],
             "gamma": [gamma[d, x] for d, x in zip(part["d"], part["learner"], strict=True)],
-            "average risk": [cell(m, s, digits=".4f", spread_digits=".4f") for m, s in
+            "average risk": [cell(m, s, digits=".4f") for m, s in
                              zip(part["average_risk"], part["average_risk_std"], strict=True)],
             "labels asked": part["query_rate"].map("{:.3f}".format),
             "misclassified": part["misclassification_rate"].map("{:.4f}".format),
@@ -381,7 +381,7 @@ def selection_lines(selection: pd.DataFrame) -> list[str]:
     """Return the selection stage as markdown: validation risk and labels per gamma."""
     shown = selection[["dataset", "d", "learner"]].assign(
         gamma=selection["gamma"].map("{:g}".format),
-        **{"validation risk": [cell(m, s, digits=".4f", spread_digits=".4f") for m, s in
+        **{"validation risk": [cell(m, s, digits=".4f") for m, s in
                                zip(selection["average_risk"], selection["risk_se"], strict=True)],
            "labels asked": selection["query_rate"].map("{:.3f}".format),
            "chosen": selection["chosen"].map({True: "yes", False: ""})})  # fmt: skip
