@@ -134,23 +134,18 @@ def spam_stages(suite: SculleySuite, datasets: Sequence[str], env_extra: dict, b
         envs += [EnvSpec(ENV_ID, labels[fb], spam_env(dataset, fb, suite, **env_extra, **rows))
                  for fb in (labels if beta is not None else ("one_sided",))]  # fmt: skip
         for learner in suite.learners:
-            tag: dict[str, Any] = {"dataset": dataset, "learner": learner}
-            if beta is None:
-                agents += [_agent(tags, {**tag, "variant": "label_efficient", "phase": phase,
-                                         "beta": b},
-                                  (labels["one_sided"],), learner, "label_efficient", beta=b)
-                           for b in suite.betas if learner != "perceptron_bias"]  # fmt: skip
-                continue
-            for variant in ("one_sided", "full") if learner == "perceptron_bias" else VARIANTS:
-                b = beta[(dataset, learner)] if variant == "label_efficient" else None
+            runs: list[tuple[str, float | None]]
+            if beta is None:  # Label Efficient at every beta of the grid
+                runs = [("label_efficient", b) for b in suite.betas if learner != "perceptron_bias"]
+            else:  # every variant, Label Efficient at its chosen beta
+                variants = ("one_sided", "full") if learner == "perceptron_bias" else VARIANTS
+                runs = [(v, beta[(dataset, learner)] if v == "label_efficient" else None)
+                        for v in variants]  # fmt: skip
+            for variant, b in runs:
+                tag = {"dataset": dataset, "learner": learner, "variant": variant, "phase": phase,
+                       "beta": float("nan") if b is None else b}  # fmt: skip
                 env = labels["full" if variant == "full" else "one_sided"]
                 strategy = variant if variant in WRAPPERS else "none"
-                tag = {
-                    **tag,
-                    "variant": variant,
-                    "phase": phase,
-                    "beta": float("nan") if b is None else b,
-                }
                 extra = {} if b is None else {"beta": b}
                 agents.append(_agent(tags, tag, (env,), learner, strategy, **extra))
     seeds, name = (suite.tune_seeds if beta is None else suite.seeds), f"{suite.name}-{phase}"
