@@ -157,16 +157,10 @@ def _sweep(args: argparse.Namespace) -> str:
     from osfb_gym.bench.sweep import load_spec
 
     spec = load_spec(args.spec)
-    options = RunOptions(
-        seeds=args.seeds,
-        workers=args.workers,
-        executor=args.executor,
-        address=args.address,
-        resume=args.resume,
-        progress=not args.no_progress,
-    )
-    out = args.out or f"osfb-results/{spec.name}"
-    return str(run_suite(spec, out, seeds=options.seed_list(), **options.engine))
+    seeds = None if args.seeds is None else tuple(range(args.seeds))
+    return str(run_suite(spec, args.out or f"osfb-results/{spec.name}", seeds=seeds,
+                         resume=args.resume, workers=args.workers, executor=args.executor,
+                         address=args.address, progress=not args.no_progress))  # fmt: skip
 
 
 def _table(args: argparse.Namespace) -> str:
