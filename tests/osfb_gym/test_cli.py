@@ -167,3 +167,21 @@ def test_the_train_command_offers_every_algorithm_of_the_bench():
     from osfb_gym.cli import ALGORITHMS as OFFERED
 
     assert OFFERED == ALGORITHMS
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "value"),
+    [("count", "1e4", 10_000), ("counts", "20, 40", (20, 40)), ("names", "a,,b ", ("a", "b")),
+     ("gammas", "1,2.5", (1.0, 2.5)), ("alphas", "-1:1", (0.5, 1.0, 2.0)), ("bool", "TRUE", True),
+     ("count", "0", None), ("count", "2.5", None), ("gammas", "0,1", None), ("bool", "yes", None),
+     ("alphas", "2:1", None)],
+)  # fmt: skip
+def test_every_kind_of_setting_reads_its_text_or_refuses_it(kind, text, value):
+    from osfb_gym.bench.catalog import KINDS
+
+    parse, _ = KINDS[kind]
+    if value is None:
+        with pytest.raises(ValueError):
+            parse(text)
+    else:
+        assert parse(text) == value
