@@ -158,9 +158,9 @@ def _sweep(args: argparse.Namespace) -> str:
 
     spec = load_spec(args.spec)
     seeds = None if args.seeds is None else tuple(range(args.seeds))
-    return run_suite(spec, args.out or f"osfb-results/{spec.name}", seeds=seeds,
-                     resume=args.resume, workers=args.workers, executor=args.executor,
-                     address=args.address, progress=not args.no_progress).summary  # fmt: skip
+    return str(run_suite(spec, args.out or f"osfb-results/{spec.name}", seeds=seeds,
+                         resume=args.resume, workers=args.workers, executor=args.executor,
+                         address=args.address, progress=not args.no_progress))  # fmt: skip
 
 
 def _table(args: argparse.Namespace) -> str:
@@ -169,8 +169,7 @@ def _table(args: argparse.Namespace) -> str:
     from osfb_gym.bench.suites.jiang import JIANG_SUITES, write_report
 
     frame = pd.concat([pd.read_csv(path) for path in args.results], ignore_index=True)
-    report = write_report(frame, JIANG_SUITES[args.suite], args.out, data_home=args.data_home)
-    return report.files[2].read_text()
+    return write_report(frame, JIANG_SUITES[args.suite], args.out, data_home=args.data_home).text
 
 
 def _train(args: argparse.Namespace) -> str:

@@ -10,7 +10,8 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "run": ("SuiteResult", "run_suite", "run_sweep"),
+    "report": ("Report",),
+    "run": ("run_suite", "run_sweep"),
     "store": ("ResultStore",),
     "suites.quick": ("SUITES", "get_suite"),
     "sweep": ("AgentSpec", "Cell", "EnvSpec", "SweepSpec", "load_spec"),

@@ -50,30 +50,29 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class Suite:
-    """A built-in suite: what ``list`` says about it, its settings and how it runs."""
+    """A built-in suite: what ``list`` says about it, its settings and its run function.
+
+    ``settings`` maps each ``--set`` key to how its text is read (a key of
+    :data:`KINDS`). ``run`` is ``"module:function"`` (or the function):
+    ``run(name, out, seeds=, horizon=, data_home=, **engine, **settings)``
+    returns a :class:`~osfb_gym.bench.report.Report`.
+    """
 
     name: str
     summary: str
-    settings: tuple[str, ...]
-    run: Callable[[str, Path, RunOptions], str]
+    settings: dict[str, str]
+    run: str | Callable[..., Any]
 
 
-def _names(text: str) -> list[str]:
-    return [name.strip() for name in text.split(",") if name.strip()]
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
-def _positive_int(text: str) -> int:
-    if int(text) < 1:
+def _count(text: str) -> int:
+    value = float(text)  # 1e4 reads as 10000
+    if value < 1 or value != int(value):
         raise ValueError(text)
-    return int(text)
-
-
-def _int(options: RunOptions, key: str) -> int | None:
-    return options.setting(key, _positive_int, "expects a positive integer")
-
-
-def _list(options: RunOptions, key: str) -> list[str] | None:
-    return options.setting(key, _names, "expects a comma-separated list")
+    return int(value)
 
 
 def _alphas(text: str) -> tuple[float, ...]:
@@ -83,9 +82,9 @@ def _alphas(text: str) -> tuple[float, ...]:
     return tuple(2.0**k for k in range(low, high + 1))
 
 
-def _gammas(text: str) -> tuple[float, ...]:
+def _floats(text: str, positive: bool = False) -> tuple[float, ...]:
     values = tuple(float(part) for part in _names(text))
-    if not values or min(values) <= 0:
+    if not values or (positive and min(values) <= 0):
         raise ValueError(text)
     return values
 
@@ -96,106 +95,45 @@ def _bool(text: str) -> bool:
     return text.lower() == "true"
 
 
-def _written(files: list[Path]) -> str:
-    return "\nwritten: " + ", ".join(str(path) for path in files)
-
-
-def _quick(name: str, out: Path, options: RunOptions) -> str:
-    from osfb_gym.bench.run import run_suite
-    from osfb_gym.bench.suites.quick import get_suite
-
-    suite = get_suite(name)
-    horizon = None if options.horizon is None else {"horizon": options.horizon}
-    budget = _int(options, "total_timesteps")
-    result = run_suite(suite, out, seeds=options.seed_list(), env_overrides=horizon,
-                       total_timesteps=budget, **options.engine)  # fmt: skip
-    return f"\n{suite.description}\n\n{result.summary}"
-
-
-def _jiang(name: str, out: Path, options: RunOptions) -> str:
-    from osfb_gym.bench.suites.jiang import JIANG_SUITES, run_jiang
-
-    splits = _int(options, "splits")  # the paper's random splits are the seeds
-    if splits is not None and options.seeds is not None:
-        raise ValueError("give --seeds or --set splits=, not both (they are the same)")
-    alphas = options.setting("alphas", _alphas, "must read LOW:HIGH (powers of 2), LOW <= HIGH")
-    result = run_jiang(
-        JIANG_SUITES[name], out, datasets=_list(options, "datasets"),
-        seeds=options.seed_list() if splits is None else tuple(range(splits)), alphas=alphas,
-        fit=options.settings.get("fit"), data_home=options.data_home, horizon=options.horizon,
-        **options.engine,
-    )  # fmt: skip
-    return result.files[2].read_text() + _written(result.files)
-
-
-def _sculley(name: str, out: Path, options: RunOptions) -> str:
-    from osfb_gym.bench.suites.sculley import run_sculley
-
-    extra: dict[str, Any] = {"datasets": _list(options, "datasets")}
-    if name == "sculley-reuters":
-        full = options.setting("full_grid", _bool, "expects true or false")
-        extra = {"datasets": _list(options, "topics"), "svm_seeds": _int(options, "svm_seeds"),
-                 "full_grid": bool(full)}  # fmt: skip
-    result = run_sculley(
-        name, out, seeds=options.seed_list(), learners=_list(options, "learners"),
-        data_home=options.data_home, horizon=options.horizon, **options.engine, **extra,
-    )  # fmt: skip
-    return result.report + _written(result.files)
-
-
-def _shah(name: str, out: Path, options: RunOptions) -> str:
-    from osfb_gym.bench.suites.shah import SHAH_SUITES, run_shah
-
-    engine = options.engine
-    engine["n_jobs"] = engine.pop("workers")  # shah's name for it
-    result = run_shah(
-        SHAH_SUITES[name], out, datasets=_list(options, "datasets"), seeds=options.seed_list(),
-        gammas=options.setting("gammas", _gammas, "must be positive numbers, e.g. 1,2,3"),
-        horizon=options.horizon, data_home=options.data_home, **engine,
-    )  # fmt: skip
-    return result.report + _written(result.files)
-
-
-def _bose(name: str, out: Path, options: RunOptions) -> str:
-    from osfb_gym.bench.suites.bose import BOSE_SUITES, run_bose
-
-    result = run_bose(BOSE_SUITES[name], out, seeds=options.seed_list(),
-                      data_home=options.data_home, max_services=options.horizon,
-                      **options.engine)  # fmt: skip
-    return result.report + _written(result.files)
-
-
-def _rl(name: str, out: Path, options: RunOptions) -> str:
-    from osfb_gym.bench.suites.rl_vs_principled import from_settings, run
-
-    protocol = from_settings(options.settings, options.seeds, options.horizon)
-    return run(out, protocol, **options.engine) + f"\nwritten: {out}"
-
-
-#: rl-vs-principled's settings (the fields of its Protocol, lists comma-separated)
-_RL_SETTINGS = (
-    "families", "regimes", "fixed_views", "resampled_views", "algos", "budgets", "episodes",
-    "validation_seeds", "n_steps", "ent_coef", "batch_size",
-)  # fmt: skip
+#: how a setting's text is read, by kind: the parser and what a bad value's error says
+KINDS: dict[str, tuple[Callable[[str], Any], str]] = {
+    "names": (_names, "expects a comma-separated list"),
+    "count": (_count, "expects a positive integer"),
+    "counts": (lambda text: tuple(map(_count, _names(text))), "expects positive integers, "
+               "comma-separated"),
+    "floats": (_floats, "expects numbers, comma-separated"),
+    "gammas": (lambda text: _floats(text, positive=True), "must be positive numbers, e.g. 1,2,3"),
+    "alphas": (_alphas, "must read LOW:HIGH (powers of 2), LOW <= HIGH"),
+    "bool": (_bool, "expects true or false"),
+    "text": (str, ""),
+}  # fmt: skip
+_JIANG = {"datasets": "names", "alphas": "alphas", "splits": "count", "fit": "text"}
+_RL = {"families": "names", "regimes": "names", "fixed_views": "names",
+       "resampled_views": "names", "algos": "names", "budgets": "counts", "episodes": "count",
+       "validation_seeds": "count", "n_steps": "counts", "ent_coef": "floats",
+       "batch_size": "count"}  # fmt: skip
+_SUITES = "osfb_gym.bench.suites."
 
 SUITES: dict[str, Suite] = {
     suite.name: suite
     for suite in (
         Suite("quick", "every env family, its principled agents and PPO (the main job)",
-              ("total_timesteps",), _quick),
-        Suite("jiang-linear", "Jiang et al. 2021, Table 1 (linear link, real datasets)",
-              ("datasets", "alphas", "splits", "fit"), _jiang),
+              {"total_timesteps": "count"}, "osfb_gym.bench.run:run_suite"),
+        Suite("jiang-linear", "Jiang et al. 2021, Table 1 (linear link, real datasets)", _JIANG,
+              f"{_SUITES}jiang:run_jiang"),
         Suite("jiang-logistic", "Jiang et al. 2021, Table 2 (logistic link, real datasets)",
-              ("datasets", "alphas", "splits", "fit"), _jiang),
+              _JIANG, f"{_SUITES}jiang:run_jiang"),
         Suite("sculley-spam", "Sculley 2007, apple tasting on spam streams",
-              ("datasets", "learners"), _sculley),
+              {"datasets": "names", "learners": "names"}, f"{_SUITES}sculley:run_sculley"),
         Suite("sculley-reuters", "Sculley 2007, minority topics of Reuters R8",
-              ("topics", "learners", "svm_seeds", "full_grid"), _sculley),
+              {"topics": "names", "learners": "names", "svm_seeds": "count", "full_grid": "bool"},
+              f"{_SUITES}sculley:run_sculley"),
         Suite("shah-reject", "Shah and Manwani 2020, online reject option",
-              ("datasets", "gammas"), _shah),
-        Suite("bose-services", "Bose et al. (AcQUIre), multi-service user choice", (), _bose),
+              {"datasets": "names", "gammas": "gammas"}, f"{_SUITES}shah:run_shah"),
+        Suite("bose-services", "Bose et al. (AcQUIre), multi-service user choice", {},
+              f"{_SUITES}bose:run_bose"),
         Suite("rl-vs-principled", "does generic RL beat the principled agents? equal experience, "
-              "tuned, 5 runs, bootstrap CIs", _RL_SETTINGS, _rl),
+              "tuned, 5 runs, bootstrap CIs", _RL, f"{_SUITES}rl_vs_principled:run"),
     )
 }  # fmt: skip
 #: other names of suites: the issues' names and the old name of bose-services
@@ -218,6 +156,8 @@ def get(name: str) -> Suite:
 
 def run(name: str, out: str | Path, options: RunOptions) -> str:
     """Run suite ``name`` into ``out`` and return the text to print; settings checked first."""
+    from osfb_gym.core.family import load
+
     suite = get(name)
     unknown = sorted(set(options.settings) - set(suite.settings))
     if unknown:
@@ -225,7 +165,10 @@ def run(name: str, out: str | Path, options: RunOptions) -> str:
             f"--set {unknown[0]}: suite {suite.name} has no such setting; "
             f"its settings: {', '.join(suite.settings) or 'none'}"
         )
-    return suite.run(suite.name, Path(out), options)
+    settings = {key: options.setting(key, *KINDS[suite.settings[key]]) for key in options.settings}
+    function = load(suite.run) if isinstance(suite.run, str) else suite.run
+    return str(function(suite.name, Path(out), seeds=options.seed_list(), horizon=options.horizon,
+                        data_home=options.data_home, **options.engine, **settings))  # fmt: skip
 
 
 def describe() -> str:

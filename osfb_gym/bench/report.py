@@ -1,7 +1,8 @@
 """Shared report helpers: what every suite's report function repeats.
 
-Tuned cells, mean ± s.e. tables beside the paper's numbers, claims tables,
-curves with bands in one colour per agent, figures, published numbers.
+What a run returns and writes (:class:`Report`, :func:`save_report`), the
+datasets it found, tuned cells, tables, claims tables, curves with bands in
+one colour per agent, figures, published numbers.
 
 The published numbers of the papers live as CSV files in ``osfb_gym/bench/papers/``
 (shipped in the wheel), read by :func:`published`.
@@ -11,13 +12,68 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+
+# --------------------------------------------------------------------- what a run gives
+@dataclass
+class Report:
+    """What a suite's run wrote: its page (markdown), its files and its named tables.
+
+    A named table reads as an attribute too: ``report.tuned`` is
+    ``report.tables["tuned"]``.
+    """
+
+    text: str
+    files: list[Path]
+    tables: dict[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["tables"][name]
+        except KeyError:
+            raise AttributeError(f"the report has no table {name!r}") from None
+
+    def __str__(self) -> str:
+        """Return what ``osfb-bench run`` prints: the page, then ``written: a, b``."""
+        return f"{self.text}\nwritten: " + ", ".join(str(path) for path in self.files)
+
+
+def save_report(out: str | Path, page: str, text: str, frames: dict[str, pd.DataFrame],
+                figures: Sequence[Path] = (), **tables: Any) -> Report:  # fmt: skip
+    """Write each of ``frames`` to ``out/<name>.csv`` and ``text`` to ``out/page``.
+
+    A frame's index is written when it is named. The report's tables are
+    ``frames`` and ``tables`` (which take precedence: e.g. the rows with
+    their curves where the CSV has none); its files: CSVs, page, ``figures``.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    files = [out / f"{name}.csv" for name in frames]
+    for path, frame in zip(files, frames.values(), strict=True):
+        frame.to_csv(path, index=any(level is not None for level in frame.index.names))
+    (out / page).write_text(text)
+    return Report(text, [*files, out / page, *figures], {**frames, **tables})
+
+
+def datasets_found(names: Sequence[str], data_home: str | None,
+                   suite: str) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+    """Return the datasets of ``names`` found, and why each other one was not; none: raise."""
+    from osfb_gym.data.registry import available_datasets
+
+    found, missing = available_datasets(list(names), data_home)
+    if not found:
+        raise FileNotFoundError(
+            f"no dataset of {suite} was found; pass data_home= (--data-home) or set OSFB_DATA "
+            f"(see osfb_gym.data.load). First reason: {next(iter(missing.values()), '')}"
+        )
+    return found, missing
 
 
 # ----------------------------------------------------------------------- tuned cells
@@ -103,53 +159,14 @@ def tuned_table(
 
 
 # ---------------------------------------------------------------------------- tables
-def cell(mean: float, spread: float | None = None, paper: float | None = None,
-         digits: str = ".4g", spread_digits: str = ".2g") -> str:  # fmt: skip
-    """Format a table cell: ``mean ± spread (paper)``; a missing part is left out.
+def cell(mean: float, spread: float, digits: str = ".4g") -> str:
+    """Format a table cell ``mean ± spread``; a spread that is not finite is left out.
 
-    >>> cell(0.12345, 0.0061, 0.11)
-    '0.1235 ± 0.0061 (0.11)'
-    >>> cell(3.0, paper=float("nan"), digits=".2f")
-    '3.00'
+    >>> cell(0.12345, 0.0061), cell(3.0, float("nan"), digits=".2f")
+    ('0.1235 ± 0.0061', '3.00')
     """
     text = f"{mean:{digits}}"
-    if spread is not None and np.isfinite(spread):
-        text += f" ± {spread:{spread_digits}}"
-    if paper is not None and np.isfinite(paper):
-        text += f" ({paper:{digits}})"
-    return text
-
-
-def mean_table(
-    rows: pd.DataFrame, by: Sequence[str], values: Sequence[str], *,
-    paper: pd.DataFrame | None = None, spread: str = "sem", digits: str = ".4g",
-    spread_digits: str = ".2g",
-) -> pd.DataFrame:  # fmt: skip
-    """One row per group of ``by``: each of ``values`` as ``mean ± spread (paper)`` over its rows.
-
-    ``spread`` is ``"sem"`` (standard error) or ``"std"`` over the rows of a
-    group (e.g. seeds); ``paper`` (indexed by ``by``, columns ``values``) puts
-    the published number in parentheses where it has one. Groups keep their
-    order of first appearance. Render with ``.to_markdown(index=False)``.
-
-    >>> rows = pd.DataFrame({"agent": ["A", "A", "B"], "loss": [1.0, 3.0, 2.0]})
-    >>> paper = pd.DataFrame({"loss": [1.5]}, index=pd.Index(["A"], name="agent"))
-    >>> mean_table(rows, ["agent"], ["loss"], paper=paper)["loss"].tolist()
-    ['2 ± 1 (1.5)', '2']
-    """
-    if spread not in ("sem", "std"):
-        raise ValueError(f"spread must be 'sem' or 'std', got {spread!r}")
-    grouped = rows.groupby(list(by), sort=False)
-    table = grouped[list(values)].mean()
-    spreads = grouped[list(values)].agg(spread)
-    out = pd.DataFrame(index=table.index)
-    for name in values:
-        theirs = [np.nan] * len(table)
-        if paper is not None and name in paper:
-            theirs = [paper[name].get(key, np.nan) for key in table.index]
-        pairs = zip(table[name], spreads[name], theirs, strict=True)
-        out[name] = [cell(m, s, p, digits, spread_digits) for m, s, p in pairs]
-    return out.reset_index()
+    return f"{text} ± {spread:{digits}}" if np.isfinite(spread) else text
 
 
 @dataclass(frozen=True)
@@ -186,20 +203,12 @@ def claims_table(claims: Iterable[Claim]) -> str:
     return pd.DataFrame(rows, columns=columns).to_markdown(index=False)
 
 
-def written(files: Iterable[str | Path]) -> str:
-    """Return the line the CLI prints after a report, ``written: a, b``.
-
-    >>> print(written(["out/report.md", Path("out/a.png")]))
-    <BLANKLINE>
-    written: out/report.md, out/a.png
-    """
-    return "\nwritten: " + ", ".join(str(path) for path in files)
-
-
-def published(name: str) -> pd.DataFrame:
+def published(name: str, index: Sequence[str] = ()) -> pd.DataFrame:
     """Read the published numbers ``osfb_gym/bench/papers/<name>.csv`` (shipped in the wheel).
 
-    >>> published("jiang_table1").set_index(["dataset", "cutoff"]).loc[("adult", 0.5), "ours"]
+    ``index``: the columns that become the frame's index.
+
+    >>> published("jiang_table1", ["dataset", "cutoff"]).loc[("adult", 0.5), "ours"]
     np.float64(144.92)
     """
     folder = resources.files("osfb_gym.bench") / "papers"
@@ -208,7 +217,8 @@ def published(name: str) -> pd.DataFrame:
         found = sorted(p.name[:-4] for p in folder.iterdir() if p.name.endswith(".csv"))
         raise ValueError(f"no published table {name!r}; there are {found}")
     with source.open() as handle:
-        return pd.read_csv(handle)
+        frame = pd.read_csv(handle)
+    return frame.set_index(list(index)) if index else frame
 
 
 # ---------------------------------------------------------------------------- figures
@@ -262,23 +272,37 @@ def save(figure: Any, path: str | Path, *, title: str = "") -> Path:
     return path
 
 
+def curves_over_seeds(rows: pd.DataFrame, column: str) -> dict[tuple[str, str], Any]:
+    """Return the curves of :func:`plot_curves`: ``(setting, agent) -> (t, runs)``.
+
+    ``rows`` are stored rows (one agent setting per ``(setting, agent)``, e.g.
+    :func:`tuned`'s) with ``curve_t`` and ``column``; a group whose rows hold
+    no curve or curves of different lengths (truncated streams) is left out.
+    """
+    return {
+        key: (np.asarray(group["curve_t"].iloc[0]), np.stack(group[column].map(np.asarray)))
+        for key, group in rows.groupby(["setting", "agent"], sort=False)
+        if "curve_t" in group and len({len(t) for t in group["curve_t"]}) == 1
+    }
+
+
 def plot_curves(
     curves: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], path: str | Path, *,
     title: str = "", ylabel: str = "average one-sided loss R_t / t", xlabel: str = "t",
-    log_x: bool = True, palette: dict[str, str] | None = None,
+    log_x: bool = True,
 ) -> Path:  # fmt: skip
     """Plot curves sampled at steps ``t``: one panel per setting, mean and ±1 s.e. over seeds.
 
     ``curves`` maps ``(setting, agent)`` to ``(t, runs)``, ``runs`` of shape
     ``(seeds, len(t))``. An agent keeps its colour in every panel
-    (``palette``, default :func:`colours` of the agents in order).
+    (:func:`colours` of the agents in order).
 
     >>> t, runs = np.arange(1, 4), np.ones((2, 3))
     >>> import tempfile; folder = tempfile.mkdtemp()
     >>> plot_curves({("s", "A"): (t, runs)}, Path(folder) / "c.png").name
     'c.png'
     """
-    palette = palette or colours(agent for _, agent in curves)
+    palette = colours(agent for _, agent in curves)
     settings = list(dict.fromkeys(setting for setting, _ in curves))
     figure, grid = panels(1, len(settings), width=5, height=3.6)
     for axis, setting in zip(grid[0], settings, strict=True):

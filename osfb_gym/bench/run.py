@@ -13,29 +13,24 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
 from osfb_gym.bench.executors import execute, train_models
-from osfb_gym.bench.report import plot_curves, tuned, tuned_table
+from osfb_gym.bench.report import (
+    Report,
+    curves_over_seeds,
+    plot_curves,
+    save_report,
+    tuned,
+    tuned_table,
+)
 from osfb_gym.bench.store import ResultStore
 from osfb_gym.bench.sweep import EnvSpec, SweepSpec, env_arguments, validate
 from osfb_gym.core.family import family_of
-
-
-@dataclass
-class SuiteResult:
-    """What a sweep run produced: its rows, markdown tables, the files written, a summary."""
-
-    results: pd.DataFrame
-    table: str
-    files: list[Path]
-    summary: str = ""
 
 
 def run_cells(
@@ -78,32 +73,35 @@ def run_cells(
     return results, len(todo)
 
 
-def run_sweep(spec: SweepSpec, out_dir: str | Path, **engine: Any) -> SuiteResult:
-    """Run ``spec`` into ``out_dir`` (``engine``: options of :func:`run_cells`), write outputs."""
+def run_sweep(spec: SweepSpec, out_dir: str | Path, **engine: Any) -> Report:
+    """Run ``spec`` into ``out_dir`` (``engine``: options of :func:`run_cells`), write outputs.
+
+    The report's text is a summary: the description, cells run and resumed, the rate, the
+    tables.
+    """
     started = time.perf_counter()
     results, n_run = run_cells(spec, Path(out_dir), **engine)
     seconds = time.perf_counter() - started
-    table, files = write_outputs(spec, results, Path(out_dir))
+    report = write_outputs(spec, results, Path(out_dir))
     rate = f"{n_run / seconds:.1f} cells/s" if n_run and seconds > 0 else "nothing to run"
     where = f"{engine.get('executor', 'local')} x{engine.get('workers', 1)}"
-    summary = (
-        f"osfb-bench {spec.name}: {len(results)} cells ({n_run} run now, "
+    report.text = (
+        (f"\n{spec.description}\n\n" if spec.description else "")
+        + f"osfb-bench {spec.name}: {len(results)} cells ({n_run} run now, "
         f"{len(results) - n_run} resumed from the store) in {seconds:.1f} s on {where}: {rate}"
-        f"\n\n{table}\n\nwritten: " + ", ".join(str(path) for path in files)
+        f"\n\n{report.table}\n"
     )
-    return SuiteResult(results, table, files, summary)
+    return report
 
 
-def write_outputs(spec: SweepSpec, results: pd.DataFrame, out: Path) -> tuple[str, list[Path]]:
-    """Write ``results.csv``, the per-family tuned tables and plots; return the tables, files.
+def write_outputs(spec: SweepSpec, results: pd.DataFrame, out: Path) -> Report:
+    """Write ``results.csv``, the per-family tuned tables (``table.md``) and plots.
 
     The plots show each agent's tuned setting's curves over seeds (``R_t / t``;
     the per-step loss for services).
     """
-    curve_columns = [column for column in results if column.startswith("curve_")]
-    results.drop(columns=curve_columns).to_csv(out / "results.csv", index=False)
-    files = [out / "results.csv", out / "table.md"]
-    sections = []
+    out.mkdir(parents=True, exist_ok=True)
+    sections, plots = [], []
     for family in dict.fromkeys(family_of(env_id) for env_id in results["env_id"]):
         rows = results[[family_of(env_id) is family for env_id in results["env_id"]]]
         metric, lower = family.objective, family.lower_is_better
@@ -112,41 +110,41 @@ def write_outputs(spec: SweepSpec, results: pd.DataFrame, out: Path) -> tuple[st
             f"## {family.name}: {metric} ({family.direction} is better; tuned setting per agent)"
             "\n\n" + tuned_table(rows, metric, lower_is_better=lower, extra=family.columns)
         )
-        column = f"curve_{family.curve}"
-        curves = {
-            key: (np.asarray(group["curve_t"].iloc[0]), np.stack(group[column].map(np.asarray)))
-            for key, group in best.groupby(["setting", "agent"], sort=False)
-        }
+        curves = curves_over_seeds(best, f"curve_{family.curve}")
         average = family.curve == "average_loss"
         band = ", mean over seeds, band ±1 s.e." if average else ""
-        path = plot_curves(
+        plots.append(plot_curves(
             curves, out / f"{'average_loss' if average else 'loss_vs_k'}_{family.name}.png",
             ylabel=family.curve_label, xlabel=family.x_label, log_x=family.log_x,
             title=f"{spec.name}: {family.name}{band}",
-        )  # fmt: skip
-        files.append(path)
+        ))  # fmt: skip
     table = "\n\n".join(sections)
     header = f"# osfb-bench {spec.name}\n\n{spec.description}\n\n" if spec.description else ""
-    files[1].write_text(f"{header or f'# osfb-bench {spec.name}'}\n\n{table}\n")
-    return table, files
+    frames = {"results": results.drop(columns=[c for c in results if c.startswith("curve_")])}
+    return save_report(out, "table.md", f"{header or f'# osfb-bench {spec.name}'}\n\n{table}\n",
+                       frames, plots, results=results, table=table)  # fmt: skip
 
 
 def run_suite(
-    suite: SweepSpec,
+    suite: str | SweepSpec,
     out_dir: str | Path,
     *,
     seeds: tuple[int, ...] | None = None,
-    env_overrides: dict | None = None,
+    horizon: int | None = None,
+    data_home: str | None = None,
     total_timesteps: int | None = None,
     **engine: Any,
-) -> SuiteResult:
-    """Run ``suite`` with other seeds, env arguments (a short ``horizon``) or RL training budget.
+) -> Report:
+    """Run sweep ``suite`` (a spec, or a built-in's name) with other seeds, horizon or RL budget.
 
-    An env argument a setting's env does not take (``horizon`` for services)
-    is left out there; ``total_timesteps`` replaces the budget of every RL
-    agent; ``engine`` goes to :func:`run_cells` (``resume``, ``workers``, ...).
+    ``horizon`` truncates the episodes of every env that takes one;
+    ``total_timesteps`` replaces the budget of every RL agent; ``data_home``
+    is unused; ``engine`` goes to :func:`run_cells` (``resume``, ``workers``, ...).
     """
-    overrides = env_overrides or {}
+    if isinstance(suite, str):
+        from osfb_gym.bench.suites.quick import get_suite
+
+        suite = get_suite(suite)
     agents = tuple(
         dataclasses.replace(agent, params=agent.params | {"total_timesteps": total_timesteps})
         if agent.is_rl and total_timesteps is not None
@@ -154,8 +152,8 @@ def run_suite(
         for agent in suite.agents
     )
     envs = tuple(
-        EnvSpec(env.id, env.label,
-                env.kwargs | {k: v for k, v in overrides.items() if k in env_arguments(env.id)})
+        EnvSpec(env.id, env.label, env.kwargs | {"horizon": horizon})
+        if horizon is not None and "horizon" in env_arguments(env.id) else env
         for env in suite.envs
     )  # fmt: skip
     seeds = suite.seeds if seeds is None else tuple(seeds)

@@ -84,7 +84,7 @@ def test_the_old_and_the_issues_suite_names_run_the_paper_suites(alias, suite, m
 
     seen = []
     entry = catalog.SUITES[suite]
-    fake = dataclasses.replace(entry, run=lambda name, out, options: seen.append(name) or "")
+    fake = dataclasses.replace(entry, run=lambda name, out, **given: seen.append(name) or "")
     monkeypatch.setitem(catalog.SUITES, suite, fake)
     assert main(["run", alias, "--no-progress"]) == 0
     assert seen == [suite]
@@ -153,10 +153,10 @@ def test_a_spec_with_values_of_the_wrong_type_is_a_user_error(tmp_path, capsys):
 def test_a_bug_shows_its_traceback_and_asks_for_a_report(monkeypatch, capsys):
     from osfb_gym.bench import catalog
 
-    def broken(name, out, options):
+    def broken(name, out, **given):
         raise KeyError("a bug")
 
-    monkeypatch.setitem(catalog.SUITES, "quick", catalog.Suite("quick", "", (), broken))
+    monkeypatch.setitem(catalog.SUITES, "quick", catalog.Suite("quick", "", {}, broken))
     assert main(["run", "quick"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and "KeyError: 'a bug'" in err and "please report it" in err
@@ -167,3 +167,21 @@ def test_the_train_command_offers_every_algorithm_of_the_bench():
     from osfb_gym.cli import ALGORITHMS as OFFERED
 
     assert OFFERED == ALGORITHMS
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "value"),
+    [("count", "1e4", 10_000), ("counts", "20, 40", (20, 40)), ("names", "a,,b ", ("a", "b")),
+     ("gammas", "1,2.5", (1.0, 2.5)), ("alphas", "-1:1", (0.5, 1.0, 2.0)), ("bool", "TRUE", True),
+     ("count", "0", None), ("count", "2.5", None), ("gammas", "0,1", None), ("bool", "yes", None),
+     ("alphas", "2:1", None)],
+)  # fmt: skip
+def test_every_kind_of_setting_reads_its_text_or_refuses_it(kind, text, value):
+    from osfb_gym.bench.catalog import KINDS
+
+    parse, _ = KINDS[kind]
+    if value is None:
+        with pytest.raises(ValueError):
+            parse(text)
+    else:
+        assert parse(text) == value

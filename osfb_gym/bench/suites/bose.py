@@ -12,8 +12,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from osfb_gym.bench.report import Report
 from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.suites.bose_report import NAMES, BoseResult, write_report
+from osfb_gym.bench.suites.bose_report import NAMES, write_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.data.registry import available_datasets
 
@@ -108,13 +109,14 @@ def sweep_spec(suite: BoseSuite, found: set[str], data_home: str | None) -> Swee
                      curve_stride=1)  # fmt: skip
 
 
-def run_bose(suite: BoseSuite, out_dir: str | Path, *, seeds: tuple[int, ...] | None = None,
-             data_home: str | None = None, max_services: int | None = None,
-             **engine: Any) -> BoseResult:  # fmt: skip
+def run_bose(suite: str | BoseSuite, out_dir: str | Path, *,
+             seeds: tuple[int, ...] | None = None, data_home: str | None = None,
+             horizon: int | None = None, **engine: Any) -> Report:  # fmt: skip
     """Run the sweep (``engine`` goes to :func:`run_cells`), then report from its stored rows.
 
-    ``max_services`` cuts k for quick checks (larger ks are dropped).
+    ``horizon`` is the largest k (services), for quick checks (larger ks are dropped).
     """
+    suite, max_services = BOSE_SUITES[suite] if isinstance(suite, str) else suite, horizon
     if seeds is not None:
         suite = replace(suite, seeds=tuple(seeds))
     if max_services is not None:

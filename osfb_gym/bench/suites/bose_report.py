@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import band, colours, panels, save
+from osfb_gym.bench.report import Report, band, colours, panels, save, save_report
 from osfb_gym.bench.sweep import SweepSpec
 
 MATCH_K = 5  # "five AcQUIre services match about 30 uniform ones" (MovieLens)
@@ -21,18 +20,6 @@ FLOORED = ("linear predictors", "census", "MovieLens")  # populations whose loss
 NAMES = {"AcQUIre": "AcQUIre", "Uniform": "Uniform", "MaxLossGreedy": "Greedy",
          "FairAcQUIre": "Fair AcQUIre",
          "GroupBalancedUniform": "Group-balanced uniform"}  # fmt: skip
-
-
-@dataclass
-class BoseResult:
-    """What a run produced: the per-episode tables, the report and the files."""
-
-    curves: pd.DataFrame
-    references: pd.DataFrame
-    fairness: pd.DataFrame
-    dynamics: pd.DataFrame
-    report: str
-    files: list[Path]
 
 
 def frames(rows: pd.DataFrame, suite: Any) -> dict[str, pd.DataFrame]:
@@ -148,16 +135,13 @@ def _ratio_table(curves: pd.DataFrame, references: pd.DataFrame) -> str:
 
 
 def write_report(rows: pd.DataFrame, spec: SweepSpec, suite: Any, out_dir: str | Path,
-                 skipped: Sequence[str] = ()) -> BoseResult:  # fmt: skip
+                 skipped: Sequence[str] = ()) -> Report:  # fmt: skip
     """Write the frames (CSV), the figure and ``report.md`` from the engine's rows."""
     tables = frames(rows, suite)
     curves, references, fairness, dynamics = tables.values()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    files = [out / f"{name}.csv" for name in tables] + [out / "total_loss.png", out / "report.md"]
-    for frame, path in zip(tables.values(), files, strict=False):
-        frame.to_csv(path, index=False)
-    _plot(curves, files[4])
+    figure = _plot(curves, out / "total_loss.png")
     top, names = suite.max_services, group_names(spec)
     ks = sorted({1, MATCH_K, 10, 20, top} & set(range(1, top + 1)))
     last = curves[curves["k"] == top].pivot_table(index=["setting", "seed"], columns="agent",
@@ -184,7 +168,7 @@ def write_report(rows: pd.DataFrame, spec: SweepSpec, suite: Any, out_dir: str |
         "reports' and MovieLens settings report the excess over each subpopulation's own "
         "least-squares floor (Eq. 4), which the subpopulation knows from its own samples.",
         "", "## Total loss against k", "",
-        f"Mean ± standard error over seeds of L(Theta_k) (plot: `{files[4].name}`).", "",
+        f"Mean ± standard error over seeds of L(Theta_k) (plot: `{figure.name}`).", "",
         _curve_table(curves, ks, "total_loss"), "",
         f"AcQUIre's final loss (k = {top}) is below Uniform's on the same world in this share "
         "of seeds: " + ", ".join(f"{s}: {v:.0%}" for s, v in wins.items()) + ".", "",
@@ -224,9 +208,7 @@ def write_report(rows: pd.DataFrame, spec: SweepSpec, suite: Any, out_dir: str |
         "", "Env arguments per setting:", "",
         *(f"- `{env.label}`: `{json.dumps(env.kwargs, sort_keys=True)}`" for env in spec.envs),
     ]  # fmt: skip
-    text = "\n".join(report) + "\n"
-    files[5].write_text(text)
-    return BoseResult(curves, references, fairness, dynamics, text, files)
+    return save_report(out, "report.md", "\n".join(report) + "\n", tables, [figure])
 
 
 def _plot(curves: pd.DataFrame, path: Path) -> Path:

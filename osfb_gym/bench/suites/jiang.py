@@ -20,16 +20,25 @@ import numpy as np
 import pandas as pd
 
 from agents.base import Agent
-from osfb_gym.bench.paper_tables import METHODS, published
-from osfb_gym.bench.report import plot_curves, tuned
+from osfb_gym.bench.report import (
+    Report,
+    curves_over_seeds,
+    datasets_found,
+    plot_curves,
+    save_report,
+    tuned,
+)
+from osfb_gym.bench.report import published as _read
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
 from osfb_gym.data import load
-from osfb_gym.data.registry import available_datasets, get_spec
+from osfb_gym.data.registry import get_spec
 
 LENDING_DATASETS = ("adult", "bank", "compas", "crime", "german", "blood", "diabetes", "eeg",
                     "australian", "churn")  # fmt: skip
 LARGE_DATASETS = ("adult", "bank", "eeg")  # batch size 1000 for the logistic link
+#: the paper's columns, in its order
+METHODS = ("greedy", "eps-greedy", "os-eps-greedy", "noise", "os-noise", "margin", "ours")
 #: a column of the paper's tables: the agent and its tuned hyperparameter ("ours" = Adaptive)
 AGENTS: dict[str, tuple[str, str | None]] = {
     "greedy": ("Greedy", None), "eps-greedy": ("EpsilonGreedy", "alpha"),
@@ -49,6 +58,22 @@ FITS: dict[str, dict[str, dict[str, Any]]] = {
     "legacy": {"env": {}, "linear": {}, "logistic": {}, "ours": {}},
 }
 N_BOOTSTRAP = 2000
+
+
+def published(link: str) -> pd.DataFrame:
+    """Return the paper's Table 1 (``link="linear"``) or 2 (``"logistic"``) as printed.
+
+    Mean cumulative one-sided loss over 10 splits, each method at its best
+    alpha (``papers/jiang_table1.csv``, ``jiang_table2.csv``); index
+    ``(dataset, cutoff)``, a column per method in :data:`METHODS` order.
+
+    >>> published("linear").loc[("adult", 0.5), "ours"]
+    np.float64(144.92)
+    """
+    if link not in ("linear", "logistic"):
+        raise ValueError(f"link must be 'linear' or 'logistic', got {link!r}")
+    table = _read("jiang_table1" if link == "linear" else "jiang_table2", ["dataset", "cutoff"])
+    return table[list(METHODS)]
 
 
 def agent_for(method: str, alpha: float | None, params: dict[str, Any] | None = None) -> Agent:
@@ -108,29 +133,21 @@ JIANG_SUITES = {
 }  # fmt: skip
 
 
-@dataclass
-class JiangResult:
-    """What a run produced: the engine's rows, the tuned cells, the table and the files."""
-
-    results: pd.DataFrame
-    tuned: pd.DataFrame
-    table: str
-    wins: dict[str, int]
-    missing: dict[str, str]
-    files: list[Path]
-
-
-def run_jiang(suite: JiangSuite, out_dir: str | Path, *, datasets: Sequence[str] | None = None,
-              seeds: Sequence[int] | None = None, alphas: Sequence[float] | None = None,
+def run_jiang(suite: str | JiangSuite, out_dir: str | Path, *,
+              datasets: Sequence[str] | None = None, seeds: Sequence[int] | None = None,
+              splits: int | None = None, alphas: Sequence[float] | None = None,
               fit: str | None = None, data_home: str | None = None, horizon: int | None = None,
-              **engine: Any) -> JiangResult:  # fmt: skip
-    """Run ``suite`` on the datasets found, then report; ``engine`` goes to :func:`run_cells`."""
-    found, missing = available_datasets(suite.datasets if datasets is None else datasets, data_home)
-    if not found:
-        raise FileNotFoundError(
-            "none of the datasets was found; pass data_home= or set OSFB_DATA (see "
-            f"osfb_gym.data.load). First reason: {next(iter(missing.values()), '')}"
-        )
+              **engine: Any) -> Report:  # fmt: skip
+    """Run ``suite`` on the datasets found, then report; ``engine`` goes to :func:`run_cells`.
+
+    ``splits`` (the paper's random splits) is another name for ``seeds`` 0..splits-1.
+    """
+    suite = JIANG_SUITES[suite] if isinstance(suite, str) else suite
+    if splits is not None and seeds is not None:
+        raise ValueError("give --seeds or --set splits=, not both (they are the same)")
+    seeds = seeds if splits is None else tuple(range(splits))
+    found, missing = datasets_found(suite.datasets if datasets is None else datasets, data_home,
+                                    suite.name)  # fmt: skip
     suite = replace(suite, datasets=tuple(found), seeds=tuple(seeds or suite.seeds),
                     alphas=tuple(alphas or suite.alphas), fit=fit or suite.fit)  # fmt: skip
     rows, _ = run_cells(suite.spec(data_home, horizon), Path(out_dir), **engine)
@@ -216,12 +233,8 @@ def _plots(best: pd.DataFrame, out: Path) -> list[Path]:
     """One PNG per dataset: R_t / t of each method at its tuned alpha, a panel per cutoff."""
     files = []
     for dataset, part in best.groupby("dataset"):
-        curves = {
-            (setting, METHOD_OF[agent]): (np.asarray(group["curve_t"].iloc[0]),
-                                          np.stack(group["curve_average_loss"].map(np.asarray)))
-            for (setting, agent), group in part.groupby(["setting", "agent"], sort=False)
-            if "curve_t" in group and len({len(t) for t in group["curve_t"]}) == 1
-        }  # fmt: skip
+        curves = {(setting, METHOD_OF[agent]): curve for (setting, agent), curve
+                  in curves_over_seeds(part, "curve_average_loss").items()}  # fmt: skip
         if curves:
             files.append(plot_curves(curves, out / f"average_loss-{dataset}.png", title=dataset))
     return files
@@ -230,7 +243,7 @@ def _plots(best: pd.DataFrame, out: Path) -> list[Path]:
 def write_report(
     results: pd.DataFrame, suite: JiangSuite, out_dir: str | Path, *,
     data_home: str | None = None, missing: dict | None = None,
-) -> JiangResult:  # fmt: skip
+) -> Report:  # fmt: skip
     """Tune both ways and write results, tuned cells, the table beside the paper's and plots.
 
     ``results`` are the engine's rows (``results.csv`` of one or more runs: a
@@ -245,10 +258,7 @@ def write_report(
     text = pd.DataFrame(table).to_markdown(index=False)
     cells = best.groupby(["dataset", "cutoff", "method"])
     tuned_cells = cells["cumulative_loss"].agg(["mean", "sem"]).join(cells["alpha"].first())
-    files = [out / "results.csv", out / "tuned.csv", out / "table.md"]
-    rows.drop(columns=[c for c in rows if c.startswith("curve_")]).to_csv(files[0], index=False)
-    tuned_cells.assign(seeds=cells["seed"].count()).to_csv(files[1])
-    files += _plots(best, out)
+    plots = _plots(best, out)
     seeds = [int(seed) for seed in sorted(rows["seed"].unique())]
     grid = ", ".join(f"2^{math.log2(a):g}" for a in sorted(rows["alpha"].dropna().unique()))
     report = [
@@ -265,16 +275,18 @@ def write_report(
         f"{wins['paper']} of the same cells).", "", "Our data against the paper's:",
         *(_data_note(name, data_home, suite) for name in sorted(rows["dataset"].unique())),
     ]  # fmt: skip
-    if len(files) > 3:
-        plots = ", ".join(f"`{path.name}`" for path in files[3:])
-        report += ["", f"R_t / t at the tuned alpha (mean, 1 s.e. over splits): {plots}."]
+    if plots:
+        names = ", ".join(f"`{path.name}`" for path in plots)
+        report += ["", f"R_t / t at the tuned alpha (mean, 1 s.e. over splits): {names}."]
     if missing:
         report += ["", "Skipped (not found):", *(f"- {k}: {v}" for k, v in missing.items())]
     if any("horizon" in json.loads(kwargs) for kwargs in rows["env_kwargs"]):
         steps = ", ".join(map(str, sorted(set(rows["steps"].astype(int)))))
         report += ["", f"Streams truncated to {steps} steps: not the paper's protocol."]
-    files[2].write_text("\n".join(report) + "\n")
-    return JiangResult(rows, tuned_cells, text, wins, missing or {}, files)
+    frames = {"results": rows.drop(columns=[c for c in rows if c.startswith("curve_")]),
+              "tuned": tuned_cells.assign(seeds=cells["seed"].count())}  # fmt: skip
+    return save_report(out, "table.md", "\n".join(report) + "\n", frames, plots, results=rows,
+                       tuned=tuned_cells, table=text, wins=wins, missing=missing or {})  # fmt: skip
 
 
 def _data_note(name: str, data_home: str | None, suite: JiangSuite) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from osfb_gym.bench.report import Report
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.core.family import FAMILIES
@@ -167,44 +169,44 @@ def test_specs(protocol: Protocol, chosen: pd.DataFrame) -> list[SweepSpec]:
     return _spec(protocol, agents, protocol.seeds)
 
 
-def run(out_dir: str | Path, protocol: Protocol = Protocol(), **engine: Any) -> str:
-    """Run both stages into ``out_dir`` (``engine`` goes to :func:`run_cells`); return the report.
+def run(suite: str | Protocol, out_dir: str | Path, *, seeds: int | Sequence[int] | None = None,
+        horizon: int | None = None, data_home: str | None = None,
+        **given: Any) -> Report:  # fmt: skip
+    """Run both stages of ``suite`` (its name: the default protocol) into ``out_dir``; report.
 
-    Cells run one per task (each is a training run).
+    ``seeds``: runs per cell; ``data_home`` is unused.
+
+    ``given``: fields of the :class:`Protocol` (the ``--set`` settings, checked by
+    :func:`protocol`), the rest goes to :func:`run_cells`; cells run one per task
+    (each is a training run).
     """
     from osfb_gym.bench.suites.rl_vs_principled_report import report
 
-    out, engine = Path(out_dir), {"chunk_size": 1, **engine}
+    fields = {key: given.pop(key) for key in list(given) if key in Protocol.__dataclass_fields__}
+    chosen = protocol(seeds if seeds is None or isinstance(seeds, int) else len(seeds), horizon,
+                      None if isinstance(suite, str) else suite, **fields)  # fmt: skip
+    out, engine = Path(out_dir), {"chunk_size": 1, **given}
     stage = lambda specs: pd.concat([run_cells(s, out, **engine)[0] for s in specs])  # noqa: E731
-    validation = stage(validation_specs(protocol))
-    test = stage(test_specs(protocol, choose(scored(validation))))
-    return report(test, validation, protocol, out)
+    validation = stage(validation_specs(chosen))
+    test = stage(test_specs(chosen, choose(scored(validation))))
+    return report(test, validation, chosen, out)
 
 
-def from_settings(settings: dict[str, str], seeds: int | None, horizon: int | None) -> Protocol:
-    """Build the protocol from ``--set`` settings (text), ``--seeds`` and ``--horizon``."""
+def protocol(seeds: int | None = None, horizon: int | None = None, base: Protocol | None = None,
+             **fields: Any) -> Protocol:  # fmt: skip
+    """Return ``base`` (default: :class:`Protocol`) with ``fields``, ``seeds`` runs and ``horizon``.
+
+    A name not among its choices (a family, regime, view or algorithm) raises naming them.
+    """
     from osfb_gym.bench.experience import REGIMES
     from osfb_gym.bench.rl import ALGORITHMS
 
-    default, changes = Protocol(), dict[str, Any]()
-    for key, text in settings.items():
-        if key not in Protocol.__dataclass_fields__ or key == "algo_kwargs":
-            raise ValueError(f"--set {key}: not a setting of {NAME}")
-        value = getattr(default, key)
-        kind = type(value[0]) if isinstance(value, tuple) else type(value)
-        parse = lambda v: kind(float(v)) if kind is int else kind(v)  # noqa: E731, B023
-        try:
-            changes[key] = (tuple(parse(v) for v in text.split(",") if v.strip())
-                            if isinstance(value, tuple) else parse(text))  # fmt: skip
-        except ValueError:
-            raise ValueError(f"--set {key}= could not read {text!r}") from None
     for key, valid in (("families", tuple(FAMILIES)), ("regimes", REGIMES),
                        ("fixed_views", tuple(VIEW_LABELS)), ("resampled_views", tuple(VIEW_LABELS)),
                        ("algos", ALGORITHMS)):  # fmt: skip
-        unknown = sorted(set(changes.get(key, ())) - set(valid))
+        unknown = sorted(set(fields.get(key, ())) - set(valid))
         if unknown:
             raise ValueError(f"--set {key}: unknown {unknown}; choose from {list(valid)}")
-    if any(b < 1 for b in changes.get("budgets", (1,))):
-        raise ValueError(f"--set budgets: positive step counts only, got {changes['budgets']}")
-    changes |= {k: v for k, v in (("seeds", seeds), ("horizon", horizon)) if v is not None}
-    return replace(default, **changes)
+    fields |= {k: v for k, v in (("seeds", seeds), ("horizon", horizon)) if v is not None}
+    changes: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
+    return replace(base or Protocol(), **changes)

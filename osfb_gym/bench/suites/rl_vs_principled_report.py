@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from osfb_gym.bench import stats
-from osfb_gym.bench.report import colours, panels, save
+from osfb_gym.bench.report import Report, colours, panels, save, save_report
 from osfb_gym.bench.suites.rl_vs_principled import NAME, Protocol, choose, scored
 from osfb_gym.core.family import FAMILIES
 
@@ -77,11 +77,9 @@ def _intro(protocol: Protocol) -> str:
     )
 
 
-def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out: Path) -> str:
-    """Write ``rl-vs-principled.md``, ``points.csv`` and the figures into ``out``; return it."""
+def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out: Path) -> Report:
+    """Write ``points.csv``, ``rl-vs-principled.md`` and the figures into ``out``."""
     frame = normalise(test)
-    frame.drop(columns=[c for c in frame if c.startswith("mean_")]).to_csv(
-        out / "points.csv", index=False)  # fmt: skip
     chosen = choose(scored(validation))
     principled = chosen[chosen["kind"] == "principled"].sort_values("regret")
     best = {(p.family, p.regime): p.agent
@@ -129,9 +127,8 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
                  for agent, rows in part.groupby("agent", sort=False)}  # fmt: skip
         lines += [f"### {family}, {regime} world", "", pd.DataFrame(table).T.to_markdown(), ""]
     lines += ["## Figures", "", *[f"![{p.stem}]({p.name})" for p in figures], ""]
-    text = "\n".join(lines)
-    (out / f"{NAME}.md").write_text(text)
-    return text
+    points = frame.drop(columns=[c for c in frame if c.startswith("mean_")])
+    return save_report(out, f"{NAME}.md", "\n".join(lines), {"points": points}, figures)
 
 
 def verdicts(frame: pd.DataFrame, best: dict[tuple[str, str], str], top: int) -> list[str]:

@@ -23,10 +23,10 @@ import gymnasium as gym
 import pandas as pd
 
 from agents.base import Agent
+from osfb_gym.bench.report import Report, datasets_found
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.suites.sculley_report import METHODS, PAPER_TOPICS, write_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
-from osfb_gym.data.registry import available_datasets
 from osfb_gym.data.text import R8_TOPICS
 
 ENV_ID = "AppleTasting-v0"
@@ -134,23 +134,18 @@ def spam_stages(suite: SculleySuite, datasets: Sequence[str], env_extra: dict, b
         envs += [EnvSpec(ENV_ID, labels[fb], spam_env(dataset, fb, suite, **env_extra, **rows))
                  for fb in (labels if beta is not None else ("one_sided",))]  # fmt: skip
         for learner in suite.learners:
-            tag: dict[str, Any] = {"dataset": dataset, "learner": learner}
-            if beta is None:
-                agents += [_agent(tags, {**tag, "variant": "label_efficient", "phase": phase,
-                                         "beta": b},
-                                  (labels["one_sided"],), learner, "label_efficient", beta=b)
-                           for b in suite.betas if learner != "perceptron_bias"]  # fmt: skip
-                continue
-            for variant in ("one_sided", "full") if learner == "perceptron_bias" else VARIANTS:
-                b = beta[(dataset, learner)] if variant == "label_efficient" else None
+            runs: list[tuple[str, float | None]]
+            if beta is None:  # Label Efficient at every beta of the grid
+                runs = [("label_efficient", b) for b in suite.betas if learner != "perceptron_bias"]
+            else:  # every variant, Label Efficient at its chosen beta
+                variants = ("one_sided", "full") if learner == "perceptron_bias" else VARIANTS
+                runs = [(v, beta[(dataset, learner)] if v == "label_efficient" else None)
+                        for v in variants]  # fmt: skip
+            for variant, b in runs:
+                tag = {"dataset": dataset, "learner": learner, "variant": variant, "phase": phase,
+                       "beta": float("nan") if b is None else b}  # fmt: skip
                 env = labels["full" if variant == "full" else "one_sided"]
                 strategy = variant if variant in WRAPPERS else "none"
-                tag = {
-                    **tag,
-                    "variant": variant,
-                    "phase": phase,
-                    "beta": float("nan") if b is None else b,
-                }
                 extra = {} if b is None else {"beta": b}
                 agents.append(_agent(tags, tag, (env,), learner, strategy, **extra))
     seeds, name = (suite.tune_seeds if beta is None else suite.seeds), f"{suite.name}-{phase}"
@@ -215,6 +210,7 @@ def run_sculley(
     out_dir: str | Path,
     *,
     datasets: Sequence[str] | None = None,
+    topics: Sequence[str] | None = None,
     seeds: Sequence[int] | None = None,
     learners: Sequence[str] | None = None,
     svm_seeds: int | None = None,
@@ -222,26 +218,22 @@ def run_sculley(
     data_home: str | None = None,
     horizon: int | None = None,
     **engine: Any,
-) -> Any:
+) -> Report:
     """Run suite ``name`` into ``out_dir``'s store and write its report.
 
-    ``datasets`` (spam datasets or Reuters topics), ``seeds``, ``learners``,
+    ``datasets`` (spam datasets) or ``topics`` (Reuters), ``seeds``, ``learners``,
     ``svm_seeds`` narrow the suite; ``full_grid`` runs the SVM over the
     paper's whole ``C_neg`` grid; ``horizon`` truncates every stream (quick
     checks only); ``engine`` goes to :func:`~osfb_gym.bench.run.run_cells`.
     """
-    base = SCULLEY_SUITES[name]
+    base, datasets = SCULLEY_SUITES[name], datasets if topics is None else topics
     suite = replace(base, seeds=base.seeds if seeds is None else tuple(seeds),
                     datasets=_subset(datasets, base.datasets if base.spam else R8_TOPICS,
                                      "datasets" if base.spam else "topics"),
                     learners=_subset(learners, base.learners, "learners"),
                     svm_seeds=base.svm_seeds if svm_seeds is None else int(svm_seeds))  # fmt: skip
-    found, missing = available_datasets(
-        list(suite.datasets) if base.spam else ["reuters_r8"], data_home
-    )
-    if not found:
-        raise FileNotFoundError(f"no dataset of {name} was found ({'; '.join(missing.values())});"
-                                " pass data_home= or set OSFB_DATA")  # fmt: skip
+    found, missing = datasets_found(suite.datasets if base.spam else ["reuters_r8"], data_home,
+                                    name)  # fmt: skip
     extra = {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v is not None}
     out, started = Path(out_dir), time.perf_counter()
 

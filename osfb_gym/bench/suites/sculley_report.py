@@ -8,14 +8,13 @@ The paper's numbers are CSV files in ``osfb_gym/bench/papers/`` (``sculley_table
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Claim, claims_table, published
+from osfb_gym.bench.report import Claim, Report, claims_table, published, save_report
 
 #: the ten topics of Tables 2-3 and the positive rate the paper prints beside each
 PAPER_TOPICS: dict[str, float] = dict(published("sculley_topics").itertuples(index=False))
@@ -47,7 +46,7 @@ def published_spam() -> pd.DataFrame:
     >>> published_spam().loc[("trec06p", "perceptron", "one_sided"), ["recall", "fn"]].tolist()
     [0.003, 12875.0]
     """
-    return published("sculley_table1").set_index(["corpus", "learner", "variant"]).astype(float)
+    return published("sculley_table1", ["corpus", "learner", "variant"]).astype(float)
 
 
 def published_reuters() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -56,33 +55,21 @@ def published_reuters() -> tuple[pd.DataFrame, pd.DataFrame]:
     >>> published_reuters()[1].loc[("weight", "svm", "margins_only"), "avg"]
     np.float64(0.554)
     """
-    table = published("sculley_tables23").set_index(["weighting", "learner", "method"])
+    table = published("sculley_tables23", ["weighting", "learner", "method"])
     return table[list(PAPER_TOPICS)], table[["avg"]]
-
-
-@dataclass
-class SculleyResult:
-    """What a run produced: every episode, the per-cell summary, the page, its claims, files."""
-
-    results: pd.DataFrame
-    summary: pd.DataFrame
-    report: str
-    claims: list[Claim]
-    missing: dict[str, str]
-    files: list[Path]
 
 
 def write_report(suite: Any, results: pd.DataFrame, out_dir: str | Path, *,
                  data_home: str | None = None, missing: dict[str, str] | None = None,
                  horizon: int | None = None, minutes: float | None = None,
-                 full_grid: bool = False) -> SculleyResult:  # fmt: skip
+                 full_grid: bool = False) -> Report:  # fmt: skip
     """Summarise ``results`` (a run's rows, or a saved ``results.csv``) and write the files."""
     if suite.spam:
-        summary, name = spam_summary(results), "summary.csv"
+        summary, name = spam_summary(results), "summary"
         claims = spam_claims(summary)
         lines = _spam_page(suite, summary, results)
     else:
-        summary, name = reuters_best(results), "best.csv"
+        summary, name = reuters_best(results), "best"
         claims = reuters_claims(summary)
         lines = _reuters_page(suite, summary, results, data_home, full_grid)
     lines += ["## Claims", "", claims_table(claims), ""]
@@ -92,13 +79,8 @@ def write_report(suite: Any, results: pd.DataFrame, out_dir: str | Path, *,
         lines += [f"Streams truncated to {horizon} steps: not the paper's protocol.", ""]
     if minutes is not None:
         lines += [f"Run time: {minutes:.1f} min ({len(results)} episodes).", ""]
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    files = [out / "results.csv", out / name, out / "table.md"]
-    results.to_csv(files[0], index=False)
-    summary.to_csv(files[1])
-    files[2].write_text("\n".join(lines))
-    return SculleyResult(results, summary, files[2].read_text(), claims, missing or {}, files)
+    return save_report(out_dir, "table.md", "\n".join(lines), {"results": results, name: summary},
+                       summary=summary, claims=claims, missing=missing or {})  # fmt: skip
 
 
 # --------------------------------------------------------------------------- Table 1

@@ -44,10 +44,21 @@ import numpy as np
 import pandas as pd
 
 from agents.reject import DRAL, DSAL, DSOL
-from osfb_gym.bench.report import Claim, band, cell, claims_table, colours, panels, save, tuned
+from osfb_gym.bench.report import (
+    Claim,
+    Report,
+    band,
+    cell,
+    claims_table,
+    colours,
+    datasets_found,
+    panels,
+    save,
+    save_report,
+    tuned,
+)
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
-from osfb_gym.data.registry import available_datasets
 
 ENV_ID = "RejectOption-v0"
 LEARNERS = {"DSOL": DSOL, "DRAL": DRAL, "DSAL": DSAL}
@@ -89,30 +100,17 @@ SHAH_SUITES = {"shah-reject": ShahSuite(
 )}  # fmt: skip
 
 
-@dataclass
-class ShahResult:
-    """What a run wrote: per-run results, mean curves, report, files, the gamma selection."""
-
-    results: pd.DataFrame
-    curves: pd.DataFrame
-    report: str
-    files: list[Path]
-    selection: pd.DataFrame | None = None
-
-
 def run_shah(
-    suite: ShahSuite, out_dir: str | Path, *, datasets: Sequence[str] | None = None,
+    suite: str | ShahSuite, out_dir: str | Path, *, datasets: Sequence[str] | None = None,
     seeds: Sequence[int] | None = None, horizon: int | None = None,
-    gammas: Sequence[float] | None = None, data_home: str | None = None, n_jobs: int = 1,
-    progress: bool = True, resume: bool = False, executor: str = "local",
-    address: str | None = None,
-) -> ShahResult:  # fmt: skip
+    gammas: Sequence[float] | None = None, data_home: str | None = None, **engine: Any,
+) -> Report:  # fmt: skip
     """Run ``suite`` (narrowed by ``datasets``, ``seeds``, ``horizon``, ``gammas``); report it.
 
-    Both stages run on the engine (:func:`osfb_gym.bench.run.run_cells`), on
-    ``n_jobs`` local processes or Ray (``executor``, ``address``); ``resume``
-    skips the cells already in ``out_dir``'s store.
+    Both stages run on the engine: ``engine`` goes to :func:`osfb_gym.bench.run.run_cells`
+    (``workers``, ``executor``, ``resume``, ...).
     """
+    suite = SHAH_SUITES[suite] if isinstance(suite, str) else suite
     if gammas is not None:
         suite = dataclasses.replace(suite, gammas=tuple(float(g) for g in gammas))
     names = list(suite.datasets if datasets is None else datasets)
@@ -120,19 +118,15 @@ def run_shah(
     if unknown:
         raise ValueError(f"datasets {unknown} are not in {suite.name}; "
                          f"choose from {list(suite.datasets)}")  # fmt: skip
-    found, missing = available_datasets(names, data_home)
-    if not found:
-        raise ValueError("no dataset of the suite could be loaded: " + "; ".join(missing.values()))
+    found, missing = datasets_found(names, data_home, suite.name)
     started = time.perf_counter()
-    run: dict[str, Any] = {"resume": resume, "workers": n_jobs, "progress": progress,
-                           "executor": executor, "address": address}  # fmt: skip
     chosen: dict[tuple[str, str], float] = {}
     selection = None
     if len(suite.gammas) > 1:
         tuning = sweep_spec(suite, found, suite.tune_seeds, horizon, data_home, tune=True)
-        selection, chosen = select_gamma(run_cells(tuning, Path(out_dir), **run)[0])
+        selection, chosen = select_gamma(run_cells(tuning, Path(out_dir), **engine)[0])
     spec = sweep_spec(suite, found, seeds, horizon, data_home, chosen=chosen)
-    rows, _ = run_cells(spec, Path(out_dir), **run)
+    rows, _ = run_cells(spec, Path(out_dir), **engine)
     order = {"dataset": found, "learner": list(LEARNERS)}
     results = _ordered(_frame(rows), order).sort_values(["dataset", "d", "learner", "seed"],
                                                         kind="stable")  # fmt: skip
@@ -342,14 +336,11 @@ def write_shah_report(
     results: pd.DataFrame, curves: pd.DataFrame, suite: ShahSuite, out_dir: str | Path, *,
     missing: dict[str, str] | None = None, minutes: float | None = None,
     selection: pd.DataFrame | None = None,
-) -> ShahResult:  # fmt: skip
-    """Write results, curves, ``report.md``, ``selection.csv`` and a PNG per dataset."""
+) -> Report:  # fmt: skip
+    """Write results, curves, ``selection.csv``, ``report.md`` and a PNG per dataset."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    table = summary(results, curves)
-    files = [out / "results.csv", out / "curves.csv", out / "report.md"]
-    results.to_csv(files[0], index=False)
-    curves.to_csv(files[1], index=False)
+    table, figures = summary(results, curves), []
     took = f", {minutes:.1f} minutes" if minutes is not None else ""
     lines = [f"# osfb-bench {suite.name}", "", suite.description, "",
              f"Measured: {int(table['runs'].min()) if len(table) else 0} runs of T = "
@@ -367,33 +358,30 @@ def write_shah_report(
         shown = pd.DataFrame({
             "d": part["d"], "learner": part["learner"], "kernel": ran["kernel"].iloc[0],
             "gamma": [gamma[d, x] for d, x in zip(part["d"], part["learner"], strict=True)],
-            "average risk": [cell(m, s, digits=".4f", spread_digits=".4f") for m, s in
+            "average risk": [cell(m, s, digits=".4f") for m, s in
                              zip(part["average_risk"], part["average_risk_std"], strict=True)],
             "labels asked": part["query_rate"].map("{:.3f}".format),
             "misclassified": part["misclassification_rate"].map("{:.4f}".format),
             "rejected": part["rejection_rate"].map("{:.4f}".format),
             "DSOL risk, same labels": part["dsol_risk_same_labels"].map("{:.4f}".format),
         })  # fmt: skip
-        png = plot_panels(curves[curves["dataset"] == dataset], out / f"{dataset}.png",
-                          title=str(dataset), palette=palette)  # fmt: skip
-        files.append(png)
+        figures.append(plot_panels(curves[curves["dataset"] == dataset], out / f"{dataset}.png",
+                                   title=str(dataset), palette=palette))  # fmt: skip
         lines += [f"## {dataset}", "", shown.to_markdown(index=False), "",
-                  f"![{dataset}]({png.name})", ""]  # fmt: skip
+                  f"![{dataset}]({figures[-1].name})", ""]  # fmt: skip
+    frames = {"results": results, "curves": curves}
     if selection is not None:
-        selection.to_csv(out / "selection.csv", index=False)
-        files.append(out / "selection.csv")
+        frames["selection"] = selection
         lines += [*selection_lines(selection), ""]
     lines += ["## The paper's claims, as measured", "", *claims(table), ""]
-    report = "\n".join(lines)
-    files[2].write_text(report)
-    return ShahResult(results, curves, report, files, selection)
+    return save_report(out, "report.md", "\n".join(lines), frames, figures, selection=selection)
 
 
 def selection_lines(selection: pd.DataFrame) -> list[str]:
     """Return the selection stage as markdown: validation risk and labels per gamma."""
     shown = selection[["dataset", "d", "learner"]].assign(
         gamma=selection["gamma"].map("{:g}".format),
-        **{"validation risk": [cell(m, s, digits=".4f", spread_digits=".4f") for m, s in
+        **{"validation risk": [cell(m, s, digits=".4f") for m, s in
                                zip(selection["average_risk"], selection["risk_se"], strict=True)],
            "labels asked": selection["query_rate"].map("{:.3f}".format),
            "chosen": selection["chosen"].map({True: "yes", False: ""})})  # fmt: skip

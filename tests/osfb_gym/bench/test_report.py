@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from osfb_gym.bench import report
-from osfb_gym.bench.paper_tables import METHODS, published
-from osfb_gym.bench.report import Claim, claims_table, colours, mean_table, plot_curves, tuned
+from osfb_gym.bench.report import Claim, claims_table, colours, plot_curves, tuned
+from osfb_gym.bench.suites.jiang import METHODS, published
 
 
 def test_tuned_keeps_the_best_mean_per_setting_and_agent():
@@ -23,18 +23,6 @@ def test_tuned_keeps_the_best_mean_per_setting_and_agent():
     assert best.groupby("setting")["chosen"].first().to_dict() == {"s": "alpha=2", "u": "alpha=1"}
     assert tuned(frame, "loss", lower_is_better=False).groupby("setting")["chosen"].first()[
         "s"] == "alpha=1"  # fmt: skip
-
-
-def test_mean_table_gives_mean_and_standard_error_and_the_paper_value():
-    rows = pd.DataFrame({"d": [0.1] * 3 + [0.4] * 3, "agent": "A",
-                         "risk": [1.0, 2.0, 3.0, 5.0, 5.0, 5.0]})  # fmt: skip
-    index = pd.MultiIndex.from_tuples([(0.4, "A")], names=["d", "agent"])
-    paper = pd.DataFrame({"risk": [9.5]}, index=index)
-    table = mean_table(rows, ["d", "agent"], ["risk"], paper=paper)
-    assert table["risk"].tolist() == [f"2 ± {1 / np.sqrt(3):.2g}", "5 ± 0 (9.5)"]
-    assert mean_table(rows, ["d"], ["risk"], spread="std")["risk"][0] == "2 ± 1"
-    with pytest.raises(ValueError, match="spread"):
-        mean_table(rows, ["d"], ["risk"], spread="var")
 
 
 def test_claims_table_says_yes_no_or_not_stated():
@@ -90,3 +78,23 @@ def test_published_numbers_come_from_the_shipped_csv():
         report.published("nope")
     with pytest.raises(ValueError, match="link"):
         published("probit")
+
+
+def test_save_report_writes_named_indexes_only_and_reads_tables_as_attributes(tmp_path):
+    rows = pd.DataFrame({"agent": ["A", "B"], "loss": [1.0, 2.0]})
+    means = rows.set_index("agent")
+    saved = report.save_report(tmp_path / "out", "page.md", "# page\n", {"rows": rows,
+                               "means": means}, [tmp_path / "f.png"], note="kept")  # fmt: skip
+    assert (tmp_path / "out/page.md").read_text() == "# page\n"
+    assert list(pd.read_csv(tmp_path / "out/rows.csv").columns) == ["agent", "loss"]
+    assert list(pd.read_csv(tmp_path / "out/means.csv").columns) == ["agent", "loss"]
+    assert [p.name for p in saved.files] == ["rows.csv", "means.csv", "page.md", "f.png"]
+    assert saved.note == "kept" and saved.means is means
+    assert str(saved).startswith("# page\n\nwritten: ") and str(saved).endswith("f.png")
+    with pytest.raises(AttributeError, match="no table 'nope'"):
+        saved.nope  # noqa: B018
+
+
+def test_datasets_found_names_the_suite_when_none_is(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no dataset of some-suite was found"):
+        report.datasets_found(["german"], str(tmp_path), "some-suite")

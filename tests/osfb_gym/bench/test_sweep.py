@@ -192,7 +192,7 @@ def test_a_sweep_writes_tuned_tables_plots_and_one_file_per_cell(tmp_path):
         chosen = best[setting]["OneSidedEpsilonGreedy"].idxmin()
         assert f"alpha={json.loads(chosen)['alpha']}" in result.table
     assert (tmp_path / "out/average_loss_lending.png").read_bytes()[:4] == b"\x89PNG"
-    assert "21 cells (21 run now, 0 resumed" in result.summary
+    assert "21 cells (21 run now, 0 resumed" in result.text
 
 
 def test_local_processes_give_the_same_rows_as_one_process(tmp_path):

@@ -31,7 +31,7 @@ def test_the_suite_is_a_spec_on_the_engine_and_reads_no_oracle():
 
 def test_a_tiny_run_gives_paired_curves_references_and_dynamics(tmp_path):
     result = bose.run_bose(bose.BOSE_SUITES["bose-services"], tmp_path, seeds=(0,),
-                           max_services=3, progress=False,
+                           horizon=3, progress=False,
                            data_home=str(tmp_path / "no-data"))  # fmt: skip
     curves = result.curves
     assert set(curves["k"]) == {1, 2, 3} and set(curves["agent"]) == {
@@ -47,7 +47,7 @@ def test_a_tiny_run_gives_paired_curves_references_and_dynamics(tmp_path):
     assert (joined["total_loss"] >= joined["reference_loss"] * (1 - 1e-6)).mean() > 0.9
     dyn = result.dynamics
     assert (dyn["after_dynamics"] <= dyn["after_initialisation"] * (1 + 1e-9)).all()
-    assert "## Fairness" in result.report and (tmp_path / "total_loss.png").exists()
+    assert "## Fairness" in result.text and (tmp_path / "total_loss.png").exists()
 
 
 @pytest.mark.slow
@@ -79,7 +79,7 @@ def test_movielens_runs_when_its_ratings_are_found_and_reports_excess(tmp_path):
 
     home = write_ratings(tmp_path / "data", users=260, movies=80)
     result = bose.run_bose(bose.BOSE_SUITES["bose-services"], tmp_path / "out", seeds=(0,),
-                           data_home=home, max_services=3, progress=False)  # fmt: skip
+                           data_home=home, horizon=3, progress=False)  # fmt: skip
     assert bose.MOVIELENS.label in set(result.curves["setting"])
     assert bose.MOVIELENS.env_kwargs["report"] == "excess"  # the paper's Eq. 4
     movielens = result.curves[result.curves["setting"].str.startswith("MovieLens")]

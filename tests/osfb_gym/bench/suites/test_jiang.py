@@ -10,8 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.paper_tables import METHODS, published
-from osfb_gym.bench.suites.jiang import FITS, JIANG_SUITES, _lowest, run_jiang
+from osfb_gym.bench.suites.jiang import FITS, JIANG_SUITES, METHODS, _lowest, published, run_jiang
 from osfb_gym.cli import main
 
 # the offline copies of the datasets, named by the environment (see the data layer)
@@ -96,7 +95,7 @@ def test_cli_runs_a_tiny_reproduction_with_both_tunings(tmp_path, capsys):
 
 
 def test_missing_datasets_are_skipped_and_named(tmp_path):
-    with pytest.raises(FileNotFoundError, match="none of the datasets"):
+    with pytest.raises(FileNotFoundError, match="no dataset of jiang-linear was found"):
         run_jiang(JIANG_SUITES["jiang-linear"], tmp_path, datasets=["german"],
                   data_home=str(tmp_path), progress=False)  # fmt: skip
 

@@ -12,7 +12,7 @@ from osfb_gym.bench.experience import principled_cell, regret  # noqa: E402
 from osfb_gym.bench.store import ResultStore  # noqa: E402
 from osfb_gym.bench.suites.rl_vs_principled import (  # noqa: E402
     Protocol,
-    from_settings,
+    protocol,
     run,
     validation_specs,
 )
@@ -29,7 +29,7 @@ TINY = Protocol(
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("rl")
-    text = run(out, TINY, progress=False)
+    text = run(TINY, out, progress=False).text
     return out, text
 
 
@@ -72,7 +72,7 @@ def test_resume_runs_nothing_again(tiny):
     out, text = tiny
     store = ResultStore(out)
     before = {path: path.stat().st_mtime_ns for path in store.cells.glob("*.json")}
-    assert run(out, TINY, progress=False, resume=True) == text
+    assert run(TINY, out, progress=False, resume=True).text == text
     after = {path: path.stat().st_mtime_ns for path in store.cells.glob("*.json")}
     assert after == before
 
@@ -121,15 +121,19 @@ def test_validation_keeps_its_worlds_and_seeds_apart():
     assert {json.dumps(p["algo_kwargs"]["gamma"]) for p in rl} == {"0.0", "0.99"}
 
 
-def test_settings_are_checked():
-    protocol = from_settings({"budgets": "10000,30000,100000", "families": "reject"}, 5, None)
-    assert protocol.budgets == (10_000, 30_000, 100_000) and protocol.families == ("reject",)
+def test_settings_are_checked(tmp_path):
+    from osfb_gym.bench.catalog import RunOptions
+    from osfb_gym.bench.catalog import run as run_suite
+
+    chosen = protocol(5, None, budgets=(10_000, 30_000, 100_000), families=["reject"])
+    assert chosen.budgets == (10_000, 30_000, 100_000) and chosen.families == ("reject",)
+    assert chosen.seeds == 5
     with pytest.raises(ValueError, match="families"):
-        from_settings({"families": "poker"}, None, None)
-    with pytest.raises(ValueError, match="budgets"):
-        from_settings({"budgets": "many"}, None, None)
+        protocol(families=["poker"])
     with pytest.raises(ValueError, match="views"):
-        from_settings({"resampled_views": "pixels"}, None, None)
+        protocol(resampled_views=["pixels"])
+    with pytest.raises(ValueError, match="budgets"):
+        run_suite("rl-vs-principled", tmp_path, RunOptions(settings={"budgets": "many"}))
 
 
 def test_old_name_is_an_alias():

@@ -100,16 +100,12 @@ def test_agents_carry_the_papers_hyperparameters():
         make_learner("perceptron", "label_efficient")
 
 
-def _agents(spec):
-    return {(a.name, a.envs): a.params for a in spec.agents}
-
-
 def test_reuters_grids_follow_the_paper_and_the_bias_is_a_negative_threshold():
     assert THRESHOLD_BIASES == (0, 0.008, 0.016, 0.032, 0.064, 0.128, 0.25, 0.75, 1)
     assert (SVM_WEIGHTS_PAPER[0], SVM_WEIGHTS_PAPER[-1], len(SVM_WEIGHTS_PAPER)) == (0.001, 128, 18)
     suite = SCULLEY_SUITES["sculley-reuters"]
     assert suite.betas == (1e-4,)
-    (svm, svm_tags), (mgn, mgn_tags) = reuters_stages(suite, ["ship"], {}, full_grid=False)
+    (svm, _), (mgn, _) = reuters_stages(suite, ["ship"], {}, full_grid=False)
     assert svm.seeds == (0, 1) and mgn.seeds == tuple(range(5))  # the SVM: its first seeds
     params = [a.params for a in mgn.agents]
     assert {"threshold": -0.25, "m": 2.0, "eta": 1.0, "fit_intercept": False} in params

@@ -34,8 +34,8 @@ def test_every_cell_runs_every_seed_and_files_are_written(result):
                      "selection.csv"}  # fmt: skip
     for path in result.files:
         assert path.stat().st_size > 0
-    assert result.report.startswith("# osfb-bench tiny")
-    assert "## The paper's claims, as measured" in result.report
+    assert result.text.startswith("# osfb-bench tiny")
+    assert "## The paper's claims, as measured" in result.text
 
 
 def test_curves_end_at_the_per_run_means(result):
@@ -75,7 +75,7 @@ def test_gamma_is_chosen_on_validation_seeds_by_risk_then_labels(result):
         ran = result.results[(result.results["d"] == d) & (result.results["learner"] == learner)]
         assert set(ran["gamma"]) == {pick["gamma"]}
     assert result.results.loc[result.results["learner"] == "DRAL", "gamma"].isna().all()
-    assert "## Selection of gamma (validation seeds)" in result.report
+    assert "## Selection of gamma (validation seeds)" in result.text
 
 
 def test_unknown_datasets_are_refused(tmp_path):
