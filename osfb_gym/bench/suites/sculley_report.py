@@ -183,11 +183,16 @@ def spam_claims(summary: pd.DataFrame) -> list[Claim]:
         pairs = {lr: values for lr, values in pairs.items() if has(*values)}
         if pairs:
             fewer = sum(values[0] < values[2] for values in pairs.values())
+            why = "; ".join(
+                f"β is chosen for F1 alone: {NAMES[lr]}'s Label Efficient samples {s:.0f} predicted "
+                f"negatives against {t:.0f} and buys recall ({get(lr, SAMPLERS[0], 'recall'):.3f} "
+                f"against {get(lr, SAMPLERS[1], 'recall'):.3f})"
+                for lr, (a, s, b, t) in pairs.items() if a >= b)  # fmt: skip
             claims.append(Claim(
                 f"{dataset}: Label Efficient tastes fewer negatives (#FP) than Apple Tasting",
                 f"{paper_le} of 6 corpus x learner pairs", f"{fewer} of {len(pairs)}: " + "; ".join(
                     f"{NAMES[lr]} {a:.0f} against {b:.0f} (sampled {s:.0f} against {t:.0f})"
-                    for lr, (a, s, b, t) in pairs.items()), fewer == len(pairs)))  # fmt: skip
+                    for lr, (a, s, b, t) in pairs.items()), fewer == len(pairs), why))  # fmt: skip
         inbox = [(lr, get(lr, "one_sided", "fp"), get(lr, "apple_tasting", "fp"))
                  for lr in MARGIN_LEARNERS]  # fmt: skip
         inbox = [entry for entry in inbox if has(*entry[1:])]
