@@ -525,6 +525,8 @@ class LoggedGLMEstimator(GLMEstimator):
     _index: np.ndarray
     _next: np.ndarray
     _cursor: int
+    _refitting: bool = False
+    _gathered: np.ndarray | None = None
 
     @classmethod
     def adopt(cls, model: GLMEstimator, log: RowLog, start: int) -> LoggedGLMEstimator:
@@ -544,7 +546,20 @@ class LoggedGLMEstimator(GLMEstimator):
         self.add(x, y)
 
     def _rows(self, start: int, stop: int) -> np.ndarray:
+        if start == 0 and self._refitting:
+            # a refit reads all the rows more than once (the fit, the re-expansion):
+            # gathered once per refit, dropped after it
+            if self._gathered is None or len(self._gathered) != stop:
+                self._gathered = self.log.rows(self._index[:stop])
+            return self._gathered
         return self.log.rows(self._index[start:stop])
+
+    def _refit(self) -> None:
+        self._refitting, self._gathered = True, None
+        try:
+            super()._refit()
+        finally:
+            self._refitting, self._gathered = False, None
 
     def _keep(self, x: np.ndarray, y: np.ndarray) -> None:
         end = self.n + len(x)

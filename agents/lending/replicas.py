@@ -217,6 +217,10 @@ class CutoffReplicas:
             elif _overrides(agent, "exploration"):
                 self.own_exploration_.append(index)
         self.groups_ = [_DrawGroup(cls, members, batch) for cls, members in by_class.items()]
+        self._shared_adaptive_agents = [self.agents[i] for i in self._shared_adaptive.tolist()]
+        self._own_exploration_apart = [
+            i for i in self.own_exploration_ if i not in self._shared_adaptive_set
+        ]
         # shared Adaptive agents whose bonus, off the one-applicant path, is their own call
         self._own_bonus = frozenset(
             index
@@ -239,7 +243,7 @@ class CutoffReplicas:
         self.t_ += 1
         mu = np.asarray(self.link_.mean(np.einsum("kbd,kd->kb", x, self.betas_)), dtype=float)
         score = mu - self.cutoffs_
-        root_t = np.sqrt(self.t_)
+        root_t = math.sqrt(self.t_)
         for group, alphas in zip(self.groups_, self._alphas, strict=True):
             uniforms = group.draws(self.agents)
             score[group.members] += group.cls.perturbation(alphas / root_t, uniforms)
@@ -248,11 +252,14 @@ class CutoffReplicas:
         if same and x.shape[1] == 1:
             # one applicant for everyone: each shared state's bonus once, in one pass
             score[self._shared_adaptive, 0] += self._shared_bonuses(x[0])
-        for index in self.own_exploration_:
+        own = self.own_exploration_
+        if same and x.shape[1] == 1:
+            for agent in self._shared_adaptive_agents:
+                agent.t_ = self.t_
+            own = self._own_exploration_apart
+        for index in own:
             agent = self.agents[index]
             agent.t_ = self.t_
-            if same and x.shape[1] == 1 and index in self._shared_adaptive_set:
-                continue
             if index in self._own_bonus:
                 # a scheduled rho or Algorithm 2's in-batch A: the agent's own, on its shared state
                 score[index] += agent.exploration(x[index])
@@ -278,17 +285,12 @@ class CutoffReplicas:
         """
         assert self.shared_ is not None
         slots = self.shared_.slot[self._adaptive_positions]
-        # the distinct states, in slot order, and each agent's among them (np.unique's
-        # answer, from a mask over the few slots)
-        present = np.zeros(len(self.shared_.members), dtype=bool)
-        present[slots] = True
-        distinct = np.flatnonzero(present)
-        inverse = (np.cumsum(present) - 1)[slots]
-        # a stacked matmul runs the same BLAS call per state as x @ A_inv[slot]
-        products = np.matmul(x, self.shared_.A_inv[distinct])[:, 0, :]
-        rows = x.repeat(len(distinct), axis=0)
+        # a stacked matmul runs the same BLAS call per state as x @ A_inv[slot]; agents
+        # of one state get the same product (at d^2 flops each, cheaper than grouping them)
+        products = np.matmul(x, self.shared_.A_inv[slots])[:, 0, :]
+        rows = x.repeat(len(slots), axis=0)
         widths = np.sqrt(np.maximum(np.einsum("ij,ij->i", products, rows), 0.0))
-        return self._rhos_now() * widths[inverse]
+        return self._rhos_now() * widths
 
     def _rhos_now(self) -> np.ndarray:
         """Each shared Adaptive agent's ``rho_`` at this decision (set on the agent too).
@@ -427,7 +429,9 @@ class CutoffReplicas:
         self._shared_rhos = np.array([float(self.agents[i].rho) for i in adaptive])  # type: ignore[attr-defined]
         schedules = [getattr(self.agents[i], "rho_schedule", "constant") for i in adaptive]
         self._scheduled = np.array([rule == "sqrt_log_t" for rule in schedules], dtype=bool)
-        self._scheduled_agents = [i for i, rule in zip(adaptive, schedules, strict=True) if rule != "constant"]
+        self._scheduled_agents = [
+            i for i, rule in zip(adaptive, schedules, strict=True) if rule != "constant"
+        ]
 
     def _learn_shared(
         self,
