@@ -21,7 +21,9 @@ memory), on one BLAS thread:
 4. optionally (``--alone 1``) one :func:`~osfb_gym.runner.run_episode` per agent.
 
 ``--profile N`` instead profiles the shared way on the first N steps
-(cProfile, the top functions by own and cumulative time).
+(cProfile on CPU time, the top functions by own and cumulative time);
+``--suite 1`` times one split of every (dataset, cutoff) task of the suite
+as its engine runs it and estimates the whole suite on ``--workers``.
 
 and, in the same run, 100,000 steps of ``CartPole-v1`` (random actions) as
 the yardstick the issue's targets are written in. It prints CPU seconds,
@@ -32,6 +34,7 @@ Usage::
 
     python benchmarks/replicas_speed.py [--dataset adult] [--horizon 0] [--link linear|logistic]
         [--fit paper|legacy] [--modes reference,shared,engine] [--profile 2000]
+    python benchmarks/replicas_speed.py --suite 1 [--link linear] [--workers 2]
 """
 
 from __future__ import annotations
@@ -85,6 +88,11 @@ class Args:
     """Which ways to run, of reference, shared and engine ("shared" alone: its time only)."""
     profile: int = 0
     """N > 0: only profile the shared way on the first N steps (cProfile) and print it."""
+    suite: int = 0
+    """1: instead, time one split (--seed) of every (dataset, cutoff) task of the suite as
+    its engine runs it, each in a child process, and estimate the whole suite from them."""
+    workers: int = 2
+    """Workers of the suite estimate."""
     cartpole_steps: int = 100_000
     """Steps of the CartPole-v1 yardstick."""
     data_home: str | None = None
@@ -180,9 +188,52 @@ def profile(cells: list[Cell], top: int = 25) -> str:
     return text.getvalue()
 
 
+def suite_estimate(args: Args, data_home: str) -> dict[str, object]:
+    """CPU seconds of one split of every task of the suite (engine); the suite's estimate.
+
+    The estimate: each task's CPU time times the suite's splits, summed, over
+    ``workers`` (the engine's chunks are whole tasks, so this assumes they pack
+    evenly and that a split costs what the measured one costs).
+    """
+    base = JIANG_SUITES[f"jiang-{args.link}"]
+    with threadpool_limits(1):
+        cartpole = cartpole_seconds(args.cartpole_steps)
+    tasks: dict[str, float] = {}
+    peaks: dict[str, int] = {}
+    for dataset in base.datasets:
+        for cutoff in base.cutoffs:
+            cells = task_cells(replace(args, dataset=dataset, cutoff=cutoff), data_home)
+            first = cells[0]
+            gym.make(first.env_id, **first.env_kwargs).reset(seed=first.seed)  # fit once
+            run = measure("engine", cells)
+            tasks[f"{dataset} {cutoff:.0%}"] = round(run["seconds"], 2)
+            peaks[f"{dataset} {cutoff:.0%}"] = round(run["peak_mb"])
+            print(f"{dataset} {cutoff:.0%}: {run['seconds']:.2f} CPU s, {run['steps']} steps",
+                  flush=True)  # fmt: skip
+    with threadpool_limits(1):
+        cartpole = (cartpole + cartpole_seconds(args.cartpole_steps)) / 2
+    total = sum(tasks.values()) * len(base.seeds)
+    return {
+        "suite": base.name,
+        "fit": args.fit,
+        "split_timed": args.seed,
+        "task_cpu_s": tasks,
+        "task_peak_mb": peaks,
+        f"cartpole_{args.cartpole_steps}_cpu_s": round(cartpole, 2),
+        "suite_cpu_s_estimate": round(total),
+        f"suite_minutes_on_{args.workers}_workers_estimate": round(total / args.workers / 60, 1),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
 def main(args: Args) -> dict[str, object]:
     """Run the task each way and CartPole; return the measurements."""
     data_home = args.data_home or os.environ.get("OSFB_DATA") or str(SHARED_DATA)
+    if args.suite:
+        result = suite_estimate(args, data_home)
+        if args.out:
+            Path(args.out).write_text(json.dumps(result, indent=2))
+        return result
     cells = task_cells(args, data_home)
     first = cells[0]
     # the dataset's world is fitted once, in the parent, outside every timing
