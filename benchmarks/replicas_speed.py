@@ -93,6 +93,9 @@ class Args:
     its engine runs it, each in a child process, and estimate the whole suite from them."""
     workers: int = 2
     """Workers of the suite estimate."""
+    suite_cutoffs: str = ""
+    """Cutoffs the suite estimate times (comma-separated; empty: the suite's); an untimed
+    cutoff is taken to cost what the timed ones of its dataset cost on average."""
     cartpole_steps: int = 100_000
     """Steps of the CartPole-v1 yardstick."""
     data_home: str | None = None
@@ -191,17 +194,19 @@ def profile(cells: list[Cell], top: int = 25) -> str:
 def suite_estimate(args: Args, data_home: str) -> dict[str, object]:
     """CPU seconds of one split of every task of the suite (engine); the suite's estimate.
 
-    The estimate: each task's CPU time times the suite's splits, summed, over
+    The estimate: each task's CPU time times the suite's splits (and, when only
+    some cutoffs are timed, times the suite's cutoffs over the timed ones), summed, over
     ``workers`` (the engine's chunks are whole tasks, so this assumes they pack
     evenly and that a split costs what the measured one costs).
     """
     base = JIANG_SUITES[f"jiang-{args.link}"]
+    cutoffs = [float(c) for c in args.suite_cutoffs.split(",")] if args.suite_cutoffs else None
     with threadpool_limits(1):
         cartpole = cartpole_seconds(args.cartpole_steps)
     tasks: dict[str, float] = {}
     peaks: dict[str, int] = {}
     for dataset in base.datasets:
-        for cutoff in base.cutoffs:
+        for cutoff in cutoffs or base.cutoffs:
             cells = task_cells(replace(args, dataset=dataset, cutoff=cutoff), data_home)
             first = cells[0]
             gym.make(first.env_id, **first.env_kwargs).reset(seed=first.seed)  # fit once
@@ -212,7 +217,8 @@ def suite_estimate(args: Args, data_home: str) -> dict[str, object]:
                   flush=True)  # fmt: skip
     with threadpool_limits(1):
         cartpole = (cartpole + cartpole_seconds(args.cartpole_steps)) / 2
-    total = sum(tasks.values()) * len(base.seeds)
+    scale = len(base.cutoffs) / len(cutoffs or base.cutoffs)  # untimed cutoffs: the average
+    total = sum(tasks.values()) * len(base.seeds) * scale
     return {
         "suite": base.name,
         "fit": args.fit,
