@@ -23,7 +23,9 @@ memory), on one BLAS thread:
 ``--profile N`` instead profiles the shared way on the first N steps
 (cProfile on CPU time, the top functions by own and cumulative time);
 ``--suite 1`` times one split of every (dataset, cutoff) task of the suite
-as its engine runs it and estimates the whole suite on ``--workers``.
+as its engine runs it and estimates the whole suite on ``--workers``;
+``--refit-rows N`` times a logistic refit on N rows kept as float64 copies
+against rows kept as indices into the replicas' log (d of the task's env).
 
 and, in the same run, 100,000 steps of ``CartPole-v1`` (random actions) as
 the yardstick the issue's targets are written in. It prints CPU seconds,
@@ -57,10 +59,13 @@ from _args import parse_args, step_seconds
 from threadpoolctl import threadpool_limits
 
 import osfb_gym  # noqa: F401
+from agents.lending._shared_rls import LoggedGLMEstimator, RowLog
+from agents.lending.glm import GLMEstimator
 from agents.lending.replicas import CutoffReplicas
 from osfb_gym.bench.executors import run_task
 from osfb_gym.bench.suites.jiang import JIANG_SUITES
 from osfb_gym.bench.sweep import Cell, make_agent
+from osfb_gym.core.links import get_link
 from osfb_gym.runner import run_episode, run_vector_episode
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -91,6 +96,9 @@ class Args:
     suite: int = 0
     """1: instead, time one split (--seed) of every (dataset, cutoff) task of the suite as
     its engine runs it, each in a child process, and estimate the whole suite from them."""
+    refit_rows: int = 0
+    """N > 0: instead, time a logistic refit on N rows (d of the task's env) kept as
+    float64 copies against rows kept as indices into the replicas' log."""
     workers: int = 2
     """Workers of the suite estimate."""
     suite_cutoffs: str = ""
@@ -232,6 +240,40 @@ def suite_estimate(args: Args, data_home: str) -> dict[str, object]:
     }
 
 
+def refit_speed(rows: int, dim: int, rounds: int = 5) -> dict[str, object]:
+    """CPU seconds of incremental-logistic refits, rows as copies vs as log indices, interleaved.
+
+    The same seeded rows (float32, as the env observes them) and outcomes; the
+    estimators compute the same numbers (the replicas' tests), only where the
+    rows are kept differs.
+    """
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((rows, dim)).astype(np.float32)
+    y = (rng.random(rows) < 0.3).astype(float)
+    copies = GLMEstimator(get_link("logistic"), dim, 1.0)
+    copies.add(x.astype(float), y)
+    log = RowLog(dim, np.dtype(np.float32))
+    log.append(x)
+    logged = LoggedGLMEstimator.adopt(GLMEstimator(get_link("logistic"), dim, 1.0), log, 0)
+    logged.add_logged(x.astype(float), y, np.arange(rows))
+    seconds = {"copies": 0.0, "log": 0.0}
+    with threadpool_limits(1):
+        for _ in range(rounds):
+            for name, model in (("copies", copies), ("log", logged)):
+                started = time.process_time()
+                for _ in range(3):
+                    model._refit()
+                seconds[name] += time.process_time() - started
+    return {
+        "rows": rows,
+        "dim": dim,
+        "refits": 3 * rounds,
+        "copies_cpu_s": round(seconds["copies"], 3),
+        "log_cpu_s": round(seconds["log"], 3),
+        "log_speed_vs_copies": round(seconds["copies"] / seconds["log"], 2),
+    }
+
+
 def main(args: Args) -> dict[str, object]:
     """Run the task each way and CartPole; return the measurements."""
     data_home = args.data_home or os.environ.get("OSFB_DATA") or str(SHARED_DATA)
@@ -242,6 +284,9 @@ def main(args: Args) -> dict[str, object]:
         return result
     cells = task_cells(args, data_home)
     first = cells[0]
+    if args.refit_rows:
+        dim = gym.make(first.env_id, **first.env_kwargs).observation_space.shape[-1]
+        return refit_speed(args.refit_rows, int(dim))
     # the dataset's world is fitted once, in the parent, outside every timing
     gym.make(first.env_id, **first.env_kwargs).reset(seed=first.seed)
     if args.profile:

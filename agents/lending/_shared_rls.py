@@ -65,7 +65,8 @@ class RowLog:
 
     def rows(self, indices: np.ndarray) -> np.ndarray:
         """Return the rows at ``indices`` as a C-contiguous float64 array."""
-        return self._rows[indices].astype(np.float64)
+        # np.take, then the widening: about twice as fast as fancy indexing here
+        return np.take(self._rows, indices, axis=0).astype(np.float64, copy=False)
 
     @property
     def nbytes(self) -> int:
