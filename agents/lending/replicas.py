@@ -21,6 +21,7 @@ metrics (tested against :func:`osfb_gym.runner.run_episode`).
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,17 +55,27 @@ _SHARED_PARAMS: dict[type[CutoffAgent], frozenset[str]] = {
         for cls in (EpsilonGreedy, OneSidedEpsilonGreedy, Noise, OneSidedNoise, Margin)
     },
     Adaptive: frozenset(
-        {"rho", "l2", "delta", "horizon", "beta_bound", "noise_scale", "project", "solver"}
+        {
+            "rho", "l2", "delta", "horizon", "beta_bound", "noise_scale", "project", "solver",
+            "rho_schedule", "per_applicant_A",
+        }
     ),
-}
+}  # fmt: skip
+
+#: options with which a suite's cell runs alone instead of as a replica
+#: (:func:`osfb_gym.bench.executors.replica_groups`): an agent with the paper fit's
+#: ``design_l2``/``free_intercept`` (the logistic fit) learns on its own in a replica
+#: too, and one at a time it needs neither the row log nor 85 agents in memory at once.
+#: Adaptive's ``rho_schedule`` and ``per_applicant_A`` run as replicas (shared, exact).
+SINGLE_AGENT_OPTIONS: dict[str, Any] = {"design_l2": None, "free_intercept": False}
 
 
 def shares_state(agent: CutoffAgent) -> bool:
     """Whether ``agent`` (reset) can learn in :class:`~agents.lending._shared_rls.SharedRLS`.
 
     Linear, incremental fits of the grid's agents, every hyperparameter one
-    SharedRLS knows or at its default; Adaptive with a constant ``rho`` and
-    no projection.
+    SharedRLS knows or at its default; Adaptive with a numeric ``rho`` (either
+    ``rho_schedule``, either ``per_applicant_A``) and no projection.
     """
     cls = type(agent)
     known = _SHARED_PARAMS.get(cls)
@@ -80,7 +91,11 @@ def shares_state(agent: CutoffAgent) -> bool:
     if type(agent.model_) is not GLMEstimator or not agent.model_._rls:
         return False
     if cls is Adaptive:
-        return not isinstance(agent.rho, str) and not agent.project  # type: ignore[attr-defined]
+        return (
+            not isinstance(agent.rho, str)  # type: ignore[attr-defined]
+            and not agent.project  # type: ignore[attr-defined]
+            and agent.rho_schedule in ("constant", "sqrt_log_t")  # type: ignore[attr-defined]
+        )
     return True
 
 
@@ -178,6 +193,7 @@ class CutoffReplicas:
             raise ValueError(f"every sub-env must share one link, got {sorted(links)}")
         self.link_ = self.agents[0].link_
         self.t_ = 0
+        self._seen: tuple[Any, np.ndarray, bool] = (None, np.empty(0), False)
         # agents with their own act (Passive, SGD) decide alone; the rest are scored at once
         self.own_act_, self.own_update_ = (
             frozenset(i for i, agent in enumerate(self.agents) if _overrides(agent, method))
@@ -201,6 +217,17 @@ class CutoffReplicas:
             elif _overrides(agent, "exploration"):
                 self.own_exploration_.append(index)
         self.groups_ = [_DrawGroup(cls, members, batch) for cls, members in by_class.items()]
+        self._shared_adaptive_agents = [self.agents[i] for i in self._shared_adaptive.tolist()]
+        self._own_exploration_apart = [
+            i for i in self.own_exploration_ if i not in self._shared_adaptive_set
+        ]
+        # shared Adaptive agents whose bonus, off the one-applicant path, is their own call
+        self._own_bonus = frozenset(
+            index
+            for index in self._shared_adaptive.tolist()
+            if self.agents[index].rho_schedule != "constant"  # type: ignore[attr-defined]
+            or (self.agents[index].per_applicant_A and batch > 1)  # type: ignore[attr-defined]
+        )
         self._alphas = [
             np.array([[self.agents[i].alpha] for i in group.members]) for group in self.groups_
         ]
@@ -209,24 +236,34 @@ class CutoffReplicas:
         """Return every agent's approvals, shape (agents, batch)."""
         x = np.asarray(observations, dtype=float)
         check_finite(x, "observations", type(self).__name__)
+        # update() gets the same observations: their float64 view and whether every
+        # agent sees one batch are kept for it
+        same_batch = bool((x == x[0]).all())
+        self._seen = (observations, x, same_batch)
         self.t_ += 1
         mu = np.asarray(self.link_.mean(np.einsum("kbd,kd->kb", x, self.betas_)), dtype=float)
         score = mu - self.cutoffs_
-        root_t = np.sqrt(self.t_)
+        root_t = math.sqrt(self.t_)
         for group, alphas in zip(self.groups_, self._alphas, strict=True):
             uniforms = group.draws(self.agents)
             score[group.members] += group.cls.perturbation(alphas / root_t, uniforms)
         widths: dict[int, np.ndarray] = {}
-        same = self._shared_adaptive.size > 0 and bool((x == x[0]).all())
+        same = self._shared_adaptive.size > 0 and same_batch
         if same and x.shape[1] == 1:
             # one applicant for everyone: each shared state's bonus once, in one pass
             score[self._shared_adaptive, 0] += self._shared_bonuses(x[0])
-        for index in self.own_exploration_:
+        own = self.own_exploration_
+        if same and x.shape[1] == 1:
+            for agent in self._shared_adaptive_agents:
+                agent.t_ = self.t_
+            own = self._own_exploration_apart
+        for index in own:
             agent = self.agents[index]
             agent.t_ = self.t_
-            if same and x.shape[1] == 1 and index in self._shared_adaptive_set:
-                continue
-            if self.shared_ is not None and index in self._shared_adaptive_set:
+            if index in self._own_bonus:
+                # a scheduled rho or Algorithm 2's in-batch A: the agent's own, on its shared state
+                score[index] += agent.exploration(x[index])
+            elif self.shared_ is not None and index in self._shared_adaptive_set:
                 # the bonus of a shared state is computed once for all its agents
                 slot = int(self.shared_.slot[self._shared_position[index]])
                 width = widths.get(slot) if same else None
@@ -247,15 +284,30 @@ class CutoffReplicas:
         BLAS call on the same operands), the rest stacked across states.
         """
         assert self.shared_ is not None
-        slots = self.shared_.slot[self._position_of[self._shared_adaptive]]
-        distinct, inverse = np.unique(slots, return_inverse=True)
-        products = np.empty((len(distinct), x.shape[1]))
-        A_inv = self.shared_.A_inv
-        for row, slot in enumerate(distinct.tolist()):
-            np.matmul(x, A_inv[slot], out=products[row : row + 1])
-        rows = np.tile(x, (len(distinct), 1))
+        slots = self.shared_.slot[self._adaptive_positions]
+        # a stacked matmul runs the same BLAS call per state as x @ A_inv[slot]; agents
+        # of one state get the same product (at d^2 flops each, cheaper than grouping them)
+        products = np.matmul(x, self.shared_.A_inv[slots])[:, 0, :]
+        rows = x.repeat(len(slots), axis=0)
         widths = np.sqrt(np.maximum(np.einsum("ij,ij->i", products, rows), 0.0))
-        return self._shared_rhos * widths[inverse.reshape(-1)]
+        return self._rhos_now() * widths
+
+    def _rhos_now(self) -> np.ndarray:
+        """Each shared Adaptive agent's ``rho_`` at this decision (set on the agent too).
+
+        ``rho_schedule="sqrt_log_t"``: ``rho * sqrt(2 d log(1 + t))``, the same
+        IEEE operations as :meth:`Adaptive.exploration` (a product of two doubles).
+        """
+        scheduled = self._scheduled
+        if not scheduled.any():
+            return self._shared_rhos
+        assert self.shared_ is not None
+        growth = math.sqrt(2.0 * self.shared_.dim * math.log1p(self.t_))
+        rhos = self._shared_rhos.copy()
+        rhos[scheduled] = self._shared_rhos[scheduled] * growth
+        for index, rho in zip(self._scheduled_agents, rhos[scheduled].tolist(), strict=True):
+            self.agents[index].rho_ = rho  # type: ignore[attr-defined]
+        return rhos
 
     def update(
         self,
@@ -267,7 +319,11 @@ class CutoffReplicas:
         """Let each agent that saw an outcome learn from its own (and only its own)."""
         revealed = np.asarray(feedback["revealed"], dtype=bool)
         outcomes = np.asarray(feedback["y"], dtype=float)
-        x = np.asarray(observations, dtype=float)
+        seen, x, same_batch = self._seen
+        self._seen = (None, x, False)  # used once: the next update needs the next act
+        if seen is not observations:  # not the batch act() decided on
+            x = np.asarray(observations, dtype=float)
+            same_batch = bool((x == x[0]).all())
         # one check of every agent's revealed outcomes (the agents' learn() checks nothing)
         self.agents[0]._check_revealed(
             x[revealed], outcomes[revealed], "observations (revealed rows)", "feedback['y']"
@@ -275,7 +331,7 @@ class CutoffReplicas:
         any_revealed = np.asarray(revealed.any(axis=1))
         # a batch every logging agent saw (one stream) is logged once, when first needed
         base: int | None = None
-        one_stream = (self.shared_ is not None or self._logged) and bool((x == x[0]).all())
+        one_stream = (self.shared_ is not None or bool(self._logged)) and same_batch
         if one_stream and (any_revealed & self._logs).any():
             assert self.log_ is not None
             base = self.log_.append(np.asarray(observations[0]))
@@ -369,7 +425,13 @@ class CutoffReplicas:
         adaptive = [i for i in shared if type(self.agents[i]) is Adaptive]
         self._shared_adaptive = np.array(adaptive, dtype=np.intp)
         self._shared_adaptive_set = frozenset(adaptive)
+        self._adaptive_positions = self._position_of[self._shared_adaptive]
         self._shared_rhos = np.array([float(self.agents[i].rho) for i in adaptive])  # type: ignore[attr-defined]
+        schedules = [getattr(self.agents[i], "rho_schedule", "constant") for i in adaptive]
+        self._scheduled = np.array([rule == "sqrt_log_t" for rule in schedules], dtype=bool)
+        self._scheduled_agents = [
+            i for i, rule in zip(adaptive, schedules, strict=True) if rule != "constant"
+        ]
 
     def _learn_shared(
         self,

@@ -149,9 +149,10 @@ def replica_groups(cells: Sequence[Cell]) -> list[list[Cell]]:
     Consecutive cells of lending agents (:class:`~agents.lending.base.CutoffAgent`)
     on the same ``OneSidedLending-v0`` setting and seed form a group; every
     other cell is a group of its own, and so is a cell that sets one of
-    :data:`agents.lending.base.SINGLE_AGENT_OPTIONS` to a non-default value.
+    :data:`agents.lending.replicas.SINGLE_AGENT_OPTIONS` to a non-default value.
     """
-    from agents.lending.base import SINGLE_AGENT_OPTIONS, CutoffAgent
+    from agents.lending.base import CutoffAgent
+    from agents.lending.replicas import SINGLE_AGENT_OPTIONS
     from osfb_gym.bench.sweep import agent_classes
 
     classes = agent_classes()

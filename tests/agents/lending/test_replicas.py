@@ -38,6 +38,7 @@ AGENTS = [
     Adaptive(rho=0.25),
     Adaptive(rho="theory", horizon=300),
     Adaptive(rho=0.5, project=True, beta_bound=1.0),
+    Adaptive(rho=0.125, l2=1e-6, rho_schedule="sqrt_log_t", per_applicant_A=True),
     LinUCB(alpha=0.1),
     ThompsonSampling(nu=0.5),
     Passive(),
@@ -105,6 +106,14 @@ GRID = [
     *(OneSidedEpsilonGreedy(alpha=2.0**k) for k in (-10, -1)),
     *(Noise(alpha=2.0**k) for k in (-10, 1)),
     *(Adaptive(rho=2.0**k) for k in (-10, -10, -2)),
+    # the jiang suites' paper fit: l2 = 1e-6, Algorithm 2's rho schedule and in-batch A
+    Greedy(l2=1e-6),
+    Margin(alpha=2.0**-10, l2=1e-6),
+    *(
+        Adaptive(rho=2.0**k, l2=1e-6, rho_schedule="sqrt_log_t", per_applicant_A=True)
+        for k in (-10, -3)
+    ),
+    Adaptive(rho=0.25, rho_schedule="sqrt_log_t"),
     EpsilonGreedy(alpha=0.5),
     Greedy(solver="exact"),
     LinUCB(alpha=0.1),
@@ -222,3 +231,46 @@ def test_agents_learning_alone_keep_their_rows_in_the_log_and_decide_the_same():
     # the warm start and each observed batch are logged once for all four agents
     assert logged.log_ is not None
     assert logged.log_.n <= len(together[0].actions) + len(logged.agents[0].model_.X)
+
+
+def test_the_suites_paper_fit_task_runs_as_replicas_with_the_rows_each_cell_gives_alone():
+    """The jiang suite's cells (paper fit: Adaptive's rho schedule and in-batch A) on the engine."""
+    from dataclasses import replace
+
+    from osfb_gym.bench.executors import replica_groups, run_cell, run_task
+    from osfb_gym.bench.suites.jiang import JIANG_SUITES
+
+    suite = replace(JIANG_SUITES["jiang-linear"], datasets=("breast_cancer",), cutoffs=(0.5,),
+                    seeds=(1,), alphas=(2.0**-10, 2.0**-3, 2.0))  # fmt: skip
+    cells = suite.spec(None, 150).cells()
+    assert [len(group) for group in replica_groups(cells)] == [len(cells)]  # one vector episode
+    ignore = {"seconds"}
+    for together, cell in zip(run_task((cells, {})), cells, strict=True):
+        alone = run_cell(cell)
+        assert {k: v for k, v in together.items() if k not in ignore} == {
+            k: v for k, v in alone.items() if k not in ignore
+        }, cell.agent
+
+
+@pytest.mark.parametrize("dim", [4, 12])
+def test_stacked_one_row_updates_are_the_per_state_blas_calls_bit_for_bit(dim, monkeypatch):
+    """Stacked NumPy where the self-check allows it, per-state dger otherwise: same decisions."""
+    import agents.lending._shared_rls as module
+
+    kwargs = dict(link="linear", horizon=250, dim=dim)
+    envs = gym.make_vec(ID, num_envs=len(GRID), lockstep=True, **kwargs)
+    exact = module._numpy_rank_one_is_dger(dim)
+    runs = {}
+    for batched in (True, False):
+        monkeypatch.setattr(module, "_numpy_rank_one_is_dger", lambda dim, flag=batched: flag)
+        replicas = CutoffReplicas([agent.clone() for agent in GRID])
+        runs[batched] = (run_vector_episode(envs, replicas, seed=5), replicas)
+    if not exact:
+        pytest.skip(f"this BLAS' dger is not NumPy's arithmetic at d = {dim}")
+    for a, b in zip(runs[True][0], runs[False][0], strict=True):
+        np.testing.assert_array_equal(a.actions, b.actions)
+        assert a.metrics == b.metrics
+    one, other = runs[True][1].shared_, runs[False][1].shared_
+    used = np.unique(one.slot[: one.n_agents])
+    np.testing.assert_array_equal(used, np.unique(other.slot[: other.n_agents]))
+    np.testing.assert_array_equal(one.A_inv[used], other.A_inv[used])
