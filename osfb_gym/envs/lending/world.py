@@ -107,7 +107,8 @@ class LendingWorld:
         ``np.dot`` is the BLAS product ``@`` calls for a ``(1, d)`` matrix and
         a vector, ``rng.random()`` is the value ``rng.random(1)`` holds, and
         comparing it with ``mu`` as Python floats is the comparison the array
-        makes. One applicant a step is what an RL policy trains on, where
+        makes (the linear link's noise likewise). One applicant a step is what
+        an RL policy trains on, where
         NumPy's per-call overhead is most of a step.
         """
         x = rng.standard_normal((1, self.beta.shape[0]))
@@ -122,7 +123,8 @@ class LendingWorld:
         if link.name == "logistic":
             y = (_ONE if rng.random() < mu.item() else _ZERO).copy()
         else:
-            y = mu + noise_std * rng.standard_normal(1)
+            # the draw rng.standard_normal(1) holds; the same two IEEE operations
+            y = np.array([mu.item() + noise_std * rng.standard_normal()])
         return observed, x, mu, y
 
 
