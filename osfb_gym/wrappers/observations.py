@@ -59,8 +59,9 @@ def _direct_env(env: gym.Env) -> tuple[Any, bool]:
             if not getattr(layer, "_has_reset", False):
                 return _NOT_YET, False
         elif kind is PassiveEnvChecker:
-            checker: Any = layer
-            if not (checker.checked_step and checker.checked_data_reuse):
+            # (an attribute a later Gymnasium renames reads False: every step goes through)
+            spent = getattr(layer, "checked_step", False)
+            if not (spent and getattr(layer, "checked_data_reuse", False)):
                 return _NOT_YET, False
         else:
             return _NEVER, False
