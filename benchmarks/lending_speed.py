@@ -19,7 +19,10 @@ run on one core (BLAS limited to one thread):
    ``OneSidedLending-v0`` (synthetic linear and logistic worlds, and the
    dataset, batch size 1, random actions) as a multiple of a
    ``CartPole-v1`` step, both made by ``gym.make`` and stepped in
-   the same run, interleaved (issue 18's target: <= 1.5 CartPole steps).
+   the same run, interleaved (issue 18's target: <= 1.5 CartPole steps);
+   also the stacks RL training steps (SB3's ``Monitor`` around CartPole and
+   around ``rl_env("OneSidedLending-v0")`` with float32 actions, as PPO
+   hands them over), one against the other.
 
 Targets from the issue: whole Adult stream < 60 s; ratio >= 100; disagreement
 <= 1%. Ratios come from one run, so machine noise hits both sides alike.
@@ -197,16 +200,32 @@ def env_step_ratios(args: Args, rounds: int = 3) -> dict[str, float]:
     }
     coins = np.random.default_rng(0).integers(0, 2, args.env_steps)
     binary = [np.array([coin], dtype=np.int8) for coin in coins]
-    totals = dict.fromkeys(["cartpole", *lending], 0.0)
+    # the stacks RL training steps: SB3's Monitor around each, the lending env as
+    # rl_env makes it (view, oracle hidden) with float32 actions, as SB3's PPO hands
+    # MultiBinary actions over
+    from stable_baselines3.common.monitor import Monitor
+
+    from osfb_gym.wrappers import rl_env
+
+    stacks = {"rl_cartpole": Monitor(gym.make("CartPole-v1")),
+              "rl_synthetic_logistic": Monitor(rl_env("OneSidedLending-v0"))}  # fmt: skip
+    sb3_binary = [action.astype(np.float32) for action in binary]
+    totals = dict.fromkeys(["cartpole", *lending, *stacks], 0.0)
     for _ in range(rounds):
         totals["cartpole"] += step_seconds(cartpole, coins.tolist())
         for name, env in lending.items():
             totals[name] += step_seconds(env, binary)
+        totals["rl_cartpole"] += step_seconds(stacks["rl_cartpole"], coins.tolist())
+        totals["rl_synthetic_logistic"] += step_seconds(stacks["rl_synthetic_logistic"], sb3_binary)
     per_step = rounds * args.env_steps
     result = {"cartpole_us_per_step": 1e6 * totals["cartpole"] / per_step}
     for name in lending:
         result[f"{name}_us_per_step"] = 1e6 * totals[name] / per_step
         result[f"{name}_x_cartpole"] = totals[name] / totals["cartpole"]
+    # the RL stacks against each other (not a target of their own: context for rl_profile.py)
+    result["rl_stack_synthetic_logistic_x_rl_cartpole"] = (
+        totals["rl_synthetic_logistic"] / totals["rl_cartpole"]
+    )
     return result
 
 
@@ -224,7 +243,8 @@ def main() -> None:
                 for name, value in ratios.items()
                 if name.endswith("_x_cartpole")
             )
-            + " (target <= 1.5)"
+            + " (target <= 1.5); as RL training steps them (Monitor, rl_env, float32 actions): "
+            + f"lending {ratios['rl_stack_synthetic_logistic_x_rl_cartpole']:.2f} CartPole steps"
         )
     if args.part == "env":
         if args.out:

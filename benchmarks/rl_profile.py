@@ -12,13 +12,21 @@ it). Also printed: each env's CPU time per step inside training as a
 multiple of CartPole's, measured in the same run. Target (issue 18): env
 share <= 5% on every family.
 
-Run: ``python benchmarks/rl_profile.py [--steps 8192] [--only ID,ID] [--json out.json]``
+The share depends on the machine's load (on a loaded machine every share,
+CartPole's too, grows): compare the CartPole-step ratio, which the load
+hits on both sides. ``--rounds R`` trains every env R times, interleaved
+(CartPole first in each round), and reports each env's median share and
+ratio; the load average is printed before and after.
+
+Run: ``python benchmarks/rl_profile.py [--steps 8192] [--rounds 1] [--only ID,ID] [--json F]``
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
 import time
 from typing import Any
 
@@ -98,16 +106,31 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=8192, help="env steps of each training run")
     parser.add_argument("--json", default=None, help="also write the results here")
     parser.add_argument("--only", default=None, help="comma-separated env ids (default: all)")
+    parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds (median kept)")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    rows = []
     ids = [entry.id for entry in ENVS] if args.only is None else args.only.split(",")
-    for env_id in ["CartPole-v1", *ids]:
+    ids = ["CartPole-v1", *ids]
+    for env_id in ids:
         gym.make(env_id).close()  # import and build once, outside the timings
-        rows.append(profile(env_id, args.steps))
-    cartpole = rows[0]["env_us_per_step"]
+    print(f"load average before: {' '.join(f'{v:.1f}' for v in os.getloadavg())}", flush=True)
+    runs: dict[str, list[dict[str, Any]]] = {env_id: [] for env_id in ids}
+    for _ in range(max(args.rounds, 1)):
+        round_rows = [profile(env_id, args.steps) for env_id in ids]
+        cartpole_round = round_rows[0]["env_us_per_step"]
+        for row in round_rows:
+            row["x_cartpole_step"] = round(row["env_us_per_step"] / cartpole_round, 2)
+            runs[row["env_id"]].append(row)
+    rows = []
+    for env_id in ids:
+        row = dict(runs[env_id][len(runs[env_id]) // 2])  # the rounds' keys, then medians
+        for key in ("env_share", "env_us_per_step", "x_cartpole_step"):
+            row[key] = statistics.median(run[key] for run in runs[env_id])
+        row["rounds"] = [
+            {k: run[k] for k in ("env_share", "x_cartpole_step")} for run in runs[env_id]
+        ]
+        rows.append(row)
     for row in rows:
-        row["x_cartpole_step"] = round(row["env_us_per_step"] / cartpole, 2)
         print(
             f"{row['env_id']:24s} PPO {row['ppo_cpu_s']:6.1f} CPU s, env inside training "
             f"{row['env_cpu_s']:6.3f} s = {row['env_share']:6.2%} (target <= 5%); "
@@ -116,6 +139,7 @@ def main() -> None:
         )
     shares = np.array([row["env_share"] for row in rows[1:]])
     print(f"largest env share of the project's families: {shares.max():.2%}")
+    print(f"load average after: {' '.join(f'{v:.1f}' for v in os.getloadavg())}", flush=True)
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(rows, handle, indent=2)

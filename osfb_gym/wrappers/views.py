@@ -235,9 +235,20 @@ class PlainView(View):
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
         self.observation_space = self._plain
+        space = env.observation_space
+        # a bounded Box's encoding is its values as float32: a float32 or float64
+        # array is cast once (float32 -> float64 -> float32 is exact; float64 ->
+        # float32 is the cast encode ends with), not three times
+        self._cast_only = isinstance(space, spaces.Box) and not _unbounded(space)
 
     def encode(self, observation: Any) -> np.ndarray:
         """Return :func:`encode` of ``observation``."""
+        if (
+            self._cast_only
+            and type(observation) is np.ndarray
+            and observation.dtype.char in "fd"  # float32, float64
+        ):
+            return observation.reshape(-1).astype(np.float32)
         return self._encode_plain(observation).astype(np.float32)
 
 

@@ -41,6 +41,10 @@ DEFAULT_DIM = 20  # synthetic worlds; a tabular dataset has its own
 DEFAULT_HORIZON = 2000  # synthetic worlds; a dataset's episode is its whole stream
 
 
+#: integer scalar types taken as they are (no bool: it goes through the general path)
+_INTEGERS = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.intp})
+
+
 def check_action(action: Any) -> int:
     """Return a ``Discrete(2)`` action as a Python ``int``, or raise naming ``action``.
 
@@ -57,6 +61,8 @@ def check_action(action: Any) -> int:
     ...
     TypeError: action must be an integer 0 or 1 (Discrete(2)), got 0.5 (float)
     """
+    if type(action) in _INTEGERS and (action == 0 or action == 1):
+        return int(action)  # what RL libraries hand over, without the general checks
     value = action
     if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "biu":
         value = value.item()

@@ -56,6 +56,16 @@ if TYPE_CHECKING:
 # and render; their public names are importable from the package
 
 
+def _constant(values: list[int]) -> np.ndarray:
+    array = np.array(values, dtype=np.int8)
+    array.flags.writeable = False
+    return array
+
+
+# one applicant's checked decision: read-only, since every step would build the same array
+_APPROVE, _DENY = _constant([1]), _constant([0])
+
+
 class OneSidedLendingEnv(FeedbackEnv):
     r"""Approve applicants whose expected outcome beats a cutoff; see only approved outcomes.
 
@@ -534,15 +544,26 @@ class OneSidedLendingEnv(FeedbackEnv):
         return obs, reward, terminated, truncated, make_info(feedback, oracle)
 
     def _check_action(self, action: Any) -> np.ndarray:
-        """:func:`check_binary_array` of ``action``, with a fast path for integer arrays."""
+        """:func:`check_binary_array` of ``action``, with fast paths for arrays of numbers.
+
+        An array of the action's shape whose dtype is boolean, integer or
+        floating (stable-baselines3 hands MultiBinary actions over as float32)
+        and whose entries are exactly 0 or 1 is what the validator accepts and
+        converts; one applicant's decision comes back as a read-only ``int8``
+        constant (the env only reads it). Anything else goes to the validator,
+        which raises the error naming ``action``.
+        """
         if (
             type(action) is np.ndarray
             and action.shape == self._action_shape
-            and action.dtype.kind in "biu"
+            and action.dtype.kind in "biuf"
         ):
             if action.size == 1:
-                if action.item() in (0, 1):
-                    return action.astype(np.int8)
+                value = action.item()  # NaN equals neither
+                if value == 1:
+                    return _APPROVE
+                if value == 0:
+                    return _DENY
             elif ((action == 0) | (action == 1)).all():
                 return action.astype(np.int8)
         return check_binary_array(action, "action", self._action_shape)

@@ -8,6 +8,13 @@ import numpy as np
 
 from osfb_gym.core.metrics import EpisodeMetrics
 
+# one applicant's feedback and Bayes action are copies of these (read-only: never handed out)
+_TRUE, _FALSE = np.ones(1, dtype=bool), np.zeros(1, dtype=bool)
+_ABOVE, _BELOW = np.ones(1, dtype=np.int8), np.zeros(1, dtype=np.int8)
+_ZERO = np.zeros(1)
+for _constant in (_TRUE, _FALSE, _ABOVE, _BELOW, _ZERO):
+    _constant.flags.writeable = False
+
 
 def bayes_decision(mu: np.ndarray, cutoff: float) -> np.ndarray:
     """Return the Bayes-optimal decisions ``1{mu > c}`` as ``int8``.
@@ -83,16 +90,21 @@ def score_batch(
         one_mu, one_y, accept = mu.item(), y.item(), action.item() == 1
         bayes_one = one_mu > cutoff
         shown = accept or not one_sided
+        # fresh arrays each step (a caller may keep or modify them), copied from
+        # constants: cheaper than building them from lists
         feedback = {
-            "revealed": np.array([shown]),
-            "y": np.array([one_y if shown else 0.0]),
+            "revealed": (_TRUE if shown else _FALSE).copy(),
+            # np.array([one_y]): a float64 copy of a float y, an int64 one of an int y
+            "y": (y.astype(np.float64) if y.dtype.kind == "f" else np.array([one_y]))
+            if shown
+            else _ZERO.copy(),
             "valid": valid.copy(),
         }
         return (
             one_y - cutoff if accept else 0.0,
             abs(one_mu - cutoff) if bayes_one != accept else 0.0,
             feedback,
-            np.array([bayes_one], dtype=np.int8),
+            (_ABOVE if bayes_one else _BELOW).copy(),
         )
     approved = action == 1
     if not all_valid:

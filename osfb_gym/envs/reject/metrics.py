@@ -32,20 +32,24 @@ def check_action(action: Any) -> tuple[int, int]:
     ...
     ValueError: action[0] (the decision) must be 0 (predict -1), 1 (reject) or 2 (predict +1), got 3
     """
-    try:
-        array = np.asarray(action)
-    except Exception as error:  # ragged lists and the like
-        raise TypeError(f"action must be a pair (decision, query), got {action!r}") from error
-    if array.shape != (2,):
-        raise ValueError(
-            f"action must be a pair (decision, query) of shape (2,), got shape {array.shape}"
-        )
-    if array.dtype.kind not in "biu":
-        raise TypeError(
-            f"action must hold integers (MultiDiscrete([3, 2])), got {action!r} "
-            f"(dtype {array.dtype})"
-        )
-    decision, query = (int(v) for v in array)
+    if type(action) is np.ndarray and action.shape == (2,) and action.dtype.kind in "iu":
+        # what RL libraries hand over: an integer array, read as Python ints at once
+        decision, query = action.tolist()
+    else:
+        try:
+            array = np.asarray(action)
+        except Exception as error:  # ragged lists and the like
+            raise TypeError(f"action must be a pair (decision, query), got {action!r}") from error
+        if array.shape != (2,):
+            raise ValueError(
+                f"action must be a pair (decision, query) of shape (2,), got shape {array.shape}"
+            )
+        if array.dtype.kind not in "biu":
+            raise TypeError(
+                f"action must hold integers (MultiDiscrete([3, 2])), got {action!r} "
+                f"(dtype {array.dtype})"
+            )
+        decision, query = (int(v) for v in array)
     if decision not in (0, 1, 2):
         raise ValueError(
             "action[0] (the decision) must be 0 (predict -1), 1 (reject) or 2 (predict +1), "
