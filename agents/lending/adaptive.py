@@ -229,12 +229,23 @@ class Adaptive(CutoffAgent):
             return project_estimate(self.model_, self.beta_bound)
         return self.model_.beta
 
-    def exploration(self, x: np.ndarray) -> np.ndarray:
-        """Return the bonus ``rho_t * sqrt(x^T A^{-1} x)``."""
+    def _set_rho(self) -> None:
+        """Set ``rho_``, the bonus scale of round ``t_``."""
         if self.rho == "theory":
             self.rho_ = theory_rho(self.t_, **self.theory_constants_)
         elif self.rho_schedule == "sqrt_log_t":
             self.rho_ = float(self.rho) * math.sqrt(2.0 * self.model_.dim * math.log1p(self.t_))
+
+    def bonus_one(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        """Return the bonus of a batch of one and the ``A^{-1} x`` its width took."""
+        self._set_rho()
+        row = x[0]
+        u = self.model_.A_inv.dot(row)
+        return self.rho_ * math.sqrt(max(float(row.dot(u)), 0.0)), u
+
+    def exploration(self, x: np.ndarray) -> np.ndarray:
+        """Return the bonus ``rho_t * sqrt(x^T A^{-1} x)``."""
+        self._set_rho()
         if self.per_applicant_A and len(x) > 1:
             return self._sequential_bonus(x)
         return self.rho_ * self.model_.widths(x)
