@@ -122,6 +122,9 @@ class GLMEstimator:
     refit_growth
         Incremental solver: refit exactly when the revealed data has grown
         by this fraction since the last exact fit.
+    refit_passes
+        Incremental logistic solver: the full Newton steps (passes over the
+        revealed data) of a refit; the last one's Hessian is the model's.
     design_l2
         The ridge of ``A`` alone (Algorithm 2's ``A = sum x x^T`` plus only
         what keeps it invertible); None: ``l2``, the fit's.
@@ -153,6 +156,7 @@ class GLMEstimator:
         solver: str = "incremental",
         refit_growth: float = 0.1,
         *,
+        refit_passes: int = 2,
         design_l2: float | None = None,
         free_intercept: bool = False,
     ) -> None:
@@ -195,6 +199,7 @@ class GLMEstimator:
         self._n_fitted = 0
         self._n_at_refit = 0
         self.n_refits = 0
+        self.refit_passes = refit_passes
         self.n_passes = 0  # passes of the incremental logistic refits over the revealed data
 
     @property
@@ -376,7 +381,7 @@ class GLMEstimator:
         whose last Hessian is the model's.
         """
         beta = self.beta
-        for _ in range(max_passes):
+        for done in range(1, max_passes + 1):
             z = x @ beta
             p = np.asarray(self.link.mean(z), dtype=float)
             w = np.asarray(self.link.derivative(z), dtype=float)
@@ -390,7 +395,10 @@ class GLMEstimator:
             start = _objective_at(z, beta, y, self.penalty)
             # a full step that does not raise the objective (up to round-off) is the model's
             if logistic_objective(newton, x, y, self.penalty) <= start + 1e-12 * abs(start):
-                break
+                if done >= self.refit_passes:
+                    break
+                beta = newton
+                continue
             # far from the optimum: a damped step, and a new expansion there
             direction, size = newton - beta, 0.5
             while size >= 1e-8:
