@@ -41,6 +41,7 @@ SINGLE_AGENT_OPTIONS: dict[str, Any] = {
     "free_intercept": False,
     "rho_schedule": "constant",
     "per_applicant_A": False,
+    "refit": "newton",
 }
 
 
@@ -64,6 +65,9 @@ class CutoffAgent(Agent):
     # in __init__; for the rest these defaults (the ridge l2 everywhere) hold
     design_l2: float | None = None
     free_intercept: bool = False
+    # how the incremental logistic fit refits (agents.lending.glm.GLMEstimator); Adaptive
+    # offers it as a hyperparameter
+    refit: str = "newton"
     # the lean path of a batch of one: the observation shape it takes (set by reset) and
     # what the last decision computed for the update (observation, row, A^{-1} row, n)
     _lean_shape: tuple[int, int] | None = None
@@ -95,7 +99,7 @@ class CutoffAgent(Agent):
             )
         self.model_ = GLMEstimator(
             self.link_, shape[1], self.l2, self.solver,
-            design_l2=self.design_l2, free_intercept=self.free_intercept,
+            design_l2=self.design_l2, free_intercept=self.free_intercept, refit=self.refit,
         )  # fmt: skip
         warm = feedback.get("warm_start")
         if self.free_intercept:

@@ -378,11 +378,13 @@ def test_lean_logistic_path_keeps_A_inverse_exact_and_the_estimate_within_round_
     )
 
 
-@pytest.mark.parametrize("link", ["logistic", "linear"])
+@pytest.mark.parametrize(
+    ("link", "refit"), [("logistic", "newton"), ("logistic", "expand"), ("linear", "newton")]
+)
 @pytest.mark.parametrize("fit", ["default", "paper"])
-def test_lean_learner_decides_like_the_exact_solver(link, fit):
+def test_lean_learner_decides_like_the_exact_solver(link, refit, fit):
     """Issue 18's bar: >= 99% of the decisions of the exact refit on the same history."""
-    env_kwargs, params = {}, {}
+    env_kwargs, params = {}, {"refit": refit}
     if fit == "paper":
         env_kwargs = {"scaling": "robust"}  # (breast_cancer has one encoding)
         params = {"l2": 1e-6} if link == "linear" else {"design_l2": 1e-6, "free_intercept": True}
@@ -400,9 +402,9 @@ def test_lean_learner_decides_like_the_exact_solver(link, fit):
     assert np.mean(disagree) <= 0.01
 
 
-def test_converged_warm_start_and_refits_sit_at_the_optimum_of_their_data():
+def test_expand_refits_converge_the_warm_start_and_sit_at_the_optimum_of_their_data():
     x, y = data(n=600, d=5, seed=4)
-    model = GLMEstimator(get_link("logistic"), 5, l2=1.0)
+    model = GLMEstimator(get_link("logistic"), 5, l2=1.0, refit="expand")
     model.add(x[:300], y[:300])
     model.fit()  # the warm start: converged, not two Newton steps from zero
     np.testing.assert_allclose(model.beta, fit_logistic_newton(x[:300], y[:300], 1.0), atol=1e-8)
