@@ -232,7 +232,10 @@ class CutoffAgent(Agent):
         decision computed; the checks are the outcome's range test.
         """
         revealed, outcomes = feedback["revealed"], feedback["y"]
-        if len(revealed) != 1 or len(outcomes) != 1:
+        try:
+            if len(revealed) != 1 or len(outcomes) != 1:
+                return False
+        except TypeError:  # not sequences: the general path names the problem
             return False
         if not revealed[0]:
             return True
