@@ -24,12 +24,22 @@ run on one core (BLAS limited to one thread):
    around ``rl_env("OneSidedLending-v0")`` with float32 actions, as PPO
    hands them over), one against the other.
 
+4. Adaptive with the env (``--part adaptive``): CPU time per step of the
+   loop act / ``env.step`` / update on the dataset stream at batch size 1,
+   as a multiple of a ``CartPole-v1`` step stepped in the same run,
+   interleaved, for Adaptive's defaults and the paper's fit of the
+   jiang suites (``FITS["paper"]``), under the logistic and the linear link,
+   and under the logistic link with ``refit="expand"`` (issue 18's target:
+   <= 4 CartPole steps, logistic). Also the agent's own share (the loop less
+   the env alone on the same actions) in microseconds per step.
+
 Targets from the issue: whole Adult stream < 60 s; ratio >= 100; disagreement
 <= 1%. Ratios come from one run, so machine noise hits both sides alike.
 
 Usage::
 
-    python benchmarks/lending_speed.py [--dataset adult] [--prefix 2000] [--part all|env|learner]
+    python benchmarks/lending_speed.py [--dataset adult] [--prefix 2000]
+        [--part all|env|learner|adaptive] [--adaptive-steps 10000]
 """
 
 from __future__ import annotations
@@ -50,6 +60,7 @@ from threadpoolctl import threadpool_limits
 import osfb_gym  # noqa: F401
 from agents.lending import Adaptive
 from agents.lending.glm import GLMEstimator
+from osfb_gym.bench.suites.jiang import FITS
 from osfb_gym.runner import run_episode
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -70,9 +81,11 @@ class Args:
     out: str | None = None
     """Write the measurements as JSON here."""
     part: str = "all"
-    """"all", "env" (the env step against CartPole only) or "learner" (parts 1 and 2)."""
+    """"all", "env" (the env step against CartPole), "learner" (parts 1 and 2) or "adaptive"."""
     env_steps: int = 20_000
     """Steps of each env in the env-step comparison."""
+    adaptive_steps: int = 10_000
+    """Steps of the stream (a prefix) in each round of the Adaptive + env comparison."""
 
 
 class SklearnGLM(GLMEstimator):
@@ -229,10 +242,111 @@ def env_step_ratios(args: Args, rounds: int = 3) -> dict[str, float]:
     return result
 
 
+def adaptive_configs() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
+    """Adaptive + env settings: name -> (env kwargs, Adaptive kwargs), defaults and paper fit."""
+    paper = FITS["paper"]
+    configs: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for link in ("logistic", "linear"):
+        configs[f"{link}_default"] = ({"link": link}, {})
+        configs[f"{link}_paper"] = (
+            {"link": link, **paper["env"]},
+            {**paper[link], **paper["ours"]},
+        )
+        if link == "logistic":  # the cheaper refits, beside the default ones
+            configs["logistic_default_expand"] = ({"link": link}, {"refit": "expand"})
+            configs["logistic_paper_expand"] = (
+                {"link": link, **paper["env"]},
+                {**paper[link], **paper["ours"], "refit": "expand"},
+            )
+    return configs
+
+
+def adaptive_loop_seconds(
+    env: gym.Env, agent: Adaptive, seed: int
+) -> tuple[float, list[np.ndarray]]:
+    """CPU seconds of the episode (resets and the warm-start fit included), and its actions."""
+    started = time.process_time()
+    obs, info = env.reset(seed=seed)
+    agent.reset(env.observation_space, env.action_space, seed=seed, feedback=info["feedback"])
+    actions, done = [], False
+    while not done:
+        action = agent.act(obs)
+        next_obs, reward, terminated, truncated, info = env.step(action)
+        agent.update(obs, action, float(reward), info["feedback"])
+        actions.append(action)
+        obs, done = next_obs, terminated or truncated
+    return time.process_time() - started, actions
+
+
+def replay_seconds(env: gym.Env, actions: list[np.ndarray], seed: int) -> float:
+    """CPU seconds of the env alone through ``actions`` (reset included): the loop's env share."""
+    started = time.process_time()
+    env.reset(seed=seed)
+    for action in actions:
+        env.step(action)
+    return time.process_time() - started
+
+
+def adaptive_ratios(args: Args, rounds: int = 3) -> dict[str, float]:
+    """Adaptive + env per step over CartPole-v1's, each setting interleaved in ``rounds``.
+
+    The agent's share is the loop's time less the env's alone on the same actions.
+    """
+    cartpole = gym.make("CartPole-v1")
+    coins = np.random.default_rng(0).integers(0, 2, args.adaptive_steps).tolist()
+    configs = adaptive_configs()
+    envs = {}
+    for name, (env_kwargs, _) in configs.items():
+        kwargs = {**env_kwargs, "dataset": args.dataset, "batch_size": 1}
+        kwargs["horizon"] = args.adaptive_steps
+        home = data_home(args)
+        if home is not None:
+            kwargs["data_home"] = home
+        envs[name] = gym.make("OneSidedLending-v0", **kwargs)
+    totals = dict.fromkeys(["cartpole", *configs], 0.0)
+    agent_totals = dict.fromkeys(configs, 0.0)
+    steps = dict.fromkeys(configs, 0)
+    cartpole_steps = 0
+    for _ in range(rounds):
+        totals["cartpole"] += step_seconds(cartpole, coins)
+        cartpole_steps += len(coins)
+        for name, (_, agent_kwargs) in configs.items():
+            loop, actions = adaptive_loop_seconds(envs[name], Adaptive(**agent_kwargs), args.seed)
+            totals[name] += loop
+            agent_totals[name] += loop - replay_seconds(envs[name], actions, args.seed)
+            steps[name] += len(actions)
+    cartpole_step = totals["cartpole"] / cartpole_steps
+    result = {"cartpole_us_per_step": 1e6 * cartpole_step}
+    for name in configs:
+        per_step = totals[name] / steps[name]
+        result[f"{name}_us_per_step"] = 1e6 * per_step
+        result[f"{name}_agent_us_per_step"] = 1e6 * agent_totals[name] / steps[name]
+        result[f"{name}_x_cartpole"] = per_step / cartpole_step
+    return result
+
+
 def main() -> None:
     """Run the measurements on one core and print them."""
     args = parse_args(Args, __doc__.splitlines()[0])
     results: dict[str, Any] = {}
+    if args.part in ("all", "adaptive"):
+        with threadpool_limits(1):
+            adaptive = results["adaptive"] = adaptive_ratios(args)
+        print(
+            f"Adaptive + env, {args.dataset}, N=1, CPU per step: CartPole-v1 "
+            f"{adaptive['cartpole_us_per_step']:.1f} us; "
+            + "; ".join(
+                f"{name} {adaptive[f'{name}_x_cartpole']:.2f} CartPole steps "
+                f"({adaptive[f'{name}_us_per_step']:.1f} us, agent "
+                f"{adaptive[f'{name}_agent_us_per_step']:.1f} us)"
+                for name in adaptive_configs()
+            )
+            + " (target <= 4, logistic)"
+        )
+    if args.part == "adaptive":
+        if args.out:
+            Path(args.out).write_text(json.dumps(results, indent=2))
+        return
     if args.part in ("all", "env"):
         with threadpool_limits(1):
             ratios = results["env_step"] = env_step_ratios(args)

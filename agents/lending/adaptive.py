@@ -10,7 +10,7 @@ import numpy as np
 
 from agents.base import Integral, Interval, Real, StrOptions
 from agents.lending.base import PAPER_FIT_CONSTRAINTS, CutoffAgent
-from agents.lending.glm import project_estimate
+from agents.lending.glm import REFITS, project_estimate
 
 
 def theory_rho(
@@ -120,6 +120,11 @@ class Adaptive(CutoffAgent):
         before it in the same batch. False (default): every applicant of a
         batch gets the width from the ``A`` at the start of the batch. The
         same with a batch of one.
+    refit
+        How the incremental logistic fit refits:
+        ``"newton"`` (default, what the paper tables were made with) or
+        ``"expand"`` (cheaper, converged warm start); see
+        :class:`~agents.lending.glm.GLMEstimator`.
 
     Attributes
     ----------
@@ -153,6 +158,7 @@ class Adaptive(CutoffAgent):
         "project": ["boolean"],
         "rho_schedule": [StrOptions({"constant", "sqrt_log_t"})],
         "per_applicant_A": ["boolean"],
+        "refit": [StrOptions(set(REFITS))],
     }
 
     def __init__(
@@ -169,12 +175,14 @@ class Adaptive(CutoffAgent):
         free_intercept: bool = False,
         rho_schedule: str = "constant",
         per_applicant_A: bool = False,
+        refit: str = "newton",
     ) -> None:
         self.rho = rho
         self.design_l2 = design_l2
         self.free_intercept = free_intercept
         self.rho_schedule = rho_schedule
         self.per_applicant_A = per_applicant_A
+        self.refit = refit
         self.project = project
         self.solver = solver
         self.l2 = l2
@@ -229,12 +237,23 @@ class Adaptive(CutoffAgent):
             return project_estimate(self.model_, self.beta_bound)
         return self.model_.beta
 
-    def exploration(self, x: np.ndarray) -> np.ndarray:
-        """Return the bonus ``rho_t * sqrt(x^T A^{-1} x)``."""
+    def _set_rho(self) -> None:
+        """Set ``rho_``, the bonus scale of round ``t_``."""
         if self.rho == "theory":
             self.rho_ = theory_rho(self.t_, **self.theory_constants_)
         elif self.rho_schedule == "sqrt_log_t":
             self.rho_ = float(self.rho) * math.sqrt(2.0 * self.model_.dim * math.log1p(self.t_))
+
+    def bonus_one(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        """Return the bonus of a batch of one and the ``A^{-1} x`` its width took."""
+        self._set_rho()
+        row = x[0]
+        u = self.model_.A_inv.dot(row)
+        return self.rho_ * math.sqrt(max(float(row.dot(u)), 0.0)), u
+
+    def exploration(self, x: np.ndarray) -> np.ndarray:
+        """Return the bonus ``rho_t * sqrt(x^T A^{-1} x)``."""
+        self._set_rho()
         if self.per_applicant_A and len(x) > 1:
             return self._sequential_bonus(x)
         return self.rho_ * self.model_.widths(x)

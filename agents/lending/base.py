@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -33,16 +34,6 @@ PAPER_FIT_CONSTRAINTS: dict[str, list[Any]] = {
     "free_intercept": ["boolean"],
 }
 
-#: hyperparameters whose non-default values a lockstep replica run does not honour: a cell
-#: that sets one runs as a single agent (:func:`osfb_gym.bench.executors.replica_groups`)
-SINGLE_AGENT_OPTIONS: dict[str, Any] = {
-    "design_l2": None,
-    "free_intercept": False,
-    "rho_schedule": "constant",
-    "per_applicant_A": False,
-}
-
-
 class CutoffAgent(Agent):
     """Approve an applicant when its score is positive; learn from revealed outcomes.
 
@@ -63,6 +54,13 @@ class CutoffAgent(Agent):
     # in __init__; for the rest these defaults (the ridge l2 everywhere) hold
     design_l2: float | None = None
     free_intercept: bool = False
+    # how the incremental logistic fit refits (agents.lending.glm.GLMEstimator); Adaptive
+    # offers it as a hyperparameter
+    refit: str = "newton"
+    # the lean path of a batch of one: the observation shape it takes (set by reset) and
+    # what the last decision computed for the update (observation, row, A^{-1} row, n)
+    _lean_shape: tuple[int, int] | None = None
+    _lean_cache: tuple[Any, np.ndarray, np.ndarray | None, int] | None = None
 
     def reset(
         self,
@@ -90,7 +88,7 @@ class CutoffAgent(Agent):
             )
         self.model_ = GLMEstimator(
             self.link_, shape[1], self.l2, self.solver,
-            design_l2=self.design_l2, free_intercept=self.free_intercept,
+            design_l2=self.design_l2, free_intercept=self.free_intercept, refit=self.refit,
         )  # fmt: skip
         warm = feedback.get("warm_start")
         if self.free_intercept:
@@ -100,6 +98,8 @@ class CutoffAgent(Agent):
             self.model_.fit()
         self.beta_ = self.decision_beta()
         self.t_ = 0
+        self._lean_shape = (1, shape[1])
+        self._lean_cache = None
 
     def _check_intercept(self, warm: dict[str, Any] | None) -> None:
         """Raise unless the warm start's last column is the intercept ``free_intercept`` names."""
@@ -166,8 +166,37 @@ class CutoffAgent(Agent):
         """Term added to ``mu(x . beta_hat) - c`` before thresholding at 0."""
         return 0.0
 
+    def bonus_one(self, x: np.ndarray) -> tuple[float, np.ndarray | None]:
+        """:meth:`exploration` of a batch of one ``x`` (shape (1, d)) as a float.
+
+        Also returns ``A^{-1} x[0]`` if computing the bonus computed it (as
+        :func:`~agents.lending.glm._sherman_morrison` would), for the update
+        to reuse; else None.
+        """
+        return float(np.asarray(self.exploration(x)).reshape(-1)[0]), None
+
+    def _act_one(self, observation: np.ndarray) -> np.ndarray:
+        """:meth:`act` on a batch of one: the same decision with scalar arithmetic.
+
+        Validation is one finiteness test of the score (a non-finite
+        observation makes it non-finite); the full check runs only then.
+        """
+        x = np.asarray(observation, dtype=float)
+        row = x[0]
+        self.t_ += 1
+        mu = float(self.link_.mean(float(row.dot(self.beta_))))
+        bonus, u = self.bonus_one(x)
+        score = mu - self.cutoff_ + bonus
+        if not math.isfinite(score):
+            self._check_observation(observation, "act")
+        self._lean_cache = (observation, row, u, self.model_.n)
+        return np.array([score > 0], dtype=np.int8)
+
     def act(self, observation: Any) -> np.ndarray:
         """Approve the applicants whose score is positive."""
+        if type(observation) is np.ndarray and observation.shape == self._lean_shape:
+            return self._act_one(observation)
+        self._lean_cache = None
         x = self._check_observation(observation, "act")
         self.t_ += 1
         mu = np.asarray(self.link_.mean(x @ self.beta_), dtype=float)
@@ -176,9 +205,37 @@ class CutoffAgent(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Add the revealed outcomes to the fit and refit."""
+        cache = self._lean_cache
+        if cache is not None and observation is cache[0]:
+            self._lean_cache = None
+            if self._update_one(cache, feedback):
+                return
         x, y = self._revealed(observation, feedback)
         if len(y):
             self.learn(x, y)
+
+    def _update_one(self, cache: tuple[Any, np.ndarray, Any, int], feedback: Any) -> bool:
+        """Learn from the batch of one the last :meth:`_act_one` decided; False: not handled here.
+
+        Learns the revealed outcome with the row (and ``A^{-1} x``) the
+        decision computed; the checks are the outcome's range test.
+        """
+        revealed, outcomes = feedback["revealed"], feedback["y"]
+        try:
+            if len(revealed) != 1 or len(outcomes) != 1:
+                return False
+        except TypeError:  # not sequences: the general path names the problem
+            return False
+        if not revealed[0]:
+            return True
+        target = float(outcomes[0])
+        low, high = OUTCOME_RANGE[self.link_.name]
+        if not low <= target <= high:  # NaN fails too
+            return False  # the general path raises the error
+        _, row, u, n = cache
+        self.model_.learn_row(row, target, u if n == self.model_.n else None)
+        self.beta_ = self.decision_beta()
+        return True
 
     def learn(self, x: np.ndarray, y: np.ndarray) -> None:
         """Add revealed examples ``(x, y)`` to the fit, refit, refresh ``beta_``."""

@@ -66,8 +66,10 @@ _SHARED_PARAMS: dict[type[CutoffAgent], frozenset[str]] = {
 #: (:func:`osfb_gym.bench.executors.replica_groups`): an agent with the paper fit's
 #: ``design_l2``/``free_intercept`` (the logistic fit) learns on its own in a replica
 #: too, and one at a time it needs neither the row log nor 85 agents in memory at once.
-#: Adaptive's ``rho_schedule`` and ``per_applicant_A`` run as replicas (shared, exact).
-SINGLE_AGENT_OPTIONS: dict[str, Any] = {"design_l2": None, "free_intercept": False}
+#: Adaptive's ``rho_schedule`` and ``per_applicant_A`` run as replicas (shared, exact);
+#: a non-default GLM ``refit`` runs alone.
+SINGLE_AGENT_OPTIONS: dict[str, Any] = {"design_l2": None, "free_intercept": False,
+                                        "refit": "newton"}
 
 
 def shares_state(agent: CutoffAgent) -> bool:

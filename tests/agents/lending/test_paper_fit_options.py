@@ -122,3 +122,22 @@ def test_cells_with_the_logistic_fit_options_run_alone():
     ]
     # Adaptive's Algorithm 2 options run as replicas (shared states, tested bit for bit)
     assert [len(group) for group in replica_groups(cells)] == [3, 1, 1]
+
+
+def test_refit_option_reaches_the_fit_is_checked_and_runs_alone():
+    env = gym.make("OneSidedLending-v0", link="logistic", horizon=120)
+    agent = Adaptive(refit="expand")
+    trajectory = run_episode(env, agent, seed=2)
+    assert agent.model_.refit == "expand" and agent.model_.n_refits > 0
+    assert (
+        run_episode(env, Adaptive(refit="newton"), seed=2).metrics
+        == run_episode(env, Adaptive(), seed=2).metrics
+    )
+    assert np.isfinite(trajectory.cumulative_loss[-1])
+    with pytest.raises(ValueError, match="refit"):
+        run_episode(env, Adaptive(refit="sometimes"), seed=2)
+    cells = [
+        Cell("s", "OneSidedLending-v0", {"horizon": 5}, "Adaptive", {}, 0),
+        Cell("s", "OneSidedLending-v0", {"horizon": 5}, "Adaptive", {"refit": "expand"}, 0),
+    ]
+    assert [len(group) for group in replica_groups(cells)] == [1, 1]
