@@ -34,6 +34,7 @@ PAPER_FIT_CONSTRAINTS: dict[str, list[Any]] = {
     "free_intercept": ["boolean"],
 }
 
+
 class CutoffAgent(Agent):
     """Approve an applicant when its score is positive; learn from revealed outcomes.
 

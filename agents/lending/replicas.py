@@ -68,8 +68,11 @@ _SHARED_PARAMS: dict[type[CutoffAgent], frozenset[str]] = {
 #: too, and one at a time it needs neither the row log nor 85 agents in memory at once.
 #: Adaptive's ``rho_schedule`` and ``per_applicant_A`` run as replicas (shared, exact);
 #: a non-default GLM ``refit`` runs alone.
-SINGLE_AGENT_OPTIONS: dict[str, Any] = {"design_l2": None, "free_intercept": False,
-                                        "refit": "newton"}
+SINGLE_AGENT_OPTIONS: dict[str, Any] = {
+    "design_l2": None,
+    "free_intercept": False,
+    "refit": "newton",
+}
 
 
 def shares_state(agent: CutoffAgent) -> bool:
