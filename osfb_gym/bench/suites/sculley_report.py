@@ -186,7 +186,8 @@ def spam_claims(summary: pd.DataFrame) -> list[Claim]:
             why = "; ".join(
                 f"β is chosen for F1 alone: {NAMES[lr]}'s Label Efficient samples {s:.0f} "
                 f"predicted negatives against {t:.0f} and buys recall "
-                f"({get(lr, SAMPLERS[0], 'recall'):.3f} against {get(lr, SAMPLERS[1], 'recall'):.3f})"
+                f"({get(lr, SAMPLERS[0], 'recall'):.3f} against "
+                f"{get(lr, SAMPLERS[1], 'recall'):.3f})"
                 for lr, (a, s, b, t) in pairs.items() if a >= b)  # fmt: skip
             claims.append(Claim(
                 f"{dataset}: Label Efficient tastes fewer negatives (#FP) than Apple Tasting",
