@@ -36,8 +36,15 @@ class ServiceAgent(Agent):
     env_ids: ClassVar[tuple[str, ...]] = ("MultiServiceChoice-v0",)
     abstract = True
     #: whether :meth:`weights` returns a new array at each call, which ``act`` may then
-    #: overwrite (every agent here); False: ``act`` copies it first
+    #: overwrite (every agent here); False: ``act`` copies it first. A subclass that
+    #: defines its own ``weights`` is False unless it sets this too.
     fresh_weights: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "weights" in cls.__dict__ and "fresh_weights" not in cls.__dict__:
+            cls.fresh_weights = False
+
     _parameter_constraints: ClassVar[dict[str, Any]] = {"allow_repeats": ["boolean"]}
 
     def __init__(self, allow_repeats: bool = False) -> None:

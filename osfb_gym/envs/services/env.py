@@ -351,6 +351,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self.observation_space = spaces.Dict(observation)
         self.action_space = spaces.Discrete(n)
         self._world: Population | None = None
+        self._seeded_world: Population | None = None  # the world world_seed fixes, once drawn
         self._services = np.empty((0, self.service_dim))
         self._best = np.zeros(n)
         self._choice = np.full(n, k, dtype=np.int64)
@@ -419,7 +420,15 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Draw a world (unless fixed); no service yet."""
         super().reset(seed=seed, options=options)
-        self._world = self._draw_world(world_rng(self.world_seed, self.np_random))
+        if self._fixed is None and self.world_seed is not None:
+            # a synthetic world fixed by world_seed: drawn from world_seed alone (not
+            # from np_random), so the first draw is every reset's; kept, with the
+            # constants its loss kernels compute on first use
+            if self._seeded_world is None:
+                self._seeded_world = self._draw_world(world_rng(self.world_seed, self.np_random))
+            self._world = self._seeded_world
+        else:
+            self._world = self._draw_world(world_rng(self.world_seed, self.np_random))
         self._services = np.full((self.n_services, self.service_dim), np.nan)
         self._best = np.zeros(self.n_users)
         self._choice = np.full(self.n_users, self.n_services, dtype=np.int64)
@@ -464,10 +473,9 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             np.minimum(self._best, losses, out=self._best)
         self._t = t = t + 1
         terminated = t >= self.n_services
-        oracle: dict[str, Any] = {}
-        if terminated:
-            oracle.update(self._finish(world))
-        total = float(self._best.sum())
+        # the dynamics (last step) change the choices and losses before they are reported
+        finish = self._finish(world) if terminated else None
+        total = float(np.add.reduce(self._best))  # ndarray.sum's own reduction
         reported = self._reported()
         reported_total = total if reported is self._best else float(reported.sum())
         self._reported_total = reported_total
@@ -475,11 +483,12 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         revealed[user] = True
         # one read-only copy of the choices for the observation and the feedback
         choices = self._choice.copy()
-        choices.flags.writeable = False
+        choices.setflags(write=False)
         feedback = {"losses": reported.copy(), "choices": choices, "revealed": revealed}
         by_group = self._group_averages(self._best)
-        services = np.zeros_like(self._services)  # rows not placed yet read 0.0
+        services = np.zeros(self._services.shape)  # rows not placed yet read 0.0
         services[:t] = self._services[:t]
+        oracle: dict[str, Any] = {} if finish is None else finish
         oracle.update(
             loss=total,
             total_loss=total,

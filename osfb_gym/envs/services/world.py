@@ -36,6 +36,7 @@ they see reported losses only. (This module was
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -196,10 +197,22 @@ class Population:
         return np.ascontiguousarray(self.preferences.T)
 
     def _squared_distances(self, theta: np.ndarray) -> np.ndarray:
-        """:func:`squared_distances` to every user, from contiguous columns when ``d <= 2``."""
-        if self.dim > 2:
+        """:func:`squared_distances` to every user, from contiguous columns when ``d <= 2``.
+
+        Its ``d <= 2`` lines, written out here (each step calls it): the
+        same operations on the same values.
+        """
+        columns = self._columns
+        d = columns.shape[0]
+        if d > 2:
             return squared_distances(self.preferences, theta)
-        return squared_distances(self._columns.T, theta)
+        out = columns[0] - theta[0]
+        out *= out
+        if d == 2:
+            second = columns[1] - theta[1]
+            second *= second
+            out += second
+        return out
 
     @cached_property
     def _unit_weights(self) -> bool:
@@ -238,42 +251,58 @@ class Population:
     def loss_at(self, theta: np.ndarray, users: np.ndarray | None = None) -> np.ndarray:
         """Return ``f_i(theta)`` for every user (or the ``users`` given), vectorised.
 
-        For every user (``users=None``, each step of an episode) the kernels
-        reuse per-world constants and work in place; they compute the same
-        floating-point operations as :meth:`loss_at_reference`, so the two
-        agree bit for bit (tested).
+        For every user (``users=None``, each step of an episode) the
+        family's kernel, picked once per world, reuses per-world constants
+        and works in place; the kernels compute the same floating-point
+        operations as :meth:`loss_at_reference`, so the two agree bit for
+        bit (tested).
         """
         if users is not None:
             return self.loss_at_reference(theta, users)
-        theta = np.asarray(theta, dtype=float)
-        w = self.weights
+        return self._kernel(self, np.asarray(theta, dtype=float))
+
+    @cached_property
+    def _kernel(self) -> Callable[[Population, np.ndarray], np.ndarray]:
+        """The family's kernel for every user (a function, not a bound method: no cycle)."""
         if self.family == "squared":
-            distances = self._squared_distances(theta)
-            return distances if self._unit_weights else w * distances
+            return Population._squared_loss
         if self.family == "cosine":
-            out = self.preferences @ theta
-            out /= np.linalg.norm(theta) * self._norms
-            np.subtract(1.0, out, out=out)
-            np.maximum(out, 0.0, out=out)
-            out *= w
-            return out
+            return Population._cosine_loss
         if self.family == "huber":
-            assert self.deltas is not None
-            r = self._squared_distances(theta)
-            np.sqrt(r, out=r)
-            out = 0.5 * r
-            out *= r
-            linear = r - self._half_deltas
-            linear *= self.deltas
-            np.copyto(out, linear, where=r > self.deltas)
-            if not self._unit_weights:
-                out *= w
-            return out
+            return Population._huber_loss
         assert self.matrices is not None
         if self.matrices.shape[0] > 64:
-            return self.loss_at_reference(theta)
+            return Population.loss_at_reference
+        return Population._mahalanobis_loss
+
+    def _squared_loss(self, theta: np.ndarray) -> np.ndarray:
+        distances = self._squared_distances(theta)
+        return distances if self._unit_weights else self.weights * distances
+
+    def _cosine_loss(self, theta: np.ndarray) -> np.ndarray:
+        out = self.preferences @ theta
+        out /= np.linalg.norm(theta) * self._norms
+        np.subtract(1.0, out, out=out)
+        np.maximum(out, 0.0, out=out)
+        out *= self.weights
+        return out
+
+    def _huber_loss(self, theta: np.ndarray) -> np.ndarray:
+        assert self.deltas is not None
+        r = self._squared_distances(theta)
+        np.sqrt(r, out=r)
+        out = 0.5 * r
+        out *= r
+        linear = r - self._half_deltas
+        linear *= self.deltas
+        np.copyto(out, linear, where=r > self.deltas)
+        if not self._unit_weights:
+            out *= self.weights
+        return out
+
+    def _mahalanobis_loss(self, theta: np.ndarray) -> np.ndarray:
         quad = self._quadratic_forms(theta)
-        quad *= w
+        quad *= self.weights
         if self.offsets is not None:
             quad += self.offsets
         return quad
@@ -284,10 +313,9 @@ class Population:
         The same operations as :meth:`loss_at_reference`: per matrix, the
         BLAS product ``diff @ M`` (its rounding is BLAS's own, so it stays
         BLAS's), then ``einsum("ni,ni->n", ...)``, which for ``d <= 2`` is
-        ``0.0 + (p_0 q_0 + p_1 q_1)``: written column by column here (no
-        2-element inner loops), the ``0.0 +`` (it only turns ``-0.0`` into
-        ``+0.0``) folded into the clip at 0, ``max(0.0, x)``, which returns
-        ``+0.0`` for both zeros (tested bit for bit).
+        ``0.0 + (p_0 q_0 + p_1 q_1)`` (the ``0.0 +`` only turns ``-0.0`` into
+        ``+0.0``): written column by column here, without einsum's
+        2-element inner loops (tested bit for bit, a ``-0.0`` case included).
         """
         assert self.matrices is not None
         order, columns, spans = self._by_matrix
@@ -310,7 +338,8 @@ class Population:
             np.multiply(product[:, 0], diff[0], out=quad)
             if d == 2:
                 quad += np.multiply(product[:, 1], diff[1], out=out)  # out: scratch till the end
-            np.maximum(0.0, quad, out=quad)
+            quad += 0.0  # einsum's start: turns -0.0 into +0.0, before the same clip
+            np.maximum(quad, 0.0, out=quad)
         out[order] = quad
         return out
 
@@ -513,14 +542,15 @@ class GroupAverages:
         self.groups, self.n_groups = groups, n_groups
         counts = np.bincount(groups, minlength=n_groups)
         self.counts = counts
-        # group_losses divides by np.maximum(counts, 1): the same int64 -> float64 values
-        self._divisor = np.maximum(counts, 1).astype(np.float64)
         self._empty = np.flatnonzero(counts == 0)
+        # group_losses divides by np.maximum(counts, 1): the same int64 -> float64 values
+        self._divisor = counts.astype(np.float64)
+        self._divisor[self._empty] = 1.0
 
     def __call__(self, losses: np.ndarray) -> np.ndarray:
         """Return the average loss of each group (NaN for an empty one)."""
         sums = np.bincount(self.groups, weights=losses, minlength=self.n_groups)
-        sums /= self._divisor
+        np.divide(sums, self._divisor, out=sums)
         if self._empty.size:
             sums[self._empty] = np.nan
         return sums
@@ -528,7 +558,7 @@ class GroupAverages:
     @staticmethod
     def worst(averages: np.ndarray) -> float:
         """Return ``nanmax(averages)``, the fairness objective (3), without nanmax's passes."""
-        worst = averages.max()
+        worst = np.maximum.reduce(averages)  # ndarray.max's own reduction
         return float(np.nanmax(averages) if worst != worst else worst)
 
 
