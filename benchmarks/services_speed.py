@@ -133,8 +133,8 @@ def best_seconds_per_step(measure: Any, env: gym.Env, seed: int, repeats: int) -
 
 def reference_ratios(args: Args) -> dict[str, float]:
     """Episode CPU time with the reference, as ratios to one that asks for none (squared)."""
-    kwargs = {"n_users": args.n_users, "n_services": args.n_services, "dim": args.dim,
-              "world_seed": args.seed}  # fmt: skip
+    kwargs: dict[str, Any] = {"n_users": args.n_users, "n_services": args.n_services,
+                              "dim": args.dim, "world_seed": args.seed}  # fmt: skip
     plain = gym.make("MultiServiceChoice-v0", reference_restarts=0, **kwargs)
     base = best_seconds_per_step(full_episode, plain, args.seed, args.repeats)
     default = gym.make("MultiServiceChoice-v0", **kwargs)  # reference_restarts=10, no metric
