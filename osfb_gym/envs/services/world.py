@@ -237,7 +237,7 @@ class Population:
 
     @cached_property
     def _workspace(self) -> tuple[np.ndarray, np.ndarray]:
-        """Scratch ``(d, n)`` and ``(n, d)`` arrays of the Mahalanobis kernel, reused each call.
+        """Scratch arrays of the Mahalanobis kernel (two of ``d x n``), reused at each call.
 
         At 100,000 users they are 1.6 MB each: allocated afresh at every
         call, the allocator maps them anew and each call pays ~800 page
@@ -246,7 +246,8 @@ class Population:
         one thread; a population is stepped by one thread.
         """
         n, d = self.preferences.shape
-        return np.empty((d, n)), np.empty((n, d))
+        # d <= 2: the products transposed, (d, n); else the differences as rows, (n, d)
+        return np.empty((d, n)), np.empty((d, n) if d <= 2 else (n, d))
 
     def loss_at(self, theta: np.ndarray, users: np.ndarray | None = None) -> np.ndarray:
         """Return ``f_i(theta)`` for every user (or the ``users`` given), vectorised.
@@ -333,11 +334,13 @@ class Population:
                 quad[start:stop] = np.einsum("ni,ni->n", part @ self.matrices[k], part)
             np.maximum(quad, 0.0, out=quad)
         else:
+            # (diff @ M)^T = M^T diff^T: each entry the same two products in the same
+            # order (tested byte for byte), in rows that the next lines read contiguously
             for k, start, stop in spans:
-                np.matmul(diff[:, start:stop].T, self.matrices[k], out=product[start:stop])
-            np.multiply(product[:, 0], diff[0], out=quad)
+                np.matmul(self.matrices[k].T, diff[:, start:stop], out=product[:, start:stop])
+            np.multiply(product[0], diff[0], out=quad)
             if d == 2:
-                quad += np.multiply(product[:, 1], diff[1], out=out)  # out: scratch till the end
+                quad += np.multiply(product[1], diff[1], out=out)  # out: scratch till the end
             quad += 0.0  # einsum's start: turns -0.0 into +0.0, before the same clip
             np.maximum(quad, 0.0, out=quad)
         out[order] = quad
