@@ -24,9 +24,20 @@ its default (no metric: the env never solves it; ratio ~1), a
 (10 here), indexed per user. Each per-step figure is the best of
 ``--repeats`` episodes.
 
+Last (``--rl-steps``, 0 to skip), the default-size env (500 users,
+k = 10) inside stable-baselines3 PPO training, as
+``benchmarks/rl_profile.py`` trains it (:func:`osfb_gym.bench.rl.train`,
+the plain view, one torch thread), and CartPole-v1 in the same run: each
+layer of the training env's wrapper stack is wrapped in a CPU-time
+counter, so the env's own step and reset, the RL view and the other
+wrappers are told apart. Printed per training step and as CartPole
+steps (CartPole's Monitor step and reset, inside its own PPO training),
+so that the machine's load mostly cancels.
+
 Usage::
 
     python benchmarks/services_speed.py [--n-users 100000] [--n-services 100] [--dim 2]
+        [--rl-steps 2048]
 """
 
 from __future__ import annotations
@@ -67,6 +78,8 @@ class Args:
     """Reset seed."""
     restarts: int = 10
     """Restarts of the reference solver (the env's default)."""
+    rl_steps: int = 2048
+    """PPO training steps of the in-training breakdown (0: skip it)."""
     out: str | None = None
     """Write the measurements as JSON here."""
 
@@ -120,8 +133,8 @@ def best_seconds_per_step(measure: Any, env: gym.Env, seed: int, repeats: int) -
 
 def reference_ratios(args: Args) -> dict[str, float]:
     """Episode CPU time with the reference, as ratios to one that asks for none (squared)."""
-    kwargs = {"n_users": args.n_users, "n_services": args.n_services, "dim": args.dim,
-              "world_seed": args.seed}  # fmt: skip
+    kwargs: dict[str, Any] = {"n_users": args.n_users, "n_services": args.n_services,
+                              "dim": args.dim, "world_seed": args.seed}  # fmt: skip
     plain = gym.make("MultiServiceChoice-v0", reference_restarts=0, **kwargs)
     base = best_seconds_per_step(full_episode, plain, args.seed, args.repeats)
     default = gym.make("MultiServiceChoice-v0", **kwargs)  # reference_restarts=10, no metric
@@ -156,6 +169,102 @@ def kernel_ratios(args: Args, loss: str, services: int = 30) -> tuple[float, flo
             best[name] = min(best.get(name, seconds), seconds)
     equal = all(np.array_equal(world.loss_at(t), world.loss_at_reference(t)) for t in thetas)
     return best["reference"], best["fast"], equal
+
+
+class LayerTimer:
+    """An SB3 callback timing ``step`` and ``reset`` of every layer of the training env."""
+
+    def __init__(self) -> None:
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        timer = self
+
+        class Callback(BaseCallback):
+            def _on_training_start(self) -> None:
+                venv: Any = self.training_env
+                while not hasattr(venv, "envs"):
+                    venv = venv.venv
+                env, depth = venv.envs[0], 0
+                while True:
+                    for method in ("step", "reset"):
+                        timer.wrap(env, method, f"{depth}:{type(env).__name__}.{method}")
+                    if not hasattr(env, "env"):
+                        break
+                    env, depth = env.env, depth + 1
+
+            def _on_step(self) -> bool:
+                return True
+
+        self.callback = Callback()
+        self.seconds: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+
+    def wrap(self, env: Any, method: str, key: str) -> None:
+        """Count the CPU time and calls of ``env.method`` under ``key``."""
+        inner = getattr(env, method)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.process_time()
+            result = inner(*args, **kwargs)
+            self.seconds[key] = self.seconds.get(key, 0.0) + time.process_time() - started
+            self.calls[key] = self.calls.get(key, 0) + 1
+            return result
+
+        setattr(env, method, timed)
+
+    def layer(self, name: str, method: str) -> float:
+        """Seconds of the outermost layer called ``name`` (class name), or of the env."""
+        for key, seconds in sorted(self.seconds.items()):
+            if key.split(":", 1)[1] == f"{name}.{method}":
+                return seconds
+        raise KeyError(name)
+
+
+def in_training(steps: int, seed: int = 0) -> dict[str, float]:
+    """PPO on the default env and on CartPole: CPU per training step of each layer."""
+    import torch
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from osfb_gym.bench.rl import train
+
+    torch.set_num_threads(1)
+    results: dict[str, float] = {}
+    cartpole = LayerTimer()
+    started = time.process_time()
+    model = PPO("MlpPolicy", make_vec_env("CartPole-v1", n_envs=1, seed=seed), seed=seed)
+    model.learn(total_timesteps=steps, callback=cartpole.callback)
+    cartpole_total = time.process_time() - started
+    cartpole_env = cartpole.layer("Monitor", "step") + cartpole.layer("Monitor", "reset")
+    services = LayerTimer()
+    started = time.process_time()
+    train("MultiServiceChoice-v0", "PPO", total_timesteps=steps, seed=seed, torch_threads=1,
+          callback=services.callback)  # fmt: skip
+    services_total = time.process_time() - started
+    n = services.calls[next(k for k in services.calls if k.endswith("Monitor.step"))]
+    env = "MultiServiceChoiceEnv"
+    outer = services.layer("Monitor", "step") + services.layer("Monitor", "reset")
+    view, hidden = (
+        services.layer(name, "step") + services.layer(name, "reset")
+        for name in ("VectorObservation", "HideOracle")
+    )
+    parts = {
+        "env step": services.layer(env, "step"),
+        "env reset": services.layer(env, "reset"),
+        "view (VectorObservation)": view - hidden,
+        "other wrappers": outer - (view - hidden) - services.layer(env, "step")
+        - services.layer(env, "reset"),
+    }  # fmt: skip
+    per_cartpole = cartpole_env / cartpole.calls["0:Monitor.step"]
+    results["cartpole_us_per_step"] = 1e6 * per_cartpole
+    results["cartpole_env_share"] = cartpole_env / cartpole_total
+    results["services_us_per_step"] = 1e6 * outer / n
+    results["services_cartpole_steps"] = outer / n / per_cartpole
+    results["services_env_share"] = outer / services_total
+    for name, seconds in parts.items():
+        results[f"{name} us_per_step"] = 1e6 * seconds / n
+        results[f"{name} cartpole_steps"] = seconds / n / per_cartpole
+    return results
 
 
 def main() -> None:
@@ -211,6 +320,21 @@ def main() -> None:
                 f"{ratios['env_without_metric_ratio']:.2f}x | run_episode solving it "
                 f"{ratios['episode_first_solve_ratio']:.1f}x | again on the same world "
                 f"{ratios['episode_same_world_ratio']:.2f}x"
+            )
+    if args.rl_steps > 0:
+        rl = in_training(args.rl_steps, args.seed)
+        results["in_training"] = rl
+        print(
+            f"inside PPO training ({args.rl_steps} steps, default env: 500 users, k = 10): "
+            f"CartPole {rl['cartpole_us_per_step']:.0f} us/step "
+            f"({rl['cartpole_env_share']:.1%} of its training); services "
+            f"{rl['services_us_per_step']:.0f} us/step = {rl['services_cartpole_steps']:.2f} "
+            f"CartPole steps ({rl['services_env_share']:.1%} of its training), of which:"
+        )
+        for name in ("env step", "env reset", "view (VectorObservation)", "other wrappers"):
+            print(
+                f"  {name:26s} {rl[f'{name} us_per_step']:6.0f} us/step = "
+                f"{rl[f'{name} cartpole_steps']:.2f} CartPole steps"
             )
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=2, default=float))

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.services.base import ServiceAgent, inverse_group_sizes, reported_losses
+from agents.services.base import ServiceAgent, reported_losses
 
 
 class AcQUIre(ServiceAgent):
@@ -44,8 +44,10 @@ class AcQUIre(ServiceAgent):
     Algorithm 1 and Theorem 1.
     """
 
+    fresh_weights = True
+
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
-        """Return the reported losses."""
+        """Return the reported losses (a new float64 array)."""
         return reported_losses(observation)
 
 
@@ -79,8 +81,12 @@ class FairAcQUIre(ServiceAgent):
     Algorithm 2 and the fairness objective (3).
     """
 
+    fresh_weights = True
+
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
         """Return ``l_i / |G(i)|``, or ``1 / |G(i)|`` before the first service."""
-        scale = inverse_group_sizes(observation, type(self).__name__)
-        losses = reported_losses(observation)
-        return scale if int(observation["n_services"]) == 0 else losses * scale
+        scale = self.inverse_group_sizes(observation)
+        if int(observation["n_services"]) == 0:
+            return scale
+        scale *= reported_losses(observation)  # l_i * (1 / |G(i)|), the same product
+        return scale

@@ -35,6 +35,16 @@ class ServiceAgent(Agent):
 
     env_ids: ClassVar[tuple[str, ...]] = ("MultiServiceChoice-v0",)
     abstract = True
+    #: whether :meth:`weights` returns a new array at each call, which ``act`` may then
+    #: overwrite (every agent here); False: ``act`` copies it first. A subclass that
+    #: defines its own ``weights`` is False unless it sets this too.
+    fresh_weights: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "weights" in cls.__dict__ and "fresh_weights" not in cls.__dict__:
+            cls.fresh_weights = False
+
     _parameter_constraints: ClassVar[dict[str, Any]] = {"allow_repeats": ["boolean"]}
 
     def __init__(self, allow_repeats: bool = False) -> None:
@@ -56,13 +66,22 @@ class ServiceAgent(Agent):
             )
         self.n_users_ = int(action_space.n)
         self.acquired_ = np.zeros(self.n_users_, dtype=bool)
+        self._acquired_users: list[int] = []  # acquired_'s users, each once
+        self._inverse_sizes: np.ndarray | None = None  # 1 / |G(i)|, read once an episode
 
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
         """Return the unnormalised probability of acquiring each user."""
         raise NotImplementedError
 
     def act(self, observation: dict[str, Any]) -> int:
-        """Sample a user with probability proportional to :meth:`weights`."""
+        """Sample a user with probability proportional to :meth:`weights`.
+
+        The weights of the users left out (acquired before, unless
+        ``allow_repeats``) are set to 0.0, then the draw is
+        :func:`draw`'s: the same values and the same user as
+        ``np.where(candidates, weights, 0.0)`` and ``rng.choice(n,
+        p=weights / total)`` (tested), in place.
+        """
         self._require_reset("act")
         losses = np.asarray(observation["losses"])
         check_finite(losses, "observation['losses']", type(self).__name__)
@@ -71,19 +90,23 @@ class ServiceAgent(Agent):
                 f"{type(self).__name__}: observation['losses'] must hold one loss per user, "
                 f"shape ({self.n_users_},), got shape {losses.shape}"
             )
-        if (losses < 0).any():
+        # finite (checked): the smallest is negative exactly when some loss is
+        if losses.min() < 0:
             raise ValueError(
                 f"{type(self).__name__}: observation['losses'] must be >= 0, got {losses.min()}"
             )
         weights = np.asarray(self.weights(observation), dtype=float)
-        candidates = np.ones(self.n_users_, dtype=bool)
-        if not self.allow_repeats and not self.acquired_.all():
-            candidates = ~self.acquired_
-        weights = np.where(candidates, weights, 0.0)
+        if not self.fresh_weights or weights is losses:
+            weights = weights.copy()
+        excluded = not self.allow_repeats and len(self._acquired_users) < self.n_users_
+        if excluded and self._acquired_users:
+            weights[self._acquired_users] = 0.0
         total = weights.sum()
         if not np.isfinite(total) or total <= 0:
+            candidates = ~self.acquired_ if excluded else np.ones(self.n_users_, dtype=bool)
             weights, total = candidates.astype(float), float(candidates.sum())
-        return draw(self.rng_, weights / total)
+        weights /= total
+        return _draw_in_place(self.rng_, weights)
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Remember whom this agent acquired."""
@@ -93,7 +116,22 @@ class ServiceAgent(Agent):
                 f"{type(self).__name__}: action must be a user index in {self.action_space_}, "
                 f"got {action!r}"
             )
-        self.acquired_[int(action)] = True
+        user = int(action)
+        if not self.acquired_[user]:
+            self.acquired_[user] = True
+            self._acquired_users.append(user)
+
+    def inverse_group_sizes(self, observation: dict[str, Any]) -> np.ndarray:
+        """Return ``1 / |G(i)|`` for every user, a new array; computed once an episode.
+
+        The group ids are public and fixed for the episode (the env's
+        contract): they are read from the first observation that the agent
+        acts on, and not counted again at every step (a ``bincount`` over
+        every user).
+        """
+        if self._inverse_sizes is None:
+            self._inverse_sizes = inverse_group_sizes(observation, type(self).__name__)
+        return self._inverse_sizes.copy()
 
 
 def draw(rng: np.random.Generator, p: np.ndarray) -> int:
@@ -111,14 +149,19 @@ def draw(rng: np.random.Generator, p: np.ndarray) -> int:
     >>> [draw(a, p) for _ in range(6)] == [int(b.choice(4, p=p)) for _ in range(6)]
     True
     """
-    cdf = np.cumsum(p)
+    return _draw_in_place(rng, np.array(p, dtype=float))
+
+
+def _draw_in_place(rng: np.random.Generator, p: np.ndarray) -> int:
+    """:func:`draw`, its cumulative sum written over ``p`` (float64, which it changes)."""
+    cdf = np.cumsum(p, out=p)
     cdf /= cdf[-1]
     return int(cdf.searchsorted(rng.random(), side="right"))
 
 
 def reported_losses(observation: dict[str, Any]) -> np.ndarray:
-    """Return the users' reported losses as float64."""
-    return np.asarray(observation["losses"], dtype=float)
+    """Return the users' reported losses as float64, a new array."""
+    return np.array(observation["losses"], dtype=float)
 
 
 def inverse_group_sizes(observation: dict[str, Any], owner: str) -> np.ndarray:

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.services.base import ServiceAgent, inverse_group_sizes, reported_losses
+from agents.services.base import ServiceAgent, reported_losses
 
 
 class Uniform(ServiceAgent):
@@ -33,6 +33,8 @@ class Uniform(ServiceAgent):
     Services in Interactive ML Systems for Diverse Users" (NeurIPS 2024)
     (AcQUIre), Section 5: the uniform baseline.
     """
+
+    fresh_weights = True
 
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
         """Return equal weights."""
@@ -66,9 +68,11 @@ class GroupBalancedUniform(ServiceAgent):
     (AcQUIre), Appendix E: the baseline of Fair AcQUIre.
     """
 
+    fresh_weights = True
+
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
         """Return ``1 / |G(i)|``."""
-        return inverse_group_sizes(observation, type(self).__name__)
+        return self.inverse_group_sizes(observation)
 
 
 class MaxLossGreedy(ServiceAgent):
@@ -98,6 +102,8 @@ class MaxLossGreedy(ServiceAgent):
     Services in Interactive ML Systems for Diverse Users" (NeurIPS 2024)
     (AcQUIre), Appendix E, Figure 6: the greedy baseline.
     """
+
+    fresh_weights = True
 
     def weights(self, observation: dict[str, Any]) -> np.ndarray:
         """Return 1 for the users of largest loss among the candidates, 0 elsewhere."""

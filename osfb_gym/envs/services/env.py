@@ -24,9 +24,19 @@ from osfb_gym.envs.services.options import (
 )
 from osfb_gym.envs.services.populations import CENSUS_GROUPINGS, draw_clusters, draw_linear
 from osfb_gym.envs.services.render import step_line
-from osfb_gym.envs.services.world import FAMILIES, Population, group_losses, learning_dynamics
+from osfb_gym.envs.services.world import (
+    FAMILIES,
+    GroupAverages,
+    Population,
+    learning_dynamics,
+)
 
 __all__ = ["MultiServiceChoiceEnv", "ServiceMetrics"]
+
+# integer types an action arrives as (numpy's from RL libraries), checked without isinstance
+_NUMPY_INTS = frozenset(
+    (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+)
 
 # the family's pieces live by concern: world (losses, choice, dynamics),
 # populations (synthetic and data worlds), options (arguments), metrics and
@@ -341,6 +351,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self.observation_space = spaces.Dict(observation)
         self.action_space = spaces.Discrete(n)
         self._world: Population | None = None
+        self._seeded_world: Population | None = None  # the world world_seed fixes, once drawn
         self._services = np.empty((0, self.service_dim))
         self._best = np.zeros(n)
         self._choice = np.full(n, k, dtype=np.int64)
@@ -409,7 +420,15 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Draw a world (unless fixed); no service yet."""
         super().reset(seed=seed, options=options)
-        self._world = self._draw_world(world_rng(self.world_seed, self.np_random))
+        if self._fixed is None and self.world_seed is not None:
+            # a synthetic world fixed by world_seed: drawn from world_seed alone (not
+            # from np_random), so the first draw is every reset's; kept, with the
+            # constants its loss kernels compute on first use
+            if self._seeded_world is None:
+                self._seeded_world = self._draw_world(world_rng(self.world_seed, self.np_random))
+            self._world = self._seeded_world
+        else:
+            self._world = self._draw_world(world_rng(self.world_seed, self.np_random))
         self._services = np.full((self.n_services, self.service_dim), np.nan)
         self._best = np.zeros(self.n_users)
         self._choice = np.full(self.n_users, self.n_services, dtype=np.int64)
@@ -418,7 +437,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._totals = []
         self._last_line = ""
         self._minimum = self._world.minimum_loss()
-        self._group_sizes = np.bincount(self._world.groups, minlength=self._world.n_groups)
+        # the world's group sizes, for every step's group averages (the oracle's)
+        self._group_averages = GroupAverages(self._world.groups, self._world.n_groups)
         self._floor = float(self._minimum.sum())
         self._groups = self._world.groups
         feedback: dict[str, Any] = {"n_users": self.n_users, "n_services": self.n_services}
@@ -441,38 +461,41 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         # the last step's reported total (0.0 before the first service): the same sum
         previous = self._reported_total
         theta = world.preferences[user]
-        self._services[self._t] = theta
+        t = self._t
+        self._services[t] = theta
         losses = world.loss_at(theta)
-        if self._t == 0:
+        if t == 0:
             self._best, self._choice[:] = losses, 0
         else:
             # in place; equal to np.where(losses < best, losses, best) bit for bit
-            self._choice[losses < self._best] = self._t
+            # (copyto with where=: a boolean-indexed assignment gathers the indices first)
+            np.copyto(self._choice, t, where=losses < self._best)
             np.minimum(self._best, losses, out=self._best)
-        self._t += 1
-        terminated = self._t >= self.n_services
-        oracle: dict[str, Any] = {}
-        if terminated:
-            oracle.update(self._finish(world))
-        total = float(self._best.sum())
+        self._t = t = t + 1
+        terminated = t >= self.n_services
+        # the dynamics (last step) change the choices and losses before they are reported
+        finish = self._finish(world) if terminated else None
+        total = float(np.add.reduce(self._best))  # ndarray.sum's own reduction
         reported = self._reported()
         reported_total = total if reported is self._best else float(reported.sum())
         self._reported_total = reported_total
-        placed = np.arange(self.n_services) < self._t
         revealed = np.zeros(self.n_users, dtype=bool)
         revealed[user] = True
         # one read-only copy of the choices for the observation and the feedback
         choices = self._choice.copy()
-        choices.flags.writeable = False
+        choices.setflags(write=False)
         feedback = {"losses": reported.copy(), "choices": choices, "revealed": revealed}
-        by_group = group_losses(self._best, world.groups, world.n_groups, self._group_sizes)
+        by_group = self._group_averages(self._best)
+        services = np.zeros(self._services.shape)  # rows not placed yet read 0.0
+        services[:t] = self._services[:t]
+        oracle: dict[str, Any] = {} if finish is None else finish
         oracle.update(
             loss=total,
             total_loss=total,
             excess_loss=total - self._floor,
-            fairness=float(np.nanmax(by_group)),  # eq. (3)
+            fairness=GroupAverages.worst(by_group),  # eq. (3)
             group_losses=by_group,
-            services=np.where(placed[:, None], self._services, 0.0),
+            services=services,
         )
         if self.render_mode is not None:
             self._record(user, reported_total)
@@ -529,6 +552,11 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         return None
 
     def _check_action(self, action: Any) -> int:
+        # the common cases first (a Python int, a numpy integer as RL libraries pass it)
+        if type(action) is int or type(action) in _NUMPY_INTS:
+            user = int(action)
+            if 0 <= user < self.n_users:
+                return user
         if isinstance(action, np.ndarray) and action.ndim == 0:
             action = action[()]
         return check_int(action, "action", minimum=0, maximum=self.n_users - 1)

@@ -36,6 +36,7 @@ they see reported losses only. (This module was
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -163,9 +164,9 @@ class Population:
         """Dimension ``d`` of preferences and services."""
         return int(self.preferences.shape[1])
 
-    @property
+    @cached_property
     def n_groups(self) -> int:
-        """Number of groups (the largest id plus one)."""
+        """Number of groups (the largest id plus one); computed once per world."""
         return int(self.groups.max()) + 1
 
     # ------------------------------------------------------------------ losses
@@ -191,63 +192,159 @@ class Population:
         return 0.5 * self.deltas
 
     @cached_property
+    def _columns(self) -> np.ndarray:
+        """The preferences as ``(d, n)``, a contiguous row per coordinate (squared, Huber)."""
+        return np.ascontiguousarray(self.preferences.T)
+
+    def _squared_distances(self, theta: np.ndarray) -> np.ndarray:
+        """:func:`squared_distances` to every user, from contiguous columns when ``d <= 2``.
+
+        Its ``d <= 2`` lines, written out here (each step calls it): the
+        same operations on the same values.
+        """
+        columns = self._columns
+        d = columns.shape[0]
+        if d > 2:
+            return squared_distances(self.preferences, theta)
+        out = columns[0] - theta[0]
+        out *= out
+        if d == 2:
+            second = columns[1] - theta[1]
+            second *= second
+            out += second
+        return out
+
+    @cached_property
+    def _unit_weights(self) -> bool:
+        """Whether every weight is 1.0 (squared and Huber worlds): ``1.0 * x`` is ``x``."""
+        return bool((self.weights == 1.0).all())
+
+    @cached_property
     def _by_matrix(self) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int, int]]]:
-        """Users sorted by matrix (stable), their preferences, and ``(matrix, start, stop)``."""
+        """Users sorted by matrix (stable), their preferences, and ``(matrix, start, stop)``.
+
+        The preferences are ``(d, n)``, one contiguous row per coordinate:
+        the kernel subtracts ``theta`` coordinate by coordinate (a
+        broadcast over an ``(n, 2)`` array runs its inner loop 2 elements
+        at a time).
+        """
         assert self.matrix_index is not None
         order = np.argsort(self.matrix_index, kind="stable")
         ids, starts = np.unique(self.matrix_index[order], return_index=True)
         stops = [*starts[1:].tolist(), order.size]
         spans = list(zip(ids.tolist(), starts.tolist(), stops, strict=True))
-        return order, np.ascontiguousarray(self.preferences[order]), spans
+        return order, np.ascontiguousarray(self.preferences[order].T), spans
+
+    @cached_property
+    def _workspace(self) -> tuple[np.ndarray, np.ndarray]:
+        """Scratch arrays of the Mahalanobis kernel (two of ``d x n``), reused at each call.
+
+        At 100,000 users they are 1.6 MB each: allocated afresh at every
+        call, the allocator maps them anew and each call pays ~800 page
+        faults (3x the kernel's arithmetic). The kernel only writes them
+        before reading, and no call of it can interleave with another's in
+        one thread; a population is stepped by one thread.
+        """
+        n, d = self.preferences.shape
+        # d <= 2: the products transposed, (d, n); else the differences as rows, (n, d)
+        return np.empty((d, n)), np.empty((d, n) if d <= 2 else (n, d))
 
     def loss_at(self, theta: np.ndarray, users: np.ndarray | None = None) -> np.ndarray:
         """Return ``f_i(theta)`` for every user (or the ``users`` given), vectorised.
 
-        For every user (``users=None``, each step of an episode) the kernels
-        reuse per-world constants and work in place; they compute the same
-        floating-point operations as :meth:`loss_at_reference`, so the two
-        agree bit for bit (tested).
+        For every user (``users=None``, each step of an episode) the
+        family's kernel, picked once per world, reuses per-world constants
+        and works in place; the kernels compute the same floating-point
+        operations as :meth:`loss_at_reference`, so the two agree bit for
+        bit (tested).
         """
         if users is not None:
             return self.loss_at_reference(theta, users)
-        theta = np.asarray(theta, dtype=float)
-        w = self.weights
+        return self._kernel(self, np.asarray(theta, dtype=float))
+
+    @cached_property
+    def _kernel(self) -> Callable[[Population, np.ndarray], np.ndarray]:
+        """The family's kernel for every user (a function, not a bound method: no cycle)."""
         if self.family == "squared":
-            return w * squared_distances(self.preferences, theta)
+            return Population._squared_loss
         if self.family == "cosine":
-            out = self.preferences @ theta
-            out /= np.linalg.norm(theta) * self._norms
-            np.subtract(1.0, out, out=out)
-            np.maximum(out, 0.0, out=out)
-            out *= w
-            return out
+            return Population._cosine_loss
         if self.family == "huber":
-            assert self.deltas is not None
-            r = squared_distances(self.preferences, theta)
-            np.sqrt(r, out=r)
-            out = 0.5 * r
-            out *= r
-            linear = r - self._half_deltas
-            linear *= self.deltas
-            np.copyto(out, linear, where=r > self.deltas)
-            out *= w
-            return out
+            return Population._huber_loss
         assert self.matrices is not None
         if self.matrices.shape[0] > 64:
-            return self.loss_at_reference(theta)
-        order, phi_sorted, spans = self._by_matrix
-        diff = phi_sorted - theta
-        quad_sorted = np.empty(diff.shape[0])
-        for k, start, stop in spans:
-            part = diff[start:stop]
-            quad_sorted[start:stop] = np.einsum("ni,ni->n", part @ self.matrices[k], part)
-        quad = np.empty_like(quad_sorted)
-        quad[order] = quad_sorted
-        np.maximum(quad, 0.0, out=quad)
-        loss = w * quad
+            return Population.loss_at_reference
+        return Population._mahalanobis_loss
+
+    def _squared_loss(self, theta: np.ndarray) -> np.ndarray:
+        distances = self._squared_distances(theta)
+        return distances if self._unit_weights else self.weights * distances
+
+    def _cosine_loss(self, theta: np.ndarray) -> np.ndarray:
+        out = self.preferences @ theta
+        out /= np.linalg.norm(theta) * self._norms
+        np.subtract(1.0, out, out=out)
+        np.maximum(out, 0.0, out=out)
+        out *= self.weights
+        return out
+
+    def _huber_loss(self, theta: np.ndarray) -> np.ndarray:
+        assert self.deltas is not None
+        r = self._squared_distances(theta)
+        np.sqrt(r, out=r)
+        out = 0.5 * r
+        out *= r
+        linear = r - self._half_deltas
+        linear *= self.deltas
+        np.copyto(out, linear, where=r > self.deltas)
+        if not self._unit_weights:
+            out *= self.weights
+        return out
+
+    def _mahalanobis_loss(self, theta: np.ndarray) -> np.ndarray:
+        quad = self._quadratic_forms(theta)
+        quad *= self.weights
         if self.offsets is not None:
-            loss += self.offsets
-        return loss
+            quad += self.offsets
+        return quad
+
+    def _quadratic_forms(self, theta: np.ndarray) -> np.ndarray:
+        """``max((theta - phi_i)^T M_i (theta - phi_i), 0)`` for every user, users by matrix.
+
+        The same operations as :meth:`loss_at_reference`: per matrix, the
+        BLAS product ``diff @ M`` (its rounding is BLAS's own, so it stays
+        BLAS's), then ``einsum("ni,ni->n", ...)``, which for ``d <= 2`` is
+        ``0.0 + (p_0 q_0 + p_1 q_1)`` (the ``0.0 +`` only turns ``-0.0`` into
+        ``+0.0``): written column by column here, without einsum's
+        2-element inner loops (tested bit for bit, a ``-0.0`` case included).
+        """
+        assert self.matrices is not None
+        order, columns, spans = self._by_matrix
+        d, n = columns.shape
+        diff, product = self._workspace
+        for j in range(d):
+            np.subtract(columns[j], theta[j], out=diff[j])
+        quad, out = np.empty(n), np.empty(n)
+        if d > 2:
+            # rows in C order, as the reference has them: einsum's summation over
+            # longer rows may depend on their layout
+            np.copyto(product, diff.T)
+            for k, start, stop in spans:
+                part = product[start:stop]
+                quad[start:stop] = np.einsum("ni,ni->n", part @ self.matrices[k], part)
+            np.maximum(quad, 0.0, out=quad)
+        else:
+            # (diff @ M)^T = M^T diff^T: each entry the same two products in the same
+            # order (tested byte for byte), in rows that the next lines read contiguously
+            for k, start, stop in spans:
+                np.matmul(self.matrices[k].T, diff[:, start:stop], out=product[:, start:stop])
+            np.multiply(product[0], diff[0], out=quad)
+            if d == 2:
+                quad += np.multiply(product[1], diff[1], out=out)  # out: scratch till the end
+            quad += 0.0  # einsum's start: turns -0.0 into +0.0, before the same clip
+            np.maximum(quad, 0.0, out=quad)
+        out[order] = quad
+        return out
 
     def loss_at_reference(self, theta: np.ndarray, users: np.ndarray | None = None) -> np.ndarray:
         """:meth:`loss_at` written plainly, one expression per family: the reference path."""
@@ -425,6 +522,47 @@ def group_losses(
     sums = np.bincount(groups, weights=losses, minlength=n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+class GroupAverages:
+    """:func:`group_losses` for one fixed ``groups`` array, its constants computed once.
+
+    An env scores every step's losses by group; the group sizes, the
+    divisor and the empty groups are the world's. The same operations as
+    :func:`group_losses` (one weighted ``bincount``, one division), so the
+    same values bit for bit (tested).
+
+    Examples
+    --------
+    >>> averages = GroupAverages(np.array([0, 0, 2]), 3)
+    >>> averages(np.array([1.0, 3.0, 5.0])).tolist()
+    [2.0, nan, 5.0]
+    >>> averages.worst(averages(np.array([1.0, 3.0, 5.0])))
+    5.0
+    """
+
+    def __init__(self, groups: np.ndarray, n_groups: int) -> None:
+        self.groups, self.n_groups = groups, n_groups
+        counts = np.bincount(groups, minlength=n_groups)
+        self.counts = counts
+        self._empty = np.flatnonzero(counts == 0)
+        # group_losses divides by np.maximum(counts, 1): the same int64 -> float64 values
+        self._divisor = counts.astype(np.float64)
+        self._divisor[self._empty] = 1.0
+
+    def __call__(self, losses: np.ndarray) -> np.ndarray:
+        """Return the average loss of each group (NaN for an empty one)."""
+        sums = np.bincount(self.groups, weights=losses, minlength=self.n_groups)
+        np.divide(sums, self._divisor, out=sums)
+        if self._empty.size:
+            sums[self._empty] = np.nan
+        return sums
+
+    @staticmethod
+    def worst(averages: np.ndarray) -> float:
+        """Return ``nanmax(averages)``, the fairness objective (3), without nanmax's passes."""
+        worst = np.maximum.reduce(averages)  # ndarray.max's own reduction
+        return float(np.nanmax(averages) if worst != worst else worst)
 
 
 def fairness_objective(losses: np.ndarray, groups: np.ndarray, n_groups: int) -> float:

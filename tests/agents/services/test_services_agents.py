@@ -111,3 +111,59 @@ def test_full_size_acquire_beats_uniform_and_stays_near_the_reference(kwargs):
     for ours, theirs in zip(acquire, uniform, strict=True):
         assert ours["total_loss"] < theirs["total_loss"]
     assert np.mean([m["approximation_ratio"] for m in acquire]) <= math.log(30) + 2
+
+
+def reference_act(agent, observation) -> int:
+    """ServiceAgent.act as it was written first: np.where over candidates, rng.choice."""
+    weights = np.asarray(type(agent).weights(agent, observation), dtype=float).copy()
+    candidates = np.ones(agent.n_users_, dtype=bool)
+    if not agent.allow_repeats and not agent.acquired_.all():
+        candidates = ~agent.acquired_
+    weights = np.where(candidates, weights, 0.0)
+    total = weights.sum()
+    if not np.isfinite(total) or total <= 0:
+        weights, total = candidates.astype(float), float(candidates.sum())
+    return int(agent.rng_.choice(agent.n_users_, p=weights / total))
+
+
+ALL_AGENTS = [AcQUIre, FairAcQUIre, Uniform, GroupBalancedUniform, MaxLossGreedy]
+
+
+@pytest.mark.parametrize("cls", ALL_AGENTS)
+@pytest.mark.parametrize("allow_repeats", [False, True])
+def test_act_draws_the_user_the_plain_reference_draws_step_for_step(cls, allow_repeats):
+    """In-place weights and the cached group sizes: the same draw as np.where + rng.choice."""
+    rng = np.random.default_rng(3)
+    n = 60
+    groups = rng.integers(0, 3, n)
+    space = gym.spaces.Discrete(n)
+    fast, plain = cls(allow_repeats=allow_repeats), cls(allow_repeats=allow_repeats)
+    for episode in range(3):
+        fast.reset(None, space, seed=episode)
+        plain.reset(None, space, seed=episode)
+        for step in range(n + 5):  # past every user: the fallback to all candidates
+            losses = rng.exponential(size=n).astype(np.float32) * (rng.random(n) < 0.7)
+            obs = {"losses": losses, "n_services": step, "groups": groups.copy()}
+            before = obs["losses"].copy()
+            action = fast.act(obs)
+            assert action == reference_act(plain, obs), (episode, step)
+            assert obs["losses"].tobytes() == before.tobytes()  # the observation is kept
+            fast.update(obs, action, 0.0, {})
+            plain.update(obs, action, 0.0, {})
+        groups = rng.integers(0, 4, n)  # a new episode may have other groups
+
+
+def test_a_subclass_whose_weights_are_shared_keeps_them_unchanged():
+    class Fixed(AcQUIre):
+        """Weights from one array kept by the agent (not fresh at each call)."""
+
+        def weights(self, observation):
+            return self.kept
+
+    agent = Fixed()
+    agent.reset(None, gym.spaces.Discrete(4), seed=0)
+    agent.kept = np.array([1.0, 2.0, 3.0, 4.0])
+    obs = {"losses": np.ones(4, np.float32), "n_services": 1}
+    agent.update(obs, agent.act(obs), 0.0, {})
+    agent.act(obs)
+    np.testing.assert_array_equal(agent.kept, [1.0, 2.0, 3.0, 4.0])

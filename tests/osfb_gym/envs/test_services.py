@@ -391,12 +391,77 @@ def test_the_fast_loss_kernels_equal_the_reference_bit_for_bit(family, dim):
     rng = np.random.default_rng(dim)
     world = draw_clusters(2000, dim, family, 7, 2, 0.5, rng, 0.05)
     thetas = [world.preferences[0], world.preferences[1999], rng.normal(size=dim) * 3]
-    for theta in thetas:
+    for theta in [*thetas, np.zeros(dim)] if family != "cosine" else thetas:
         fast, reference = world.loss_at(theta), world.loss_at_reference(theta)
-        assert fast.dtype == reference.dtype and np.array_equal(fast, reference)
+        # bit for bit: the bytes, so that -0.0 against +0.0 would count
+        assert fast.dtype == reference.dtype and fast.tobytes() == reference.tobytes()
     # the cached constants belong to this world: a rotated one computes its own
     rotated = world.rotated(np.diag(-np.ones(dim)))
     np.testing.assert_array_equal(rotated.loss_at(-thetas[2]), world.loss_at_reference(thetas[2]))
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_the_mahalanobis_kernel_reuses_its_scratch_and_stays_exact_call_after_call(dim):
+    """The scratch arrays are overwritten by each call: earlier results must not change."""
+    rng = np.random.default_rng(dim)
+    world = draw_clusters(3000, dim, "mahalanobis", 7, 2, 0.5, rng)
+    thetas = [world.preferences[i] for i in (0, 7, 2999)] + [rng.normal(size=dim)]
+    results = [world.loss_at(theta) for theta in thetas]
+    for theta, result in zip(thetas, results, strict=True):
+        assert result.tobytes() == world.loss_at_reference(theta).tobytes()
+    assert len({id(result) for result in results}) == len(results)  # a new array each call
+    # a preference at (-0.0, ...) and theta at 0: the differences are -0.0, whose products
+    # sum to -0.0; einsum's 0.0 + ... makes it +0.0, and so must the kernel's clip
+    negative_zero = Population(
+        "mahalanobis", np.full((3, dim), -0.0), np.ones(3), np.zeros(3, dtype=np.int64),
+        matrices=world.matrices[:1], matrix_index=np.zeros(3, dtype=np.int64),
+    )  # fmt: skip
+    fast, reference = (
+        negative_zero.loss_at(np.zeros(dim)),
+        negative_zero.loss_at_reference(np.zeros(dim)),
+    )
+    assert fast.tobytes() == reference.tobytes()
+
+
+def test_group_averages_equal_group_losses_and_the_fairness_nanmax():
+    from osfb_gym.envs.services.world import GroupAverages, group_losses
+
+    rng = np.random.default_rng(0)
+    for groups, n_groups in ((rng.integers(0, 3, 500), 3), (np.array([0, 0, 2, 2, 4]), 5)):
+        averages = GroupAverages(groups, n_groups)
+        for _ in range(5):
+            losses = rng.exponential(size=groups.size)
+            expected = group_losses(losses, groups, n_groups)
+            got = averages(losses)
+            assert got.tobytes() == expected.tobytes()
+            assert GroupAverages.worst(got) == float(np.nanmax(expected))
+    assert np.isnan(GroupAverages(np.array([0, 2]), 3)(np.ones(2))[1])
+
+
+def test_cluster_labels_draw_as_rng_choice_draws_and_leave_the_same_generator_state():
+    from osfb_gym.envs.services.populations import cluster_labels
+
+    for seed in range(50):
+        for n, k in ((500, 10), (10, 10), (37, 3), (40, 1)):
+            a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+            shares = a.dirichlet(np.ones(k))
+            old = a.permutation(np.concatenate([np.arange(k), a.choice(k, n - k, p=shares)]))
+            new = cluster_labels(n, k, b)
+            assert new.dtype == old.dtype and np.array_equal(new, old)
+            assert a.random() == b.random()
+
+
+def test_a_world_seed_world_is_drawn_once_and_equals_a_fresh_draw():
+    env = gym.make(ENV, n_users=60, n_services=3, world_seed=4, loss="mahalanobis")
+    env.reset(seed=0)
+    world = env.unwrapped._world
+    env.step(3)
+    env.reset(seed=1)
+    assert env.unwrapped._world is world  # kept, with its kernels' constants
+    fresh = gym.make(ENV, n_users=60, n_services=3, world_seed=4, loss="mahalanobis")
+    fresh.reset(seed=7)
+    assert fresh.unwrapped._world == world
+    assert_same(run(env, [1, 2, 3], seed=2), run(fresh, [1, 2, 3], seed=3))
 
 
 def test_the_fast_mahalanobis_kernel_keeps_offsets_and_many_matrices_exact():
