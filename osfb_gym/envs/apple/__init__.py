@@ -18,13 +18,13 @@ from osfb_gym.envs.apple.env import (
     FEEDBACK_MODES,
     ORDERS,
     AppleTastingEnv,
-    check_action,
 )
 from osfb_gym.envs.apple.metrics import (
     FALSE_NEGATIVE,
     FALSE_POSITIVE,
     NO_MISTAKE,
     AppleMetrics,
+    check_action,
     outcome,
 )
 from osfb_gym.envs.apple.render import DECISION_LEGEND, HIDDEN, LABEL_LEGEND

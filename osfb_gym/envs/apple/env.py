@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,7 +13,7 @@ from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import check_choice, check_data_home, check_float, check_int
 from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render
 from osfb_gym.envs._stream import DatasetStream
-from osfb_gym.envs.apple.metrics import AppleMetrics, outcome
+from osfb_gym.envs.apple.metrics import AppleMetrics, check_action, outcome
 from osfb_gym.envs.apple.render import step_line, stream_frame
 from osfb_gym.envs.apple.streams import (
     ROWS,
@@ -39,43 +38,6 @@ ORDERS = ("random", "adversarial")
 FEEDBACK_MODES = ("one_sided", "full")
 DEFAULT_DIM = 20  # synthetic worlds; a tabular dataset has its own
 DEFAULT_HORIZON = 2000  # synthetic worlds; a dataset's episode is its whole stream
-
-
-#: integer scalar types taken as they are (no bool: it goes through the general path)
-_INTEGERS = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.intp})
-
-
-def check_action(action: Any) -> int:
-    """Return a ``Discrete(2)`` action as a Python ``int``, or raise naming ``action``.
-
-    Integer or boolean scalars (Python or numpy) and 0-d integer or boolean
-    arrays holding 0 or 1 are accepted; floats, strings and sequences are
-    rejected, not coerced.
-
-    Examples
-    --------
-    >>> check_action(np.int64(1)), check_action(np.array(False))
-    (1, 0)
-    >>> check_action(0.5)
-    Traceback (most recent call last):
-    ...
-    TypeError: action must be an integer 0 or 1 (Discrete(2)), got 0.5 (float)
-    """
-    if type(action) in _INTEGERS and (action == 0 or action == 1):
-        return int(action)  # what RL libraries hand over, without the general checks
-    value = action
-    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "biu":
-        value = value.item()
-    if isinstance(value, np.bool_):
-        value = bool(value)
-    if not isinstance(value, Integral):
-        raise TypeError(
-            f"action must be an integer 0 or 1 (Discrete(2)), got {action!r} "
-            f"({type(action).__name__})"
-        )
-    if value not in (0, 1):
-        raise ValueError(f"action must be 0 (reject) or 1 (taste), got {int(value)}")
-    return int(value)
 
 
 # --------------------------------------------------------------------------- env

@@ -12,7 +12,6 @@ from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.links import get_link
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import (
-    check_binary_array,
     check_choice,
     check_data_home,
     check_float,
@@ -28,7 +27,7 @@ from osfb_gym.envs.lending.data import (
     stream_batches,
     stream_steps,
 )
-from osfb_gym.envs.lending.metrics import LendingMetrics, score_batch
+from osfb_gym.envs.lending.metrics import LendingMetrics, check_decisions, score_batch
 from osfb_gym.envs.lending.options import (
     DEFAULT_DIM,
     DEFAULT_HORIZON,
@@ -54,16 +53,6 @@ if TYPE_CHECKING:
 # the family's pieces live by concern: world (synthetic worlds), data (datasets,
 # the stream's batches), options (arguments and their checks), metrics (scoring)
 # and render; their public names are importable from the package
-
-
-def _constant(values: list[int]) -> np.ndarray:
-    array = np.array(values, dtype=np.int8)
-    array.flags.writeable = False
-    return array
-
-
-# one applicant's checked decision: read-only, since every step would build the same array
-_APPROVE, _DENY = _constant([1]), _constant([0])
 
 
 class OneSidedLendingEnv(FeedbackEnv):
@@ -529,7 +518,7 @@ class OneSidedLendingEnv(FeedbackEnv):
                 f"the stream of dataset {self.dataset!r} is exhausted; call reset() "
                 "for a new episode"
             )
-        action = self._check_action(action)
+        action = check_decisions(action, self._action_shape)
         mu, y, valid = self._mu, self._y, self._valid
         reward, loss, feedback, bayes = score_batch(
             mu, y, self.cutoff, action, valid, self._one_sided, valid is self._all_valid
@@ -542,31 +531,6 @@ class OneSidedLendingEnv(FeedbackEnv):
             )  # fmt: skip
         obs, terminated, truncated = self._advance()
         return obs, reward, terminated, truncated, make_info(feedback, oracle)
-
-    def _check_action(self, action: Any) -> np.ndarray:
-        """:func:`check_binary_array` of ``action``, with fast paths for arrays of numbers.
-
-        An array of the action's shape whose dtype is boolean, integer or
-        floating (stable-baselines3 hands MultiBinary actions over as float32)
-        and whose entries are exactly 0 or 1 is what the validator accepts and
-        converts; one applicant's decision comes back as a read-only ``int8``
-        constant (the env only reads it). Anything else goes to the validator,
-        which raises the error naming ``action``.
-        """
-        if (
-            type(action) is np.ndarray
-            and action.shape == self._action_shape
-            and action.dtype.kind in "biuf"
-        ):
-            if action.size == 1:
-                value = action.item()  # NaN equals neither
-                if value == 1:
-                    return _APPROVE
-                if value == 0:
-                    return _DENY
-            elif ((action == 0) | (action == 1)).all():
-                return action.astype(np.int8)
-        return check_binary_array(action, "action", self._action_shape)
 
     def _advance(self) -> tuple[np.ndarray, bool, bool]:
         """Move on to the next batch: its observation, and (terminated, truncated)."""

@@ -7,13 +7,37 @@ from typing import Any
 import numpy as np
 
 from osfb_gym.core.metrics import EpisodeMetrics
+from osfb_gym.core.validation import check_binary_array
 
-# one applicant's feedback and Bayes action are copies of these (read-only: never handed out)
+# one applicant's feedback and Bayes action are copies of these (read-only: never handed out);
+# a checked decision of one applicant is _ABOVE or _BELOW itself (the env only reads it)
 _TRUE, _FALSE = np.ones(1, dtype=bool), np.zeros(1, dtype=bool)
 _ABOVE, _BELOW = np.ones(1, dtype=np.int8), np.zeros(1, dtype=np.int8)
 _ZERO = np.zeros(1)
 for _constant in (_TRUE, _FALSE, _ABOVE, _BELOW, _ZERO):
     _constant.flags.writeable = False
+
+
+def check_decisions(action: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """Check decisions of ``shape`` as :func:`~osfb_gym.core.validation.check_binary_array` does.
+
+    An array of the action's shape whose dtype is boolean, integer or
+    floating (stable-baselines3 hands MultiBinary actions over as float32)
+    and whose entries are exactly 0 or 1 is converted here without the
+    validator's general checks; one applicant's decision comes back as a
+    read-only ``int8`` constant (the env only reads it). Anything else goes
+    to the validator, which raises the error naming ``action``.
+    """
+    if type(action) is np.ndarray and action.shape == shape and action.dtype.kind in "biuf":
+        if action.size == 1:
+            value = action.item()  # NaN equals neither
+            if value == 1:
+                return _ABOVE
+            if value == 0:
+                return _BELOW
+        elif ((action == 0) | (action == 1)).all():
+            return action.astype(np.int8)
+    return check_binary_array(action, "action", shape)
 
 
 def bayes_decision(mu: np.ndarray, cutoff: float) -> np.ndarray:

@@ -11,7 +11,7 @@ from osfb_gym.core.links import get_link
 from osfb_gym.core.validation import check_binary_array
 from osfb_gym.envs.apple.env import check_action as apple_action
 from osfb_gym.envs.lending import world as lending_world
-from osfb_gym.envs.lending.metrics import score_batch
+from osfb_gym.envs.lending.metrics import check_decisions, score_batch
 from osfb_gym.envs.lending.world import LendingWorld, draw_gaussian_world
 from osfb_gym.envs.reject.metrics import check_action as reject_action
 
@@ -93,8 +93,7 @@ def test_an_int_outcome_keeps_its_dtype_in_the_feedback():
     ],
 )
 def test_lending_accepts_what_the_validator_accepts(action):
-    env = gym.make("OneSidedLending-v0", horizon=10).unwrapped
-    checked = env._check_action(action)
+    checked = check_decisions(action, (1,))
     assert same(checked, check_binary_array(action, "action", (1,)))
 
 
@@ -102,12 +101,12 @@ def test_lending_accepts_what_the_validator_accepts(action):
     "action", [np.array([0.5]), np.array([np.nan]), np.array([2]), [0, 1], 1, np.array(1.0)]
 )
 def test_lending_rejects_what_the_validator_rejects_with_its_message(action):
-    env = gym.make("OneSidedLending-v0", horizon=10).unwrapped
+    env = gym.make("OneSidedLending-v0", horizon=10)
+    env.reset(seed=0)
     with pytest.raises((ValueError, TypeError), match="action"):
-        env._check_action(action)
-    batch = gym.make("OneSidedLending-v0", batch_size=3, horizon=10).unwrapped
+        env.step(action)
     with pytest.raises(ValueError, match="only 0 and 1"):
-        batch._check_action(np.array([1.0, 0.5, 0.0], dtype=np.float32))
+        check_decisions(np.array([1.0, 0.5, 0.0], dtype=np.float32), (3,))
 
 
 def test_float_and_integer_actions_give_the_same_trajectory():
@@ -126,8 +125,7 @@ def test_float_and_integer_actions_give_the_same_trajectory():
 
 
 def test_the_checked_one_applicant_action_is_read_only():
-    env = gym.make("OneSidedLending-v0", horizon=10).unwrapped
-    checked = env._check_action(np.array([1.0], dtype=np.float32))
+    checked = check_decisions(np.array([1.0], dtype=np.float32), (1,))
     with pytest.raises(ValueError, match="read-only"):
         checked[0] = 0
 
