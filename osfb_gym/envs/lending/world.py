@@ -78,18 +78,9 @@ class LendingWorld:
         ``y`` is a Bernoulli draw for the logistic link, ``mu`` plus Gaussian
         noise of ``noise_std`` for the linear one.
         """
-        if self.trap_direction is not None:
-            observed, x = self.sample_observed(n, rng)
-        elif n == 1:
+        if n == 1 and self.trap_direction is None:
             return self._sample_one(link, noise_std, rng)
-        else:
-            # sample_observed's draw, inlined for the Gaussian world (every step of
-            # every synthetic episode runs it): the same draws, the same operations
-            x = rng.standard_normal((n, self.beta.shape[0]))
-            np.minimum(x, FEATURE_BOUND, out=x)
-            np.maximum(x, -FEATURE_BOUND, out=x)
-            observed = x.astype(np.float32)
-            x = observed.astype(np.float64)
+        observed, x = self.sample_observed(n, rng)
         mu = np.asarray(link.mean(x @ self.beta), dtype=float)
         if link.name == "logistic":
             y = (rng.random(n) < mu).astype(float)

@@ -18,11 +18,7 @@ from osfb_gym.envs.reject.metrics import check_action as reject_action
 
 def reference_sample(world, link, noise_std, rng, bound):
     """``sample_batch(1, ...)`` as it was written before the one-applicant path."""
-    x = rng.standard_normal((1, world.beta.shape[0]))
-    np.minimum(x, bound, out=x)
-    np.maximum(x, -bound, out=x)
-    observed = x.astype(np.float32)
-    x = observed.astype(np.float64)
+    observed, x = world.sample_observed(1, rng)  # clips at the patched FEATURE_BOUND (bound)
     mu = np.asarray(link.mean(x @ world.beta), dtype=float)
     if link.name == "logistic":
         y = (rng.random(1) < mu).astype(float)
