@@ -16,6 +16,12 @@ import numpy as np
 
 T = TypeVar("T")
 
+#: the exact types of an integer action as Python and RL libraries pass it: checked by
+#: ``type(x) in INTEGER_TYPES`` on a step's fast path (bool and subclasses go the general way)
+INTEGER_TYPES = frozenset(
+    (int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.intp)
+)
+
 
 def check_int(
     value: Any,

@@ -8,13 +8,10 @@ from typing import Any
 import numpy as np
 
 from osfb_gym.core.metrics import EpisodeMetrics
+from osfb_gym.core.validation import INTEGER_TYPES
 
 #: ``oracle["mistake"]`` codes
 NO_MISTAKE, FALSE_POSITIVE, FALSE_NEGATIVE = 0, 1, 2
-
-
-#: integer scalar types taken as they are (no bool: it goes through the general path)
-_INTEGERS = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.intp})
 
 
 def check_action(action: Any) -> int:
@@ -33,7 +30,7 @@ def check_action(action: Any) -> int:
     ...
     TypeError: action must be an integer 0 or 1 (Discrete(2)), got 0.5 (float)
     """
-    if type(action) in _INTEGERS and (action == 0 or action == 1):
+    if type(action) in INTEGER_TYPES and (action == 0 or action == 1):
         return int(action)  # what RL libraries hand over, without the general checks
     value = action
     if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "biu":

@@ -12,7 +12,7 @@ from gymnasium import spaces
 from osfb_gym.core.channels import make_info
 from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.seeding import check_world_seed, world_rng
-from osfb_gym.core.validation import check_choice, check_float, check_int
+from osfb_gym.core.validation import INTEGER_TYPES, check_choice, check_float, check_int
 from osfb_gym.envs._render import RENDER_MODES, check_render
 from osfb_gym.envs.services.metrics import ServiceMetrics
 from osfb_gym.envs.services.options import (
@@ -32,11 +32,6 @@ from osfb_gym.envs.services.world import (
 )
 
 __all__ = ["MultiServiceChoiceEnv", "ServiceMetrics"]
-
-# integer types an action arrives as (numpy's from RL libraries), checked without isinstance
-_NUMPY_INTS = frozenset(
-    (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
-)
 
 # the family's pieces live by concern: world (losses, choice, dynamics),
 # populations (synthetic and data worlds), options (arguments), metrics and
@@ -553,7 +548,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
 
     def _check_action(self, action: Any) -> int:
         # the common cases first (a Python int, a numpy integer as RL libraries pass it)
-        if type(action) is int or type(action) in _NUMPY_INTS:
+        if type(action) in INTEGER_TYPES:
             user = int(action)
             if 0 <= user < self.n_users:
                 return user
