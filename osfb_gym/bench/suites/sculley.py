@@ -23,7 +23,7 @@ import gymnasium as gym
 import pandas as pd
 
 from agents.base import Agent
-from osfb_gym.bench.report import Report, datasets_found
+from osfb_gym.bench.report import Report, datasets_found, subset
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.suites.sculley_report import METHODS, PAPER_TOPICS, write_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
@@ -199,12 +199,6 @@ def best_beta(tuning: pd.DataFrame) -> float:
     return float(min(beta for beta, value in means.items() if value >= means.max() - 1e-12))
 
 
-def _subset(given: Sequence[str] | None, allowed: Sequence[str], name: str) -> tuple[str, ...]:
-    if given is not None and (not given or any(item not in allowed for item in given)):
-        raise ValueError(f"{name} must be a non-empty subset of {list(allowed)}, got {list(given)}")
-    return tuple(allowed if given is None else given)
-
-
 def run_sculley(
     name: str,
     out_dir: str | Path,
@@ -228,9 +222,9 @@ def run_sculley(
     """
     base, datasets = SCULLEY_SUITES[name], datasets if topics is None else topics
     suite = replace(base, seeds=base.seeds if seeds is None else tuple(seeds),
-                    datasets=_subset(datasets, base.datasets if base.spam else R8_TOPICS,
+                    datasets=subset(datasets, base.datasets if base.spam else R8_TOPICS,
                                      "datasets" if base.spam else "topics"),
-                    learners=_subset(learners, base.learners, "learners"),
+                    learners=subset(learners, base.learners, "learners"),
                     svm_seeds=base.svm_seeds if svm_seeds is None else int(svm_seeds))  # fmt: skip
     found, missing = datasets_found(suite.datasets if base.spam else ["reuters_r8"], data_home,
                                     name)  # fmt: skip
