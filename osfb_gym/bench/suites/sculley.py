@@ -1,13 +1,9 @@
-"""Sculley (2007), Tables 1-3, as sweep stages on the engine (the protocol: docs/reproductions).
+"""Sculley (2007), Tables 1-3, as sweep stages on the engine; the report: sculley_report.py.
 
-``sculley-spam`` (Table 1): Online SVM, Perceptron with margins and classical
-Perceptron, unmodified / Label Efficient / Apple Tasting under one-sided
-feedback and unmodified under full feedback, on sms_spam and spambase, ham
-positive; Label Efficient's ``beta`` is the best mean F1 on a held-out
-quarter (``rows="test"``), the tables report the rest. ``sculley-reuters``
-(Tables 2-3): R8 topics one vs rest, Online SVM and Perceptron with margins
-over the paper's threshold biases and example weights; a cell is the best
-mean F1 over the grid. Hyperparameters are the paper's (Section 6.1).
+``sculley-spam`` (Table 1) tunes Label Efficient's ``beta`` on a held-out quarter, then
+runs every learner and variant; ``sculley-reuters`` (Tables 2-3) runs the R8 topics over
+the paper's threshold biases and example weights. The protocol and where it differs
+from the paper: docs/reproductions/sculley.md.
 """
 
 from __future__ import annotations
