@@ -13,7 +13,7 @@ _EXPORTS = {
     "report": ("Report",),
     "run": ("run_suite", "run_sweep"),
     "store": ("ResultStore",),
-    "suites.quick": ("SUITES", "get_suite"),
+    "suites.quick": ("QUICK",),
     "sweep": ("AgentSpec", "Cell", "EnvSpec", "SweepSpec", "load_spec"),
 }
 _HOMES = {name: module for module, names in _EXPORTS.items() for name in names}

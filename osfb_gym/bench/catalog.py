@@ -118,7 +118,7 @@ SUITES: dict[str, Suite] = {
     suite.name: suite
     for suite in (
         Suite("quick", "every env family, its principled agents and PPO (the main job)",
-              {"total_timesteps": "count"}, "osfb_gym.bench.run:run_suite"),
+              {"total_timesteps": "count"}, "osfb_gym.bench.suites.quick:run"),
         Suite("jiang-linear", "Jiang et al. 2021, Table 1 (linear link, real datasets)", _JIANG,
               f"{_SUITES}jiang:run_jiang"),
         Suite("jiang-logistic", "Jiang et al. 2021, Table 2 (logistic link, real datasets)",

@@ -76,6 +76,17 @@ def datasets_found(names: Sequence[str], data_home: str | None,
     return found, missing
 
 
+def subset(given: Sequence[str] | None, allowed: Sequence[str], name: str) -> tuple[str, ...]:
+    """Return ``given`` (None: ``allowed``) if it is a non-empty subset of ``allowed``; else raise.
+
+    >>> subset(None, ("a", "b"), "datasets"), subset(["b"], ("a", "b"), "datasets")
+    (('a', 'b'), ('b',))
+    """
+    if given is not None and (not given or any(item not in allowed for item in given)):
+        raise ValueError(f"{name} must be a non-empty subset of {list(allowed)}, got {list(given)}")
+    return tuple(allowed if given is None else given)
+
+
 # ----------------------------------------------------------------------- tuned cells
 def _varied(params: pd.Series) -> list[str]:
     """Names of the hyperparameters that take more than one value among ``params`` (JSON)."""
@@ -289,13 +300,15 @@ def curves_over_seeds(rows: pd.DataFrame, column: str) -> dict[tuple[str, str], 
 def plot_curves(
     curves: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], path: str | Path, *,
     title: str = "", ylabel: str = "average one-sided loss R_t / t", xlabel: str = "t",
-    log_x: bool = True,
+    log_x: bool = True, log_y: bool = False, columns: int | None = None,
+    size: tuple[float, float] = (5, 3.6), title_size: int = 10,
 ) -> Path:  # fmt: skip
     """Plot curves sampled at steps ``t``: one panel per setting, mean and ±1 s.e. over seeds.
 
     ``curves`` maps ``(setting, agent)`` to ``(t, runs)``, ``runs`` of shape
     ``(seeds, len(t))``. An agent keeps its colour in every panel
-    (:func:`colours` of the agents in order).
+    (:func:`colours` of the agents in order). ``columns`` panels a row (None:
+    one row), each of ``size`` inches.
 
     >>> t, runs = np.arange(1, 4), np.ones((2, 3))
     >>> import tempfile; folder = tempfile.mkdtemp()
@@ -304,17 +317,19 @@ def plot_curves(
     """
     palette = colours(agent for _, agent in curves)
     settings = list(dict.fromkeys(setting for setting, _ in curves))
-    figure, grid = panels(1, len(settings), width=5, height=3.6)
-    for axis, setting in zip(grid[0], settings, strict=True):
+    across = len(settings) if columns is None else min(columns, len(settings))
+    figure, grid = panels(-(-len(settings) // across), across, width=size[0], height=size[1])
+    for axis in grid.ravel()[len(settings) :]:
+        axis.set_visible(False)
+    for axis, setting in zip(grid.ravel(), settings, strict=False):
         for (label, agent), (t, runs) in curves.items():
             if label == setting:
                 error = runs.std(axis=0, ddof=1) / np.sqrt(len(runs)) if len(runs) > 1 else 0
                 band(axis, t, runs.mean(axis=0), error + 0 * runs[0], colour=palette[agent],
                      label=agent, alpha=0.25)  # fmt: skip
-        if log_x:
-            axis.set_xscale("log")
-        axis.set(xlabel=xlabel, ylabel=ylabel)
-        axis.set_title(setting, fontsize=10)
+        axis.set(xscale="log" if log_x else "linear", yscale="log" if log_y else "linear",
+                 xlabel=xlabel, ylabel=ylabel)  # fmt: skip
+        axis.set_title(setting, fontsize=title_size)
         axis.legend(fontsize=8)
     return save(figure, path, title=title)
 

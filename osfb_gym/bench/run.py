@@ -126,7 +126,7 @@ def write_outputs(spec: SweepSpec, results: pd.DataFrame, out: Path) -> Report:
 
 
 def run_suite(
-    suite: str | SweepSpec,
+    suite: SweepSpec,
     out_dir: str | Path,
     *,
     seeds: tuple[int, ...] | None = None,
@@ -135,16 +135,12 @@ def run_suite(
     total_timesteps: int | None = None,
     **engine: Any,
 ) -> Report:
-    """Run sweep ``suite`` (a spec, or a built-in's name) with other seeds, horizon or RL budget.
+    """Run sweep ``suite`` (e.g. ``quick.QUICK``) with other seeds, horizon or RL budget.
 
     ``horizon`` truncates the episodes of every env that takes one;
     ``total_timesteps`` replaces the budget of every RL agent; ``data_home``
     is unused; ``engine`` goes to :func:`run_cells` (``resume``, ``workers``, ...).
     """
-    if isinstance(suite, str):
-        from osfb_gym.bench.suites.quick import get_suite
-
-        suite = get_suite(suite)
     agents = tuple(
         dataclasses.replace(agent, params=agent.params | {"total_timesteps": total_timesteps})
         if agent.is_rl and total_timesteps is not None

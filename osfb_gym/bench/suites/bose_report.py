@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Report, band, colours, panels, save, save_report
+from osfb_gym.bench.report import Report, plot_curves, save_report
 from osfb_gym.bench.sweep import SweepSpec
 
 MATCH_K = 5  # "five AcQUIre services match about 30 uniform ones" (MovieLens)
@@ -213,19 +213,9 @@ def write_report(rows: pd.DataFrame, spec: SweepSpec, suite: Any, out_dir: str |
 
 def _plot(curves: pd.DataFrame, path: Path) -> Path:
     """Total loss against k, a panel per population: mean over seeds, band one s.e."""
-    settings = list(curves["setting"].unique())
-    columns = min(3, len(settings))
-    figure, axes = panels(-(-len(settings) // columns), columns, width=4.6, height=3.4)
-    palette = colours(curves["agent"])  # an agent has one colour in every panel
-    for axis, (setting, part) in zip(axes.ravel(), curves.groupby("setting", sort=False),
-                                     strict=False):  # fmt: skip
-        for agent, runs in part.groupby("agent", sort=False):
-            stats = runs.groupby("k")["total_loss"].agg(["mean", "sem"]).fillna(0)
-            band(axis, stats.index, stats["mean"], stats["sem"], colour=palette[agent],
-                 label=agent, alpha=0.25)  # fmt: skip
-        axis.set(yscale="log", xlabel="services k", ylabel="total loss L(Theta_k)")
-        axis.set_title(setting, fontsize=9)
-        axis.legend(fontsize=8)
-    for axis in axes.ravel()[len(settings) :]:
-        axis.set_visible(False)
-    return save(figure, path)
+    runs = {key: (np.asarray(wide.columns), wide.to_numpy())
+            for key, part in curves.groupby(["setting", "agent"], sort=False)
+            for wide in [part.pivot(index="seed", columns="k", values="total_loss")]}  # fmt: skip
+    return plot_curves(runs, path, ylabel="total loss L(Theta_k)", xlabel="services k",
+                       log_x=False, log_y=True, columns=3, size=(4.6, 3.4),
+                       title_size=9)  # fmt: skip

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agents.base import Agent
 from osfb_gym.bench.report import (
     Report,
     curves_over_seeds,
@@ -30,7 +29,7 @@ from osfb_gym.bench.report import (
 )
 from osfb_gym.bench.report import published as _read
 from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
+from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.data import load
 from osfb_gym.data.registry import get_spec
 
@@ -74,13 +73,6 @@ def published(link: str) -> pd.DataFrame:
         raise ValueError(f"link must be 'linear' or 'logistic', got {link!r}")
     table = _read("jiang_table1" if link == "linear" else "jiang_table2", ["dataset", "cutoff"])
     return table[list(METHODS)]
-
-
-def agent_for(method: str, alpha: float | None, params: dict[str, Any] | None = None) -> Agent:
-    """Return the agent of a column of the paper's tables at ``alpha`` (greedy: none)."""
-    name, parameter = AGENTS[method]
-    tuned_value = {} if parameter is None or alpha is None else {parameter: alpha}
-    return make_agent(name, {**(params or {}), **tuned_value})
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,11 @@ have their own modules here; :mod:`osfb_gym.bench.catalog` names every suite.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from osfb_gym.bench.report import Report
+from osfb_gym.bench.run import run_suite
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 
 #: the settings of the lending agents tuned on the default and trap worlds
@@ -49,11 +54,7 @@ QUICK = SweepSpec(
     ),
 )
 
-SUITES: dict[str, SweepSpec] = {"quick": QUICK}
 
-
-def get_suite(name: str) -> SweepSpec:
-    """Return the built-in sweep suite called ``name``, or raise naming the choices."""
-    if name not in SUITES:
-        raise ValueError(f"unknown suite {name!r}; choose one of {', '.join(sorted(SUITES))}")
-    return SUITES[name]
+def run(name: str, out: str | Path, **options: Any) -> Report:
+    """Run :data:`QUICK` into ``out`` (``osfb-bench run quick``): :func:`run_suite`."""
+    return run_suite(QUICK, out, **options)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Report
+from osfb_gym.bench.report import Report, subset
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.core.family import FAMILIES
@@ -204,9 +204,7 @@ def protocol(seeds: int | None = None, horizon: int | None = None, base: Protoco
     for key, valid in (("families", tuple(FAMILIES)), ("regimes", REGIMES),
                        ("fixed_views", tuple(VIEW_LABELS)), ("resampled_views", tuple(VIEW_LABELS)),
                        ("algos", ALGORITHMS)):  # fmt: skip
-        unknown = sorted(set(fields.get(key, ())) - set(valid))
-        if unknown:
-            raise ValueError(f"--set {key}: unknown {unknown}; choose from {list(valid)}")
+        subset(fields.get(key) or None, valid, f"--set {key}")
     fields |= {k: v for k, v in (("seeds", seeds), ("horizon", horizon)) if v is not None}
     changes: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
     return replace(base or Protocol(), **changes)

@@ -1,13 +1,9 @@
-"""Sculley (2007), Tables 1-3, as sweep stages on the engine (the protocol: docs/reproductions).
+"""Sculley (2007), Tables 1-3, as sweep stages on the engine; the report: sculley_report.py.
 
-``sculley-spam`` (Table 1): Online SVM, Perceptron with margins and classical
-Perceptron, unmodified / Label Efficient / Apple Tasting under one-sided
-feedback and unmodified under full feedback, on sms_spam and spambase, ham
-positive; Label Efficient's ``beta`` is the best mean F1 on a held-out
-quarter (``rows="test"``), the tables report the rest. ``sculley-reuters``
-(Tables 2-3): R8 topics one vs rest, Online SVM and Perceptron with margins
-over the paper's threshold biases and example weights; a cell is the best
-mean F1 over the grid. Hyperparameters are the paper's (Section 6.1).
+``sculley-spam`` (Table 1) tunes Label Efficient's ``beta`` on a held-out quarter, then
+runs every learner and variant; ``sculley-reuters`` (Tables 2-3) runs the R8 topics over
+the paper's threshold biases and example weights. The protocol and where it differs
+from the paper: docs/reproductions/sculley.md.
 """
 
 from __future__ import annotations
@@ -23,7 +19,7 @@ import gymnasium as gym
 import pandas as pd
 
 from agents.base import Agent
-from osfb_gym.bench.report import Report, datasets_found
+from osfb_gym.bench.report import Report, datasets_found, subset
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.suites.sculley_report import METHODS, PAPER_TOPICS, write_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
@@ -199,12 +195,6 @@ def best_beta(tuning: pd.DataFrame) -> float:
     return float(min(beta for beta, value in means.items() if value >= means.max() - 1e-12))
 
 
-def _subset(given: Sequence[str] | None, allowed: Sequence[str], name: str) -> tuple[str, ...]:
-    if given is not None and (not given or any(item not in allowed for item in given)):
-        raise ValueError(f"{name} must be a non-empty subset of {list(allowed)}, got {list(given)}")
-    return tuple(allowed if given is None else given)
-
-
 def run_sculley(
     name: str,
     out_dir: str | Path,
@@ -228,9 +218,9 @@ def run_sculley(
     """
     base, datasets = SCULLEY_SUITES[name], datasets if topics is None else topics
     suite = replace(base, seeds=base.seeds if seeds is None else tuple(seeds),
-                    datasets=_subset(datasets, base.datasets if base.spam else R8_TOPICS,
+                    datasets=subset(datasets, base.datasets if base.spam else R8_TOPICS,
                                      "datasets" if base.spam else "topics"),
-                    learners=_subset(learners, base.learners, "learners"),
+                    learners=subset(learners, base.learners, "learners"),
                     svm_seeds=base.svm_seeds if svm_seeds is None else int(svm_seeds))  # fmt: skip
     found, missing = datasets_found(suite.datasets if base.spam else ["reuters_r8"], data_home,
                                     name)  # fmt: skip

@@ -1,33 +1,9 @@
-"""Reproduce Shah and Manwani (2020): DSOL, DRAL and DSAL on Phishing and Guide.
+"""Shah and Manwani (2020): DSOL, DRAL and DSAL on Phishing and Guide, Figures 5-6.
 
-Per dataset and rejection cost ``d`` in {0.1, 0.25, 0.4}, each learner runs
-``T = 10,000`` trials drawn from the dataset with replacement, over many runs
-(the paper: 100). The report draws the paper's five panels per ``d``
-(Figures 5-6: risk against labels asked; risk, labels asked, misclassification
-and rejection rates against ``t``; mean and standard deviation over runs), a
-table at ``T`` with DSOL's risk after as many labels as each active learner
-asked, and the paper's claims as measured.
-
-Protocol, and where we differ from the paper:
-
-- Data: Phishing (linear) and Guide (polynomial kernel, as Figure 6); Gisette
-  is not in the data layer. Features standardised, an intercept appended;
-  labels 1 -> +1, 0 -> -1 (RejectOption-v0's dataset mode).
-- Step sizes: the paper starts "by a small value" decreasing "by a small
-  constant" per trial, without values; every learner uses the agents'
-  defaults (0.1, minus 5e-6 per trial, floored at 0.01). The paper does not
-  tune the step, so neither do we.
-- ``gamma`` of the double sigmoid loss (DSOL, DSAL; it also sets DSAL's query
-  band, of width ``4 / gamma``) is "chosen to minimize the average risk and
-  average fraction of queried labels" (section 6), without grid or weighing.
-  A first stage runs ``gammas`` on validation seeds (``tune_seeds``, apart
-  from the reported ``seeds``); per (dataset, d, learner) it keeps the gamma
-  with the fewest labels among those whose mean validation risk is within
-  one standard error of the lowest (:func:`osfb_gym.bench.report.tuned` with
-  ``then="query_rate"``; DSOL asks every label, so: the lowest risk in the
-  band). DRAL has no gamma.
-- Kernel on Guide: scikit-learn's polynomial kernel with its defaults
-  (degree 3, ``gamma = 1 / n_features``, ``coef0 = 1``); the paper gives none.
+Two stages on the engine (the selection of ``gamma`` on validation seeds, then the
+reported runs) and a report: a table at ``T`` with DSOL's risk after as many labels
+as each active learner asked, the paper's five panels per ``d`` and its claims. The
+protocol and where it differs from the paper: docs/reproductions/shah.md.
 """
 
 from __future__ import annotations
@@ -55,6 +31,7 @@ from osfb_gym.bench.report import (
     panels,
     save,
     save_report,
+    subset,
     tuned,
 )
 from osfb_gym.bench.run import run_cells
@@ -67,6 +44,7 @@ CURVES = ("risk", "query_rate", "misclassification_rate", "rejection_rate", "n_q
 CURVE_LABELS = {"risk": "average risk", "query_rate": "fraction of labels asked",
                 "misclassification_rate": "misclassification rate",
                 "rejection_rate": "rejection rate"}  # fmt: skip
+WORDS = CURVE_LABELS | {"average_risk": "risk"}  # a metric's name in the claims
 CURVE_STRIDE = 50  # curves are stored every this many trials (and at the last)
 #: the engine's identity and trajectory columns of a row, not metrics
 ENGINE_COLUMNS = ("key", "setting", "env_id", "env_kwargs", "agent", "params", "seed",
@@ -113,11 +91,7 @@ def run_shah(
     suite = SHAH_SUITES[suite] if isinstance(suite, str) else suite
     if gammas is not None:
         suite = dataclasses.replace(suite, gammas=tuple(float(g) for g in gammas))
-    names = list(suite.datasets if datasets is None else datasets)
-    unknown = sorted(set(names) - set(suite.datasets))
-    if unknown:
-        raise ValueError(f"datasets {unknown} are not in {suite.name}; "
-                         f"choose from {list(suite.datasets)}")  # fmt: skip
+    names = subset(datasets, suite.datasets, f"datasets of {suite.name}")
     found, missing = datasets_found(names, data_home, suite.name)
     started = time.perf_counter()
     chosen: dict[tuple[str, str], float] = {}
@@ -258,11 +232,6 @@ PAPER: dict[str, dict[str, str]] = {
 TRENDS = (("average_risk", 1, tuple(LEARNERS)), ("query_rate", -1, ("DRAL", "DSAL")),
           ("misclassification_rate", 1, tuple(LEARNERS)),
           ("rejection_rate", -1, tuple(LEARNERS)))  # fmt: skip
-
-
-WORDS = {"average_risk": "risk", "query_rate": "fraction of labels asked",
-         "misclassification_rate": "misclassification rate",
-         "rejection_rate": "rejection rate"}  # fmt: skip
 
 
 def _compare(a: float, b: float, se: float) -> str:

@@ -79,7 +79,7 @@ def test_gamma_is_chosen_on_validation_seeds_by_risk_then_labels(result):
 
 
 def test_unknown_datasets_are_refused(tmp_path):
-    with pytest.raises(ValueError, match="not in tiny"):
+    with pytest.raises(ValueError, match="datasets of tiny must be a non-empty subset"):
         run_shah(TINY, tmp_path, datasets=["phishing"], progress=False)
 
 
