@@ -435,7 +435,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         # the world's group sizes, for every step's group averages (the oracle's): on
         # the first step that computes an oracle (none does in RL training)
         self._group_averages: GroupAverages | None = None
-        self._floor = float(self._minimum.sum())
+        # the oracle's excess loss subtracts it; every minimum is 0.0 without offsets
+        self._floor = 0.0 if self._world.offsets is None else float(self._minimum.sum())
         self._groups = self._world.groups
         feedback: dict[str, Any] = {"n_users": self.n_users, "n_services": self.n_services}
         if self.reveal_groups:
