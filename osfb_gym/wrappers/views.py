@@ -191,7 +191,10 @@ def make_writer(space: gym.Space) -> tuple[int, Writer]:
 
             def write_squashed(observation: Any, out: np.ndarray) -> None:
                 # squash: v / (1 + |v|) in float64 (|v| + 1 is the same sum), cast once
-                values = np.asarray(observation, dtype=np.float64).reshape(-1)
+                if type(observation) is not np.ndarray:
+                    observation = np.asarray(observation)
+                # (astype is faster than asarray's dtype=; values is only read)
+                values = observation.astype(np.float64, copy=False).reshape(-1)
                 squashed = np.abs(values)
                 squashed += 1.0
                 np.divide(values, squashed, out=squashed)
