@@ -180,10 +180,10 @@ def test_the_public_state_shows_nothing_hidden_on_the_path_without_the_oracle():
     from tests.osfb_gym.envs.test_ecosystem import public_state
 
     def walk(extreme: str) -> list:
-        env = rl_env("MultiServiceChoice-v0", n_users=30, n_services=10)
+        env = rl_env("MultiServiceChoice-v0", n_users=30, n_services=5)
         env.reset(seed=3)
         seen = []
-        for user in range(10):
+        for user in range(5):  # the direct path from the third step on
             env.unwrapped._override_hidden(user, extreme)
             seen.append((frozen(env.step(user)), public_state(env)))
         assert env._direct is env.unwrapped
