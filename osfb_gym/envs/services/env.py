@@ -32,6 +32,7 @@ from osfb_gym.envs.services.world import (
 )
 
 __all__ = ["MultiServiceChoiceEnv", "ServiceMetrics"]
+_Step = tuple[dict[str, Any], float, bool, bool, dict[str, Any]]
 
 # the family's pieces live by concern: world (losses, choice, dynamics),
 # populations (synthetic and data worlds), options (arguments), metrics and
@@ -432,10 +433,9 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._totals = []
         self._last_line = ""
         self._minimum = self._world.minimum_loss()
-        # the world's group sizes, for every step's group averages (the oracle's): on
-        # the first step that computes an oracle (none does in RL training)
+        # the oracle's group averages, made on the first step that computes an oracle
         self._group_averages: GroupAverages | None = None
-        # the oracle's excess loss subtracts it; every minimum is 0.0 without offsets
+        # the oracle's excess loss subtracts it; 0.0 without offsets
         self._floor = 0.0 if self._world.offsets is None else float(self._minimum.sum())
         self._groups = self._world.groups
         feedback: dict[str, Any] = {"n_users": self.n_users, "n_services": self.n_services}
@@ -447,28 +447,17 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         }
         return self._observation(), make_info(feedback, oracle)
 
-    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> _Step:
         """Acquire user ``action``, place a service there, let every user choose."""
         return self._step(action, True)
 
-    def step_without_oracle(
-        self, action: Any
-    ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        """:meth:`step`, with no oracle in ``info``, and none computed (RL training).
-
-        The same observation, reward, flags and feedback as :meth:`step`
-        (tested bit for bit) and the same state after; the group averages,
-        fairness and services of the oracle are not computed. A subclass
-        that overrides :meth:`step` gets the base class's
-        ``step`` + strip instead, so its ``step`` is never bypassed.
-        """
+    def step_without_oracle(self, action: Any) -> _Step:
+        """:meth:`step` with no oracle computed (a subclass's own ``step`` is kept)."""
         if type(self).step is not MultiServiceChoiceEnv.step:
             return super().step_without_oracle(action)
         return self._step(action, False)
 
-    def _step(
-        self, action: Any, with_oracle: bool
-    ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def _step(self, action: Any, with_oracle: bool) -> _Step:
         world = self._world
         if world is None:
             raise RuntimeError("call reset() before step()")

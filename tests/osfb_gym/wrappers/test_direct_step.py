@@ -12,7 +12,8 @@ from gymnasium.wrappers import PassiveEnvChecker
 import osfb_gym  # noqa: F401
 from osfb_gym.core.channels import HideOracle, strip_oracle
 from osfb_gym.wrappers import apply_view, rl_env
-from osfb_gym.wrappers.views import encode, make_view, make_writer
+from osfb_gym.wrappers.views import encode, make_view
+from osfb_gym.wrappers.writers import make_writer
 
 CASES = [
     ("OneSidedLending-v0", {"horizon": 25}),
