@@ -31,7 +31,9 @@ the plain view, one torch thread), and CartPole-v1 in the same run: each
 layer of the training env's wrapper stack is wrapped in a CPU-time
 counter, so the env's own step and reset, the RL view (with the layers
 below it, which it steps only until Gymnasium's checkers are spent) and
-SB3's Monitor are told apart. Printed per training step and as CartPole
+SB3's Monitor are told apart. The env's step counts its
+``step_without_oracle``, which the view calls on that direct path (the
+oracle hidden by ``HideOracle`` is then not computed). Printed per training step and as CartPole
 steps (CartPole's Monitor step and reset, inside its own PPO training),
 so that the machine's load mostly cancels.
 
@@ -187,8 +189,12 @@ class LayerTimer:
                     venv = venv.venv
                 env, depth = venv.envs[0], 0
                 while True:
-                    for method in ("step", "reset"):
-                        timer.wrap(env, method, f"{depth}:{type(env).__name__}.{method}")
+                    # the view steps the raw env by step_without_oracle once the layers
+                    # below it are spent (under HideOracle): timed as the env's step
+                    for method in ("step", "reset", "step_without_oracle"):
+                        if hasattr(env, method):
+                            key = f"{depth}:{type(env).__name__}.{method}"
+                            timer.wrap(env, method, key.replace("_without_oracle", ""))
                     if not hasattr(env, "env"):
                         break
                     env, depth = env.env, depth + 1

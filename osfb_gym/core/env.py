@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 from gymnasium.envs.registration import EnvSpec
 
+from osfb_gym.core.channels import strip_oracle
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.validation import check_int
 
@@ -66,6 +67,25 @@ class FeedbackEnv(gym.Env):
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict or None, got {options!r}")
         return super().reset(seed=seed, options=options)  # type: ignore[return-value]
+
+    def step_without_oracle(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        """Step as :meth:`step` does, with no ``info["oracle"]``: for loops that drop it.
+
+        Only the oracle-hiding layers call it (an RL view over
+        :class:`~osfb_gym.core.channels.HideOracle`, on its direct path): what
+        :meth:`step` returns through ``HideOracle``, the same observation,
+        reward, flags and feedback, and the same env state after. This
+        default is exactly that, :meth:`step` then
+        :func:`~osfb_gym.core.channels.strip_oracle`; a family whose oracle
+        costs work of its own overrides it to skip that work (services:
+        group averages, fairness, the services placed). An override computes
+        the agent's channels with :meth:`step`'s own code (tested bit for
+        bit against it) and falls back to this default when a subclass
+        overrides :meth:`step`. Nothing hidden is kept for later: the
+        oracle of such a step is never computed, so it cannot be read.
+        """
+        obs, reward, terminated, truncated, info = self.step(action)
+        return obs, reward, terminated, truncated, strip_oracle(info)
 
     def _override_hidden(self, action: Any, extreme: str) -> bool:
         """Set every outcome ``action`` would leave hidden to an extreme value.

@@ -26,7 +26,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
 
-from osfb_gym.core.channels import FEEDBACK, HideOracle, strip_oracle
+from osfb_gym.core.channels import FEEDBACK, HideOracle
 from osfb_gym.wrappers.views import FeaturesView, FeedbackView, PlainView, View
 
 if TYPE_CHECKING:
@@ -77,13 +77,19 @@ class _ViewObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
     only, its order check the first reset); from then on the view steps the
     unwrapped env itself and strips the oracle if a ``HideOracle`` was among
     them: the same results with three fewer Python layers a step, which is
-    what a step of these envs mostly costs inside RL training.
+    what a step of these envs mostly costs inside RL training. With a
+    ``HideOracle`` among them it calls the env's ``step_without_oracle``
+    (:meth:`osfb_gym.core.env.FeedbackEnv.step_without_oracle`): what
+    ``HideOracle`` would return, without the work of an oracle that it
+    would drop.
     """
 
     def __init__(self, env: gym.Env, view: View, **recorded: Any) -> None:
         gym.utils.RecordConstructorArgs.__init__(self, **recorded)
         gym.Wrapper.__init__(self, env)
         self._view = view
+        # a view that takes in nothing (the plain one) is not called at each step
+        self._updates = type(view).update is not View.update
         self.observation_space = view.observation_space
         self._last: Any = None
         self._direct: Any = _NOT_YET
@@ -107,11 +113,15 @@ class _ViewObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
             obs, reward, terminated, truncated, info = self.env.step(action)
             if direct is _NOT_YET:
                 self._direct, self._hide = _direct_env(self.env)
+                if self._hide and not hasattr(self._direct, "step_without_oracle"):
+                    self._direct = _NEVER  # not an osfb-gym env: its stack is stepped
+        elif self._hide:
+            # the oracle would be stripped: the env need not compute it
+            obs, reward, terminated, truncated, info = direct.step_without_oracle(action)
         else:
             obs, reward, terminated, truncated, info = direct.step(action)
-            if self._hide:
-                info = strip_oracle(info)
-        self._view.update(self._last, action, float(reward), info[FEEDBACK])
+        if self._updates:
+            self._view.update(self._last, action, float(reward), info[FEEDBACK])
         self._last = obs
         return self._view.encode(obs), reward, terminated, truncated, info
 

@@ -99,9 +99,14 @@ def rl_env(
         :class:`BinaryAsMultiDiscrete` (RecurrentPPO needs it).
     hide_oracle
         Wrap in :class:`~osfb_gym.core.channels.HideOracle` (training);
-        scoring keeps the oracle for the evaluator. No env does work for
-        its oracle alone (the services' reference optimum is solved by the
-        metrics, when asked), so nothing needs switching off.
+        scoring keeps the oracle for the evaluator. With it, once
+        Gymnasium's checkers are spent, the view steps the env by its
+        ``step_without_oracle``
+        (:meth:`~osfb_gym.core.env.FeedbackEnv.step_without_oracle`): the
+        same observations, rewards and feedback, and no work spent on an
+        oracle that would be dropped (the services' group averages,
+        fairness and services placed). The services' reference optimum is
+        never the env's work (the metrics solve it, when asked).
     on_episode
         Hide the oracle with :class:`osfb_gym.runner.EpisodeRecorder`
         instead, which hands each finished episode's metrics (the family's,

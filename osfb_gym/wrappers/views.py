@@ -207,6 +207,9 @@ class View:
         self.source_space: Any = env.observation_space
         self._plain = encode_space(env.observation_space)
         self._encode_plain = make_encoder(env.observation_space)
+        from osfb_gym.wrappers.writers import make_writer  # (it reads this module)
+
+        self._plain_size, self._write_plain = make_writer(env.observation_space)
 
     def _finish(self, low: Any, high: Any) -> None:
         """Set the output space to the Box ``[low, high]``."""
@@ -249,7 +252,9 @@ class PlainView(View):
             and observation.dtype.char in "fd"  # float32, float64
         ):
             return observation.reshape(-1).astype(np.float32)
-        return self._encode_plain(observation).astype(np.float32)
+        out = np.empty(self._plain_size, dtype=np.float32)
+        self._write_plain(observation, out)
+        return out
 
 
 class FeedbackView(View):
@@ -330,8 +335,11 @@ class FeedbackView(View):
 
     def encode(self, observation: Any) -> np.ndarray:
         """Return the plain vector followed by the previous step's block."""
-        plain = self._encode_plain(observation)
-        return np.concatenate([plain, self._block]).astype(np.float32)
+        size = self._plain_size
+        out = np.empty(size + self._n_block, dtype=np.float32)
+        self._write_plain(observation, out[:size])
+        out[size:] = self._block
+        return out
 
 
 class FeaturesView(View):

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from osfb_gym.core.channels import make_info
+from osfb_gym.core.channels import FEEDBACK, make_info
 from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import INTEGER_TYPES, check_choice, check_float, check_int
@@ -32,6 +32,7 @@ from osfb_gym.envs.services.world import (
 )
 
 __all__ = ["MultiServiceChoiceEnv", "ServiceMetrics"]
+_Step = tuple[dict[str, Any], float, bool, bool, dict[str, Any]]
 
 # the family's pieces live by concern: world (losses, choice, dynamics),
 # populations (synthetic and data worlds), options (arguments), metrics and
@@ -432,9 +433,10 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._totals = []
         self._last_line = ""
         self._minimum = self._world.minimum_loss()
-        # the world's group sizes, for every step's group averages (the oracle's)
-        self._group_averages = GroupAverages(self._world.groups, self._world.n_groups)
-        self._floor = float(self._minimum.sum())
+        # the oracle's group averages, made on the first step that computes an oracle
+        self._group_averages: GroupAverages | None = None
+        # the oracle's excess loss subtracts it; 0.0 without offsets
+        self._floor = 0.0 if self._world.offsets is None else float(self._minimum.sum())
         self._groups = self._world.groups
         feedback: dict[str, Any] = {"n_users": self.n_users, "n_services": self.n_services}
         if self.reveal_groups:
@@ -445,8 +447,17 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         }
         return self._observation(), make_info(feedback, oracle)
 
-    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> _Step:
         """Acquire user ``action``, place a service there, let every user choose."""
+        return self._step(action, True)
+
+    def step_without_oracle(self, action: Any) -> _Step:
+        """:meth:`step` with no oracle computed (a subclass's own ``step`` is kept)."""
+        if type(self).step is not MultiServiceChoiceEnv.step:
+            return super().step_without_oracle(action)
+        return self._step(action, False)
+
+    def _step(self, action: Any, with_oracle: bool) -> _Step:
         world = self._world
         if world is None:
             raise RuntimeError("call reset() before step()")
@@ -469,7 +480,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._t = t = t + 1
         terminated = t >= self.n_services
         # the dynamics (last step) change the choices and losses before they are reported
-        finish = self._finish(world) if terminated else None
+        finish = self._finish(world, with_oracle) if terminated else None
         total = float(np.add.reduce(self._best))  # ndarray.sum's own reduction
         reported = self._reported()
         reported_total = total if reported is self._best else float(reported.sum())
@@ -480,7 +491,15 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         choices = self._choice.copy()
         choices.setflags(write=False)
         feedback = {"losses": reported.copy(), "choices": choices, "revealed": revealed}
-        by_group = self._group_averages(self._best)
+        if self.render_mode is not None:
+            self._record(user, reported_total)
+        obs = self._observation(reported, choices)
+        if not with_oracle:
+            return obs, previous - reported_total, terminated, False, {FEEDBACK: feedback}
+        averages = self._group_averages
+        if averages is None:
+            averages = self._group_averages = GroupAverages(world.groups, world.n_groups)
+        by_group = averages(self._best)
         services = np.zeros(self._services.shape)  # rows not placed yet read 0.0
         services[:t] = self._services[:t]
         oracle: dict[str, Any] = {} if finish is None else finish
@@ -492,9 +511,6 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             group_losses=by_group,
             services=services,
         )
-        if self.render_mode is not None:
-            self._record(user, reported_total)
-        obs = self._observation(reported, choices)
         return obs, previous - reported_total, terminated, False, make_info(feedback, oracle)
 
     def _reported(self) -> np.ndarray:
@@ -503,14 +519,18 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             return self._best - self._minimum
         return self._best
 
-    def _finish(self, world: Population) -> dict[str, Any]:
+    def _finish(self, world: Population, with_oracle: bool = True) -> dict[str, Any]:
         """Run the learning dynamics after the last service; hand the world to the metrics."""
-        out: dict[str, Any] = {"loss_before_dynamics": float(self._best.sum())}
+        out: dict[str, Any] = {}
+        if with_oracle:
+            out["loss_before_dynamics"] = float(self._best.sum())
         if self.dynamics_rounds > 0:
             services, choice, losses = learning_dynamics(
                 world, self._services, self.dynamics_rounds
             )
             self._services, self._choice, self._best = services, choice.astype(np.int64), losses
+        if not with_oracle:
+            return out
         out["loss_after_dynamics"] = float(self._best.sum())
         # the evaluator's reference solver reads it (ServiceMetrics), never the env
         out["world"] = world

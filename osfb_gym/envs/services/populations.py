@@ -49,10 +49,18 @@ def cluster_labels(n: int, n_clusters: int, rng: np.random.Generator) -> np.ndar
     cdf = np.cumsum(shares)
     cdf /= cdf[-1]
     drawn = cdf.searchsorted(rng.random(n - n_clusters), side="right")
-    labels = np.empty(n, dtype=np.int64)
-    labels[:n_clusters] = np.arange(n_clusters)
-    labels[n_clusters:] = drawn
-    return rng.permutation(labels)
+    labels = np.concatenate((np.arange(n_clusters), drawn))
+    # permutation's own shuffle (the same draws), on this new array rather than a copy
+    rng.shuffle(labels)
+    return labels
+
+
+@functools.lru_cache(maxsize=16)
+def _home_groups(n_clusters: int, n_groups: int) -> np.ndarray:
+    """``arange(n_clusters) % n_groups``, read-only, made once per pair of sizes."""
+    groups = np.arange(n_clusters) % n_groups
+    groups.setflags(write=False)
+    return groups
 
 
 def draw_groups(
@@ -63,7 +71,7 @@ def draw_groups(
     Otherwise the group is uniform, so ``correlation=0`` makes groups
     independent of preferences and ``1`` makes each cluster one group.
     """
-    home = rng.permutation(np.arange(labels.max() + 1) % n_groups)[labels]
+    home = rng.permutation(_home_groups(int(labels.max()) + 1, n_groups))[labels]
     other = rng.integers(0, n_groups, labels.size)
     chosen = np.where(rng.random(labels.size) < correlation, home, other)
     return chosen.astype(np.int64, copy=False)

@@ -236,6 +236,19 @@ class Population:
         return order, np.ascontiguousarray(self.preferences[order].T), spans
 
     @cached_property
+    def _from_sorted(self) -> np.ndarray:
+        """Where each user sits among the users sorted by matrix: ``order``'s inverse.
+
+        ``out = sorted_values[inverse]`` puts the values back in user order as
+        ``out[order] = sorted_values`` does (the same values moved), with
+        contiguous writes: NumPy's ``take`` is faster than its scatter.
+        """
+        order = self._by_matrix[0]
+        inverse = np.empty(order.size, dtype=np.intp)
+        inverse[order] = np.arange(order.size)
+        return inverse
+
+    @cached_property
     def _workspace(self) -> tuple[np.ndarray, np.ndarray]:
         """Scratch arrays of the Mahalanobis kernel (two of ``d x n``), reused at each call.
 
@@ -343,8 +356,8 @@ class Population:
                 quad += np.multiply(product[1], diff[1], out=out)  # out: scratch till the end
             quad += 0.0  # einsum's start: turns -0.0 into +0.0, before the same clip
             np.maximum(quad, 0.0, out=quad)
-        out[order] = quad
-        return out
+        # out[order] = quad, as a gather (the same values, each moved once)
+        return np.take(quad, self._from_sorted, out=out)
 
     def loss_at_reference(self, theta: np.ndarray, users: np.ndarray | None = None) -> np.ndarray:
         """:meth:`loss_at` written plainly, one expression per family: the reference path."""

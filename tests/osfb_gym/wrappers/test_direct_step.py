@@ -13,6 +13,7 @@ import osfb_gym  # noqa: F401
 from osfb_gym.core.channels import HideOracle, strip_oracle
 from osfb_gym.wrappers import apply_view, rl_env
 from osfb_gym.wrappers.views import encode, make_view
+from osfb_gym.wrappers.writers import make_writer
 
 CASES = [
     ("OneSidedLending-v0", {"horizon": 25}),
@@ -145,3 +146,100 @@ def test_the_plain_views_cast_equals_encode(obs):
     assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
     if isinstance(obs, np.ndarray):
         assert not np.shares_memory(got, obs)
+
+
+def test_the_direct_path_steps_the_env_without_its_oracle():
+    """Under HideOracle the view calls step_without_oracle; without it, step (oracle kept)."""
+    for hide, expected in ((True, "step_without_oracle"), (False, "step")):
+        env = apply_view(
+            HideOracle(gym.make("MultiServiceChoice-v0", n_users=20, n_services=8))
+            if hide
+            else gym.make("MultiServiceChoice-v0", n_users=20, n_services=8),
+            "plain",
+        )
+        env.reset(seed=0)
+        raw = env.unwrapped
+        calls: list[str] = []
+        for name in ("step", "step_without_oracle"):
+            method = getattr(raw, name)
+
+            def counted(
+                action: Any, method: Any = method, name: str = name, calls: list = calls
+            ) -> Any:
+                calls.append(name)
+                return method(action)
+
+            setattr(raw, name, counted)  # an instance attribute: what the view looks up
+        infos = [env.step(user)[4] for user in range(8)]
+        assert env._direct is raw
+        assert calls[-5:] == [expected] * 5
+        assert all(("oracle" in info) is not hide for info in infos)
+
+
+def test_the_public_state_shows_nothing_hidden_on_the_path_without_the_oracle():
+    """The cheater's walk (every public attribute of every layer) through rl_env's stack."""
+    from tests.osfb_gym.envs.test_ecosystem import public_state
+
+    def walk(extreme: str) -> list:
+        env = rl_env("MultiServiceChoice-v0", n_users=30, n_services=5)
+        env.reset(seed=3)
+        seen = []
+        for user in range(5):  # the direct path from the third step on
+            env.unwrapped._override_hidden(user, extreme)
+            seen.append((frozen(env.step(user)), public_state(env)))
+        assert env._direct is env.unwrapped
+        return seen
+
+    assert walk("low") == walk("high")
+
+
+SPACES = [
+    gym.spaces.Dict(
+        {
+            "losses": gym.spaces.Box(0.0, np.finfo(np.float32).max, (6,), dtype=np.float32),
+            "choices": gym.spaces.MultiDiscrete(np.full(6, 4)),
+            "n": gym.spaces.Discrete(4),
+            "groups": gym.spaces.MultiDiscrete(np.full(6, 3)),
+        }
+    ),
+    gym.spaces.Dict(
+        {
+            "x": gym.spaces.Box(-1.0, 1.0, (2, 3), dtype=np.float64),
+            "k": gym.spaces.Discrete(5, start=-2),
+            "m": gym.spaces.MultiDiscrete([3, 5, 2], start=[1, 0, -1]),
+            "b": gym.spaces.MultiBinary(4),
+            "inner": gym.spaces.Dict({"u": gym.spaces.Box(-np.inf, np.inf, (3,))}),
+        }
+    ),
+    gym.spaces.MultiDiscrete([[7, 7], [7, 7]]),
+    gym.spaces.Box(-np.inf, np.inf, (5,), dtype=np.float32),
+    gym.spaces.Discrete(1),
+]
+
+
+@pytest.mark.parametrize("space", SPACES, ids=lambda space: type(space).__name__)
+def test_the_writer_writes_what_encode_returns(space):
+    """Bit for bit, for samples and for awkward values (large, negative, out of range)."""
+    space.seed(0)
+    samples = [space.sample() for _ in range(20)]
+
+    def awkward(sub: Any, value: Any) -> Any:
+        if isinstance(sub, gym.spaces.Dict):
+            return {key: awkward(sub[key], value[key]) for key in sub.spaces}
+        if isinstance(sub, gym.spaces.MultiDiscrete):
+            odd = np.asarray(value).copy().reshape(-1)
+            odd[0], odd[-1] = -1, 3 * int(sub.nvec.max())  # outside the codes' table
+            return odd.reshape(np.shape(value))
+        if isinstance(sub, gym.spaces.Box):
+            return np.full(sub.shape, 3e38, dtype=sub.dtype) * -1
+        return value
+
+    cases = [*samples, *(awkward(space, value) for value in samples[:3])]
+    if isinstance(space, gym.spaces.MultiDiscrete):
+        cases += [samples[0].astype(np.int32), samples[0].astype(np.float64) + 0.5]
+    size, write = make_writer(space)
+    for value in cases:
+        out = np.full(size, np.nan, dtype=np.float32)
+        write(value, out)
+        want = encode(space, value)
+        assert out.tobytes() == want.tobytes(), (value, out, want)

@@ -1,0 +1,121 @@
+"""Write an observation's view encoding in place: :func:`make_writer`.
+
+The plain and feedback views (:mod:`osfb_gym.wrappers.views`) encode every
+observation an RL library sees; a writer fills one ``float32`` vector with
+:func:`~osfb_gym.wrappers.views.encode`'s values, bit for bit, without the
+intermediate ``float64`` arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from osfb_gym.wrappers.views import _unbounded, encode_space
+
+Writer = Callable[[Any, np.ndarray], None]
+
+
+def make_writer(space: gym.Space) -> tuple[int, Writer]:
+    """Return ``(size, write)``: ``write(observation, out)`` fills ``out`` with its encoding.
+
+    ``out`` is a ``float32`` vector of ``size`` entries; afterwards it holds
+    :func:`encode` of ``observation``, bit for bit (the same ``float64``
+    operations, each result cast to ``float32`` once, as ``encode``'s last
+    cast does), written in place: a ``Dict`` is encoded without
+    concatenating its entries' ``float64`` vectors and casting the result,
+    and the codes of a ``MultiDiscrete`` of one size and no offset (the
+    services' choices and groups) are looked up in a table of their
+    ``float32`` values.
+
+    Examples
+    --------
+    >>> space = spaces.Dict({"n": spaces.Discrete(5), "loss": spaces.Box(0, np.inf, (2,))})
+    >>> size, write = make_writer(space)
+    >>> out = np.empty(size, dtype=np.float32)
+    >>> write({"n": 2, "loss": np.array([0.0, 3.0])}, out)
+    >>> out.tolist()
+    [0.0, 0.75, 0.5]
+    """
+    size = int(encode_space(space).shape[0])
+    if isinstance(space, spaces.Box):
+        if _unbounded(space):
+
+            def write_squashed(observation: Any, out: np.ndarray) -> None:
+                # squash: v / (1 + |v|) in float64 (|v| + 1 is the same sum), cast once
+                if type(observation) is not np.ndarray:
+                    observation = np.asarray(observation)
+                # (astype is faster than asarray's dtype=; values is only read)
+                values = observation.astype(np.float64, copy=False).reshape(-1)
+                squashed = np.abs(values)
+                squashed += 1.0
+                np.divide(values, squashed, out=squashed)
+                out[:] = squashed
+
+            return size, write_squashed
+
+        def write_box(observation: Any, out: np.ndarray) -> None:
+            values = np.asarray(observation)
+            if values.dtype.char not in "fd":  # float32 and float64 cast to float32 directly
+                values = values.astype(np.float64)
+            out[:] = values.reshape(-1)
+
+        return size, write_box
+    if isinstance(space, spaces.Discrete):
+        start, scale = int(space.start), max(int(space.n) - 1, 1)
+
+        def write_discrete(observation: Any, out: np.ndarray) -> None:
+            out[0] = (int(observation) - start) / scale
+
+        return size, write_discrete
+    if isinstance(space, spaces.MultiDiscrete):
+        low, scale = space.start, np.maximum(space.nvec - 1, 1)
+        if space.nvec.size and not low.any() and (scale == scale.flat[0]).all():
+            # one size m and no offset: (v - 0) / s is v / s, so each code's float32
+            # value is looked up in a table of the m codes, computed as encode does;
+            # int64 codes only, read as uint64 so that a negative one is out of the
+            # table too: a code outside [0, m) gets the arithmetic itself
+            divisor = float(scale.flat[0])
+            table = (np.arange(int(space.nvec.flat[0]), dtype=np.float64) / divisor).astype(
+                np.float32
+            )
+
+            def write_uniform(observation: Any, out: np.ndarray) -> None:
+                values = np.asarray(observation)
+                if values.dtype == np.int64:
+                    try:
+                        out[:] = table[values.reshape(-1).view(np.uint64)]
+                        return
+                    except IndexError:
+                        pass
+                out[:] = (np.asarray(values, dtype=np.float64) / divisor).reshape(-1)
+
+            return size, write_uniform
+
+        def write_multi(observation: Any, out: np.ndarray) -> None:
+            out[:] = ((np.asarray(observation, dtype=np.float64) - low) / scale).reshape(-1)
+
+        return size, write_multi
+    if isinstance(space, spaces.MultiBinary):
+
+        def write_binary(observation: Any, out: np.ndarray) -> None:
+            out[:] = np.asarray(observation, dtype=np.float64).reshape(-1)
+
+        return size, write_binary
+    if isinstance(space, spaces.Dict):
+        parts, stop = [], 0
+        for key, sub in space.spaces.items():
+            width, writer = make_writer(sub)
+            parts.append((key, stop, stop + width, writer))
+            stop += width
+
+        def write_dict(observation: Any, out: np.ndarray) -> None:
+            for key, begin, end, writer in parts:
+                writer(observation[key], out[begin:end])
+
+        return size, write_dict
+    raise TypeError(f"cannot encode an observation of {space}")
