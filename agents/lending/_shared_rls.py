@@ -371,9 +371,11 @@ class SharedRLS:
         n = self.n[slots]
         self.n_fitted[slots] = n
         refit = n > (1.0 + self.refit_growth[slots]) * self.n_at_refit[slots]
-        self.beta[slots[~refit]] = rls[~refit]
-        for slot in slots[refit].tolist():
-            self._refit(slot)
+        # every state's RLS estimate; a refit then sets its own (it does not read beta)
+        self.beta[slots] = rls
+        if refit.any():
+            for slot in slots[refit].tolist():
+                self._refit(slot)
 
     def _refit(self, slot: int) -> None:
         """``GLMEstimator._refit`` of the linear incremental solver, on state ``slot``."""
