@@ -31,6 +31,7 @@ from array import array
 import numpy as np
 from scipy.linalg.blas import dger
 
+from agents.lending._rank_one import rank_one_each
 from agents.lending.glm import GLMEstimator, _sherman_morrison
 from osfb_gym.core.links import Link
 
@@ -72,6 +73,24 @@ class RowLog:
     def nbytes(self) -> int:
         """Bytes held by the log."""
         return int(self._rows.nbytes)
+
+
+@functools.cache
+def _stacked_matmul_is_per_matrix(dim: int, trials: int = 32) -> bool:
+    """Whether a stacked ``matmul`` of ``(k, dim, dim)`` by ``(k, dim, 1)`` gives each ``A @ x``'s bits.
+
+    Checked on seeded random matrices (NumPy runs the same BLAS ``gemv`` per
+    matrix of the stack; this makes sure of it for the task's ``dim``).
+    """
+    rng = np.random.default_rng(dim + 1)
+    for _ in range(trials):
+        stack = rng.standard_normal((4, dim, dim))
+        rows = rng.standard_normal((4, dim))
+        stacked = np.matmul(stack, rows[:, :, None])[:, :, 0]
+        for position in range(4):
+            if not np.array_equal(stacked[position], np.matmul(stack[position], rows[position])):
+                return False
+    return True
 
 
 @functools.cache
@@ -168,7 +187,8 @@ class SharedRLS:
         self.n = np.zeros(count, dtype=np.int64)
         self.n_in_A = np.zeros(count, dtype=np.int64)
         self.n_at_refit = np.zeros(count, dtype=np.int64)
-        self.n_fitted = np.zeros(count, dtype=np.int64)
+        # (1 + refit_growth) * n_at_refit: a state refits once n exceeds it
+        self.refit_limit = np.zeros(count)
         self.history: list[_History | None] = [None] * count
         self.members = np.zeros(count, dtype=np.int64)  # agents per state
         self.slot = np.zeros(count, dtype=np.intp)  # agent -> state
@@ -177,6 +197,8 @@ class SharedRLS:
         self._starts: list[tuple[float, float, np.ndarray, int]] = []
         # one-row updates of many states in stacked NumPy, where that is dger's arithmetic
         self._batched = _numpy_rank_one_is_dger(dim)
+        # else the gains stacked (where that is each state's gemv) and dger called per state
+        self._stacked_gains = self._batched or _stacked_matmul_is_per_matrix(dim)
 
     def add(self, model: GLMEstimator, warm: np.ndarray) -> int:
         """Add an agent whose estimator was just reset on warm-start rows ``warm``.
@@ -217,7 +239,7 @@ class SharedRLS:
         self.n[slot] = model.n
         self.n_in_A[slot] = model._n_in_A
         self.n_at_refit[slot] = model._n_at_refit
-        self.n_fitted[slot] = model._n_fitted
+        self.refit_limit[slot] = (1.0 + self.refit_growth[slot]) * self.n_at_refit[slot]
         history = _History(None, 0)
         if model.n:
             start = self.log.append(warm)
@@ -287,7 +309,7 @@ class SharedRLS:
                 self._learn(slot, row[None, :], np.array([target]), np.array([index]))
             return
         count = len(slots)
-        if self._batched:
+        if self._stacked_gains:
             self._learn_one_row(slots, row, target, index)
             return
         self._learn_rows(
@@ -298,7 +320,10 @@ class SharedRLS:
         """:meth:`_learn_rows` of the same row, outcome and log index for every state.
 
         The same operations on the same operands (a scalar broadcast where
-        ``_learn_rows`` has a column of equal values), in fewer calls.
+        ``_learn_rows`` has a column of equal values), in fewer calls: the gains
+        in one stacked ``matmul`` (each state's ``gemv``), the rank-one update in
+        NumPy where that rounds as ``dger`` (``_batched``), else ``dger`` itself on
+        each state (:func:`~agents.lending._rank_one.rank_one_each`).
         """
         histories = self.history
         for slot in slots.tolist():
@@ -311,8 +336,12 @@ class SharedRLS:
         gathered = self.A_inv[slots]
         gains = np.matmul(gathered, rows[:, :, None])[:, :, 0]
         denominators = 1.0 + np.matmul(rows[:, None, :], gains[:, :, None])[:, 0, 0]
-        gathered += ((-1.0 / denominators)[:, None] * gains)[:, :, None] * gains[:, None, :]
-        self.A_inv[slots] = gathered
+        if self._batched:
+            gathered += ((-1.0 / denominators)[:, None] * gains)[:, :, None] * gains[:, None, :]
+            self.A_inv[slots] = gathered
+        else:
+            # -1.0 / d element-wise is the Python float division _learn_rows hands dger
+            rank_one_each(self.A_inv, slots, gains, -1.0 / denominators)
         gains /= denominators[:, None]
         rls = self.rls_beta[slots]
         predicted = np.matmul(rows[:, None, :], rls[:, :, None])[:, 0, 0]
@@ -348,16 +377,17 @@ class SharedRLS:
             gathered += scaled[:, :, None] * gains[:, None, :]
             A_inv[slots] = gathered
         else:
-            order = slots.tolist()
-            gains = np.empty_like(rows)
-            for position, slot in enumerate(order):
-                # in place, no gathered copy of the states' matrices
-                np.matmul(A_inv[slot], rows[position], out=gains[position])
+            if self._stacked_gains:
+                gains = np.matmul(A_inv[slots], rows[:, :, None])[:, :, 0]
+            else:
+                gains = np.empty_like(rows)
+                for position, slot in enumerate(slots.tolist()):
+                    # in place, no gathered copy of the states' matrices
+                    np.matmul(A_inv[slot], rows[position], out=gains[position])
             denominators = 1.0 + np.matmul(rows[:, None, :], gains[:, :, None])[:, 0, 0]
-            for slot, u, denominator in zip(order, gains, denominators.tolist(), strict=True):
-                # _rank_one_update without its check: A_inv[slot] is C-ordered float64, so
-                # its transpose is the Fortran array dger updates in place
-                dger(-1.0 / denominator, u, u, a=A_inv[slot].T, overwrite_a=True)
+            # _rank_one_update without its check, per state: A_inv[slot] is C-ordered
+            # float64, so its transpose is the Fortran array dger updates in place
+            rank_one_each(A_inv, slots, gains, -1.0 / denominators)
         gains /= denominators[:, None]
         rls = self.rls_beta[slots]
         predicted = np.matmul(rows[:, None, :], rls[:, :, None])[:, 0, 0]
@@ -367,10 +397,10 @@ class SharedRLS:
     def _after_rows(self, slots: np.ndarray, rls: np.ndarray) -> None:
         """Store the states' new RLS estimates; count the row; refit where the data grew."""
         self.rls_beta[slots] = rls
-        self.n[slots] += 1
-        n = self.n[slots]
-        self.n_fitted[slots] = n
-        refit = n > (1.0 + self.refit_growth[slots]) * self.n_at_refit[slots]
+        n = self.n[slots] + 1
+        self.n[slots] = n
+        # GLMEstimator's test n > (1 + refit_growth) * n_at_refit, the product kept
+        refit = n > self.refit_limit[slots]
         # every state's RLS estimate; a refit then sets its own (it does not read beta)
         self.beta[slots] = rls
         if refit.any():
@@ -384,13 +414,14 @@ class SharedRLS:
         self.A_inv[slot] = np.linalg.inv(A)
         self.rls_beta[slot] = self.beta[slot]
         self.n_at_refit[slot] = self.n[slot]
+        self.refit_limit[slot] = (1.0 + self.refit_growth[slot]) * self.n_at_refit[slot]
 
     def _split(self, slot: int, members: np.ndarray) -> int:
         """Move ``members`` (agents in ``slot``) to a copy of it; return the copy's slot."""
         new = self._free.pop()
         for name in ("A_inv", "A", "beta", "rls_beta", "xty"):
             getattr(self, name)[new] = getattr(self, name)[slot]
-        for name in ("l2", "refit_growth", "n", "n_in_A", "n_at_refit", "n_fitted"):
+        for name in ("l2", "refit_growth", "n", "n_in_A", "n_at_refit", "refit_limit"):
             getattr(self, name)[new] = getattr(self, name)[slot]
         self.history[new] = _History(self.history[slot], int(self.n[slot]))
         self.slot[members] = new
@@ -429,7 +460,6 @@ class SharedRLS:
             self._refit(slot)
         else:
             self.beta[slot] = self.rls_beta[slot]
-        self.n_fitted[slot] = n
 
     def _fold(self, slot: int) -> np.ndarray:
         """``GLMEstimator.A``: fold the rows revealed since ``A`` was last read, as one product."""

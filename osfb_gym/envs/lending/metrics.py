@@ -199,9 +199,18 @@ class LendingMetrics(EpisodeMetrics):
         self.steps += 1
         self.episode_return += np.asarray(reward, dtype=float)
         self.cumulative_loss += np.asarray(oracle["loss"], dtype=float)
-        self.n_revealed += np.asarray(revealed, dtype=bool).sum(axis=1, dtype=np.intp)
         bayes = oracle["bayes_action"]
         self.decisions += action.size // self.num_envs  # type: ignore[operator]
+        if action.shape[1] == 1:
+            # one applicant: each env's count is its one entry (True adds 1.0)
+            shown, one, best = np.asarray(revealed, dtype=bool)[:, 0], action[:, 0], bayes[:, 0]
+            approved = one == 1
+            self.n_revealed += shown
+            self.approvals += approved
+            self.wrongly_approved += approved & (best == 0)
+            self.wrongly_denied += (one == 0) & (best == 1)
+            return
+        self.n_revealed += np.asarray(revealed, dtype=bool).sum(axis=1, dtype=np.intp)
         approved = action == 1
         self.approvals += approved.sum(axis=1, dtype=np.intp)
         self.wrongly_approved += (approved & (bayes == 0)).sum(axis=1, dtype=np.intp)

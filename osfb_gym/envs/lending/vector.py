@@ -45,16 +45,17 @@ def _check_actions(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
     """:func:`~osfb_gym.core.validation.check_binary_array` without its conversions.
 
     An ``ndarray`` of ``shape`` and a boolean, integer or floating dtype whose
-    entries are all 0 or 1 comes back as ``int8`` (what the validator returns);
-    anything else goes to the validator and its error.
+    entries are all 0 or 1 comes back as ``int8`` (what the validator returns;
+    an ``int8`` array itself, which the step only reads); anything else goes to
+    the validator and its error.
     """
-    if (
-        type(actions) is np.ndarray
-        and actions.shape == shape
-        and actions.dtype.kind in "biuf"
-        and ((actions == 0) | (actions == 1)).all()
-    ):
-        return actions.astype(np.int8)
+    if type(actions) is np.ndarray and actions.shape == shape:
+        if actions.dtype == np.int8:
+            # the replicas' own decisions: 0 and 1 are the int8 values whose bytes are <= 1
+            if (actions.view(np.uint8) <= 1).all():
+                return actions  # only read by the step, never kept
+        elif actions.dtype.kind in "biuf" and ((actions == 0) | (actions == 1)).all():
+            return actions.astype(np.int8)
     return check_binary_array(actions, "actions", shape)
 
 
