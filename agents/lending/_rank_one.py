@@ -21,6 +21,9 @@ from collections.abc import Callable
 import numpy as np
 from scipy.linalg.blas import dger
 
+_resolved: list[Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]] = []
+_one_row: list[Callable[..., np.ndarray]] = []  # the compiled one-row update, once resolved
+
 
 def rank_one_each_python(
     A_inv: np.ndarray, slots: np.ndarray, gains: np.ndarray, alphas: np.ndarray
@@ -35,7 +38,7 @@ def rank_one_each_python(
 
 
 def _compiled() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] | None:
-    """The numba loop over SciPy's ``dger``, or None without numba (or with OSFB_NUMBA=0)."""
+    """Return the numba loop over SciPy's ``dger`` (None without numba, or with OSFB_NUMBA=0)."""
     if os.environ.get("OSFB_NUMBA", "1") == "0":
         return None
     try:
@@ -60,6 +63,40 @@ def _compiled() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], No
             blas_dger(dim.ctypes, dim.ctypes, alpha.ctypes, u.ctypes, one.ctypes, u.ctypes,
                       one.ctypes, A_inv[slots[k]].ctypes, dim.ctypes)  # fmt: skip
 
+    @numba.njit(nogil=True)
+    def one_row(A_inv, xty, rls_beta, beta, n, refit_limit, slots, row, target, gains,
+                denominators, predicted, batched):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
+        refit = np.zeros(slots.size, dtype=np.bool_)
+        dim = np.full(1, A_inv.shape[1], dtype=np.int32)
+        one = np.ones(1, dtype=np.int32)
+        alpha = np.empty(1)
+        scaled = row * target
+        for k in range(slots.size):
+            s = slots[k]
+            for j in range(row.size):
+                xty[s, j] = xty[s, j] + scaled[j]
+            a = -1.0 / denominators[k]
+            u = gains[k]
+            if batched:
+                for i in range(row.size):
+                    left = a * u[i]
+                    for j in range(row.size):
+                        A_inv[s, i, j] = A_inv[s, i, j] + left * u[j]
+            else:
+                alpha[0] = a
+                blas_dger(dim.ctypes, dim.ctypes, alpha.ctypes, u.ctypes, one.ctypes, u.ctypes,
+                          one.ctypes, A_inv[s].ctypes, dim.ctypes)  # fmt: skip
+            error = target - predicted[k]
+            for j in range(row.size):
+                value = rls_beta[s, j] + (u[j] / denominators[k]) * error
+                rls_beta[s, j] = value
+                beta[s, j] = value
+            n[s] = n[s] + 1
+            refit[k] = n[s] > refit_limit[s]
+        return refit
+
+    _one_row.append(one_row)
+
     def run(A_inv: np.ndarray, slots: np.ndarray, gains: np.ndarray, alphas: np.ndarray) -> None:
         assert A_inv.flags.c_contiguous and A_inv.dtype == np.float64
         loop(
@@ -70,9 +107,6 @@ def _compiled() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], No
         )
 
     return run
-
-
-_resolved: list[Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]] = []
 
 
 def rank_one_each(
@@ -88,7 +122,28 @@ def rank_one_each(
 
 
 def warm() -> bool:
-    """Compile the numba loop now (a forked child then inherits it); return whether it is numba's."""
+    """Compile the numba loops now (a forked child then inherits them); whether numba's run."""
     A_inv = np.zeros((1, 2, 2))
     rank_one_each(A_inv, np.zeros(1, dtype=np.intp), np.ones((1, 2)), np.ones(1))
+    kernel = one_row_kernel()
+    if kernel is not None:
+        vectors = [np.zeros((1, 2)) for _ in range(3)]
+        kernel(A_inv, *vectors, np.zeros(1, dtype=np.int64), np.zeros(1),
+               np.zeros(1, dtype=np.intp), np.ones(2), 1.0, np.ones((1, 2)), np.ones(1),
+               np.zeros(1), True)  # fmt: skip
     return _resolved[0] is not rank_one_each_python
+
+
+def one_row_kernel() -> Callable[..., np.ndarray] | None:
+    """Return the compiled end of ``SharedRLS._learn_one_row``, or None without numba.
+
+    Given the step's gains, denominators and predictions (computed by NumPy's BLAS,
+    as without it), it does, state by state, the element-wise rest with the same
+    IEEE operations in the same order (numba compiles without fast-math: no fused
+    or reassociated arithmetic): ``xty``, the rank-one update (element-wise where
+    NumPy's rounds as ``dger``, else ``dger`` itself), ``beta``, ``n`` and the
+    refit test.
+    """
+    if not _resolved:
+        _resolved.append(_compiled() or rank_one_each_python)
+    return _one_row[0] if _one_row else None

@@ -31,7 +31,7 @@ from array import array
 import numpy as np
 from scipy.linalg.blas import dger
 
-from agents.lending._rank_one import rank_one_each
+from agents.lending._rank_one import one_row_kernel, rank_one_each
 from agents.lending.glm import GLMEstimator, _sherman_morrison
 from osfb_gym.core.links import Link
 
@@ -77,7 +77,7 @@ class RowLog:
 
 @functools.cache
 def _stacked_matmul_is_per_matrix(dim: int, trials: int = 32) -> bool:
-    """Whether a stacked ``matmul`` of ``(k, dim, dim)`` by ``(k, dim, 1)`` gives each ``A @ x``'s bits.
+    """Whether a stacked ``matmul`` (``(k, dim, dim)`` by ``(k, dim, 1)``) gives each ``A @ x``.
 
     Checked on seeded random matrices (NumPy runs the same BLAS ``gemv`` per
     matrix of the stack; this makes sure of it for the task's ``dim``).
@@ -171,9 +171,14 @@ class SharedRLS:
         The (linear) link.
     log
         Where observed rows are kept.
+    compiled
+        Use numba's compiled one-row update when numba is installed (the same
+        bits); False: NumPy's alone (the reference).
     """
 
-    def __init__(self, count: int, dim: int, link: Link, log: RowLog) -> None:
+    def __init__(
+        self, count: int, dim: int, link: Link, log: RowLog, *, compiled: bool = True
+    ) -> None:
         self.dim = dim
         self.link = link
         self.log = log
@@ -199,6 +204,8 @@ class SharedRLS:
         self._batched = _numpy_rank_one_is_dger(dim)
         # else the gains stacked (where that is each state's gemv) and dger called per state
         self._stacked_gains = self._batched or _stacked_matmul_is_per_matrix(dim)
+        # the one-row update's element-wise part compiled (numba, optional), else NumPy's
+        self._kernel = one_row_kernel() if compiled else None
 
     def add(self, model: GLMEstimator, warm: np.ndarray) -> int:
         """Add an agent whose estimator was just reset on warm-start rows ``warm``.
@@ -331,6 +338,9 @@ class SharedRLS:
             assert history is not None
             history.indices.append(index)
             history.y.append(target)
+        if self._kernel is not None:
+            self._learn_one_row_compiled(slots, row, target)
+            return
         self.xty[slots] += row * target
         rows = row[None, :].repeat(len(slots), axis=0)
         gathered = self.A_inv[slots]
@@ -347,6 +357,29 @@ class SharedRLS:
         predicted = np.matmul(rows[:, None, :], rls[:, :, None])[:, 0, 0]
         rls += gains * (target - predicted)[:, None]
         self._after_rows(slots, rls)
+
+    def _learn_one_row_compiled(self, slots: np.ndarray, row: np.ndarray, target: float) -> None:
+        """:meth:`_learn_one_row`'s arithmetic with its element-wise part in one compiled call.
+
+        The products that go to BLAS (the gains, the denominators, the predictions)
+        are NumPy's, as in :meth:`_learn_one_row`; the rest is
+        :func:`~agents.lending._rank_one.one_row_kernel`, state by state (tested
+        equal, bit for bit).
+        """
+        assert self._kernel is not None
+        rows = row[None, :].repeat(len(slots), axis=0)
+        gains = np.matmul(self.A_inv[slots], rows[:, :, None])[:, :, 0]
+        denominators = 1.0 + np.matmul(rows[:, None, :], gains[:, :, None])[:, 0, 0]
+        # the states' RLS predictions before this row (the rank-one update does not touch them)
+        predicted = np.matmul(rows[:, None, :], self.rls_beta[slots][:, :, None])[:, 0, 0]
+        refit = self._kernel(
+            self.A_inv, self.xty, self.rls_beta, self.beta, self.n, self.refit_limit,
+            slots, np.ascontiguousarray(row), float(target), np.ascontiguousarray(gains),
+            denominators, predicted, self._batched,
+        )  # fmt: skip
+        if refit.any():
+            for slot in slots[refit].tolist():
+                self._refit(slot)
 
     def _learn_rows(
         self, slots: np.ndarray, rows: np.ndarray, targets: np.ndarray, indices: np.ndarray
