@@ -333,7 +333,7 @@ class CutoffReplicas:
         IEEE operations as :meth:`Adaptive.exploration` (a product of two doubles).
         """
         scheduled = self._scheduled
-        if not scheduled.any():
+        if not self._any_scheduled:
             return self._shared_rhos
         assert self.shared_ is not None
         growth = math.sqrt(2.0 * self.shared_.dim * math.log1p(self.t_))
@@ -364,6 +364,9 @@ class CutoffReplicas:
         if not checked:
             x = np.asarray(observations, dtype=float)
             same_batch = bool((x == x[0]).all())
+        elif same_batch and self._all_shared and revealed.shape[1] == 1:
+            self._learn_one_applicant(observations, x, revealed, outcomes)
+            return
         # one check of every agent's revealed outcomes (the agents' learn() checks nothing)
         self.agents[0]._check_revealed(
             x[:0] if checked else x[revealed],
@@ -405,6 +408,32 @@ class CutoffReplicas:
                 float(rewards[index]),
                 {"revealed": revealed[index], "y": outcomes[index]},
             )
+
+    def _learn_one_applicant(
+        self, observations: np.ndarray, x: np.ndarray, revealed: np.ndarray, outcomes: np.ndarray
+    ) -> None:
+        """:meth:`update` of a paper's grid step: every agent shared, one applicant for all.
+
+        What :meth:`update` does in that case (the outcomes checked, the batch logged
+        once, :meth:`SharedRLS.update_row` when every reveal has one outcome), with the
+        agent indices as the shared positions (agent ``i`` is shared agent ``i``).
+        """
+        assert self.shared_ is not None and self.log_ is not None
+        agents = np.flatnonzero(revealed[:, 0])
+        if not agents.size:
+            return
+        ys = outcomes[agents, 0]  # outcomes[revealed], in the same order
+        # the features are the ones act() checked; the outcomes are checked here
+        self.agents[0]._check_revealed(x[:0, 0], ys, "observations (revealed rows)",
+                                       "feedback['y']")  # fmt: skip
+        base = self.log_.append(np.asarray(observations[0]))
+        shared = self.shared_
+        if (ys == ys[0]).all():
+            shared.update_row(agents, x[0, 0], float(ys[0]), base)
+        else:
+            first = np.full(agents.size, base)
+            shared.update(agents, revealed[agents], outcomes[agents], x[agents], first)
+        self.betas_[agents] = shared.beta[shared.slot[agents]]
 
     def _share(self, agent: CutoffAgent, index: int, feedback: dict[str, Any], space: Any) -> None:
         """Move ``agent`` (just reset) into the shared states if :func:`shares_state` allows.
@@ -460,6 +489,12 @@ class CutoffReplicas:
         self._is_shared = np.zeros(len(self.agents), dtype=bool)
         self._is_shared[shared] = True
         self._apart = not self._is_shared.all()  # agents that learn on their own
+        # every agent shared, agent i at position i, none with its own update
+        self._all_shared = (
+            not self._apart
+            and shared == list(range(len(self.agents)))
+            and not any(_overrides(agent, "update") for agent in self.agents)
+        )
         # the agents whose rows go to the log
         self._logs = self._is_shared.copy()
         self._logs[list(self._logged)] = True
@@ -479,6 +514,7 @@ class CutoffReplicas:
         ]
         self._scheduled_objects: list[Any] = [self.agents[i] for i in self._scheduled_agents]
         self._all_scheduled = bool(self._scheduled.all())
+        self._any_scheduled = bool(self._scheduled.any())
 
     def _learn_shared(
         self,
