@@ -194,7 +194,10 @@ class SharedRLS:
         self.n_at_refit = np.zeros(count, dtype=np.int64)
         # (1 + refit_growth) * n_at_refit: a state refits once n exceeds it
         self.refit_limit = np.zeros(count)
-        self.history: list[_History | None] = [None] * count
+        self._histories: list[_History | None] = [None] * count
+        # one-row updates whose rows are not yet in their states' histories:
+        # (log index, outcome, slots), appended in order, moved by _flush
+        self._pending: list[tuple[int, float, np.ndarray]] = []
         self.members = np.zeros(count, dtype=np.int64)  # agents per state
         self.slot = np.zeros(count, dtype=np.intp)  # agent -> state
         self.n_agents = 0
@@ -206,6 +209,33 @@ class SharedRLS:
         self._stacked_gains = self._batched or _stacked_matmul_is_per_matrix(dim)
         # the one-row update's element-wise part compiled (numba, optional), else NumPy's
         self._kernel = one_row_kernel() if compiled else None
+
+    @property
+    def history(self) -> list[_History | None]:
+        """Each state's revealed rows (:class:`_History`; None for a free slot), up to date."""
+        if self._pending:
+            self._flush()
+        return self._histories
+
+    def _flush(self) -> None:
+        """Append the pending one-row updates to their states' histories, in order.
+
+        Sorting them by state (stably: each state's rows keep their order) makes
+        it one extension per state instead of two appends per state and step.
+        """
+        pending, self._pending = self._pending, []
+        sizes = [len(slots) for _, _, slots in pending]
+        slots = np.concatenate([slots for _, _, slots in pending])
+        indices = np.repeat(np.array([index for index, _, _ in pending], dtype=np.int64), sizes)
+        targets = np.repeat(np.array([target for _, target, _ in pending], dtype=float), sizes)
+        order = np.argsort(slots, kind="stable")
+        slots, indices, targets = slots[order], indices[order], targets[order]
+        bounds = [0, *(np.flatnonzero(np.diff(slots)) + 1).tolist(), len(slots)]
+        for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
+            history = self._histories[int(slots[start])]
+            assert history is not None
+            history.indices.frombytes(indices[start:stop].tobytes())
+            history.y.frombytes(targets[start:stop].tobytes())
 
     def add(self, model: GLMEstimator, warm: np.ndarray) -> int:
         """Add an agent whose estimator was just reset on warm-start rows ``warm``.
@@ -332,12 +362,8 @@ class SharedRLS:
         NumPy where that rounds as ``dger`` (``_batched``), else ``dger`` itself on
         each state (:func:`~agents.lending._rank_one.rank_one_each`).
         """
-        histories = self.history
-        for slot in slots.tolist():
-            history = histories[slot]
-            assert history is not None
-            history.indices.append(index)
-            history.y.append(target)
+        # the row joins the states' histories when they are next read (_flush)
+        self._pending.append((index, target, slots))
         if self._kernel is not None:
             self._learn_one_row_compiled(slots, row, target)
             return
