@@ -137,17 +137,22 @@ class _History:
         self.indices = array("q")
         self.y = array("d")
 
-    def collect(self, length: int) -> tuple[np.ndarray, np.ndarray]:
-        """Return the first ``length`` (log index, outcome) pairs of this history."""
+    def collect(self, length: int, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Return the (log index, outcome) pairs ``start`` to ``length`` of this history (copies).
+
+        Only the nodes holding that range are read: a refit folds the rows since its
+        last one without gathering the whole chain.
+        """
         parts: list[tuple[np.ndarray, np.ndarray]] = []
         node: _History | None = self
-        while node is not None and length > 0:
+        while node is not None and length > start:
             own = length - node.parent_len
             if own > 0:
+                first = max(start - node.parent_len, 0)
                 parts.append(
                     (
-                        np.frombuffer(node.indices, dtype=np.int64, count=own),
-                        np.frombuffer(node.y, dtype=np.float64, count=own),
+                        np.frombuffer(node.indices, dtype=np.int64, count=own)[first:],
+                        np.frombuffer(node.y, dtype=np.float64, count=own)[first:],
                     )
                 )
                 length = node.parent_len
@@ -526,8 +531,8 @@ class SharedRLS:
         if done < n:
             history = self.history[slot]
             assert history is not None
-            indices, _ = history.collect(n)
-            new = self.log.rows(indices[done:n])
+            indices, _ = history.collect(n, done)
+            new = self.log.rows(indices)
             self.A[slot] += new.T @ new
             self.n_in_A[slot] = n
         return self.A[slot]

@@ -351,3 +351,26 @@ def test_the_compiled_one_row_update_is_numpys_bit_for_bit(dim, monkeypatch):
     assert used.size > 1  # states split: the test covers many states a step
     for name in ("A_inv", "beta", "rls_beta", "xty", "n", "n_at_refit", "refit_limit"):
         np.testing.assert_array_equal(getattr(one, name)[used], getattr(other, name)[used])
+
+
+def test_a_history_range_is_the_slice_of_the_whole_history():
+    """``_History.collect(n, start)`` (a refit's new rows) on random chains of split states."""
+    from agents.lending._shared_rls import _History
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        nodes = [_History(None, 0)]
+        for _ in range(int(rng.integers(1, 6))):
+            node = nodes[int(rng.integers(len(nodes)))]
+            size = int(rng.integers(0, 20))
+            node.indices.extend(rng.integers(0, 1000, size).tolist())
+            node.y.extend(rng.random(size).tolist())
+            total = node.parent_len + len(node.indices)
+            nodes.append(_History(node, int(rng.integers(node.parent_len, total + 1))))
+        node = nodes[int(rng.integers(len(nodes)))]
+        n = int(rng.integers(0, node.parent_len + len(node.indices) + 1))
+        start = int(rng.integers(0, n + 1))
+        indices, y = node.collect(n)
+        part_indices, part_y = node.collect(n, start)
+        np.testing.assert_array_equal(part_indices, indices[start:])
+        np.testing.assert_array_equal(part_y, y[start:])
