@@ -313,7 +313,7 @@ def test_the_compiled_dger_loop_is_scipys_dger_bit_for_bit(dim):
     from agents.lending import _rank_one
 
     if not _rank_one.warm():
-        pytest.skip("numba is not installed (the optional 'fast' extra)")
+        pytest.skip("numba is not installed (the optional 'fast' extra) or OSFB_NUMBA=0")
     rng = np.random.default_rng(dim)
     stack = rng.standard_normal((9, dim, dim))
     expected = stack.copy()
@@ -332,7 +332,7 @@ def test_the_compiled_one_row_update_is_numpys_bit_for_bit(dim, monkeypatch):
     from agents.lending import _rank_one
 
     if not _rank_one.warm():
-        pytest.skip("numba is not installed (the optional 'fast' extra)")
+        pytest.skip("numba is not installed (the optional 'fast' extra) or OSFB_NUMBA=0")
     kwargs = dict(link="linear", horizon=300, dim=dim)
     envs = gym.make_vec(ID, num_envs=len(GRID), lockstep=True, **kwargs)
     runs = {}
