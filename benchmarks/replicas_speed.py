@@ -24,6 +24,7 @@ memory), on one BLAS thread:
 (cProfile on CPU time, the top functions by own and cumulative time);
 ``--suite 1`` times one split of every (dataset, cutoff) task of the suite
 as its engine runs it and estimates the whole suite on ``--workers``;
+``--suite-run N`` runs the whole suite on N splits as its engine does and times it;
 ``--refit-rows N`` times a logistic refit on N rows kept as float64 copies
 against rows kept as indices into the replicas' log (d of the task's env).
 
@@ -37,6 +38,7 @@ Usage::
     python benchmarks/replicas_speed.py [--dataset adult] [--horizon 0] [--link linear|logistic]
         [--fit paper|legacy] [--modes reference,shared,engine] [--profile 2000]
     python benchmarks/replicas_speed.py --suite 1 [--link linear] [--workers 2]
+    python benchmarks/replicas_speed.py --suite-run 10 --workers 2   # the whole suite, timed
 """
 
 from __future__ import annotations
@@ -59,10 +61,11 @@ from _args import parse_args, step_seconds
 from threadpoolctl import threadpool_limits
 
 import osfb_gym  # noqa: F401
+from agents.lending._rank_one import warm as warm_rank_one
 from agents.lending._shared_rls import LoggedGLMEstimator, RowLog
 from agents.lending.glm import GLMEstimator
 from agents.lending.replicas import CutoffReplicas
-from osfb_gym.bench.executors import run_task
+from osfb_gym.bench.executors import execute, run_task
 from osfb_gym.bench.suites.jiang import JIANG_SUITES
 from osfb_gym.bench.sweep import Cell, make_agent
 from osfb_gym.core.links import get_link
@@ -96,6 +99,11 @@ class Args:
     suite: int = 0
     """1: instead, time one split (--seed) of every (dataset, cutoff) task of the suite as
     its engine runs it, each in a child process, and estimate the whole suite from them."""
+    suite_run: int = 0
+    """N > 0: instead, run the whole suite on its first N splits (the engine's executor on
+    --workers processes, no store, no report) and report its CPU time (the workers' and
+    this process's) and wall time; 10: the suite as ``osfb-bench run jiang-linear --seeds 10``
+    runs its cells."""
     refit_rows: int = 0
     """N > 0: instead, time a logistic refit on N rows (d of the task's env) kept as
     float64 copies against rows kept as indices into the replicas' log."""
@@ -211,6 +219,9 @@ def suite_estimate(args: Args, data_home: str) -> dict[str, object]:
     cutoffs = [float(c) for c in args.suite_cutoffs.split(",")] if args.suite_cutoffs else None
     with threadpool_limits(1):
         cartpole = cartpole_seconds(args.cartpole_steps)
+    # numba's dger loop (the optional extra) compiled once, here: a pool's worker compiles
+    # it once for all its tasks, and each forked child below inherits it
+    numba = warm_rank_one()
     tasks: dict[str, float] = {}
     peaks: dict[str, int] = {}
     for dataset in base.datasets:
@@ -234,8 +245,48 @@ def suite_estimate(args: Args, data_home: str) -> dict[str, object]:
         "task_cpu_s": tasks,
         "task_peak_mb": peaks,
         f"cartpole_{args.cartpole_steps}_cpu_s": round(cartpole, 2),
+        "numba_dger_loop": numba,
         "suite_cpu_s_estimate": round(total),
+        # load-independent: the estimate in units of 100k CartPole steps timed in this run
+        "suite_estimate_x_cartpole": round(total / cartpole * 100_000 / args.cartpole_steps),
         f"suite_minutes_on_{args.workers}_workers_estimate": round(total / args.workers / 60, 1),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def suite_run(args: Args, data_home: str) -> dict[str, object]:
+    """Run the suite's cells on its first ``args.suite_run`` splits as its engine does; time it.
+
+    CPU time is this process's plus its reaped children's (the pool's workers), so
+    it counts every task, the pool's packing and pickling included (not the store's
+    writes nor the report, which ``osfb-bench run`` adds).
+    """
+    suite = replace(JIANG_SUITES[f"jiang-{args.link}"], seeds=tuple(range(args.suite_run)),
+                    fit=args.fit)  # fmt: skip
+    cells = suite.spec(data_home, args.horizon or None).cells()
+    with threadpool_limits(1):
+        cartpole = cartpole_seconds(args.cartpole_steps)
+
+    def cpu() -> float:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+    rows: list[dict[str, Any]] = []
+    started, wall = cpu(), time.perf_counter()
+    execute(cells, rows.extend, workers=args.workers)
+    seconds, wall = cpu() - started, time.perf_counter() - wall
+    return {
+        "suite": suite.name,
+        "fit": args.fit,
+        "splits": args.suite_run,
+        "cells": len(cells),
+        "rows": len(rows),
+        "workers": args.workers,
+        "cpu_s": round(seconds),
+        "wall_minutes": round(wall / 60, 1),
+        f"cartpole_{args.cartpole_steps}_cpu_s": round(cartpole, 2),
+        "cpu_x_cartpole": round(seconds / cartpole * 100_000 / args.cartpole_steps),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 
@@ -277,8 +328,8 @@ def refit_speed(rows: int, dim: int, rounds: int = 5) -> dict[str, object]:
 def main(args: Args) -> dict[str, object]:
     """Run the task each way and CartPole; return the measurements."""
     data_home = args.data_home or os.environ.get("OSFB_DATA") or str(SHARED_DATA)
-    if args.suite:
-        result = suite_estimate(args, data_home)
+    if args.suite or args.suite_run:
+        result = suite_run(args, data_home) if args.suite_run else suite_estimate(args, data_home)
         if args.out:
             Path(args.out).write_text(json.dumps(result, indent=2))
         return result
@@ -296,6 +347,7 @@ def main(args: Args) -> dict[str, object]:
         return {}
     with threadpool_limits(1):
         cartpole = cartpole_seconds(args.cartpole_steps)
+    numba = warm_rank_one()  # compiled once, before the children fork
     modes = args.modes.split(",") + (["alone"] if args.alone else [])
     runs = {mode: measure(mode, cells) for mode in modes}
     with threadpool_limits(1):
@@ -310,6 +362,7 @@ def main(args: Args) -> dict[str, object]:
         "agents": len(cells),
         f"cartpole_{args.cartpole_steps}_cpu_s": round(cartpole, 2),
         "load_average": [round(x, 2) for x in os.getloadavg()],
+        "numba_dger_loop": numba,
     }
     for mode, run in runs.items():
         result[f"{mode}_cpu_s"] = round(run["seconds"], 2)

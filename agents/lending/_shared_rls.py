@@ -31,6 +31,7 @@ from array import array
 import numpy as np
 from scipy.linalg.blas import dger
 
+from agents.lending._rank_one import one_row_kernel, rank_one_each
 from agents.lending.glm import GLMEstimator, _sherman_morrison
 from osfb_gym.core.links import Link
 
@@ -72,6 +73,24 @@ class RowLog:
     def nbytes(self) -> int:
         """Bytes held by the log."""
         return int(self._rows.nbytes)
+
+
+@functools.cache
+def _stacked_matmul_is_per_matrix(dim: int, trials: int = 32) -> bool:
+    """Whether a stacked ``matmul`` (``(k, dim, dim)`` by ``(k, dim, 1)``) gives each ``A @ x``.
+
+    Checked on seeded random matrices (NumPy runs the same BLAS ``gemv`` per
+    matrix of the stack; this makes sure of it for the task's ``dim``).
+    """
+    rng = np.random.default_rng(dim + 1)
+    for _ in range(trials):
+        stack = rng.standard_normal((4, dim, dim))
+        rows = rng.standard_normal((4, dim))
+        stacked = np.matmul(stack, rows[:, :, None])[:, :, 0]
+        for position in range(4):
+            if not np.array_equal(stacked[position], np.matmul(stack[position], rows[position])):
+                return False
+    return True
 
 
 @functools.cache
@@ -118,17 +137,22 @@ class _History:
         self.indices = array("q")
         self.y = array("d")
 
-    def collect(self, length: int) -> tuple[np.ndarray, np.ndarray]:
-        """Return the first ``length`` (log index, outcome) pairs of this history."""
+    def collect(self, length: int, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Return the (log index, outcome) pairs ``start`` to ``length`` of this history (copies).
+
+        Only the nodes holding that range are read: a refit folds the rows since its
+        last one without gathering the whole chain.
+        """
         parts: list[tuple[np.ndarray, np.ndarray]] = []
         node: _History | None = self
-        while node is not None and length > 0:
+        while node is not None and length > start:
             own = length - node.parent_len
             if own > 0:
+                first = max(start - node.parent_len, 0)
                 parts.append(
                     (
-                        np.frombuffer(node.indices, dtype=np.int64, count=own),
-                        np.frombuffer(node.y, dtype=np.float64, count=own),
+                        np.frombuffer(node.indices, dtype=np.int64, count=own)[first:],
+                        np.frombuffer(node.y, dtype=np.float64, count=own)[first:],
                     )
                 )
                 length = node.parent_len
@@ -152,9 +176,14 @@ class SharedRLS:
         The (linear) link.
     log
         Where observed rows are kept.
+    compiled
+        Use numba's compiled one-row update when numba is installed (the same
+        bits); False: NumPy's alone (the reference).
     """
 
-    def __init__(self, count: int, dim: int, link: Link, log: RowLog) -> None:
+    def __init__(
+        self, count: int, dim: int, link: Link, log: RowLog, *, compiled: bool = True
+    ) -> None:
         self.dim = dim
         self.link = link
         self.log = log
@@ -168,8 +197,12 @@ class SharedRLS:
         self.n = np.zeros(count, dtype=np.int64)
         self.n_in_A = np.zeros(count, dtype=np.int64)
         self.n_at_refit = np.zeros(count, dtype=np.int64)
-        self.n_fitted = np.zeros(count, dtype=np.int64)
-        self.history: list[_History | None] = [None] * count
+        # (1 + refit_growth) * n_at_refit: a state refits once n exceeds it
+        self.refit_limit = np.zeros(count)
+        self._histories: list[_History | None] = [None] * count
+        # one-row updates whose rows are not yet in their states' histories:
+        # (log index, outcome, slots), appended in order, moved by _flush
+        self._pending: list[tuple[int, float, np.ndarray]] = []
         self.members = np.zeros(count, dtype=np.int64)  # agents per state
         self.slot = np.zeros(count, dtype=np.intp)  # agent -> state
         self.n_agents = 0
@@ -177,6 +210,37 @@ class SharedRLS:
         self._starts: list[tuple[float, float, np.ndarray, int]] = []
         # one-row updates of many states in stacked NumPy, where that is dger's arithmetic
         self._batched = _numpy_rank_one_is_dger(dim)
+        # else the gains stacked (where that is each state's gemv) and dger called per state
+        self._stacked_gains = self._batched or _stacked_matmul_is_per_matrix(dim)
+        # the one-row update's element-wise part compiled (numba, optional), else NumPy's
+        self._kernel = one_row_kernel() if compiled else None
+
+    @property
+    def history(self) -> list[_History | None]:
+        """Each state's revealed rows (:class:`_History`; None for a free slot), up to date."""
+        if self._pending:
+            self._flush()
+        return self._histories
+
+    def _flush(self) -> None:
+        """Append the pending one-row updates to their states' histories, in order.
+
+        Sorting them by state (stably: each state's rows keep their order) makes
+        it one extension per state instead of two appends per state and step.
+        """
+        pending, self._pending = self._pending, []
+        sizes = [len(slots) for _, _, slots in pending]
+        slots = np.concatenate([slots for _, _, slots in pending])
+        indices = np.repeat(np.array([index for index, _, _ in pending], dtype=np.int64), sizes)
+        targets = np.repeat(np.array([target for _, target, _ in pending], dtype=float), sizes)
+        order = np.argsort(slots, kind="stable")
+        slots, indices, targets = slots[order], indices[order], targets[order]
+        bounds = [0, *(np.flatnonzero(np.diff(slots)) + 1).tolist(), len(slots)]
+        for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
+            history = self._histories[int(slots[start])]
+            assert history is not None
+            history.indices.frombytes(indices[start:stop].tobytes())
+            history.y.frombytes(targets[start:stop].tobytes())
 
     def add(self, model: GLMEstimator, warm: np.ndarray) -> int:
         """Add an agent whose estimator was just reset on warm-start rows ``warm``.
@@ -217,7 +281,7 @@ class SharedRLS:
         self.n[slot] = model.n
         self.n_in_A[slot] = model._n_in_A
         self.n_at_refit[slot] = model._n_at_refit
-        self.n_fitted[slot] = model._n_fitted
+        self.refit_limit[slot] = (1.0 + self.refit_growth[slot]) * self.n_at_refit[slot]
         history = _History(None, 0)
         if model.n:
             start = self.log.append(warm)
@@ -287,7 +351,7 @@ class SharedRLS:
                 self._learn(slot, row[None, :], np.array([target]), np.array([index]))
             return
         count = len(slots)
-        if self._batched:
+        if self._stacked_gains:
             self._learn_one_row(slots, row, target, index)
             return
         self._learn_rows(
@@ -298,26 +362,55 @@ class SharedRLS:
         """:meth:`_learn_rows` of the same row, outcome and log index for every state.
 
         The same operations on the same operands (a scalar broadcast where
-        ``_learn_rows`` has a column of equal values), in fewer calls.
+        ``_learn_rows`` has a column of equal values), in fewer calls: the gains
+        in one stacked ``matmul`` (each state's ``gemv``), the rank-one update in
+        NumPy where that rounds as ``dger`` (``_batched``), else ``dger`` itself on
+        each state (:func:`~agents.lending._rank_one.rank_one_each`).
         """
-        histories = self.history
-        for slot in slots.tolist():
-            history = histories[slot]
-            assert history is not None
-            history.indices.append(index)
-            history.y.append(target)
+        # the row joins the states' histories when they are next read (_flush)
+        self._pending.append((index, target, slots))
+        if self._kernel is not None:
+            self._learn_one_row_compiled(slots, row, target)
+            return
         self.xty[slots] += row * target
         rows = row[None, :].repeat(len(slots), axis=0)
         gathered = self.A_inv[slots]
         gains = np.matmul(gathered, rows[:, :, None])[:, :, 0]
         denominators = 1.0 + np.matmul(rows[:, None, :], gains[:, :, None])[:, 0, 0]
-        gathered += ((-1.0 / denominators)[:, None] * gains)[:, :, None] * gains[:, None, :]
-        self.A_inv[slots] = gathered
+        if self._batched:
+            gathered += ((-1.0 / denominators)[:, None] * gains)[:, :, None] * gains[:, None, :]
+            self.A_inv[slots] = gathered
+        else:
+            # -1.0 / d element-wise is the Python float division _learn_rows hands dger
+            rank_one_each(self.A_inv, slots, gains, -1.0 / denominators)
         gains /= denominators[:, None]
         rls = self.rls_beta[slots]
         predicted = np.matmul(rows[:, None, :], rls[:, :, None])[:, 0, 0]
         rls += gains * (target - predicted)[:, None]
         self._after_rows(slots, rls)
+
+    def _learn_one_row_compiled(self, slots: np.ndarray, row: np.ndarray, target: float) -> None:
+        """:meth:`_learn_one_row`'s arithmetic with its element-wise part in one compiled call.
+
+        The products that go to BLAS (the gains, the denominators, the predictions)
+        are NumPy's, as in :meth:`_learn_one_row`; the rest is
+        :func:`~agents.lending._rank_one.one_row_kernel`, state by state (tested
+        equal, bit for bit).
+        """
+        assert self._kernel is not None
+        rows = row[None, :].repeat(len(slots), axis=0)
+        gains = np.matmul(self.A_inv[slots], rows[:, :, None])[:, :, 0]
+        denominators = 1.0 + np.matmul(rows[:, None, :], gains[:, :, None])[:, 0, 0]
+        # the states' RLS predictions before this row (the rank-one update does not touch them)
+        predicted = np.matmul(rows[:, None, :], self.rls_beta[slots][:, :, None])[:, 0, 0]
+        refit = self._kernel(
+            self.A_inv, self.xty, self.rls_beta, self.beta, self.n, self.refit_limit,
+            slots, np.ascontiguousarray(row), float(target), np.ascontiguousarray(gains),
+            denominators, predicted, self._batched,
+        )  # fmt: skip
+        if refit.any():
+            for slot in slots[refit].tolist():
+                self._refit(slot)
 
     def _learn_rows(
         self, slots: np.ndarray, rows: np.ndarray, targets: np.ndarray, indices: np.ndarray
@@ -348,16 +441,17 @@ class SharedRLS:
             gathered += scaled[:, :, None] * gains[:, None, :]
             A_inv[slots] = gathered
         else:
-            order = slots.tolist()
-            gains = np.empty_like(rows)
-            for position, slot in enumerate(order):
-                # in place, no gathered copy of the states' matrices
-                np.matmul(A_inv[slot], rows[position], out=gains[position])
+            if self._stacked_gains:
+                gains = np.matmul(A_inv[slots], rows[:, :, None])[:, :, 0]
+            else:
+                gains = np.empty_like(rows)
+                for position, slot in enumerate(slots.tolist()):
+                    # in place, no gathered copy of the states' matrices
+                    np.matmul(A_inv[slot], rows[position], out=gains[position])
             denominators = 1.0 + np.matmul(rows[:, None, :], gains[:, :, None])[:, 0, 0]
-            for slot, u, denominator in zip(order, gains, denominators.tolist(), strict=True):
-                # _rank_one_update without its check: A_inv[slot] is C-ordered float64, so
-                # its transpose is the Fortran array dger updates in place
-                dger(-1.0 / denominator, u, u, a=A_inv[slot].T, overwrite_a=True)
+            # _rank_one_update without its check, per state: A_inv[slot] is C-ordered
+            # float64, so its transpose is the Fortran array dger updates in place
+            rank_one_each(A_inv, slots, gains, -1.0 / denominators)
         gains /= denominators[:, None]
         rls = self.rls_beta[slots]
         predicted = np.matmul(rows[:, None, :], rls[:, :, None])[:, 0, 0]
@@ -367,13 +461,15 @@ class SharedRLS:
     def _after_rows(self, slots: np.ndarray, rls: np.ndarray) -> None:
         """Store the states' new RLS estimates; count the row; refit where the data grew."""
         self.rls_beta[slots] = rls
-        self.n[slots] += 1
-        n = self.n[slots]
-        self.n_fitted[slots] = n
-        refit = n > (1.0 + self.refit_growth[slots]) * self.n_at_refit[slots]
-        self.beta[slots[~refit]] = rls[~refit]
-        for slot in slots[refit].tolist():
-            self._refit(slot)
+        n = self.n[slots] + 1
+        self.n[slots] = n
+        # GLMEstimator's test n > (1 + refit_growth) * n_at_refit, the product kept
+        refit = n > self.refit_limit[slots]
+        # every state's RLS estimate; a refit then sets its own (it does not read beta)
+        self.beta[slots] = rls
+        if refit.any():
+            for slot in slots[refit].tolist():
+                self._refit(slot)
 
     def _refit(self, slot: int) -> None:
         """``GLMEstimator._refit`` of the linear incremental solver, on state ``slot``."""
@@ -382,13 +478,14 @@ class SharedRLS:
         self.A_inv[slot] = np.linalg.inv(A)
         self.rls_beta[slot] = self.beta[slot]
         self.n_at_refit[slot] = self.n[slot]
+        self.refit_limit[slot] = (1.0 + self.refit_growth[slot]) * self.n_at_refit[slot]
 
     def _split(self, slot: int, members: np.ndarray) -> int:
         """Move ``members`` (agents in ``slot``) to a copy of it; return the copy's slot."""
         new = self._free.pop()
         for name in ("A_inv", "A", "beta", "rls_beta", "xty"):
             getattr(self, name)[new] = getattr(self, name)[slot]
-        for name in ("l2", "refit_growth", "n", "n_in_A", "n_at_refit", "n_fitted"):
+        for name in ("l2", "refit_growth", "n", "n_in_A", "n_at_refit", "refit_limit"):
             getattr(self, name)[new] = getattr(self, name)[slot]
         self.history[new] = _History(self.history[slot], int(self.n[slot]))
         self.slot[members] = new
@@ -427,7 +524,6 @@ class SharedRLS:
             self._refit(slot)
         else:
             self.beta[slot] = self.rls_beta[slot]
-        self.n_fitted[slot] = n
 
     def _fold(self, slot: int) -> np.ndarray:
         """``GLMEstimator.A``: fold the rows revealed since ``A`` was last read, as one product."""
@@ -435,8 +531,8 @@ class SharedRLS:
         if done < n:
             history = self.history[slot]
             assert history is not None
-            indices, _ = history.collect(n)
-            new = self.log.rows(indices[done:n])
+            indices, _ = history.collect(n, done)
+            new = self.log.rows(indices)
             self.A[slot] += new.T @ new
             self.n_in_A[slot] = n
         return self.A[slot]

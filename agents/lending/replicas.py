@@ -43,7 +43,7 @@ from agents.lending.exploration import (
 from agents.lending.glm import GLMEstimator
 from agents.lending.greedy import Greedy
 
-_BLOCK = 512  # decisions whose uniforms are drawn at once per agent
+_BLOCK = 512  # applicants whose uniforms are drawn (and perturbations computed) at once per agent
 
 # The agents whose learning SharedRLS reproduces, with every hyperparameter it
 # knows: an agent of another class, or with a parameter not listed here (an
@@ -107,23 +107,23 @@ def shares_state(agent: CutoffAgent) -> bool:
 class _DrawGroup:
     """Agents of one exploration class: their alphas and pre-drawn uniforms."""
 
-    def __init__(self, cls: type[_DecayingExploration], members: list[int], batch: int) -> None:
+    def __init__(
+        self, cls: type[_DecayingExploration], members: list[int], batch: int, block: int
+    ) -> None:
         self.cls = cls
         self.members = np.array(members, dtype=np.intp)
         self.batch = batch
-        self.uniforms = np.empty((len(members), _BLOCK, cls.n_uniforms, batch))
-        self.position = _BLOCK
+        self.uniforms = np.empty((len(members), block, cls.n_uniforms, batch))
 
-    def draws(self, agents: Sequence[CutoffAgent]) -> np.ndarray:
-        """Return this decision's uniforms, shape (members, n_uniforms, batch)."""
-        if self.position == _BLOCK:
-            # Generator.random fills in order, so a block of draws equals the
-            # agent's successive draws of shape (n_uniforms, batch)
-            for row, index in enumerate(self.members):
-                agents[index].rng_.random(out=self.uniforms[row])
-            self.position = 0
-        self.position += 1
-        return self.uniforms[:, self.position - 1]
+    def block(self, agents: Sequence[CutoffAgent]) -> np.ndarray:
+        """Return the uniforms of the next ``block`` decisions, shape (members, block, n, batch).
+
+        Generator.random fills in order, so a block of draws equals each agent's
+        successive draws of shape (n_uniforms, batch).
+        """
+        for row, index in enumerate(self.members):
+            agents[index].rng_.random(out=self.uniforms[row])
+        return self.uniforms
 
 
 class CutoffReplicas:
@@ -221,7 +221,16 @@ class CutoffReplicas:
                 by_class.setdefault(type(agent), []).append(index)
             elif _overrides(agent, "exploration"):
                 self.own_exploration_.append(index)
-        self.groups_ = [_DrawGroup(cls, members, batch) for cls, members in by_class.items()]
+        # decisions per block: about _BLOCK applicants (at least one decision)
+        self._block = max(1, _BLOCK // batch)
+        self.groups_ = [
+            _DrawGroup(cls, members, batch, self._block) for cls, members in by_class.items()
+        ]
+        # every agent's perturbation of the next decisions, a block at a time (zero where
+        # an agent has none): its draws and alpha / sqrt(t) do not depend on what it learns
+        self._perturbations = np.zeros((len(self.agents), self._block, batch))
+        self._block_start = 1  # t of the block's first decision
+        self._block_filled = False
         self._shared_adaptive_agents = [self.agents[i] for i in self._shared_adaptive.tolist()]
         self._own_exploration_apart = [
             i for i in self.own_exploration_ if i not in self._shared_adaptive_set
@@ -248,10 +257,8 @@ class CutoffReplicas:
         self.t_ += 1
         mu = np.asarray(self.link_.mean(np.einsum("kbd,kd->kb", x, self.betas_)), dtype=float)
         score = mu - self.cutoffs_
-        root_t = math.sqrt(self.t_)
-        for group, alphas in zip(self.groups_, self._alphas, strict=True):
-            uniforms = group.draws(self.agents)
-            score[group.members] += group.cls.perturbation(alphas / root_t, uniforms)
+        if self.groups_:
+            score += self._perturbation()
         widths: dict[int, np.ndarray] = {}
         same = self._shared_adaptive.size > 0 and same_batch
         if same and x.shape[1] == 1:
@@ -282,6 +289,28 @@ class CutoffReplicas:
             actions[index] = self.agents[index].act(observations[index])
         return actions
 
+    def _perturbation(self) -> np.ndarray:
+        """Every agent's exploration perturbation of decision ``t_``, shape (agents, batch).
+
+        The exploration classes' own ``perturbation(alpha / sqrt(t), u)`` on each
+        agent's own uniforms, computed for a block of decisions at once: the same
+        operations on the same values as one decision at a time (``alpha / sqrt(t)``
+        with ``math.sqrt(t)``; an element-wise formula). An
+        agent without one gets 0.0, which leaves the sign of its score, all that
+        is read of it, unchanged.
+        """
+        position = self.t_ - self._block_start
+        if not self._block_filled or position >= self._block:
+            self._block_start, position = self.t_, 0
+            self._block_filled = True
+            root_t = np.array([math.sqrt(t) for t in range(self.t_, self.t_ + self._block)])
+            for group, alphas in zip(self.groups_, self._alphas, strict=True):
+                # the group's uniforms of the block's decisions, (members, block, n, batch)
+                uniforms = group.block(self.agents)
+                scale = (alphas / root_t)[:, :, None]
+                self._perturbations[group.members] = group.cls.perturbation(scale, uniforms)
+        return self._perturbations[:, position]
+
     def _shared_bonuses(self, x: np.ndarray) -> np.ndarray:
         """``rho * sqrt(x^T A^{-1} x)`` of each shared Adaptive agent for the one applicant ``x``.
 
@@ -304,14 +333,19 @@ class CutoffReplicas:
         IEEE operations as :meth:`Adaptive.exploration` (a product of two doubles).
         """
         scheduled = self._scheduled
-        if not scheduled.any():
+        if not self._any_scheduled:
             return self._shared_rhos
         assert self.shared_ is not None
         growth = math.sqrt(2.0 * self.shared_.dim * math.log1p(self.t_))
-        rhos = self._shared_rhos.copy()
-        rhos[scheduled] = self._shared_rhos[scheduled] * growth
-        for index, rho in zip(self._scheduled_agents, rhos[scheduled].tolist(), strict=True):
-            self.agents[index].rho_ = rho  # type: ignore[attr-defined]
+        if self._all_scheduled:
+            rhos = self._shared_rhos * growth
+            values = rhos.tolist()
+        else:
+            rhos = self._shared_rhos.copy()
+            rhos[scheduled] = self._shared_rhos[scheduled] * growth
+            values = rhos[scheduled].tolist()
+        for agent, rho in zip(self._scheduled_objects, values, strict=True):
+            agent.rho_ = rho
         return rhos
 
     def update(
@@ -326,12 +360,19 @@ class CutoffReplicas:
         outcomes = np.asarray(feedback["y"], dtype=float)
         seen, x, same_batch = self._seen
         self._seen = (None, x, False)  # used once: the next update needs the next act
-        if seen is not observations:  # not the batch act() decided on
+        checked = seen is observations  # the batch act() decided on: its features are finite
+        if not checked:
             x = np.asarray(observations, dtype=float)
             same_batch = bool((x == x[0]).all())
+        elif same_batch and self._all_shared and revealed.shape[1] == 1:
+            self._learn_one_applicant(observations, x, revealed, outcomes)
+            return
         # one check of every agent's revealed outcomes (the agents' learn() checks nothing)
         self.agents[0]._check_revealed(
-            x[revealed], outcomes[revealed], "observations (revealed rows)", "feedback['y']"
+            x[:0] if checked else x[revealed],
+            outcomes[revealed],
+            "observations (revealed rows)",
+            "feedback['y']",
         )
         any_revealed = np.asarray(revealed.any(axis=1))
         # a batch every logging agent saw (one stream) is logged once, when first needed
@@ -342,7 +383,8 @@ class CutoffReplicas:
             base = self.log_.append(np.asarray(observations[0]))
         if self.shared_ is not None:
             self._learn_shared(observations, x, revealed, outcomes, any_revealed, base)
-        for index in np.flatnonzero(any_revealed & ~self._is_shared).tolist():
+        apart = np.flatnonzero(any_revealed & ~self._is_shared).tolist() if self._apart else []
+        for index in apart:
             if index in self.own_update_:
                 continue
             # what CutoffAgent.update does with a reveal, without its per-call checks
@@ -366,6 +408,32 @@ class CutoffReplicas:
                 float(rewards[index]),
                 {"revealed": revealed[index], "y": outcomes[index]},
             )
+
+    def _learn_one_applicant(
+        self, observations: np.ndarray, x: np.ndarray, revealed: np.ndarray, outcomes: np.ndarray
+    ) -> None:
+        """:meth:`update` of a paper's grid step: every agent shared, one applicant for all.
+
+        What :meth:`update` does in that case (the outcomes checked, the batch logged
+        once, :meth:`SharedRLS.update_row` when every reveal has one outcome), with the
+        agent indices as the shared positions (agent ``i`` is shared agent ``i``).
+        """
+        assert self.shared_ is not None and self.log_ is not None
+        agents = np.flatnonzero(revealed[:, 0])
+        if not agents.size:
+            return
+        ys = outcomes[agents, 0]  # outcomes[revealed], in the same order
+        # the features are the ones act() checked; the outcomes are checked here
+        self.agents[0]._check_revealed(x[:0, 0], ys, "observations (revealed rows)",
+                                       "feedback['y']")  # fmt: skip
+        base = self.log_.append(np.asarray(observations[0]))
+        shared = self.shared_
+        if (ys == ys[0]).all():
+            shared.update_row(agents, x[0, 0], float(ys[0]), base)
+        else:
+            first = np.full(agents.size, base)
+            shared.update(agents, revealed[agents], outcomes[agents], x[agents], first)
+        self.betas_[agents] = shared.beta[shared.slot[agents]]
 
     def _share(self, agent: CutoffAgent, index: int, feedback: dict[str, Any], space: Any) -> None:
         """Move ``agent`` (just reset) into the shared states if :func:`shares_state` allows.
@@ -420,6 +488,13 @@ class CutoffReplicas:
         shared = self._shared_list
         self._is_shared = np.zeros(len(self.agents), dtype=bool)
         self._is_shared[shared] = True
+        self._apart = not self._is_shared.all()  # agents that learn on their own
+        # every agent shared, agent i at position i, none with its own update
+        self._all_shared = (
+            not self._apart
+            and shared == list(range(len(self.agents)))
+            and not any(_overrides(agent, "update") for agent in self.agents)
+        )
         # the agents whose rows go to the log
         self._logs = self._is_shared.copy()
         self._logs[list(self._logged)] = True
@@ -437,6 +512,9 @@ class CutoffReplicas:
         self._scheduled_agents = [
             i for i, rule in zip(adaptive, schedules, strict=True) if rule != "constant"
         ]
+        self._scheduled_objects: list[Any] = [self.agents[i] for i in self._scheduled_agents]
+        self._all_scheduled = bool(self._scheduled.all())
+        self._any_scheduled = bool(self._scheduled.any())
 
     def _learn_shared(
         self,

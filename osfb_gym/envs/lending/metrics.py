@@ -166,10 +166,14 @@ class LendingMetrics(EpisodeMetrics):
         Rows that ``feedback["valid"]`` marks False (the padding of a partial
         last batch) are not decisions: they count nowhere.
         """
+        valid = feedback.get("valid")
+        if self.num_envs is not None and type(action) is np.ndarray and action.ndim == 2:
+            if valid is None or np.asarray(valid).all():
+                self._update_vector(action, reward, feedback["revealed"], oracle)
+                return
         super().update(action, reward, feedback, oracle)
         action = np.asarray(action)
         bayes = oracle["bayes_action"]
-        valid = feedback.get("valid")
         if valid is None or np.all(valid):
             self.decisions += action.size // (self.num_envs or 1)
             self.approvals += self._count(action == 1)
@@ -182,6 +186,35 @@ class LendingMetrics(EpisodeMetrics):
         self.approvals += self._count((action == 1) & valid)
         self.wrongly_approved += self._count((action == 1) & (bayes == 0) & valid)
         self.wrongly_denied += self._count((action == 0) & (bayes == 1) & valid)
+
+    def _update_vector(
+        self, action: np.ndarray, reward: Any, revealed: Any, oracle: dict[str, Any]
+    ) -> None:
+        """:meth:`update` of a vector env's step (``action`` of shape (envs, batch)), all rows real.
+
+        The same sums and counts (a count per env is ``count_nonzero``'s own
+        ``sum(axis=1, dtype=intp)`` of the mask), without the general path's
+        reshapes and wrappers.
+        """
+        self.steps += 1
+        self.episode_return += np.asarray(reward, dtype=float)
+        self.cumulative_loss += np.asarray(oracle["loss"], dtype=float)
+        bayes = oracle["bayes_action"]
+        self.decisions += action.size // self.num_envs  # type: ignore[operator]
+        if action.shape[1] == 1:
+            # one applicant: each env's count is its one entry (True adds 1.0)
+            shown, one, best = np.asarray(revealed, dtype=bool)[:, 0], action[:, 0], bayes[:, 0]
+            approved = one == 1
+            self.n_revealed += shown
+            self.approvals += approved
+            self.wrongly_approved += approved & (best == 0)
+            self.wrongly_denied += (one == 0) & (best == 1)
+            return
+        self.n_revealed += np.asarray(revealed, dtype=bool).sum(axis=1, dtype=np.intp)
+        approved = action == 1
+        self.approvals += approved.sum(axis=1, dtype=np.intp)
+        self.wrongly_approved += (approved & (bayes == 0)).sum(axis=1, dtype=np.intp)
+        self.wrongly_denied += ((action == 0) & (bayes == 1)).sum(axis=1, dtype=np.intp)
 
     def get(self) -> dict[str, Any]:
         """Return the episode summary."""

@@ -41,6 +41,24 @@ from osfb_gym.envs.lending.metrics import (
 ENV_ID = "OneSidedLending-v0"
 
 
+def _check_actions(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """:func:`~osfb_gym.core.validation.check_binary_array` without its conversions.
+
+    An ``ndarray`` of ``shape`` and a boolean, integer or floating dtype whose
+    entries are all 0 or 1 comes back as ``int8`` (what the validator returns;
+    an ``int8`` array itself, which the step only reads); anything else goes to
+    the validator and its error.
+    """
+    if type(actions) is np.ndarray and actions.shape == shape:
+        if actions.dtype == np.int8:
+            # the replicas' own decisions: 0 and 1 are the int8 values whose bytes are <= 1
+            if (actions.view(np.uint8) <= 1).all():
+                return actions  # only read by the step, never kept
+        elif actions.dtype.kind in "biuf" and ((actions == 0) | (actions == 1)).all():
+            return actions.astype(np.int8)
+    return check_binary_array(actions, "actions", shape)
+
+
 def make_vector_env(num_envs: int = 1, *, lockstep: bool = False, **kwargs: Any) -> VectorEnv:
     """Return ``num_envs`` OneSidedLending envs as one vector env (the id's vector entry point).
 
@@ -222,7 +240,9 @@ class OneSidedLendingVectorEnv(VectorEnv):
             raise RuntimeError(
                 "the episodes have ended (or never started); call reset() for new ones"
             )
-        actions = check_binary_array(actions, "actions", (self.num_envs, self.batch_size))
+        actions = _check_actions(actions, (self.num_envs, self.batch_size))
+        if len(self._streams) == 1 and self._streams[0]._valid.all():
+            return self._step_one_stream(actions)
         # the streams are this family's own envs: their current batch is read directly
         mu = np.stack([stream._mu for stream in self._streams])[self._slot]
         y = np.stack([stream._y for stream in self._streams])[self._slot]
@@ -251,6 +271,46 @@ class OneSidedLendingVectorEnv(VectorEnv):
         terminated = np.array([advanced[slot][1] for slot in self._slot])
         truncated = np.array([advanced[slot][2] for slot in self._slot])
         if (terminated | truncated).any():
+            self._running = False
+        return obs, reward, terminated, truncated, info
+
+    def _step_one_stream(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """:meth:`step` when every sub-env reads one stream and its batch is all real rows.
+
+        The replicas of a paper's grid: the stream's batch is scored for every
+        sub-env at once, with the same IEEE operations on the same values as the
+        general path (a batch of one: the loss ``|mu - c|`` or 0.0 and the
+        reward ``y - c`` or 0.0 directly, the one term of their sums).
+        """
+        stream = self._streams[0]
+        count, cutoff = self.num_envs, self.cutoff
+        mu_row, y_row = stream._mu, stream._y
+        mu = np.repeat(mu_row[None, :], count, axis=0)
+        y = np.repeat(y_row[None, :], count, axis=0)
+        approved = actions == 1
+        above = mu_row > cutoff
+        if self.batch_size == 1:
+            one_mu, one_y = float(mu_row[0]), float(y_row[0])
+            wrong = approved[:, 0] != above[0]
+            loss = np.where(wrong, abs(one_mu - cutoff), 0.0)
+            reward = np.where(approved[:, 0], one_y - cutoff, 0.0)
+        else:
+            loss = np.sum(np.abs(mu - cutoff) * (above != actions), axis=-1)
+            reward = revealed_reward(y, cutoff, approved)
+        revealed = approved if self.feedback_mode == "one_sided" else np.ones_like(approved)
+        valid = np.ones(actions.shape, dtype=bool)
+        bayes = np.repeat(above.astype(np.int8)[None, :], count, axis=0)
+        info = {
+            FEEDBACK: {"revealed": revealed, "y": np.where(revealed, y, 0.0), "valid": valid},
+            ORACLE: {"mu": mu, "y": y, "bayes_action": bayes, "loss": loss},
+        }
+        observation, ended, cut = stream._advance()
+        obs = np.repeat(observation[None], count, axis=0)
+        terminated = np.full(count, ended)
+        truncated = np.full(count, cut)
+        if ended or cut:
             self._running = False
         return obs, reward, terminated, truncated, info
 

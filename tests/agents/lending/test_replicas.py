@@ -274,3 +274,103 @@ def test_stacked_one_row_updates_are_the_per_state_blas_calls_bit_for_bit(dim, m
     used = np.unique(one.slot[: one.n_agents])
     np.testing.assert_array_equal(used, np.unique(other.slot[: other.n_agents]))
     np.testing.assert_array_equal(one.A_inv[used], other.A_inv[used])
+
+
+EXPLORERS = [
+    EpsilonGreedy(alpha=0.5),
+    EpsilonGreedy(alpha=4.0),
+    OneSidedEpsilonGreedy(alpha=0.25),
+    Noise(alpha=1.0),
+    OneSidedNoise(alpha=0.5),
+    Margin(alpha=0.125),
+    Greedy(),
+    Adaptive(rho=0.25),
+]
+
+
+@pytest.mark.parametrize("batch_size", [1, 3])
+def test_perturbations_computed_a_block_ahead_cross_blocks_as_each_agent_draws(
+    batch_size, monkeypatch
+):
+    """Blocks of 7 applicants: the perturbations of many blocks are each agent's own draws."""
+    import agents.lending.replicas as module
+
+    monkeypatch.setattr(module, "_BLOCK", 7)
+    kwargs = dict(link="linear", horizon=40, batch_size=batch_size)
+    envs = gym.make_vec(ID, num_envs=len(EXPLORERS), lockstep=True, **kwargs)
+    replicas = CutoffReplicas([agent.clone() for agent in EXPLORERS])
+    together = run_vector_episode(envs, replicas, seed=4)
+    assert replicas._block == max(1, 7 // batch_size)
+    env = gym.make(ID, **kwargs)
+    for agent, trajectory in zip(EXPLORERS, together, strict=True):
+        alone = run_episode(env, agent.clone(), seed=4)
+        np.testing.assert_array_equal(trajectory.actions, alone.actions, err_msg=repr(agent))
+        assert trajectory.metrics == alone.metrics, agent
+
+
+@pytest.mark.parametrize("dim", [5, 16, 17])
+def test_the_compiled_dger_loop_is_scipys_dger_bit_for_bit(dim):
+    from agents.lending import _rank_one
+
+    if not _rank_one.warm():
+        pytest.skip("numba is not installed (the optional 'fast' extra) or OSFB_NUMBA=0")
+    rng = np.random.default_rng(dim)
+    stack = rng.standard_normal((9, dim, dim))
+    expected = stack.copy()
+    slots, gains = np.array([4, 0, 7, 2]), rng.standard_normal((4, dim))
+    alphas = -1.0 / (1.0 + rng.random(4))
+    _rank_one.rank_one_each(stack, slots, gains, alphas)
+    _rank_one.rank_one_each_python(expected, slots, gains, alphas)
+    np.testing.assert_array_equal(stack, expected)
+    assert not np.array_equal(stack[slots], rng.standard_normal((4, dim, dim)))
+
+
+@pytest.mark.parametrize("dim", [6, 17])
+def test_the_compiled_one_row_update_is_numpys_bit_for_bit(dim, monkeypatch):
+    """numba's element-wise one-row update (d = 6: element-wise rank one; 17: dger) vs NumPy's."""
+    import agents.lending._shared_rls as module
+    from agents.lending import _rank_one
+
+    if not _rank_one.warm():
+        pytest.skip("numba is not installed (the optional 'fast' extra) or OSFB_NUMBA=0")
+    kwargs = dict(link="linear", horizon=300, dim=dim)
+    envs = gym.make_vec(ID, num_envs=len(GRID), lockstep=True, **kwargs)
+    runs = {}
+    for compiled in (True, False):
+        kernel = _rank_one.one_row_kernel() if compiled else None
+        monkeypatch.setattr(module, "one_row_kernel", lambda kernel=kernel: kernel)
+        replicas = CutoffReplicas([agent.clone() for agent in GRID])
+        runs[compiled] = (run_vector_episode(envs, replicas, seed=6), replicas)
+        assert (replicas.shared_._kernel is not None) == compiled
+    for a, b in zip(runs[True][0], runs[False][0], strict=True):
+        np.testing.assert_array_equal(a.actions, b.actions)
+        assert a.metrics == b.metrics
+    one, other = runs[True][1].shared_, runs[False][1].shared_
+    np.testing.assert_array_equal(one.slot, other.slot)
+    used = np.unique(one.slot[: one.n_agents])
+    assert used.size > 1  # states split: the test covers many states a step
+    for name in ("A_inv", "beta", "rls_beta", "xty", "n", "n_at_refit", "refit_limit"):
+        np.testing.assert_array_equal(getattr(one, name)[used], getattr(other, name)[used])
+
+
+def test_a_history_range_is_the_slice_of_the_whole_history():
+    """``_History.collect(n, start)`` (a refit's new rows) on random chains of split states."""
+    from agents.lending._shared_rls import _History
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        nodes = [_History(None, 0)]
+        for _ in range(int(rng.integers(1, 6))):
+            node = nodes[int(rng.integers(len(nodes)))]
+            size = int(rng.integers(0, 20))
+            node.indices.extend(rng.integers(0, 1000, size).tolist())
+            node.y.extend(rng.random(size).tolist())
+            total = node.parent_len + len(node.indices)
+            nodes.append(_History(node, int(rng.integers(node.parent_len, total + 1))))
+        node = nodes[int(rng.integers(len(nodes)))]
+        n = int(rng.integers(0, node.parent_len + len(node.indices) + 1))
+        start = int(rng.integers(0, n + 1))
+        indices, y = node.collect(n)
+        part_indices, part_y = node.collect(n, start)
+        np.testing.assert_array_equal(part_indices, indices[start:])
+        np.testing.assert_array_equal(part_y, y[start:])

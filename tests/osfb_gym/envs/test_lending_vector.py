@@ -193,3 +193,94 @@ def test_replicas_score_the_same_on_lockstep_and_on_gymnasiums_vector_env():
         np.testing.assert_array_equal(plain.oracle_loss, shared.oracle_loss)
         np.testing.assert_array_equal(plain.actions, shared.actions)
         assert plain.metrics == shared.metrics
+
+
+def _same_with_dtypes(a, b) -> None:
+    if isinstance(a, dict):
+        assert set(a) == set(b)
+        for key in a:
+            _same_with_dtypes(a[key], b[key])
+    else:
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        pytest.param(dict(horizon=40, link="linear"), id="one-applicant"),
+        pytest.param(dict(horizon=30, batch_size=3), id="batch"),
+        pytest.param(dict(horizon=30, feedback="full"), id="full"),
+        # a padded last batch: that step takes the general path
+        pytest.param(dict(dataset="breast_cancer", batch_size=7, feedback="full"), id="padded"),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, bool])
+def test_one_shared_stream_is_scored_as_the_general_path_scores_it(kwargs, dtype):
+    """Seeds [5, 5, 5] share one stream (the fast step); [5, 5, 9] take the general step."""
+    one = gym.make_vec(ID, num_envs=3, lockstep=True, **kwargs)
+    two = gym.make_vec(ID, num_envs=3, lockstep=True, **kwargs)
+    one.reset(seed=[5, 5, 5])
+    two.reset(seed=[5, 5, 9])
+    assert len(one.unwrapped._streams) == 1 and len(two.unwrapped._streams) == 2
+    rng = np.random.default_rng(1)
+    done = False
+    while not done:
+        actions = rng.integers(0, 2, one.action_space.shape).astype(dtype)
+        fast, general = one.step(actions), two.step(actions.copy())
+        for i in (0, 1):  # the sub-envs both read stream 5
+            for a, b in zip(fast[:4], general[:4], strict=True):
+                _same_with_dtypes(a[i], b[i])
+            for channel in ("feedback", "oracle"):
+                _same_with_dtypes(_sub_env(fast[4][channel], i), _sub_env(general[4][channel], i))
+        done = bool(fast[2].all() or fast[3].all())
+    assert bool(general[2].all() or general[3].all())
+
+
+@pytest.mark.parametrize(
+    "actions",
+    [
+        np.full((3, 1), -1, dtype=np.int8),
+        np.full((3, 1), 2, dtype=np.int8),
+        np.full((3, 1), 0.5),
+    ],  # fmt: skip
+    ids=["int8-negative", "int8-two", "half"],
+)
+def test_the_fast_action_check_rejects_what_the_validator_rejects(actions):
+    envs = OneSidedLendingVectorEnv(num_envs=3, horizon=3)
+    envs.reset(seed=[0, 0, 0])
+    with pytest.raises(ValueError, match="actions"):
+        envs.step(actions)
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_vector_metrics_count_as_the_general_path(batch):
+    """LendingMetrics' vector step (all rows real) against the general update, on random steps."""
+    from osfb_gym.core.metrics import EpisodeMetrics
+    from osfb_gym.envs.lending.metrics import LendingMetrics
+
+    class General(LendingMetrics):
+        def update(self, action, reward, feedback, oracle):  # the path for a padded batch
+            EpisodeMetrics.update(self, action, reward, feedback, oracle)
+            action = np.asarray(action)
+            bayes = oracle["bayes_action"]
+            self.decisions += action.size // self.num_envs
+            self.approvals += self._count(action == 1)
+            self.wrongly_approved += self._count((action == 1) & (bayes == 0))
+            self.wrongly_denied += self._count((action == 0) & (bayes == 1))
+
+    rng = np.random.default_rng(3)
+    fast, general = LendingMetrics(num_envs=4), General(num_envs=4)
+    for _ in range(50):
+        action = rng.integers(0, 2, (4, batch)).astype(np.int8)
+        feedback = {"revealed": action == 1, "valid": np.ones((4, batch), dtype=bool)}
+        oracle = {"bayes_action": rng.integers(0, 2, (4, batch)).astype(np.int8),
+                  "loss": rng.random(4)}  # fmt: skip
+        reward = rng.standard_normal(4)
+        fast.update(action, reward, feedback, oracle)
+        general.update(action, reward, feedback, oracle)
+    a, b = fast.get(), general.get()
+    assert set(a) == set(b)
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key])

@@ -1,0 +1,149 @@
+"""BLAS ``dger`` on many states' ``A^{-1}`` at once: one call instead of one per state.
+
+:class:`~agents.lending._shared_rls.SharedRLS` updates each state's ``A^{-1}``
+with ``dger`` where a stacked NumPy expression would not round as ``dger``
+does (OpenBLAS fuses the multiply-add from 16 columns up). Called from
+Python, each ``dger`` costs a few microseconds of wrapper for a few
+hundred flops. :func:`rank_one_each` makes the same calls, to the same
+BLAS function (SciPy's ``dger``, which ``scipy.linalg.blas.dger`` wraps),
+with the same arguments, from a loop compiled by numba when numba is
+installed (the optional ``fast`` extra); without it, or with the
+environment variable ``OSFB_NUMBA=0``, the loop is Python's. Both give the
+same bits (tested).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections.abc import Callable
+
+import numpy as np
+from scipy.linalg.blas import dger
+
+_resolved: list[Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]] = []
+_one_row: list[Callable[..., np.ndarray]] = []  # the compiled one-row update, once resolved
+
+
+def rank_one_each_python(
+    A_inv: np.ndarray, slots: np.ndarray, gains: np.ndarray, alphas: np.ndarray
+) -> None:
+    """``A_inv[s] += alpha u u^T`` for each (slot, gain row, alpha), by BLAS ``dger``, in order.
+
+    ``A_inv`` is a C-ordered float64 stack of square matrices: each
+    ``A_inv[s]``'s transpose is the Fortran array ``dger`` updates in place.
+    """
+    for slot, u, alpha in zip(slots.tolist(), gains, alphas.tolist(), strict=True):
+        dger(alpha, u, u, a=A_inv[slot].T, overwrite_a=True)
+
+
+def _compiled() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] | None:
+    """Return the numba loop over SciPy's ``dger`` (None without numba, or with OSFB_NUMBA=0)."""
+    if os.environ.get("OSFB_NUMBA", "1") == "0":
+        return None
+    try:
+        import numba
+        from numba.extending import get_cython_function_address
+    except ImportError:
+        return None
+    pointer = ctypes.c_void_p
+    # Fortran dger(m, n, alpha, x, incx, y, incy, a, lda): every argument by reference
+    signature = ctypes.CFUNCTYPE(None, *[pointer] * 9)
+    blas_dger = signature(get_cython_function_address("scipy.linalg.cython_blas", "dger"))
+
+    # not cached on disk: the BLAS function's address is this process's
+    @numba.njit(nogil=True)
+    def loop(A_inv, slots, gains, alphas):  # type: ignore[no-untyped-def]  # pragma: no cover
+        dim = np.full(1, A_inv.shape[1], dtype=np.int32)  # m = n = lda
+        one = np.ones(1, dtype=np.int32)  # incx = incy
+        alpha = np.empty(1)
+        for k in range(slots.size):
+            alpha[0] = alphas[k]
+            u = gains[k]
+            blas_dger(dim.ctypes, dim.ctypes, alpha.ctypes, u.ctypes, one.ctypes, u.ctypes,
+                      one.ctypes, A_inv[slots[k]].ctypes, dim.ctypes)  # fmt: skip
+
+    @numba.njit(nogil=True)
+    def one_row(A_inv, xty, rls_beta, beta, n, refit_limit, slots, row, target, gains,
+                denominators, predicted, batched):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
+        refit = np.zeros(slots.size, dtype=np.bool_)
+        dim = np.full(1, A_inv.shape[1], dtype=np.int32)
+        one = np.ones(1, dtype=np.int32)
+        alpha = np.empty(1)
+        scaled = row * target
+        for k in range(slots.size):
+            s = slots[k]
+            for j in range(row.size):
+                xty[s, j] = xty[s, j] + scaled[j]
+            a = -1.0 / denominators[k]
+            u = gains[k]
+            if batched:
+                for i in range(row.size):
+                    left = a * u[i]
+                    for j in range(row.size):
+                        A_inv[s, i, j] = A_inv[s, i, j] + left * u[j]
+            else:
+                alpha[0] = a
+                blas_dger(dim.ctypes, dim.ctypes, alpha.ctypes, u.ctypes, one.ctypes, u.ctypes,
+                          one.ctypes, A_inv[s].ctypes, dim.ctypes)  # fmt: skip
+            error = target - predicted[k]
+            for j in range(row.size):
+                value = rls_beta[s, j] + (u[j] / denominators[k]) * error
+                rls_beta[s, j] = value
+                beta[s, j] = value
+            n[s] = n[s] + 1
+            refit[k] = n[s] > refit_limit[s]
+        return refit
+
+    _one_row.append(one_row)
+
+    def run(A_inv: np.ndarray, slots: np.ndarray, gains: np.ndarray, alphas: np.ndarray) -> None:
+        assert A_inv.flags.c_contiguous and A_inv.dtype == np.float64
+        loop(
+            A_inv,
+            np.ascontiguousarray(slots, dtype=np.intp),
+            np.ascontiguousarray(gains, dtype=np.float64),
+            np.ascontiguousarray(alphas, dtype=np.float64),
+        )
+
+    return run
+
+
+def rank_one_each(
+    A_inv: np.ndarray, slots: np.ndarray, gains: np.ndarray, alphas: np.ndarray
+) -> None:
+    """:func:`rank_one_each_python`'s calls, from the numba loop when it is available.
+
+    numba is imported (and the loop compiled, or read from its cache) at the first call.
+    """
+    if not _resolved:
+        _resolved.append(_compiled() or rank_one_each_python)
+    _resolved[0](A_inv, slots, gains, alphas)
+
+
+def warm() -> bool:
+    """Compile the numba loops now (a forked child then inherits them); whether numba's run."""
+    A_inv = np.zeros((1, 2, 2))
+    rank_one_each(A_inv, np.zeros(1, dtype=np.intp), np.ones((1, 2)), np.ones(1))
+    kernel = one_row_kernel()
+    if kernel is not None:
+        vectors = [np.zeros((1, 2)) for _ in range(3)]
+        kernel(A_inv, *vectors, np.zeros(1, dtype=np.int64), np.zeros(1),
+               np.zeros(1, dtype=np.intp), np.ones(2), 1.0, np.ones((1, 2)), np.ones(1),
+               np.zeros(1), True)  # fmt: skip
+    return _resolved[0] is not rank_one_each_python
+
+
+def one_row_kernel() -> Callable[..., np.ndarray] | None:
+    """Return the compiled end of ``SharedRLS._learn_one_row``, or None without numba.
+
+    Given the step's gains, denominators and predictions (computed by NumPy's BLAS,
+    as without it), it does, state by state, the element-wise rest with the same
+    IEEE operations in the same order (numba compiles without fast-math: no fused
+    or reassociated arithmetic): ``xty``, the rank-one update (element-wise where
+    NumPy's rounds as ``dger``, else ``dger`` itself), ``beta``, ``n`` and the
+    refit test.
+    """
+    if not _resolved:
+        _resolved.append(_compiled() or rank_one_each_python)
+    return _one_row[0] if _one_row else None
