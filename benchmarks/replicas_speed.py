@@ -62,7 +62,7 @@ from threadpoolctl import threadpool_limits
 
 import osfb_gym  # noqa: F401
 from agents.lending._rank_one import warm as warm_rank_one
-from agents.lending._shared_rls import LoggedGLMEstimator, RowLog
+from agents.lending._row_log import LoggedGLMEstimator, RowLog
 from agents.lending.glm import GLMEstimator
 from agents.lending.replicas import CutoffReplicas
 from osfb_gym.bench.executors import execute, run_task

@@ -29,7 +29,8 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import check_finite
-from agents.lending._shared_rls import LoggedGLMEstimator, RowLog, SharedRLS
+from agents.lending._row_log import LoggedGLMEstimator, RowLog
+from agents.lending._shared_rls import SharedRLS
 from agents.lending.adaptive import Adaptive
 from agents.lending.base import CutoffAgent
 from agents.lending.exploration import (

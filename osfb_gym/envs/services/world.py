@@ -237,12 +237,7 @@ class Population:
 
     @cached_property
     def _from_sorted(self) -> np.ndarray:
-        """Where each user sits among the users sorted by matrix: ``order``'s inverse.
-
-        ``out = sorted_values[inverse]`` puts the values back in user order as
-        ``out[order] = sorted_values`` does (the same values moved), with
-        contiguous writes: NumPy's ``take`` is faster than its scatter.
-        """
+        """``order``'s inverse: ``sorted[inverse]`` equals ``out[order] = sorted``, gathered."""
         order = self._by_matrix[0]
         inverse = np.empty(order.size, dtype=np.intp)
         inverse[order] = np.arange(order.size)

@@ -199,7 +199,7 @@ def test_agents_the_shared_path_does_not_know_learn_on_their_own():
 
 
 def test_the_row_log_keeps_rows_float32_would_round_in_float64():
-    from agents.lending._shared_rls import RowLog
+    from agents.lending._row_log import RowLog
 
     log = RowLog(2, np.dtype(np.float32))
     log.append(np.array([[1.0, 2.0]], dtype=np.float32))
@@ -211,7 +211,7 @@ def test_the_row_log_keeps_rows_float32_would_round_in_float64():
 
 
 def test_agents_learning_alone_keep_their_rows_in_the_log_and_decide_the_same():
-    from agents.lending._shared_rls import LoggedGLMEstimator
+    from agents.lending._row_log import LoggedGLMEstimator
 
     agents = [Greedy(), Adaptive(rho=0.25), Margin(alpha=0.5), Greedy(solver="exact")]
     kwargs = dict(dataset="breast_cancer", link="logistic", horizon=150)
