@@ -80,7 +80,8 @@ def _f(name: str, help: str, **kwargs: Any) -> tuple[str, dict[str, Any]]:  # a 
 
 
 _N, _HOME = {"type": _positive_int}, {"type": lambda path: _folder(path, exists=True)}
-_COMMON = [_f("--out", "output directory (default osfb-results/NAME)", type=_folder),
+_COMMON = [_f("--seeds", "seeds 0..N-1", **_N),
+           _f("--out", "output directory (default osfb-results/NAME)", type=_folder),
            _f("--resume", "skip the cells already in --out", action="store_true"),
            _f("--workers", "processes / CPUs", default=1, **_N),
            _f("--executor", "where", default="local", choices=("local", "ray")),
@@ -90,13 +91,12 @@ _COMMON = [_f("--out", "output directory (default osfb-results/NAME)", type=_fol
 _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
     "run": ("run a built-in suite", [
         _f("suite", "one of: " + ", ".join([*SUITES, *ALIASES]), metavar="SUITE"),
-        _f("--seeds", "seeds 0..N-1", **_N), _f("--horizon", "truncate episodes to T", **_N),
+        _f("--horizon", "truncate episodes to T", **_N),
         _f("--data-home", "folder of the dataset files", **_HOME),
         _f("--set", "a suite's setting (see `osfb-bench list`)", dest="settings", type=_setting,
            action="append", default=[], metavar="KEY=VALUE"), *_COMMON]),
     "sweep": ("run a TOML sweep spec (envs x agents x grids x seeds), resumable", [
-        _f("spec", "a TOML sweep spec, e.g. examples/sweeps/lending_alpha.toml", type=_file),
-        _f("--seeds", "seeds 0..N-1", **_N), *_COMMON]),
+        _f("spec", "a TOML sweep spec, e.g. examples/sweeps/*.toml", type=_file), *_COMMON]),
     "train": ("train a stable-baselines3 agent, save and score it", [
         _f("env_id", "a registered id, e.g. OneSidedLending-v0"),
         _f("--algo", "algorithm", default="PPO", choices=ALGORITHMS),
@@ -177,9 +177,8 @@ def _train(args: argparse.Namespace) -> str:
     from osfb_gym.bench.rl import save, train
     from osfb_gym.runner import evaluate
 
-    env_kwargs = args.env_kwargs
-    if args.world_seed is not None:
-        env_kwargs["world_seed"] = args.world_seed
+    world = {} if args.world_seed is None else {"world_seed": args.world_seed}
+    env_kwargs = args.env_kwargs | world
     model = train(
         args.env_id, args.algo, total_timesteps=args.total_timesteps, env_kwargs=env_kwargs,
         n_envs=args.n_envs, seed=args.seed, vec=args.vec, algo_kwargs=args.algo_kwargs,

@@ -60,8 +60,11 @@ class ShahSuite:
     selected on ``tune_seeds``.
     """
 
-    name: str
-    description: str
+    name: str = "shah-reject"
+    description: str = (
+        "Shah & Manwani (2020), Figures 5-6: DSOL, DRAL and DSAL on phishing (linear) and "
+        "guide (polynomial kernel), d in {0.1, 0.25, 0.4}, 100 runs of T = 10,000."
+    )
     datasets: tuple[str, ...] = ("phishing", "guide")
     d_values: tuple[float, ...] = (0.1, 0.25, 0.4)
     seeds: tuple[int, ...] = tuple(range(100))
@@ -71,13 +74,6 @@ class ShahSuite:
     tune_seeds: tuple[int, ...] = tuple(range(10_000, 10_010))
 
 
-SHAH_SUITES = {"shah-reject": ShahSuite(
-    name="shah-reject",
-    description="Shah & Manwani (2020), Figures 5-6: DSOL, DRAL and DSAL on phishing (linear) "
-                "and guide (polynomial kernel), d in {0.1, 0.25, 0.4}, 100 runs of T = 10,000.",
-)}  # fmt: skip
-
-
 def run_shah(
     suite: str | ShahSuite, out_dir: str | Path, *, datasets: Sequence[str] | None = None,
     seeds: Sequence[int] | None = None, horizon: int | None = None,
@@ -85,10 +81,11 @@ def run_shah(
 ) -> Report:  # fmt: skip
     """Run ``suite`` (narrowed by ``datasets``, ``seeds``, ``horizon``, ``gammas``); report it.
 
-    Both stages run on the engine: ``engine`` goes to :func:`osfb_gym.bench.run.run_cells`
-    (``workers``, ``executor``, ``resume``, ...).
+    A name means the paper's suite (:class:`ShahSuite`'s defaults). Both stages run on the
+    engine: ``engine`` goes to :func:`osfb_gym.bench.run.run_cells` (``workers``,
+    ``executor``, ``resume``, ...).
     """
-    suite = SHAH_SUITES[suite] if isinstance(suite, str) else suite
+    suite = ShahSuite() if isinstance(suite, str) else suite
     if gammas is not None:
         suite = dataclasses.replace(suite, gammas=tuple(float(g) for g in gammas))
     names = subset(datasets, suite.datasets, f"datasets of {suite.name}")
@@ -126,33 +123,36 @@ def sweep_spec(
     for dataset in datasets:
         labels = tuple(f"{dataset}, d={d:g}" for d in suite.d_values)
         envs += [EnvSpec(ENV_ID, label, {"dataset": dataset, "data_home": data_home,
-                                         "replacement": True, "horizon": horizon, "d": d})
+                                         "replacement": True, "horizon": horizon, "d": d},
+                         {"dataset": dataset, "d": d})
                  for label, d in zip(labels, suite.d_values, strict=True)]  # fmt: skip
         fixed = {"kernel": suite.kernels.get(dataset, "linear")}
         for name in LEARNERS:
             if name not in TUNED:
-                agents += [] if tune else [AgentSpec(name, fixed, envs=labels)]
+                agents += [] if tune else [_learner(name, fixed, None, labels)]
             elif tune:
-                agents.append(AgentSpec(name, fixed, {"gamma": list(suite.gammas)}, envs=labels))
+                agents += [_learner(name, fixed, gamma, labels) for gamma in suite.gammas]
             else:
-                gamma = {label: (chosen or {}).get((label, name), suite.gammas[0])
-                         for label in labels}  # fmt: skip
-                agents += [AgentSpec(name, fixed | {"gamma": gamma[label]}, envs=(label,))
+                agents += [_learner(name, fixed, (chosen or {}).get((label, name),
+                                                                    suite.gammas[0]), (label,))
                            for label in labels]  # fmt: skip
     return SweepSpec(f"{suite.name}-selection" if tune else suite.name, tuple(envs),
                      tuple(agents), tuple(suite.seeds if seeds is None else seeds),
                      suite.description, curve_stride=None if tune else CURVE_STRIDE)  # fmt: skip
 
 
+def _learner(name: str, fixed: dict, gamma: float | None, envs: tuple[str, ...]) -> AgentSpec:
+    """Return learner ``name`` at ``gamma`` (None: none) on ``envs``, tagged for the report."""
+    params = fixed if gamma is None else fixed | {"gamma": gamma}
+    tags = {"learner": name, **fixed, "gamma": np.nan if gamma is None else gamma}
+    return AgentSpec(name, params, envs=envs, tags=tags)
+
+
 def _frame(rows: pd.DataFrame) -> pd.DataFrame:
     """Return the engine's rows as (dataset, d, learner, kernel, gamma, seed) and the metrics."""
-    kwargs, params = ([json.loads(t) for t in rows[c]] for c in ("env_kwargs", "params"))
-    frame = pd.DataFrame({"dataset": [k["dataset"] for k in kwargs], "d": [k["d"] for k in kwargs],
-                          "learner": rows["agent"], "kernel": [p["kernel"] for p in params],
-                          "gamma": [p.get("gamma", np.nan) for p in params],
-                          "seed": rows["seed"]})  # fmt: skip
-    metrics = [c for c in rows if c not in ENGINE_COLUMNS and not c.startswith("curve_")]
-    return pd.concat([frame, rows[[*metrics, "seconds"]]], axis=1)
+    keys = ["dataset", "d", "learner", "kernel", "gamma", "seed"]
+    metrics = [c for c in rows if c not in (*ENGINE_COLUMNS, *keys) and not c.startswith("curve_")]
+    return rows[[*keys, *metrics, "seconds"]].copy()
 
 
 def select_gamma(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple[str, str], float]]:
