@@ -247,12 +247,18 @@ def colours(agents: Iterable[Any]) -> dict[str, str]:
             for i, name in enumerate(names)}  # fmt: skip
 
 
-def band(axis: Any, x: Any, mean: Any, spread: Any, *, colour: str, label: str,
-         style: str = "-", alpha: float = 0.2) -> None:  # fmt: skip
-    """Draw ``mean`` against ``x`` with a band ``mean ± spread`` in ``colour`` on ``axis``."""
+def band(axis: Any, x: Any, mean: Any, spread: Any = 0.0, *, colour: str, label: str,
+         style: str = "-", alpha: float = 0.2, bounds: Any = None,
+         **line: Any) -> None:  # fmt: skip
+    """Draw ``mean`` against ``x`` with a band ``mean ± spread`` in ``colour`` on ``axis``.
+
+    ``bounds``: the band's ``(low, high)`` instead (e.g. a confidence interval);
+    ``line``: more arguments of the line (``marker``).
+    """
     mean, spread = np.asarray(mean, dtype=float), np.asarray(spread, dtype=float)
-    axis.plot(x, mean, style, color=colour, label=label)
-    axis.fill_between(x, mean - spread, mean + spread, color=colour, alpha=alpha)
+    low, high = (mean - spread, mean + spread) if bounds is None else bounds
+    axis.plot(x, mean, style, color=colour, label=label, **line)
+    axis.fill_between(x, low, high, color=colour, alpha=alpha)
 
 
 def panels(rows: int, columns: int, *, width: float, height: float, dpi: int = 100) -> Any:
