@@ -18,7 +18,7 @@ import gymnasium as gym
 import pandas as pd
 
 from agents.base import Agent
-from osfb_gym.bench.report import Report, datasets_found, subset
+from osfb_gym.bench.report import Report, datasets_found, subset, tuned
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.suites.sculley_report import METHODS, PAPER_TOPICS, write_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
@@ -173,14 +173,17 @@ def reuters_stages(suite: SculleySuite, topics: Sequence[str], env_extra: dict):
         yield SweepSpec(f"{suite.name}-{learner}", envs, tuple(agents), tuple(seeds))
 
 
-def best_beta(tuning: pd.DataFrame) -> float:
-    """Return the ``beta`` with the best mean F1 (ties: the smaller, which samples less).
+def best_beta(tuning: pd.DataFrame) -> dict[tuple[str, str], float]:
+    """Return the ``beta`` with the best mean F1 per (dataset, learner) (ties: the smaller).
 
-    >>> best_beta(pd.DataFrame({"beta": [0.1, 0.1, 1.0, 1.0], "f1": [0.5, 0.7, 0.6, 0.6]}))
-    0.1
+    >>> best_beta(pd.DataFrame({"dataset": "d", "learner": "svm", "beta": [1.0, 1.0, 0.1, 0.1],
+    ...                         "f1": [0.6, 0.6, 0.5, 0.7]}))
+    {('d', 'svm'): 0.1}
     """
-    means = tuning.groupby("beta")["f1"].mean()
-    return float(min(beta for beta, value in means.items() if value >= means.max() - 1e-12))
+    best = tuned(tuning.sort_values("beta", kind="stable"), "f1", lower_is_better=False,
+                 by=("dataset", "learner"), over="beta")  # fmt: skip
+    chosen = best.groupby(["dataset", "learner"])["beta"].first()
+    return {key: float(beta) for key, beta in chosen.items()}
 
 
 def run_sculley(
@@ -222,8 +225,7 @@ def run_sculley(
 
     if base.spam:
         tuning = run(spam_stages(suite, found, extra, None))
-        beta = {key: best_beta(group) for key, group in tuning.groupby(["dataset", "learner"])}
-        results = pd.concat([tuning, run(spam_stages(suite, found, extra, beta))])
+        results = pd.concat([tuning, run(spam_stages(suite, found, extra, best_beta(tuning)))])
         order = {v: i for i, v in enumerate(("tune", *found, *suite.learners, *VARIANTS))}
         results = results.sort_values(["phase", "dataset", "learner", "variant"], kind="stable",
                                       key=lambda column: column.map(order))  # fmt: skip

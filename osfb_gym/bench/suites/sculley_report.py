@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Claim, Report, claims_table, published, save_report
+from osfb_gym.bench.report import Claim, Report, claims_table, published, save_report, tuned
 
 #: the ten topics of Tables 2-3 and the positive rate the paper prints beside each
 PAPER_TOPICS: dict[str, float] = dict(published("sculley_topics").itertuples(index=False))
@@ -282,12 +282,11 @@ def reuters_best(results: pd.DataFrame) -> pd.DataFrame:
     >>> reuters_best(frame)[["f1", "value"]].to_dict("records")
     [{'f1': 0.4, 'value': 0.25}]
     """
-    keys = ["weighting", "learner", "method", "topic"]
-    grid = results.groupby([*keys, "value"], sort=False).agg(
-        f1=("f1", "mean"), seeds=("seed", "count")).reset_index()  # fmt: skip
-    grid = grid.sort_values([*keys, "value"], kind="stable")  # ties: the smallest value
-    return grid.loc[grid.groupby(keys, sort=False)["f1"].idxmax()].set_index(keys)[
-        ["f1", "value", "seeds"]]  # fmt: skip
+    keys = ["weighting", "learner", "method", "topic"]  # ties: the smallest value
+    best = tuned(results.sort_values("value", kind="stable"), "f1", lower_is_better=False,
+                 by=keys, over="value")  # fmt: skip
+    return best.groupby(keys).agg(f1=("f1", "mean"), value=("value", "first"),
+                                  seeds=("seed", "count"))  # fmt: skip
 
 
 def reuters_table(best: pd.DataFrame, weighting: str, rates: dict[str, float] | None = None):

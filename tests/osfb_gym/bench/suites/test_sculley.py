@@ -137,8 +137,11 @@ def test_spam_stages_tune_beta_on_other_orders_then_report_with_it():
 
 
 def test_beta_tuning_takes_the_best_mean_and_the_smaller_beta_on_ties():
-    frame = pd.DataFrame({"beta": [0.01, 0.01, 0.1, 0.1, 1.0], "f1": [0.9, 0.7, 0.8, 0.8, 0.1]})
-    assert best_beta(frame) == 0.01
+    frame = pd.DataFrame({"dataset": "d", "learner": "svm", "beta": [1.0, 0.1, 0.1, 0.01, 0.01],
+                          "f1": [0.1, 0.8, 0.8, 0.9, 0.7]})  # fmt: skip
+    assert best_beta(frame) == {("d", "svm"): 0.01}
+    two = frame.assign(learner=["a", "b", "b", "a", "a"])
+    assert best_beta(two) == {("d", "a"): 0.01, ("d", "b"): 0.1}
 
 
 # ------------------------------------------------------------------ layout
