@@ -72,7 +72,10 @@ def run_cells(
     for column in ("params", "env_kwargs"):
         results[column] = [json.dumps(value, sort_keys=True) for value in results[column]]
     if any(cell.tags for cell in cells):
-        results = pd.concat([pd.DataFrame([cell.tags for cell in cells]), results], axis=1)
+        tags = pd.DataFrame([cell.tags for cell in cells])
+        if set(tags) & set(results):  # the rows are stored: a run with other tags resumes them
+            raise ValueError(f"tags {sorted(set(tags) & set(results))} name columns of the rows")
+        results = pd.concat([tags, results], axis=1)
     return results, len(todo)
 
 

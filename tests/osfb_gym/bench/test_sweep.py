@@ -392,3 +392,5 @@ def test_tags_name_the_rows_without_changing_what_is_stored(tmp_path):
     assert rows.drop(columns=["world", "learner", "seconds"]).equals(plain.drop(columns="seconds"))
     stored = json.loads(next((tmp_path / "tagged" / "cells").glob("*.json")).read_text())
     assert "learner" not in stored and "world" not in stored
+    with pytest.raises(ValueError, match=r"tags \['seed'\] name columns of the rows"):
+        run_cells(spec({"seed": 1}, {}), tmp_path / "tagged", progress=False, resume=True)
