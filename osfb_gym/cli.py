@@ -79,76 +79,11 @@ def _f(name: str, help: str, **kwargs: Any) -> tuple[str, dict[str, Any]]:  # a 
     return name, {"help": help, **kwargs}
 
 
-_N, _HOME = {"type": _positive_int}, {"type": lambda path: _folder(path, exists=True)}
-_COMMON = [_f("--out", "output directory (default osfb-results/NAME)", type=_folder),
-           _f("--resume", "skip the cells already in --out", action="store_true"),
-           _f("--workers", "processes / CPUs", default=1, **_N),
-           _f("--executor", "where", default="local", choices=("local", "ray")),
-           _f("--address", "Ray cluster address ('auto')"),
-           _f("--no-progress", "hide the progress bars", action="store_true")]  # fmt: skip
-#: each command: its help and its flags
-_COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]]]] = {
-    "run": ("run a built-in suite", [
-        _f("suite", "one of: " + ", ".join([*SUITES, *ALIASES]), metavar="SUITE"),
-        _f("--seeds", "seeds 0..N-1", **_N), _f("--horizon", "truncate episodes to T", **_N),
-        _f("--data-home", "folder of the dataset files", **_HOME),
-        _f("--set", "a suite's setting (see `osfb-bench list`)", dest="settings", type=_setting,
-           action="append", default=[], metavar="KEY=VALUE"), *_COMMON]),
-    "sweep": ("run a TOML sweep spec (envs x agents x grids x seeds), resumable", [
-        _f("spec", "a TOML sweep spec, e.g. examples/sweeps/lending_alpha.toml", type=_file),
-        _f("--seeds", "seeds 0..N-1", **_N), *_COMMON]),
-    "train": ("train a stable-baselines3 agent, save and score it", [
-        _f("env_id", "a registered id, e.g. OneSidedLending-v0"),
-        _f("--algo", "algorithm", default="PPO", choices=ALGORITHMS),
-        _f("--total-timesteps", "env steps", default=20_000, **_N),
-        _f("--seed", "seed of the algorithm and envs", type=int, default=0),
-        _f("--n-envs", "parallel env copies", default=1, **_N),
-        _f("--vec", "how they run", default="dummy", choices=("dummy", "subproc")),
-        _f("--env-kwargs", "env arguments as a JSON object", default="{}", type=_json_object),
-        _f("--world-seed", "fix the world (default: resampled at every episode)", type=int),
-        _f("--algo-kwargs", "algorithm arguments as JSON", default="{}", type=_json_object),
-        _f("--tensorboard", "folder for TensorBoard logs"),
-        _f("--save", "folder for the model", default="osfb-results/models"),
-        _f("--eval-seeds", "held-out episodes (0: none)", type=int, default=10),
-        _f("--threads", "torch threads", default=1, **_N),
-        _f("--normalize", "SB3's VecNormalize", action="store_true"),
-        _f("--no-progress", "hide the progress bar", action="store_true")]),
-    "grade": ("grade a student's agent file on held-out seeds", [
-        _f("path", "the .py file defining one agents.base.Agent subclass"),
-        _f("--env", "a registered id, e.g. OneSidedLending-v0", required=True),
-        _f("--agent", "the class to grade, if the file has several"),
-        _f("--seeds", "held-out episodes", default=10, **_N),
-        _f("--env-kwargs", "env arguments as JSON (default: the family's)", type=_json_object),
-        _f("--time-limit", "seconds per episode", type=float, default=30.0),
-        _f("--out", "folder for the plot", default="osfb-results/grade")]),
-    "list": ("list suites, environments and agents", []),
-    "table": ("rebuild a jiang-* table from results.csv files", [
-        _f("suite", "suite name", choices=("jiang-linear", "jiang-logistic")),
-        _f("results", "results.csv files written by runs", nargs="+", type=_file),
-        _f("--out", "output directory", required=True, type=_folder),
-        _f("--data-home", "folder of the dataset files", **_HOME)]),
-}  # fmt: skip
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of ``osfb-bench``."""
-    parser = _Parser(prog="osfb-bench", description="Benchmark agents under one-sided feedback.",
-                     formatter_class=_Defaults)  # fmt: skip
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name, (summary, flags) in _COMMANDS.items():
-        command = commands.add_parser(name, help=summary, formatter_class=_Defaults)
-        for flag, kwargs in flags:
-            command.add_argument(flag, **kwargs)
-    return parser
-
-
 def _run(args: argparse.Namespace) -> str:
-    options = RunOptions(
-        seeds=args.seeds, horizon=args.horizon, workers=args.workers, executor=args.executor,
-        address=args.address, resume=args.resume, progress=not args.no_progress,
-        data_home=args.data_home, settings=dict(args.settings),
-    )  # fmt: skip
+    options = RunOptions(seeds=args.seeds, horizon=args.horizon, workers=args.workers,
+                         executor=args.executor, address=args.address, resume=args.resume,
+                         progress=not args.no_progress, data_home=args.data_home,
+                         settings=dict(args.settings))  # fmt: skip
     return run(args.suite, args.out or f"osfb-results/{get(args.suite).name}", options)
 
 
@@ -177,9 +112,8 @@ def _train(args: argparse.Namespace) -> str:
     from osfb_gym.bench.rl import save, train
     from osfb_gym.runner import evaluate
 
-    env_kwargs = args.env_kwargs
-    if args.world_seed is not None:
-        env_kwargs["world_seed"] = args.world_seed
+    world = {} if args.world_seed is None else {"world_seed": args.world_seed}
+    env_kwargs = args.env_kwargs | world
     model = train(
         args.env_id, args.algo, total_timesteps=args.total_timesteps, env_kwargs=env_kwargs,
         n_envs=args.n_envs, seed=args.seed, vec=args.vec, algo_kwargs=args.algo_kwargs,
@@ -209,6 +143,71 @@ def _grade(args: argparse.Namespace) -> str | int:
     return str(report)
 
 
+_N, _HOME = {"type": _positive_int}, {"type": lambda path: _folder(path, exists=True)}
+_COMMON = [_f("--seeds", "seeds 0..N-1", **_N),
+           _f("--out", "output directory (default osfb-results/NAME)", type=_folder),
+           _f("--resume", "skip the cells already in --out", action="store_true"),
+           _f("--workers", "processes / CPUs", default=1, **_N),
+           _f("--executor", "where", default="local", choices=("local", "ray")),
+           _f("--address", "Ray cluster address ('auto')"),
+           _f("--no-progress", "hide the progress bars", action="store_true")]  # fmt: skip
+#: each command: its help, its flags and what runs it
+_COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
+    "run": ("run a built-in suite", [
+        _f("suite", "one of: " + ", ".join([*SUITES, *ALIASES]), metavar="SUITE"),
+        _f("--horizon", "truncate episodes to T", **_N),
+        _f("--data-home", "folder of the dataset files", **_HOME),
+        _f("--set", "a suite's setting (see `osfb-bench list`)", dest="settings", type=_setting,
+           action="append", default=[], metavar="KEY=VALUE"), *_COMMON], _run),
+    "sweep": ("run a TOML sweep spec (envs x agents x grids x seeds), resumable", [
+        _f("spec", "a TOML sweep spec (examples/sweeps/)", type=_file), *_COMMON], _sweep),
+    "train": ("train a stable-baselines3 agent, save and score it", [
+        _f("env_id", "a registered id, e.g. OneSidedLending-v0"),
+        _f("--algo", "algorithm", default="PPO", choices=ALGORITHMS),
+        _f("--total-timesteps", "env steps", default=20_000, **_N),
+        _f("--seed", "seed of the algorithm and envs", type=int, default=0),
+        _f("--n-envs", "parallel env copies", default=1, **_N),
+        _f("--vec", "how they run", default="dummy", choices=("dummy", "subproc")),
+        _f("--env-kwargs", "env arguments as a JSON object", default="{}", type=_json_object),
+        _f("--world-seed", "fix the world (default: resampled at every episode)", type=int),
+        _f("--algo-kwargs", "algorithm arguments as JSON", default="{}", type=_json_object),
+        _f("--tensorboard", "folder for TensorBoard logs"),
+        _f("--save", "folder for the model", default="osfb-results/models"),
+        _f("--eval-seeds", "held-out episodes (0: none)", type=int, default=10),
+        _f("--threads", "torch threads", default=1, **_N),
+        _f("--normalize", "SB3's VecNormalize", action="store_true"),
+        _f("--no-progress", "hide the progress bar", action="store_true")], _train),
+    "grade": ("grade a student's agent file on held-out seeds", [
+        _f("path", "the .py file defining one agents.base.Agent subclass"),
+        _f("--env", "a registered id, e.g. OneSidedLending-v0", required=True),
+        _f("--agent", "the class to grade, if the file has several"),
+        _f("--seeds", "held-out episodes", default=10, **_N),
+        _f("--env-kwargs", "env arguments as JSON (default: the family's)", type=_json_object),
+        _f("--time-limit", "seconds per episode", type=float, default=30.0),
+        _f("--out", "folder for the plot", default="osfb-results/grade")], _grade),
+    "list": ("list suites, environments and agents", [], lambda args: describe()),
+    "table": ("rebuild a jiang-* table from results.csv files", [
+        _f("suite", "suite name", choices=("jiang-linear", "jiang-logistic")),
+        _f("results", "results.csv files written by runs", nargs="+", type=_file),
+        _f("--out", "output directory", required=True, type=_folder),
+        _f("--data-home", "folder of the dataset files", **_HOME)], _table),
+}  # fmt: skip
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of ``osfb-bench``."""
+    parser = _Parser(prog="osfb-bench", description="Benchmark agents under one-sided feedback.",
+                     formatter_class=_Defaults)  # fmt: skip
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, (summary, flags, handler) in _COMMANDS.items():
+        command = commands.add_parser(name, help=summary, formatter_class=_Defaults)
+        command.set_defaults(handler=handler)
+        for flag, kwargs in flags:
+            command.add_argument(flag, **kwargs)
+    return parser
+
+
 def _user_errors() -> tuple[type[BaseException], ...]:
     from osfb_gym.core.optional import MissingExtraError  # an extra to install: one line
 
@@ -220,10 +219,8 @@ def _user_errors() -> tuple[type[BaseException], ...]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``osfb-bench``; returns the exit code (2 for a user error, 1 for a bug)."""
     args = build_parser().parse_args(argv)
-    commands = {"run": _run, "sweep": _sweep, "train": _train, "grade": _grade,
-                "table": _table, "list": lambda args: describe()}  # fmt: skip
     try:
-        result = commands[args.command](args)
+        result = args.handler(args)
     except KeyboardInterrupt:
         print("osfb-bench: interrupted", file=sys.stderr)
         return 130

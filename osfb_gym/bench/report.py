@@ -96,15 +96,18 @@ def _varied(params: pd.Series) -> list[str]:
 
 
 def tuned(
-    results: pd.DataFrame, metric: str, *, lower_is_better: bool = True, then: str | None = None
-) -> pd.DataFrame:
+    results: pd.DataFrame, metric: str, *, lower_is_better: bool = True, then: str | None = None,
+    by: Sequence[str] = ("setting", "agent"), over: str = "params",
+) -> pd.DataFrame:  # fmt: skip
     """Pick each agent's best hyperparameters per setting, as the papers tune.
 
     ``results`` has one row per cell with ``setting``, ``agent``, ``params``
     (JSON text), ``seed`` and ``metric``. For every (setting, agent) the
     setting of the grid with the best mean ``metric`` over its seeds is
-    chosen; the rows of that choice are returned, with a ``chosen`` column
-    naming the grid values picked (empty when the agent had no grid).
+    chosen (ties: the first in ``results``); the rows of that choice are
+    returned, with a ``chosen`` column naming the grid values picked (empty
+    when the agent had no grid). ``by`` and ``over`` name other columns for
+    the groups and the candidates (e.g. a suite's ``beta``; no ``chosen`` then).
 
     With ``then`` (a second metric, lower is better) the choice weighs two
     objectives by the one-standard-error rule: among the grid settings whose
@@ -124,19 +127,20 @@ def tuned(
     ['alpha=2']
     """
     chosen = []
-    for _, group in results.groupby(["setting", "agent"], sort=False):
-        by = group.groupby("params", sort=False)
-        means = by[metric].mean()
+    for _, group in results.groupby(list(by), sort=False):
+        candidates = group.groupby(over, sort=False)
+        means = candidates[metric].mean()
         best = means.idxmin() if lower_is_better else means.idxmax()
         if then is not None:
             sign = 1.0 if lower_is_better else -1.0
-            stderr = by[metric].sem().fillna(0.0)
+            stderr = candidates[metric].sem().fillna(0.0)
             near = sign * (means - means[best]) <= stderr[best]
-            order = pd.DataFrame({"then": by[then].mean(), "metric": sign * means})[near]
+            order = pd.DataFrame({"then": candidates[then].mean(), "metric": sign * means})[near]
             best = order.sort_values(["then", "metric"], kind="stable").index[0]
-        rows = group[group["params"] == best].copy()
-        point = json.loads(best)
-        rows["chosen"] = ", ".join(f"{name}={point.get(name)}" for name in _varied(group["params"]))
+        rows = group[group[over] == best].copy()
+        if over == "params":
+            point = json.loads(best)
+            rows["chosen"] = ", ".join(f"{n}={point.get(n)}" for n in _varied(group["params"]))
         chosen.append(rows)
     return pd.concat(chosen, ignore_index=True)
 
@@ -247,12 +251,18 @@ def colours(agents: Iterable[Any]) -> dict[str, str]:
             for i, name in enumerate(names)}  # fmt: skip
 
 
-def band(axis: Any, x: Any, mean: Any, spread: Any, *, colour: str, label: str,
-         style: str = "-", alpha: float = 0.2) -> None:  # fmt: skip
-    """Draw ``mean`` against ``x`` with a band ``mean ± spread`` in ``colour`` on ``axis``."""
+def band(axis: Any, x: Any, mean: Any, spread: Any = 0.0, *, colour: str, label: str,
+         style: str = "-", alpha: float = 0.2, bounds: Any = None,
+         **line: Any) -> None:  # fmt: skip
+    """Draw ``mean`` against ``x`` with a band ``mean ± spread`` in ``colour`` on ``axis``.
+
+    ``bounds``: the band's ``(low, high)`` instead (e.g. a confidence interval);
+    ``line``: more arguments of the line (``marker``).
+    """
     mean, spread = np.asarray(mean, dtype=float), np.asarray(spread, dtype=float)
-    axis.plot(x, mean, style, color=colour, label=label)
-    axis.fill_between(x, mean - spread, mean + spread, color=colour, alpha=alpha)
+    low, high = (mean - spread, mean + spread) if bounds is None else bounds
+    axis.plot(x, mean, style, color=colour, label=label, **line)
+    axis.fill_between(x, low, high, color=colour, alpha=alpha)
 
 
 def panels(rows: int, columns: int, *, width: float, height: float, dpi: int = 100) -> Any:

@@ -47,7 +47,8 @@ def run_cells(
     """Validate ``spec``, run its unfinished cells into the store; return every row, how many ran.
 
     The rows are the store's, in the spec's cell order, with ``params`` and
-    ``env_kwargs`` as JSON text. ``resume`` skips the cells already stored
+    ``env_kwargs`` as JSON text, after the columns of the cells'
+    :attr:`~osfb_gym.bench.sweep.Cell.tags`. ``resume`` skips the cells already stored
     (else every cell runs again and replaces its file); RL models are trained
     first, under ``out/models``; the other options are
     :func:`osfb_gym.bench.executors.execute`'s; ``progress`` shows a bar with the ETA.
@@ -70,6 +71,11 @@ def run_cells(
     results = store.read([cell.key for cell in cells])
     for column in ("params", "env_kwargs"):
         results[column] = [json.dumps(value, sort_keys=True) for value in results[column]]
+    if any(cell.tags for cell in cells):
+        tags = pd.DataFrame([cell.tags for cell in cells])
+        if set(tags) & set(results):  # the rows are stored: a run with other tags resumes them
+            raise ValueError(f"tags {sorted(set(tags) & set(results))} name columns of the rows")
+        results = pd.concat([tags, results], axis=1)
     return results, len(todo)
 
 

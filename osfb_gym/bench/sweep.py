@@ -86,11 +86,16 @@ def env_arguments(env_id: str) -> list[str]:
 
 @dataclass(frozen=True)
 class EnvSpec:
-    """One environment setting of a sweep: an id, its keyword arguments and a label."""
+    """One environment setting of a sweep: an id, its keyword arguments and a label.
+
+    ``tags`` name the setting for a report: columns its rows get from
+    :func:`osfb_gym.bench.run.run_cells` (not stored, not part of a cell's key).
+    """
 
     id: str
     label: str
     kwargs: dict[str, Any] = field(default_factory=dict)
+    tags: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -102,7 +107,8 @@ class AgentSpec:
     (``"module:function"``) makes its cells *custom*: the function gets the
     :class:`Cell` and returns the row's measurements (e.g. train an RL agent
     and score it at checkpoints); the engine stores, resumes and distributes
-    them like any other cell, and the name and params are the runner's.
+    them like any other cell, and the name and params are the runner's. ``tags``:
+    as :attr:`EnvSpec.tags`, after the setting's.
     """
 
     name: str
@@ -110,6 +116,7 @@ class AgentSpec:
     grid: dict[str, list[Any]] = field(default_factory=dict)
     envs: tuple[str, ...] = ()
     runner: str | None = None
+    tags: dict[str, Any] = field(default_factory=dict)
 
     @property
     def is_rl(self) -> bool:
@@ -139,6 +146,8 @@ class Cell:
     curve_stride: int | None = None
     #: ``"module:function"`` computing a custom cell's row (:class:`AgentSpec`); None: one episode
     runner: str | None = None
+    #: the setting's and the agent's tags: columns of its row in a report, not stored
+    tags: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def key(self) -> str:
@@ -177,7 +186,7 @@ class SweepSpec:
         """Return every cell, in spec order (setting, agent, setting of the grid, seed)."""
         return [
             Cell(env.label, env.id, dict(env.kwargs), agent.name, params, seed,
-                 self.curve_stride, agent.runner)
+                 self.curve_stride, agent.runner, env.tags | agent.tags)
             for env in self.envs
             for agent in self.agents_on(env)
             for params in agent.settings()

@@ -89,9 +89,6 @@ class BoseSuite:
                 "dynamics": (reported, CURVE_AGENTS, dynamics)}  # fmt: skip
 
 
-BOSE_SUITES = {"bose-services": BoseSuite()}
-
-
 def sweep_spec(suite: BoseSuite, found: set[str], data_home: str | None) -> SweepSpec:
     """Return the suite as one sweep: a setting per (measurement, population found)."""
     envs, runs = [], {name: list[str]() for name in AGENTS}
@@ -101,7 +98,8 @@ def sweep_spec(suite: BoseSuite, found: set[str], data_home: str | None) -> Swee
                 continue
             home = {} if setting.dataset is None or data_home is None else {"data_home": data_home}
             label = f"{measurement} | {setting.label}"
-            envs.append(EnvSpec(ENV, label, {**setting.env_kwargs, **kwargs, **home}))
+            tags = {"measurement": measurement, "population": setting.label}
+            envs.append(EnvSpec(ENV, label, {**setting.env_kwargs, **kwargs, **home}, tags))
             for name in agents:
                 runs[name].append(label)
     specs = tuple(AgentSpec(AGENTS[name], envs=tuple(labels)) for name, labels in runs.items())
@@ -116,7 +114,7 @@ def run_bose(suite: str | BoseSuite, out_dir: str | Path, *,
 
     ``horizon`` is the largest k (services), for quick checks (larger ks are dropped).
     """
-    suite, max_services = BOSE_SUITES[suite] if isinstance(suite, str) else suite, horizon
+    suite, max_services = BoseSuite() if isinstance(suite, str) else suite, horizon
     if seeds is not None:
         suite = replace(suite, seeds=tuple(seeds))
     if max_services is not None:

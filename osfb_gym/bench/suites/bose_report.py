@@ -24,10 +24,8 @@ NAMES = {"AcQUIre": "AcQUIre", "Uniform": "Uniform", "MaxLossGreedy": "Greedy",
 
 def frames(rows: pd.DataFrame, suite: Any) -> dict[str, pd.DataFrame]:
     """Return the engine's rows as the report's frames: curves, references, fairness, dynamics."""
-    parts = rows["setting"].str.split(" | ", n=1, regex=False)
-    rows = pd.DataFrame({"measurement": parts.str[0], "setting": parts.str[1],
-                         "seed": rows["seed"].astype(int), "agent": rows["agent"].map(NAMES),
-                         **rows.drop(columns=["setting", "seed", "agent"])})  # fmt: skip
+    rows = rows.assign(setting=rows["population"], seed=rows["seed"].astype(int),
+                       agent=rows["agent"].map(NAMES))  # fmt: skip
     key = ["setting", "seed", "agent"]
     curves = rows[rows["measurement"] == "curves"]
     columns = {"curve_t": "k", "curve_total_loss": "total_loss",
@@ -58,9 +56,9 @@ def group_names(spec: SweepSpec) -> dict[str, tuple[str, ...]]:
     """Return the names of the census groups per fairness population (public env metadata)."""
     names = {}
     for env in spec.envs:
-        if env.label.startswith("fairness | ") and env.kwargs.get("population") == "census":
+        if env.tags["measurement"] == "fairness" and env.kwargs.get("population") == "census":
             with gym.make(env.id, **env.kwargs) as made:
-                names[env.label.split(" | ", 1)[1]] = made.unwrapped.group_names  # type: ignore[attr-defined]
+                names[env.tags["population"]] = made.unwrapped.group_names  # type: ignore[attr-defined]
     return names
 
 

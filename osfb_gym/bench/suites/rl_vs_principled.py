@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,6 @@ class Protocol:
     n_steps: tuple[int, ...] = (512,)
     ent_coef: tuple[float, ...] = (0.0,)
     batch_size: int = 128
-    algo_kwargs: dict[str, Any] = field(default_factory=dict)
 
     def views(self, regime: str) -> tuple[str, ...]:
         """Return the observation views RL gets in ``regime``."""
@@ -71,13 +70,13 @@ def rl_configs(protocol: Protocol, family: str, algo: str = "PPO") -> list[dict[
     configs = []
     for gamma in GAMMAS.get(family, [0.0, 0.99]):
         if algo == "DQN":
-            configs.append({"gamma": gamma, **protocol.algo_kwargs})
+            configs.append({"gamma": gamma})
             continue
         for n_steps, ent_coef in itertools.product(protocol.n_steps, protocol.ent_coef):
             config = {"gamma": gamma, "n_steps": n_steps, "ent_coef": ent_coef}
             if algo != "A2C":
                 config["batch_size"] = protocol.batch_size
-            configs.append({**config, **protocol.algo_kwargs})
+            configs.append(config)
     return configs
 
 
@@ -96,14 +95,14 @@ def _rl(protocol: Protocol, family: str, regime: str, split: str, budgets: tuple
                   algo_kwargs=config)  # fmt: skip
 
 
-def _spec(protocol: Protocol, agents: list[AgentSpec], seeds: int) -> list[SweepSpec]:
+def _spec(protocol: Protocol, agents: list[AgentSpec], seeds: int) -> SweepSpec:
     envs = tuple(EnvSpec(FAMILIES[family].env_id, family,
                          dict(ENV_KWARGS.get(family, {"horizon": protocol.horizon})))
                  for family in protocol.families)  # fmt: skip
-    return [SweepSpec(NAME, envs, tuple(agents), tuple(range(seeds)))]
+    return SweepSpec(NAME, envs, tuple(agents), tuple(range(seeds)))
 
 
-def validation_specs(protocol: Protocol) -> list[SweepSpec]:
+def validation_spec(protocol: Protocol) -> SweepSpec:
     """Stage 1: RL at the smallest budget, principled grids at the largest, validation split."""
     agents = []
     for family, regime in itertools.product(protocol.families, protocol.regimes):
@@ -150,7 +149,7 @@ def choose(validation: pd.DataFrame) -> pd.DataFrame:
     return means.loc[means.groupby(keys)["regret"].idxmin()]
 
 
-def test_specs(protocol: Protocol, chosen: pd.DataFrame) -> list[SweepSpec]:
+def test_spec(protocol: Protocol, chosen: pd.DataFrame) -> SweepSpec:
     """Stage 2: the chosen configurations on the test split, and the constant policies."""
     agents, views = [], {label: view for view, label in VIEW_LABELS.items()}
     for pick in chosen.itertuples():
@@ -186,9 +185,8 @@ def run(suite: str | Protocol, out_dir: str | Path, *, seeds: int | Sequence[int
     chosen = protocol(seeds if seeds is None or isinstance(seeds, int) else len(seeds), horizon,
                       None if isinstance(suite, str) else suite, **fields)  # fmt: skip
     out, engine = Path(out_dir), {"chunk_size": 1, **given}
-    stage = lambda specs: pd.concat([run_cells(s, out, **engine)[0] for s in specs])  # noqa: E731
-    validation = stage(validation_specs(chosen))
-    test = stage(test_specs(chosen, choose(scored(validation))))
+    validation = run_cells(validation_spec(chosen), out, **engine)[0]
+    test = run_cells(test_spec(chosen, choose(scored(validation))), out, **engine)[0]
     return report(test, validation, chosen, out)
 
 

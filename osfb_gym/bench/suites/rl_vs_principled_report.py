@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from osfb_gym.bench import stats
-from osfb_gym.bench.report import Report, colours, panels, save, save_report
+from osfb_gym.bench.report import Report, band, colours, panels, save, save_report
 from osfb_gym.bench.suites.rl_vs_principled import NAME, Protocol, choose, scored
 from osfb_gym.core.family import FAMILIES
 
@@ -170,9 +170,8 @@ def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statis
             value, low, high = np.array([stats.interval(rows[rows["budget"] == b][column]
                                                         .to_numpy(), statistic)
                                          for b in budgets]).T  # fmt: skip
-            style = "-" if "+" in str(agent) else "--"
-            axis.plot(budgets, value, style, marker="o", color=palette[agent], label=agent)
-            axis.fill_between(budgets, low, high, color=palette[agent], alpha=0.2)
+            band(axis, budgets, value, colour=palette[agent], label=agent, bounds=(low, high),
+                 style="-" if "+" in str(agent) else "--", marker="o")  # fmt: skip
         ticks = sorted(part["budget"].unique())
         axis.set_xticks(ticks, [f"{t / 1000:g}k" if t else "0" for t in ticks])
         # symlog: the oracle's 0, the best constant's 1 and small regrets all readable
@@ -206,8 +205,7 @@ def plot_profiles(frame: pd.DataFrame, best: dict[tuple[str, str], str], top: in
             matrix = np.column_stack([np.asarray(c)[:n] for c in columns])
             value, low, high = stats.performance_profile(matrix, taus, lower_is_better=True)
             label = f"{name} ({matrix.shape[1]} families)"
-            axis.plot(taus, value, color=palette[name], label=label)
-            axis.fill_between(taus, low, high, color=palette[name], alpha=0.2)
+            band(axis, taus, value, colour=palette[name], label=label, bounds=(low, high))
         axis.set_title(f"{regime} world, N={top:,}", fontsize=9)
         axis.set_xlabel("tau (normalised regret)")
         axis.set_ylabel("fraction of runs with regret <= tau", fontsize=7)

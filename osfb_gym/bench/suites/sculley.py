@@ -8,7 +8,6 @@ from the paper: docs/reproductions/sculley.md.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -19,7 +18,7 @@ import gymnasium as gym
 import pandas as pd
 
 from agents.base import Agent
-from osfb_gym.bench.report import Report, datasets_found, subset
+from osfb_gym.bench.report import Report, datasets_found, subset, tuned
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.suites.sculley_report import METHODS, PAPER_TOPICS, write_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
@@ -42,6 +41,7 @@ LEARNERS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 WRAPPERS = {"label_efficient": "LabelEfficient", "apple_tasting": "AppleTastingSampling"}
 VARIANTS = ("one_sided", "label_efficient", "apple_tasting", "full")  # Table 1's row order
+IDENTITY = ("key", "setting", "env_id", "env_kwargs", "agent", "params")  # the tags say it
 
 
 @dataclass(frozen=True)
@@ -55,9 +55,9 @@ class SculleySuite:
     learners: tuple[str, ...] = ("svm", "margin_perceptron", "perceptron", "perceptron_bias")
     tune_seeds: tuple[int, ...] = (100, 101)  # spam: Label Efficient's beta is tuned on these
     betas: tuple[float, ...] = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)  # Reuters: one, the paper's
-    rows: tuple[str, str] | None = ("test", "train")  # spam: (tuning rows, reported rows)
+    rows: tuple[str, str] = ("test", "train")  # spam: (tuning rows, reported rows)
     svm_seeds: int = 2  # Reuters: the Online SVM runs the first svm_seeds seeds
-    svm_weights: tuple[float, ...] = SVM_WEIGHTS
+    svm_weights: tuple[float, ...] = SVM_WEIGHTS  # Reuters: C_neg (SVM_WEIGHTS_PAPER: full grid)
     text: dict[str, Any] = field(default_factory=lambda: {"features": "binary", "dim": 2**18})
 
     @property
@@ -73,7 +73,7 @@ SCULLEY_SUITES = {
     "sculley-reuters": SculleySuite(
         "sculley-reuters", "Tables 2-3 of Sculley (2007): R8 topics one vs rest, best F1 over "
         "threshold biases and example weights; Online SVM and Perceptron with margins.",
-        datasets=REUTERS_TOPICS, learners=("svm", "margin_perceptron"), betas=(1e-4,), rows=None,
+        datasets=REUTERS_TOPICS, learners=("svm", "margin_perceptron"), betas=(1e-4,),
         text={"features": "counts", "dim": 4096}),  # the paper's stemmed words are not built
 }  # fmt: skip
 
@@ -114,20 +114,19 @@ def make_spam_env(dataset: str, *, feedback: str = "one_sided", **kwargs: Any) -
     return gym.make(ENV_ID, **spam_env(dataset, feedback, SCULLEY_SUITES["sculley-spam"], **kwargs))
 
 
-def _agent(tags: dict, tag: dict, envs: tuple[str, ...], learner: str, strategy: str, **extra: Any):
-    name, params = learner_params(learner, strategy, **extra)
-    tags.update({(env, name, json.dumps(params, sort_keys=True)): tag for env in envs})
-    return AgentSpec(name, params, envs=envs)
+def _agent(tags: dict, envs: tuple[str, ...], learner: str, strategy: str, **extra: Any):
+    return AgentSpec(*learner_params(learner, strategy, **extra), envs=envs, tags=tags)
 
 
-def spam_stages(suite: SculleySuite, datasets: Sequence[str], env_extra: dict, beta: dict | None):
+def spam_stages(suite: SculleySuite, datasets: Sequence[str], env_extra: dict,
+                beta: dict | None) -> SweepSpec:  # fmt: skip
     """Table 1's stages: the tuning of ``beta`` (``beta`` None), else the reported episodes."""
-    tags: dict = {}
     envs, agents, phase = [], [], "tune" if beta is None else "eval"
-    rows = {} if suite.rows is None else {"rows": suite.rows[beta is not None]}
+    rows = {"rows": suite.rows[beta is not None]}
     for dataset in datasets:
         labels = {fb: f"{dataset} {fb}" for fb in ("one_sided", "full")}
-        envs += [EnvSpec(ENV_ID, labels[fb], spam_env(dataset, fb, suite, **env_extra, **rows))
+        envs += [EnvSpec(ENV_ID, labels[fb], spam_env(dataset, fb, suite, **env_extra, **rows),
+                         {"dataset": dataset})
                  for fb in (labels if beta is not None else ("one_sided",))]  # fmt: skip
         for learner in suite.learners:
             runs: list[tuple[str, float | None]]
@@ -138,61 +137,53 @@ def spam_stages(suite: SculleySuite, datasets: Sequence[str], env_extra: dict, b
                 runs = [(v, beta[(dataset, learner)] if v == "label_efficient" else None)
                         for v in variants]  # fmt: skip
             for variant, b in runs:
-                tag = {"dataset": dataset, "learner": learner, "variant": variant, "phase": phase,
+                tag = {"learner": learner, "variant": variant, "phase": phase,
                        "beta": float("nan") if b is None else b}  # fmt: skip
                 env = labels["full" if variant == "full" else "one_sided"]
                 strategy = variant if variant in WRAPPERS else "none"
                 extra = {} if b is None else {"beta": b}
-                agents.append(_agent(tags, tag, (env,), learner, strategy, **extra))
+                agents.append(_agent(tag, (env,), learner, strategy, **extra))
     seeds, name = (suite.tune_seeds if beta is None else suite.seeds), f"{suite.name}-{phase}"
-    return SweepSpec(name, tuple(envs), tuple(agents), seeds, suite.description), tags
+    return SweepSpec(name, tuple(envs), tuple(agents), seeds, suite.description)
 
 
-def reuters_grid(suite: SculleySuite, learner: str, full_grid: bool) -> list[tuple[str, float]]:
+def reuters_grid(suite: SculleySuite, learner: str) -> list[tuple[str, float]]:
     """Return ``learner``'s (weighting, value) grid: Table 2's biases, then Table 3's weights."""
-    weights = PERCEPTRON_WEIGHTS if learner == "margin_perceptron" else (
-        SVM_WEIGHTS_PAPER if full_grid else suite.svm_weights)  # fmt: skip
+    weights = PERCEPTRON_WEIGHTS if learner == "margin_perceptron" else suite.svm_weights
     return [("threshold", b) for b in THRESHOLD_BIASES] + [("weight", w) for w in weights]
 
 
-def reuters_stages(suite: SculleySuite, topics: Sequence[str], env_extra: dict, full_grid: bool):
+def reuters_stages(suite: SculleySuite, topics: Sequence[str], env_extra: dict):
     """Tables 2-3: one stage per learner (the SVM runs only its first seeds)."""
     envs = tuple(EnvSpec(ENV_ID, topic, {"dataset": "reuters_r8", "topic": topic, "rows": "train",
-                                         "first_positive_first": True, **suite.text, **env_extra})
+                                         "first_positive_first": True, **suite.text, **env_extra},
+                         {"topic": topic})
                  for topic in topics)  # fmt: skip
     for learner in suite.learners:
-        tags: dict = {}
         agents = []
-        for weighting, value in reuters_grid(suite, learner, full_grid):
+        for weighting, value in reuters_grid(suite, learner):
             extra: dict[str, Any] = {"threshold": -float(value)} if weighting == "threshold" else {
                 "class_weight": {0: value / SVM_C} if learner == "svm" else {1: value}}  # fmt: skip
             for method in METHODS:
                 tag = {"learner": learner, "method": method, "weighting": weighting, "value": value}
                 beta = {"beta": suite.betas[0]} if method == "label_efficient" else {}
                 strategy = "none" if method == "margins_only" else method
-                agents.append(_agent(tags, tag, tuple(topics), learner, strategy, **extra, **beta))
+                agents.append(_agent(tag, tuple(topics), learner, strategy, **extra, **beta))
         seeds = suite.seeds[: suite.svm_seeds] if learner == "svm" else suite.seeds
-        yield SweepSpec(f"{suite.name}-{learner}", envs, tuple(agents), tuple(seeds)), tags
+        yield SweepSpec(f"{suite.name}-{learner}", envs, tuple(agents), tuple(seeds))
 
 
-def _rows(frame: pd.DataFrame, tags: dict, key: str) -> pd.DataFrame:
-    """Put each stored row's identity (dataset/topic, learner, variant, ...) before its metrics."""
-    ids = [{key: json.loads(kw)[key], **tags[(s, a, json.dumps(json.loads(p), sort_keys=True))]}
-           for s, kw, a, p in zip(frame.setting, frame.env_kwargs, frame.agent, frame.params,
-                                  strict=True)]  # fmt: skip
-    drop = ["key", "env_id", "env_kwargs", "params", "setting", "agent"]
-    drop += [c for c in frame if c.startswith("curve_")]
-    return pd.concat([pd.DataFrame(ids), frame.drop(columns=drop)], axis=1)
+def best_beta(tuning: pd.DataFrame) -> dict[tuple[str, str], float]:
+    """Return the ``beta`` with the best mean F1 per (dataset, learner) (ties: the smaller).
 
-
-def best_beta(tuning: pd.DataFrame) -> float:
-    """Return the ``beta`` with the best mean F1 (ties: the smaller, which samples less).
-
-    >>> best_beta(pd.DataFrame({"beta": [0.1, 0.1, 1.0, 1.0], "f1": [0.5, 0.7, 0.6, 0.6]}))
-    0.1
+    >>> best_beta(pd.DataFrame({"dataset": "d", "learner": "svm", "beta": [1.0, 1.0, 0.1, 0.1],
+    ...                         "f1": [0.6, 0.6, 0.5, 0.7]}))
+    {('d', 'svm'): 0.1}
     """
-    means = tuning.groupby("beta")["f1"].mean()
-    return float(min(beta for beta, value in means.items() if value >= means.max() - 1e-12))
+    best = tuned(tuning.sort_values("beta", kind="stable"), "f1", lower_is_better=False,
+                 by=("dataset", "learner"), over="beta")  # fmt: skip
+    chosen = best.groupby(["dataset", "learner"])["beta"].first()
+    return {key: float(beta) for key, beta in chosen.items()}
 
 
 def run_sculley(
@@ -221,25 +212,25 @@ def run_sculley(
                     datasets=subset(datasets, base.datasets if base.spam else R8_TOPICS,
                                      "datasets" if base.spam else "topics"),
                     learners=subset(learners, base.learners, "learners"),
-                    svm_seeds=base.svm_seeds if svm_seeds is None else int(svm_seeds))  # fmt: skip
+                    svm_seeds=base.svm_seeds if svm_seeds is None else int(svm_seeds),
+                    svm_weights=SVM_WEIGHTS_PAPER if full_grid else base.svm_weights)  # fmt: skip
     found, missing = datasets_found(suite.datasets if base.spam else ["reuters_r8"], data_home,
                                     name)  # fmt: skip
     extra = {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v is not None}
     out, started = Path(out_dir), time.perf_counter()
 
-    def run(stage: tuple[SweepSpec, dict], key: str) -> pd.DataFrame:
-        return _rows(run_cells(stage[0], out, **engine)[0], stage[1], key)
+    def run(stage: SweepSpec) -> pd.DataFrame:  # the rows: tags, seed and what was measured
+        rows = run_cells(stage, out, **engine)[0]
+        return rows.drop(columns=[*IDENTITY, *(c for c in rows if c.startswith("curve_"))])
 
     if base.spam:
-        tuning = run(spam_stages(suite, found, extra, None), "dataset")
-        beta = {key: best_beta(group) for key, group in tuning.groupby(["dataset", "learner"])}
-        results = pd.concat([tuning, run(spam_stages(suite, found, extra, beta), "dataset")])
+        tuning = run(spam_stages(suite, found, extra, None))
+        results = pd.concat([tuning, run(spam_stages(suite, found, extra, best_beta(tuning)))])
         order = {v: i for i, v in enumerate(("tune", *found, *suite.learners, *VARIANTS))}
         results = results.sort_values(["phase", "dataset", "learner", "variant"], kind="stable",
                                       key=lambda column: column.map(order))  # fmt: skip
     else:
-        results = pd.concat([run(stage, "topic") for stage in
-                             reuters_stages(suite, suite.datasets, extra, full_grid)])  # fmt: skip
+        results = pd.concat([run(stage) for stage in reuters_stages(suite, suite.datasets, extra)])
     return write_report(suite, results.reset_index(drop=True), out, data_home=data_home,
-                        missing=missing, horizon=horizon, full_grid=full_grid,
+                        missing=missing, horizon=horizon,
                         minutes=(time.perf_counter() - started) / 60)  # fmt: skip

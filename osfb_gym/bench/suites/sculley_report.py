@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Claim, Report, claims_table, published, save_report
+from osfb_gym.bench.report import Claim, Report, claims_table, published, save_report, tuned
 
 #: the ten topics of Tables 2-3 and the positive rate the paper prints beside each
 PAPER_TOPICS: dict[str, float] = dict(published("sculley_topics").itertuples(index=False))
@@ -61,8 +61,7 @@ def published_reuters() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def write_report(suite: Any, results: pd.DataFrame, out_dir: str | Path, *,
                  data_home: str | None = None, missing: dict[str, str] | None = None,
-                 horizon: int | None = None, minutes: float | None = None,
-                 full_grid: bool = False) -> Report:  # fmt: skip
+                 horizon: int | None = None, minutes: float | None = None) -> Report:  # fmt: skip
     """Summarise ``results`` (a run's rows, or a saved ``results.csv``) and write the files."""
     if suite.spam:
         summary, name = spam_summary(results), "summary"
@@ -71,7 +70,7 @@ def write_report(suite: Any, results: pd.DataFrame, out_dir: str | Path, *,
     else:
         summary, name = reuters_best(results), "best"
         claims = reuters_claims(summary)
-        lines = _reuters_page(suite, summary, results, data_home, full_grid)
+        lines = _reuters_page(suite, summary, results, data_home)
     lines += ["## Claims", "", claims_table(claims), ""]
     lines += ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in (missing or {}).items()),
               ""] if missing else []  # fmt: skip
@@ -237,9 +236,8 @@ def _features(text: dict[str, Any]) -> str:
 
 def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list[str]:
     seeds = sorted(set(results.loc[results["phase"] == "eval", "seed"]))
-    where = "the whole corpus" if suite.rows is None else (
-        f"the {suite.rows[0]} part of each corpus (rows i with i mod 4 = 3), the tables "
-        f"reporting its {suite.rows[1]} part")  # fmt: skip
+    where = (f"the {suite.rows[0]} part of each corpus (rows i with i mod 4 = 3), the tables "
+             f"reporting its {suite.rows[1]} part")  # fmt: skip
     lines = [
         f"# osfb-bench {suite.name}",
         "",
@@ -259,7 +257,7 @@ def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list
         n, ham = int(first[["tp", "fp", "tn", "fn"]].sum()), int(first["tp"] + first["fn"])
         kind = _features(suite.text) if dataset == "sms_spam" else \
             "standardised, intercept dropped, rows scaled to unit length"  # fmt: skip
-        part = "" if suite.rows is None else f" (its {suite.rows[1]} part)"
+        part = f" (its {suite.rows[1]} part)"
         lines += [
             f"## {dataset}{part}: {n} messages, {ham} ham ({ham / n:.1%}, the positive "
             f"class); {kind}",
@@ -284,12 +282,11 @@ def reuters_best(results: pd.DataFrame) -> pd.DataFrame:
     >>> reuters_best(frame)[["f1", "value"]].to_dict("records")
     [{'f1': 0.4, 'value': 0.25}]
     """
-    keys = ["weighting", "learner", "method", "topic"]
-    grid = results.groupby([*keys, "value"], sort=False).agg(
-        f1=("f1", "mean"), seeds=("seed", "count")).reset_index()  # fmt: skip
-    grid = grid.sort_values([*keys, "value"], kind="stable")  # ties: the smallest value
-    return grid.loc[grid.groupby(keys, sort=False)["f1"].idxmax()].set_index(keys)[
-        ["f1", "value", "seeds"]]  # fmt: skip
+    keys = ["weighting", "learner", "method", "topic"]  # ties: the smallest value
+    best = tuned(results.sort_values("value", kind="stable"), "f1", lower_is_better=False,
+                 by=keys, over="value")  # fmt: skip
+    return best.groupby(keys).agg(f1=("f1", "mean"), value=("value", "first"),
+                                  seeds=("seed", "count"))  # fmt: skip
 
 
 def reuters_table(best: pd.DataFrame, weighting: str, rates: dict[str, float] | None = None):
@@ -368,12 +365,8 @@ def reuters_claims(best: pd.DataFrame) -> list[Claim]:
 
 
 def _reuters_page(suite: Any, best: pd.DataFrame, results: pd.DataFrame,
-                  data_home: str | None, full_grid: bool) -> list[str]:  # fmt: skip
-    from osfb_gym.bench.suites.sculley import (
-        PERCEPTRON_WEIGHTS,
-        SVM_WEIGHTS_PAPER,
-        THRESHOLD_BIASES,
-    )
+                  data_home: str | None) -> list[str]:  # fmt: skip
+    from osfb_gym.bench.suites.sculley import PERCEPTRON_WEIGHTS, THRESHOLD_BIASES
     from osfb_gym.data import load
 
     rates = {}
@@ -385,7 +378,6 @@ def _reuters_page(suite: Any, best: pd.DataFrame, results: pd.DataFrame,
         "svm": f"Online SVM on seeds {list(suite.seeds)[: suite.svm_seeds]}",
         "margin_perceptron": f"Perceptron with margins on seeds {list(suite.seeds)}",
     }
-    svm_weights = SVM_WEIGHTS_PAPER if full_grid else suite.svm_weights
     printed = published_reuters()[1]["avg"]
     lines = [
         f"# osfb-bench {suite.name}",
@@ -399,7 +391,7 @@ def _reuters_page(suite: Any, best: pd.DataFrame, results: pd.DataFrame,
         f"Features: {_features(suite.text)}. Threshold biases b (threshold = -b): "
         f"{list(THRESHOLD_BIASES)}. Example weights: perceptron c_pos "
         f"{[f'{w:g}' for w in PERCEPTRON_WEIGHTS]} (c_neg = 1); SVM C_neg "
-        f"{[f'{w:g}' for w in svm_weights]} (C_pos = 100). The Avg. F1 row averages the "
+        f"{[f'{w:g}' for w in suite.svm_weights]} (C_pos = 100). The Avg. F1 row averages the "
         "topics shown; the paper's own averages over its ten topics are listed below.",
         "",
     ]

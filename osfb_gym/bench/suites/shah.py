@@ -60,8 +60,11 @@ class ShahSuite:
     selected on ``tune_seeds``.
     """
 
-    name: str
-    description: str
+    name: str = "shah-reject"
+    description: str = (
+        "Shah & Manwani (2020), Figures 5-6: DSOL, DRAL and DSAL on phishing (linear) and "
+        "guide (polynomial kernel), d in {0.1, 0.25, 0.4}, 100 runs of T = 10,000."
+    )
     datasets: tuple[str, ...] = ("phishing", "guide")
     d_values: tuple[float, ...] = (0.1, 0.25, 0.4)
     seeds: tuple[int, ...] = tuple(range(100))
@@ -71,13 +74,6 @@ class ShahSuite:
     tune_seeds: tuple[int, ...] = tuple(range(10_000, 10_010))
 
 
-SHAH_SUITES = {"shah-reject": ShahSuite(
-    name="shah-reject",
-    description="Shah & Manwani (2020), Figures 5-6: DSOL, DRAL and DSAL on phishing (linear) "
-                "and guide (polynomial kernel), d in {0.1, 0.25, 0.4}, 100 runs of T = 10,000.",
-)}  # fmt: skip
-
-
 def run_shah(
     suite: str | ShahSuite, out_dir: str | Path, *, datasets: Sequence[str] | None = None,
     seeds: Sequence[int] | None = None, horizon: int | None = None,
@@ -85,10 +81,11 @@ def run_shah(
 ) -> Report:  # fmt: skip
     """Run ``suite`` (narrowed by ``datasets``, ``seeds``, ``horizon``, ``gammas``); report it.
 
-    Both stages run on the engine: ``engine`` goes to :func:`osfb_gym.bench.run.run_cells`
-    (``workers``, ``executor``, ``resume``, ...).
+    A name means the paper's suite (:class:`ShahSuite`'s defaults). Both stages run on the
+    engine: ``engine`` goes to :func:`osfb_gym.bench.run.run_cells` (``workers``,
+    ``executor``, ``resume``, ...).
     """
-    suite = SHAH_SUITES[suite] if isinstance(suite, str) else suite
+    suite = ShahSuite() if isinstance(suite, str) else suite
     if gammas is not None:
         suite = dataclasses.replace(suite, gammas=tuple(float(g) for g in gammas))
     names = subset(datasets, suite.datasets, f"datasets of {suite.name}")
@@ -100,14 +97,9 @@ def run_shah(
         tuning = sweep_spec(suite, found, suite.tune_seeds, horizon, data_home, tune=True)
         selection, chosen = select_gamma(run_cells(tuning, Path(out_dir), **engine)[0])
     spec = sweep_spec(suite, found, seeds, horizon, data_home, chosen=chosen)
-    rows, _ = run_cells(spec, Path(out_dir), **engine)
-    order = {"dataset": found, "learner": list(LEARNERS)}
-    results = _ordered(_frame(rows), order).sort_values(["dataset", "d", "learner", "seed"],
-                                                        kind="stable")  # fmt: skip
-    curves = _ordered(_mean_curves(results, rows), order).sort_values(
-        ["dataset", "d", "learner", "t"], kind="stable")  # fmt: skip
-    return write_shah_report(results.reset_index(drop=True), curves.reset_index(drop=True), suite,
-                             out_dir, missing=missing, selection=selection,
+    rows, _ = run_cells(spec, Path(out_dir), **engine)  # in (dataset, d, learner, seed) order
+    return write_shah_report(_frame(rows), _mean_curves(rows), suite, out_dir, missing=missing,
+                             selection=selection,
                              minutes=(time.perf_counter() - started) / 60)  # fmt: skip
 
 
@@ -126,33 +118,36 @@ def sweep_spec(
     for dataset in datasets:
         labels = tuple(f"{dataset}, d={d:g}" for d in suite.d_values)
         envs += [EnvSpec(ENV_ID, label, {"dataset": dataset, "data_home": data_home,
-                                         "replacement": True, "horizon": horizon, "d": d})
+                                         "replacement": True, "horizon": horizon, "d": d},
+                         {"dataset": dataset, "d": d})
                  for label, d in zip(labels, suite.d_values, strict=True)]  # fmt: skip
         fixed = {"kernel": suite.kernels.get(dataset, "linear")}
         for name in LEARNERS:
             if name not in TUNED:
-                agents += [] if tune else [AgentSpec(name, fixed, envs=labels)]
+                agents += [] if tune else [_learner(name, fixed, None, labels)]
             elif tune:
-                agents.append(AgentSpec(name, fixed, {"gamma": list(suite.gammas)}, envs=labels))
+                agents += [_learner(name, fixed, gamma, labels) for gamma in suite.gammas]
             else:
-                gamma = {label: (chosen or {}).get((label, name), suite.gammas[0])
-                         for label in labels}  # fmt: skip
-                agents += [AgentSpec(name, fixed | {"gamma": gamma[label]}, envs=(label,))
+                agents += [_learner(name, fixed, (chosen or {}).get((label, name),
+                                                                    suite.gammas[0]), (label,))
                            for label in labels]  # fmt: skip
     return SweepSpec(f"{suite.name}-selection" if tune else suite.name, tuple(envs),
                      tuple(agents), tuple(suite.seeds if seeds is None else seeds),
                      suite.description, curve_stride=None if tune else CURVE_STRIDE)  # fmt: skip
 
 
+def _learner(name: str, fixed: dict, gamma: float | None, envs: tuple[str, ...]) -> AgentSpec:
+    """Return learner ``name`` at ``gamma`` (None: none) on ``envs``, tagged for the report."""
+    params = fixed if gamma is None else fixed | {"gamma": gamma}
+    tags = {"learner": name, **fixed, "gamma": np.nan if gamma is None else gamma}
+    return AgentSpec(name, params, envs=envs, tags=tags)
+
+
 def _frame(rows: pd.DataFrame) -> pd.DataFrame:
     """Return the engine's rows as (dataset, d, learner, kernel, gamma, seed) and the metrics."""
-    kwargs, params = ([json.loads(t) for t in rows[c]] for c in ("env_kwargs", "params"))
-    frame = pd.DataFrame({"dataset": [k["dataset"] for k in kwargs], "d": [k["d"] for k in kwargs],
-                          "learner": rows["agent"], "kernel": [p["kernel"] for p in params],
-                          "gamma": [p.get("gamma", np.nan) for p in params],
-                          "seed": rows["seed"]})  # fmt: skip
-    metrics = [c for c in rows if c not in ENGINE_COLUMNS and not c.startswith("curve_")]
-    return pd.concat([frame, rows[[*metrics, "seconds"]]], axis=1)
+    keys = ["dataset", "d", "learner", "kernel", "gamma", "seed"]
+    metrics = [c for c in rows if c not in (*ENGINE_COLUMNS, *keys) and not c.startswith("curve_")]
+    return rows[[*keys, *metrics, "seconds"]]
 
 
 def select_gamma(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple[str, str], float]]:
@@ -174,12 +169,10 @@ def select_gamma(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple[str, str]
     return means.drop(columns="setting"), chosen
 
 
-def _mean_curves(results: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+def _mean_curves(rows: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard deviation over runs of each curve, per (dataset, d, learner)."""
     frames = []
-    for (dataset, d, learner), part in results.groupby(["dataset", "d", "learner"],
-                                                       observed=True, sort=False):  # fmt: skip
-        runs = rows.loc[part.index]
+    for (dataset, d, learner), runs in rows.groupby(["dataset", "d", "learner"], sort=False):
         frame = pd.DataFrame({"dataset": dataset, "d": d, "learner": learner,
                               "t": np.asarray(runs["curve_t"].iloc[0])})  # fmt: skip
         n = len(runs)
@@ -192,19 +185,13 @@ def _mean_curves(results: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _ordered(frame: pd.DataFrame, order: dict[str, list[str]]) -> pd.DataFrame:
-    for column, values in order.items():
-        frame[column] = pd.Categorical(frame[column], categories=values, ordered=True)
-    return frame
-
-
 def summary(results: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
     """Return means and stds over runs at ``T`` per (dataset, d, learner).
 
     ``dsol_risk_same_labels``: DSOL's average risk at the trial where it had
     asked as many labels as the learner did in all (DSOL asks every label).
     """
-    grouped = results.groupby(["dataset", "d", "learner"], observed=True, sort=True)
+    grouped = results.groupby(["dataset", "d", "learner"], sort=False)
     rates = ["query_rate", "misclassification_rate", "rejection_rate"]
     table = grouped[["average_risk", "query_rate", "n_queries", *rates[1:]]].mean()
     for name in ("average_risk", *rates):
@@ -247,9 +234,8 @@ def claims(table: pd.DataFrame) -> list[str]:
     "paper" says "not stated" and the verdict is our check alone.
     """
     lines: list[str] = []
-    for dataset, part in table.groupby("dataset", observed=True, sort=False):
-        if not part.empty:
-            lines += [f"**{dataset}**", "", claims_table(_claims(str(dataset), part)), ""]
+    for dataset, part in table.groupby("dataset", sort=False):
+        lines += [f"**{dataset}**", "", claims_table(_claims(str(dataset), part)), ""]
     return lines
 
 
@@ -318,11 +304,9 @@ def write_shah_report(
              "average L_d over the T trials.", "",
              *(f"- {name}: not run ({why})" for name, why in (missing or {}).items())]  # fmt: skip
     palette = colours(LEARNERS)
-    for dataset, part in table.groupby("dataset", observed=True, sort=False):
-        if part.empty:
-            continue
+    for dataset, part in table.groupby("dataset", sort=False):
         ran = results[results["dataset"] == dataset]
-        gamma = ran.groupby(["d", "learner"], observed=True)["gamma"].agg(
+        gamma = ran.groupby(["d", "learner"])["gamma"].agg(
             lambda g: ", ".join(f"{v:g}" for v in g.dropna().unique()) or "-")  # fmt: skip
         shown = pd.DataFrame({
             "d": part["d"], "learner": part["learner"], "kernel": ran["kernel"].iloc[0],
@@ -368,7 +352,7 @@ def plot_panels(curves: pd.DataFrame, path: str | Path, *, title: str = "",
     ds = sorted(curves["d"].unique())
     figure, axes = panels(len(ds), 5, width=4, height=3.4, dpi=80)
     for row, d in zip(axes, ds, strict=True):
-        for learner, part in curves[curves["d"] == d].groupby("learner", observed=True):
+        for learner, part in curves[curves["d"] == d].groupby("learner", sort=False):
             colour, label = palette[str(learner)], str(learner)
             band(row[0], part["n_queries"], part["risk"], part["risk_std"], colour=colour,
                  label=label)  # fmt: skip

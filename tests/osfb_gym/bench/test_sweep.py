@@ -374,3 +374,23 @@ def test_custom_cells_are_checked_before_any_work():
     unplaced = AgentSpec("c", runner="osfb_gym.bench.experience:rl_cell")
     with pytest.raises(ValueError, match="must name its settings"):
         validate(SweepSpec("x", env, (unplaced,)))
+
+
+def test_tags_name_the_rows_without_changing_what_is_stored(tmp_path):
+    from osfb_gym.bench.run import run_cells
+    from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
+
+    def spec(env_tags: dict, agent_tags: dict) -> SweepSpec:
+        env = EnvSpec("AppleTasting-v0", "apple", {"horizon": 5}, env_tags)
+        return SweepSpec("t", (env,), (AgentSpec("Perceptron", tags=agent_tags),), seeds=(0, 1))
+
+    plain, _ = run_cells(spec({}, {}), tmp_path / "plain", progress=False)
+    tagged = spec({"world": "w1"}, {"learner": "p", "world": "w2"})
+    assert [c.key for c in tagged.cells()] == list(plain["key"])  # tags are not in the key
+    rows, _ = run_cells(tagged, tmp_path / "tagged", progress=False)
+    assert list(rows.columns[:2]) == ["world", "learner"] and set(rows["world"]) == {"w2"}
+    assert rows.drop(columns=["world", "learner", "seconds"]).equals(plain.drop(columns="seconds"))
+    stored = json.loads(next((tmp_path / "tagged" / "cells").glob("*.json")).read_text())
+    assert "learner" not in stored and "world" not in stored
+    with pytest.raises(ValueError, match=r"tags \['seed'\] name columns of the rows"):
+        run_cells(spec({"seed": 1}, {}), tmp_path / "tagged", progress=False, resume=True)

@@ -30,7 +30,7 @@ def test_the_suite_is_a_spec_on_the_engine_and_reads_no_oracle():
 
 
 def test_a_tiny_run_gives_paired_curves_references_and_dynamics(tmp_path):
-    result = bose.run_bose(bose.BOSE_SUITES["bose-services"], tmp_path, seeds=(0,),
+    result = bose.run_bose(bose.BoseSuite(), tmp_path, seeds=(0,),
                            horizon=3, progress=False,
                            data_home=str(tmp_path / "no-data"))  # fmt: skip
     curves = result.curves
@@ -78,7 +78,7 @@ def test_movielens_runs_when_its_ratings_are_found_and_reports_excess(tmp_path):
     from tests.osfb_gym.envs.test_services import write_ratings
 
     home = write_ratings(tmp_path / "data", users=260, movies=80)
-    result = bose.run_bose(bose.BOSE_SUITES["bose-services"], tmp_path / "out", seeds=(0,),
+    result = bose.run_bose(bose.BoseSuite(), tmp_path / "out", seeds=(0,),
                            data_home=home, horizon=3, progress=False)  # fmt: skip
     assert bose.MOVIELENS.label in set(result.curves["setting"])
     assert bose.MOVIELENS.env_kwargs["report"] == "excess"  # the paper's Eq. 4

@@ -14,7 +14,7 @@ from osfb_gym.bench.suites.rl_vs_principled import (  # noqa: E402
     Protocol,
     protocol,
     run,
-    validation_specs,
+    validation_spec,
 )
 from osfb_gym.bench.sweep import Cell  # noqa: E402
 from osfb_gym.core.family import FAMILIES  # noqa: E402
@@ -112,7 +112,7 @@ def test_episode_recorder_scores_as_the_runner_does():
 
 
 def test_validation_keeps_its_worlds_and_seeds_apart():
-    (spec,) = validation_specs(TINY)
+    spec = validation_spec(TINY)
     params = [agent.params for agent in spec.agents]
     assert {p["split"] for p in params} == {"validation"}
     rl = [p for p in params if "algo" in p]

@@ -105,7 +105,7 @@ def test_reuters_grids_follow_the_paper_and_the_bias_is_a_negative_threshold():
     assert (SVM_WEIGHTS_PAPER[0], SVM_WEIGHTS_PAPER[-1], len(SVM_WEIGHTS_PAPER)) == (0.001, 128, 18)
     suite = SCULLEY_SUITES["sculley-reuters"]
     assert suite.betas == (1e-4,)
-    (svm, _), (mgn, _) = reuters_stages(suite, ["ship"], {}, full_grid=False)
+    svm, mgn = reuters_stages(suite, ["ship"], {})
     assert svm.seeds == (0, 1) and mgn.seeds == tuple(range(5))  # the SVM: its first seeds
     params = [a.params for a in mgn.agents]
     assert {"threshold": -0.25, "m": 2.0, "eta": 1.0, "fit_intercept": False} in params
@@ -122,24 +122,26 @@ def test_reuters_grids_follow_the_paper_and_the_bias_is_a_negative_threshold():
 
 def test_spam_stages_tune_beta_on_other_orders_then_report_with_it():
     suite = SCULLEY_SUITES["sculley-spam"]
-    tune, tags = spam_stages(suite, ["sms_spam"], {"horizon": 10}, None)
+    tune = spam_stages(suite, ["sms_spam"], {"horizon": 10}, None)
     assert tune.seeds == (100, 101) and not set(tune.seeds) & set(suite.seeds)
     assert {a.name for a in tune.agents} == {"LabelEfficient"}
     assert sorted({a.params["beta"] for a in tune.agents}) == list(suite.betas)
     assert all(env.kwargs["positive_class"] == 0 for env in tune.envs)  # ham is positive
     assert {env.kwargs["rows"] for env in tune.envs} == {"test"}  # a held-out quarter
     beta = {("sms_spam", lr): 0.1 for lr in suite.learners}
-    report, tags = spam_stages(suite, ["sms_spam"], {}, beta)
+    report = spam_stages(suite, ["sms_spam"], {}, beta)
     assert [env.kwargs["feedback"] for env in report.envs] == ["one_sided", "full"]
     assert {env.kwargs["rows"] for env in report.envs} == {"train"}
-    variants = [tags[(a.envs[0], a.name, __import__("json").dumps(a.params, sort_keys=True))]
-                ["variant"] for a in report.agents]  # fmt: skip
+    variants = [a.tags["variant"] for a in report.agents]
     assert variants.count("full") == len(suite.learners) and variants.count("apple_tasting") == 3
 
 
 def test_beta_tuning_takes_the_best_mean_and_the_smaller_beta_on_ties():
-    frame = pd.DataFrame({"beta": [0.01, 0.01, 0.1, 0.1, 1.0], "f1": [0.9, 0.7, 0.8, 0.8, 0.1]})
-    assert best_beta(frame) == 0.01
+    frame = pd.DataFrame({"dataset": "d", "learner": "svm", "beta": [1.0, 0.1, 0.1, 0.01, 0.01],
+                          "f1": [0.1, 0.8, 0.8, 0.9, 0.7]})  # fmt: skip
+    assert best_beta(frame) == {("d", "svm"): 0.01}
+    two = frame.assign(learner=["a", "b", "b", "a", "a"])
+    assert best_beta(two) == {("d", "a"): 0.01, ("d", "b"): 0.1}
 
 
 # ------------------------------------------------------------------ layout

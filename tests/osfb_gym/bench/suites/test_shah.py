@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.suites.shah import SHAH_SUITES, ShahSuite, run_shah, summary
+from osfb_gym.bench.suites.shah import ShahSuite, run_shah, summary
 from osfb_gym.cli import main
 from tests.osfb_gym.envs.cases import DATA_HOME, SHARED_DATA
 
@@ -99,7 +99,7 @@ def test_cli_runs_the_suite_on_the_papers_data_or_says_what_is_missing(tmp_path,
 
 
 def test_the_suite_is_the_papers_grid():
-    suite = SHAH_SUITES["shah-reject"]
+    suite = ShahSuite()
     assert suite.d_values == (0.1, 0.25, 0.4)
     assert suite.horizon == 10_000 and len(suite.seeds) == 100
     assert suite.datasets == ("phishing", "guide") and suite.kernels == {"guide": "poly"}
