@@ -157,10 +157,11 @@ def _draw_in_place(rng: np.random.Generator, p: np.ndarray, total: float = 1.0) 
     """:func:`draw` of ``p / total``, its cumulative sum written over ``p`` (float64, changed).
 
     ``p /= total`` then the draw; with numba (the optional ``fast`` extra,
-    unless ``OSFB_NUMBA=0``) one compiled pass, the same user
+    unless ``OSFB_NUMBA=0``) and at least :data:`COMPILED_MIN_USERS` users,
+    one compiled pass, the same user
     (:mod:`agents.services._draw`; tested).
     """
-    loop = _compiled_draw()
+    loop = _compiled_draw(p.size)
     if loop is not None:
         return int(loop(p, total, rng.random()))
     if total != 1.0:  # (x / 1.0 is x)
@@ -170,12 +171,15 @@ def _draw_in_place(rng: np.random.Generator, p: np.ndarray, total: float = 1.0) 
     return int(cdf.searchsorted(rng.random(), side="right"))
 
 
+#: the fewest users for which the compiled draw runs (the env's threshold, for the
+#: same reason: numba's import and loading cost more than small episodes save)
+COMPILED_MIN_USERS = 10_000
 _draw_loops: list[Callable[[np.ndarray, float, float], int] | None] = []
 
 
-def _compiled_draw() -> Callable[[np.ndarray, float, float], int] | None:
-    """Return the compiled draw (None without numba, or with ``OSFB_NUMBA=0``)."""
-    if os.environ.get("OSFB_NUMBA", "1") == "0":
+def _compiled_draw(n_users: int) -> Callable[[np.ndarray, float, float], int] | None:
+    """Return the compiled draw, or None (few users, no numba, or ``OSFB_NUMBA=0``)."""
+    if n_users < COMPILED_MIN_USERS or os.environ.get("OSFB_NUMBA", "1") == "0":
         return None
     if not _draw_loops:
         try:

@@ -18,7 +18,6 @@ from numba.core import types
 from numba.extending import intrinsic
 
 
-
 @intrinsic
 def fma(typingctx: Any, a: Any, b: Any, c: Any) -> Any:  # pragma: no cover
     """Return ``a * b + c`` rounded once (LLVM's ``llvm.fma``), as OpenBLAS's kernels round it."""

@@ -15,9 +15,10 @@ about thirty of them took ~2-3 ms. Here:
   optional ``fast`` extra), and the best-service update and the group
   sums as loops (:func:`update_best`, :func:`group_averages`).
 
-The compiled loops are used when numba is installed and the environment
-variable ``OSFB_NUMBA`` is not ``0``; both paths give the same bits
-(tested). Two loops reproduce a BLAS product: the Mahalanobis kernel's
+The compiled loops are used for worlds of at least
+:data:`COMPILED_MIN_USERS` users when numba is installed and the
+environment variable ``OSFB_NUMBA`` is not ``0``; both paths give the
+same bits (tested). Two loops reproduce a BLAS product: the Mahalanobis kernel's
 ``diff @ M`` (``dgemm``) and the cosine kernel's ``phi @ theta``
 (``dgemv``), which OpenBLAS's kernels on this project's machines round
 as one fused multiply-add per extra term; a BLAS that rounds otherwise
@@ -40,12 +41,21 @@ if TYPE_CHECKING:
     from osfb_gym.envs.services.world import Population
 
 Kernel = Callable[["Population", np.ndarray], np.ndarray]
+#: the fewest users for which the compiled loops run: importing numba and loading the
+#: cached loops costs ~0.5-1.5 s once per process, more than a whole episode saves
+#: below this; smaller worlds (the default 500 users, RL training, the tests) keep
+#: the NumPy path and import nothing
+COMPILED_MIN_USERS = 10_000
 _loops: list[ModuleType | None] = []  # the compiled loops, once resolved
 
 
-def compiled_loops() -> ModuleType | None:
-    """Return the compiled loops' module (None without numba, or with ``OSFB_NUMBA=0``)."""
-    if os.environ.get("OSFB_NUMBA", "1") == "0":
+def compiled_loops(n_users: int) -> ModuleType | None:
+    """Return the compiled loops' module for ``n_users`` users, or None.
+
+    None below :data:`COMPILED_MIN_USERS` users, without numba, or with
+    the environment variable ``OSFB_NUMBA=0``.
+    """
+    if n_users < COMPILED_MIN_USERS or os.environ.get("OSFB_NUMBA", "1") == "0":
         return None
     if not _loops:
         try:
@@ -220,7 +230,7 @@ def pick(world: Population) -> Kernel:
     preferences.
     """
     numpy = numpy_kernel(world)
-    loops = compiled_loops()
+    loops = compiled_loops(world.n)
     if loops is None or (world.family == "mahalanobis" and numpy is not mahalanobis_loss):
         return numpy
     kernel = _compiled_kernel(world, loops)
@@ -242,7 +252,7 @@ def update_best(losses: np.ndarray, best: np.ndarray, choice: np.ndarray, t: int
     losses, out=best)``; one compiled loop when numba is there (the same
     values, tested).
     """
-    loops = compiled_loops()
+    loops = compiled_loops(losses.size)
     if loops is not None:
         loops.update_best(losses, best, choice, t)
         return

@@ -472,7 +472,7 @@ class GroupAverages:
         # group_losses divides by np.maximum(counts, 1): the same int64 -> float64 values
         self._divisor = counts.astype(np.float64)
         self._divisor[self._empty] = 1.0
-        self._loops = kernels.compiled_loops()
+        self._loops = kernels.compiled_loops(groups.size)
         if self._loops is not None:
             # each group's users in ascending order, group after group (int32: fewer
             # bytes read at each step)

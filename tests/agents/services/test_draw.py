@@ -11,6 +11,18 @@ from agents.services.base import _draw_in_place, draw
 pytest.importorskip("numba")  # the compiled draw needs the `fast` extra
 
 
+@pytest.fixture(autouse=True)
+def compiled_for_few_users(monkeypatch):
+    """The compiled draw at any size (by default only from 10,000 users), to test it small."""
+    monkeypatch.setattr(base, "COMPILED_MIN_USERS", 0)
+
+
+def test_few_users_keep_the_numpy_draw(monkeypatch):
+    monkeypatch.setattr(base, "COMPILED_MIN_USERS", 10_000)
+    assert base._compiled_draw(9_999) is None
+    assert base._compiled_draw(10_000) is not None
+
+
 def weight_vectors(rng: np.random.Generator):
     for n in (1, 2, 3, 17, 1000, 20_000):
         yield rng.exponential(size=n)
@@ -44,7 +56,7 @@ def test_draw_equals_generator_choice_draw_for_draw_on_both_paths(monkeypatch):
     rng = np.random.default_rng(1)
     for enabled in ("1", "0"):
         monkeypatch.setenv("OSFB_NUMBA", enabled)
-        assert (base._compiled_draw() is None) == (enabled == "0")
+        assert (base._compiled_draw(1) is None) == (enabled == "0")
         for weights in weight_vectors(rng):
             p = weights / weights.sum()
             a, b = np.random.default_rng(7), np.random.default_rng(7)

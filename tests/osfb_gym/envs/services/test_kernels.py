@@ -19,6 +19,12 @@ from osfb_gym.runner import run_episode
 numba = pytest.importorskip("numba")  # the compiled loops need the `fast` extra
 
 
+@pytest.fixture(autouse=True)
+def compiled_for_small_worlds(monkeypatch):
+    """The compiled loops at any size (by default only from 10,000 users), to test them small."""
+    monkeypatch.setattr(kernels, "COMPILED_MIN_USERS", 0)
+
+
 def worlds(family: str, dim: int):
     """Seeded worlds of many sizes: tiny ones, uneven matrix blocks, singleton matrices."""
     for seed, n in enumerate((1, 2, 3, 7, 40, 301, 2000)):
@@ -37,7 +43,7 @@ def worlds(family: str, dim: int):
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("dim", [1, 2])
 def test_each_compiled_kernel_equals_the_numpy_kernel_and_the_reference_bit_for_bit(family, dim):
-    loops = kernels.compiled_loops()
+    loops = kernels.compiled_loops(1)
     assert loops is not None
     for world, rng in worlds(family, dim):
         compiled = kernels._compiled_kernel(world, loops)
@@ -59,7 +65,7 @@ def test_the_compiled_mahalanobis_kernel_keeps_negative_zero_differences_exact()
         "mahalanobis", np.full((3, 2), -0.0), np.ones(3), np.zeros(3, dtype=np.int64),
         matrices=np.eye(2)[None], matrix_index=np.zeros(3, dtype=np.int64),
     )  # fmt: skip
-    kernel = kernels._compiled_kernel(negative_zero, kernels.compiled_loops())
+    kernel = kernels._compiled_kernel(negative_zero, kernels.compiled_loops(1))
     assert kernel is not None
     got = kernel(negative_zero, np.zeros(2))
     assert got.tobytes() == negative_zero.loss_at_reference(np.zeros(2)).tobytes()
@@ -74,7 +80,7 @@ def test_a_world_takes_the_compiled_kernel_only_where_it_is_checked_and_enabled(
     assert kernels.pick(world) is kernels.mahalanobis_loss
     monkeypatch.delenv("OSFB_NUMBA")
     # a BLAS that rounded otherwise: the check at the world's preferences sees it
-    real = kernels.compiled_loops()
+    real = kernels.compiled_loops(1)
 
     def off_by_one_bit(*args):
         out = real.mahalanobis(*args)
@@ -82,12 +88,21 @@ def test_a_world_takes_the_compiled_kernel_only_where_it_is_checked_and_enabled(
         return out
 
     fake = SimpleNamespace(mahalanobis=off_by_one_bit)
-    monkeypatch.setattr(kernels, "compiled_loops", lambda: fake)
+    monkeypatch.setattr(kernels, "compiled_loops", lambda n: fake)
     assert kernels.pick(world) is kernels.mahalanobis_loss
     for family in ("squared", "huber"):  # no BLAS product: no check needed
         plain = draw_clusters(50, 2, family, 3, 2, 0.5, np.random.default_rng(1))
-        monkeypatch.setattr(kernels, "compiled_loops", lambda: real)
+        monkeypatch.setattr(kernels, "compiled_loops", lambda n: real)
         assert kernels.pick(plain).__name__ == "<lambda>"
+
+
+def test_small_worlds_keep_the_numpy_path_unless_told(monkeypatch):
+    monkeypatch.setattr(kernels, "COMPILED_MIN_USERS", 10_000)
+    assert kernels.compiled_loops(9_999) is None
+    assert kernels.compiled_loops(10_000) is not None
+    world = draw_clusters(500, 2, "huber", 5, 2, 0.5, np.random.default_rng(0))
+    assert kernels.pick(world) is kernels.huber_loss
+    assert GroupAverages(world.groups, 2)._loops is None
 
 
 def test_update_best_is_copyto_where_less_then_minimum_nan_included(monkeypatch):
