@@ -89,6 +89,10 @@ class Args:
     """Reset seed."""
     restarts: int = 10
     """Restarts of the reference solver (the env's default)."""
+    parts: int = 0
+    """1: also time the parts of a step inside ``run_episode`` (loss kernel, best-service
+    update, group averages, the rest of the env's step, AcQUIre's act and update, the
+    metrics), per family."""
     rl_steps: int = 2048
     """PPO training steps of the in-training breakdown (0: skip it)."""
     out: str | None = None
@@ -206,6 +210,69 @@ def compiled_loops_on(n_users: int) -> bool | None:
     except ImportError:
         return None
     return compiled_loops(n_users) is not None
+
+
+def step_parts(args: Args, loss: str) -> dict[str, float]:
+    """CPU seconds per step of each part of a step inside ``run_episode`` (fastest episode).
+
+    The parts' methods are wrapped in CPU-time counters for the measurement
+    and restored after; a part the code does not have (code before
+    ``kernels.update_best``) is left out. The world is fixed
+    (``world_seed``), so the episode's reset draws none.
+    """
+    import importlib
+
+    from agents.services.base import ServiceAgent
+    from osfb_gym.envs.services.env import MultiServiceChoiceEnv
+    from osfb_gym.envs.services.metrics import ServiceMetrics
+    from osfb_gym.envs.services.world import GroupAverages, Population
+
+    env_module = importlib.import_module("osfb_gym.envs.services.env")
+    targets = [
+        (Population, "loss_at", "loss kernel"),
+        (env_module, "update_best", "best-service update"),
+        (GroupAverages, "__call__", "group averages"),
+        (MultiServiceChoiceEnv, "_step", "env step"),
+        (ServiceAgent, "act", "AcQUIre act"),
+        (ServiceAgent, "update", "AcQUIre update"),
+        (ServiceMetrics, "update", "metrics"),
+    ]
+    seconds: dict[str, float] = {}
+    saved = []
+    for owner, name, label in targets:
+        if not hasattr(owner, name):
+            continue
+        inner = getattr(owner, name)
+        saved.append((owner, name, inner))
+
+        def timed(*a: Any, _inner: Any = inner, _label: str = label, **k: Any) -> Any:
+            started = time.process_time()
+            result = _inner(*a, **k)
+            seconds[_label] = seconds.get(_label, 0.0) + time.process_time() - started
+            return result
+
+        setattr(owner, name, timed)
+    env = gym.make("MultiServiceChoice-v0", n_users=args.n_users, n_services=args.n_services,
+                   dim=args.dim, loss=loss, reference_restarts=0, world_seed=args.seed)  # fmt: skip
+    best: dict[str, float] = {}
+    try:
+        run_episode(env, AcQUIre(), args.seed)  # the world drawn, the constants computed
+        for _ in range(args.repeats):
+            seconds.clear()
+            started = time.process_time()
+            steps = len(run_episode(env, AcQUIre(), args.seed).rewards)
+            seconds["run_episode"] = time.process_time() - started
+            if not best or seconds["run_episode"] < best["run_episode"] * steps:
+                best = {key: value / steps for key, value in seconds.items()}
+    finally:
+        for owner, name, inner in saved:
+            setattr(owner, name, inner)
+    # the env's step includes the kernel, the update and the group averages: its rest
+    rest = best["env step"] - sum(
+        best.get(key, 0.0) for key in ("loss kernel", "best-service update", "group averages")
+    )
+    best["rest of the env step"] = rest
+    return best
 
 
 class LayerTimer:
@@ -362,6 +429,18 @@ def main() -> None:
                 f"(target <= {1000 * TARGET_SECONDS:.0f} ms: "
                 f"{'met' if episode <= TARGET_SECONDS else 'MISSED'}) | reset {reset:.2f} s"
             )
+            if args.parts:
+                parts = step_parts(args, loss)
+                results[loss]["parts_seconds"] = parts
+                order = ("loss kernel", "best-service update", "group averages",
+                         "rest of the env step", "AcQUIre act", "AcQUIre update",
+                         "metrics")  # fmt: skip
+                print(
+                    f"{loss:12s} parts of a step (ms, fastest episode): run_episode "
+                    f"{1000 * parts['run_episode']:.2f} = "
+                    + ", ".join(f"{key} {1000 * parts[key]:.2f}" for key in order if key in parts)
+                    + " + the runner and wrappers"
+                )
             env.close()
         if "squared" in args.losses.split(","):
             ratios = reference_ratios(args)
