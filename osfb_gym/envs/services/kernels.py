@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 Kernel = Callable[["Population", np.ndarray], np.ndarray]
 #: the fewest users for which the compiled loops run: importing numba and loading the
-#: cached loops costs ~0.5-1.5 s once per process, more than a whole episode saves
+#: cached loops costs ~0.5 s of CPU once per process, more than a whole episode saves
 #: below this; smaller worlds (the default 500 users, RL training, the tests) keep
 #: the NumPy path and import nothing
 COMPILED_MIN_USERS = 10_000
