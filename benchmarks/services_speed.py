@@ -8,11 +8,19 @@ measures, in one run, with BLAS limited to one thread and CPU time
 (``time.process_time``, so other jobs on the machine matter less), for
 each loss family at dimension ``--dim`` (default 2, the env's):
 
+0. the loss kernel at one step, every user: the reference
+   (``loss_at_reference``), the NumPy kernel and the world's own
+   (``loss_at``: the compiled loop where numba is installed), checked
+   equal byte for byte;
 1. the env alone (``gym.make``, Gymnasium's wrappers included), acquiring
    users in a fixed random order: CPU time per step;
 2. AcQUIre driven by ``run_episode`` (env, agent and metrics, no
    reference): per step, and the agent's own ``act`` + ``update``;
 3. the reset (drawing the 100,000-user world), once.
+
+The first line says whether the compiled loops run (numba, the ``fast``
+extra); ``OSFB_NUMBA=0`` times the NumPy path, the same bits. Run with
+``PYTHONPATH`` pointing at another tree, the script times that code.
 
 Then, for the squared family, the reference optimum (``--restarts`` KMeans
 restarts), printed as ratios to an episode that asks for none:
@@ -81,6 +89,10 @@ class Args:
     """Reset seed."""
     restarts: int = 10
     """Restarts of the reference solver (the env's default)."""
+    parts: int = 0
+    """1: also time the parts of a step inside ``run_episode`` (loss kernel, best-service
+    update, group averages, the rest of the env's step, AcQUIre's act and update, the
+    metrics), per family."""
     rl_steps: int = 2048
     """PPO training steps of the in-training breakdown (0: skip it)."""
     out: str | None = None
@@ -154,24 +166,113 @@ def reference_ratios(args: Args) -> dict[str, float]:
     }
 
 
-def kernel_ratios(args: Args, loss: str, services: int = 30) -> tuple[float, float, bool]:
-    """The loss kernel at one step, fast against reference (best of 3): (ref s, fast s, equal)."""
+def kernel_ratios(args: Args, loss: str, services: int = 30) -> dict[str, Any]:
+    """The loss kernel at one step against the reference (best of 3): seconds and equality.
+
+    ``fast`` is the world's own kernel (``loss_at``: compiled where the
+    compiled loops are on); ``numpy`` the NumPy kernel (absent on code
+    before ``osfb_gym.envs.services.kernels``).
+    """
     env = gym.make("MultiServiceChoice-v0", n_users=args.n_users, n_services=args.n_services,
                    dim=args.dim, loss=loss, reference_restarts=0)  # fmt: skip
     env.reset(seed=args.seed)
     world = env.unwrapped._world  # type: ignore[attr-defined]
     order = np.random.default_rng(args.seed).permutation(world.n)[:services]
     thetas = world.preferences[order]
-    best: dict[str, float] = {}
+    candidates = {"fast": world.loss_at, "reference": world.loss_at_reference}
+    try:
+        from osfb_gym.envs.services.kernels import numpy_kernel
+    except ImportError:
+        pass
+    else:
+        kernel = numpy_kernel(world)
+        candidates["numpy"] = lambda theta: kernel(world, theta)
+    best: dict[str, Any] = {}
     for _ in range(3):
-        for name, kernel in (("fast", world.loss_at), ("reference", world.loss_at_reference)):
+        for name, function in candidates.items():
             start = time.process_time()
             for theta in thetas:
-                kernel(theta)
+                function(theta)
             seconds = (time.process_time() - start) / services
             best[name] = min(best.get(name, seconds), seconds)
-    equal = all(np.array_equal(world.loss_at(t), world.loss_at_reference(t)) for t in thetas)
-    return best["reference"], best["fast"], equal
+    best["equal"] = all(
+        function(t).tobytes() == world.loss_at_reference(t).tobytes()
+        for t in thetas
+        for function in candidates.values()
+    )
+    return best
+
+
+def compiled_loops_on(n_users: int) -> bool | None:
+    """Whether the services' compiled loops run at ``n_users`` (None: code without them)."""
+    try:
+        from osfb_gym.envs.services.kernels import compiled_loops
+    except ImportError:
+        return None
+    return compiled_loops(n_users) is not None
+
+
+def step_parts(args: Args, loss: str) -> dict[str, float]:
+    """CPU seconds per step of each part of a step inside ``run_episode`` (fastest episode).
+
+    The parts' methods are wrapped in CPU-time counters for the measurement
+    and restored after; a part the code does not have (code before
+    ``kernels.update_best``) is left out. The world is fixed
+    (``world_seed``), so the episode's reset draws none.
+    """
+    import importlib
+
+    from agents.services.base import ServiceAgent
+    from osfb_gym.envs.services.env import MultiServiceChoiceEnv
+    from osfb_gym.envs.services.metrics import ServiceMetrics
+    from osfb_gym.envs.services.world import GroupAverages, Population
+
+    env_module = importlib.import_module("osfb_gym.envs.services.env")
+    targets = [
+        (Population, "loss_at", "loss kernel"),
+        (env_module, "update_best", "best-service update"),
+        (GroupAverages, "__call__", "group averages"),
+        (MultiServiceChoiceEnv, "_step", "env step"),
+        (ServiceAgent, "act", "AcQUIre act"),
+        (ServiceAgent, "update", "AcQUIre update"),
+        (ServiceMetrics, "update", "metrics"),
+    ]
+    seconds: dict[str, float] = {}
+    saved = []
+    for owner, name, label in targets:
+        if not hasattr(owner, name):
+            continue
+        inner = getattr(owner, name)
+        saved.append((owner, name, inner))
+
+        def timed(*a: Any, _inner: Any = inner, _label: str = label, **k: Any) -> Any:
+            started = time.process_time()
+            result = _inner(*a, **k)
+            seconds[_label] = seconds.get(_label, 0.0) + time.process_time() - started
+            return result
+
+        setattr(owner, name, timed)
+    env = gym.make("MultiServiceChoice-v0", n_users=args.n_users, n_services=args.n_services,
+                   dim=args.dim, loss=loss, reference_restarts=0, world_seed=args.seed)  # fmt: skip
+    best: dict[str, float] = {}
+    try:
+        run_episode(env, AcQUIre(), args.seed)  # the world drawn, the constants computed
+        for _ in range(args.repeats):
+            seconds.clear()
+            started = time.process_time()
+            steps = len(run_episode(env, AcQUIre(), args.seed).rewards)
+            seconds["run_episode"] = time.process_time() - started
+            if not best or seconds["run_episode"] < best["run_episode"] * steps:
+                best = {key: value / steps for key, value in seconds.items()}
+    finally:
+        for owner, name, inner in saved:
+            setattr(owner, name, inner)
+    # the env's step includes the kernel, the update and the group averages: its rest
+    rest = best["env step"] - sum(
+        best.get(key, 0.0) for key in ("loss kernel", "best-service update", "group averages")
+    )
+    best["rest of the env step"] = rest
+    return best
 
 
 class LayerTimer:
@@ -282,9 +383,12 @@ def main() -> None:
     args = parse_args(Args, __doc__.splitlines()[0])
     results: dict[str, Any] = {"n_users": args.n_users, "n_services": args.n_services,
                                "dim": args.dim}  # fmt: skip
+    compiled = compiled_loops_on(args.n_users)
+    results["compiled_loops"] = compiled
     print(
         f"n = {args.n_users:,} users, k = {args.n_services} services, d = {args.dim}, "
-        "one thread, CPU time"
+        f"one thread, CPU time; compiled loops: "
+        f"{'n/a (code before them)' if compiled is None else 'on' if compiled else 'off'}"
     )
     with threadpool_limits(1):
         for loss in args.losses.split(","):
@@ -299,15 +403,20 @@ def main() -> None:
             start = time.process_time()
             env.reset(seed=args.seed)
             reset = time.process_time() - start
-            reference, fast, equal = kernel_ratios(args, loss)
+            kernel = kernel_ratios(args, loss)
+            reference, fast = kernel["reference"], kernel["fast"]
+            numpy = f", NumPy {1000 * kernel['numpy']:5.2f} ms" if "numpy" in kernel else ""
             print(
-                f"{loss:12s} loss kernel: reference {1000 * reference:5.2f} ms, fast "
-                f"{1000 * fast:5.2f} ms ({reference / fast:.1f}x), equal bit for bit: {equal}"
+                f"{loss:12s} loss kernel: reference {1000 * reference:5.2f} ms{numpy}, fast "
+                f"{1000 * fast:5.2f} ms ({reference / fast:.1f}x), equal bit for bit: "
+                f"{kernel['equal']}"
             )
             step = best_seconds_per_step(env_alone, env, args.seed, args.repeats)
             agent = best_seconds_per_step(agent_alone, env, args.seed, args.repeats)
             episode = best_seconds_per_step(full_episode, env, args.seed, args.repeats)
             results[loss] = {
+                "kernel_seconds": {k: v for k, v in kernel.items() if k != "equal"},
+                "kernel_equal": kernel["equal"],
                 "reset_seconds": reset,
                 "env_step_seconds": step,
                 "acquire_act_update_seconds": agent,
@@ -320,6 +429,18 @@ def main() -> None:
                 f"(target <= {1000 * TARGET_SECONDS:.0f} ms: "
                 f"{'met' if episode <= TARGET_SECONDS else 'MISSED'}) | reset {reset:.2f} s"
             )
+            if args.parts:
+                parts = step_parts(args, loss)
+                results[loss]["parts_seconds"] = parts
+                order = ("loss kernel", "best-service update", "group averages",
+                         "rest of the env step", "AcQUIre act", "AcQUIre update",
+                         "metrics")  # fmt: skip
+                print(
+                    f"{loss:12s} parts of a step (ms, fastest episode): run_episode "
+                    f"{1000 * parts['run_episode']:.2f} = "
+                    + ", ".join(f"{key} {1000 * parts[key]:.2f}" for key in order if key in parts)
+                    + " + the runner and wrappers"
+                )
             env.close()
         if "squared" in args.losses.split(","):
             ratios = reference_ratios(args)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -105,8 +107,7 @@ class ServiceAgent(Agent):
         if not np.isfinite(total) or total <= 0:
             candidates = ~self.acquired_ if excluded else np.ones(self.n_users_, dtype=bool)
             weights, total = candidates.astype(float), float(candidates.sum())
-        weights /= total
-        return _draw_in_place(self.rng_, weights)
+        return _draw_in_place(self.rng_, weights, total)
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Remember whom this agent acquired."""
@@ -152,11 +153,42 @@ def draw(rng: np.random.Generator, p: np.ndarray) -> int:
     return _draw_in_place(rng, np.array(p, dtype=float))
 
 
-def _draw_in_place(rng: np.random.Generator, p: np.ndarray) -> int:
-    """:func:`draw`, its cumulative sum written over ``p`` (float64, which it changes)."""
+def _draw_in_place(rng: np.random.Generator, p: np.ndarray, total: float = 1.0) -> int:
+    """:func:`draw` of ``p / total``, its cumulative sum written over ``p`` (float64, changed).
+
+    ``p /= total`` then the draw; with numba (the optional ``fast`` extra,
+    unless ``OSFB_NUMBA=0``) and at least :data:`COMPILED_MIN_USERS` users,
+    one compiled pass, the same user
+    (:mod:`agents.services._draw`; tested).
+    """
+    loop = _compiled_draw(p.size)
+    if loop is not None:
+        return int(loop(p, total, rng.random()))
+    if total != 1.0:  # (x / 1.0 is x)
+        p /= total
     cdf = np.cumsum(p, out=p)
     cdf /= cdf[-1]
     return int(cdf.searchsorted(rng.random(), side="right"))
+
+
+#: the fewest users for which the compiled draw runs (the env's threshold, for the
+#: same reason: numba's import and loading cost more than small episodes save)
+COMPILED_MIN_USERS = 10_000
+_draw_loops: list[Callable[[np.ndarray, float, float], int] | None] = []
+
+
+def _compiled_draw(n_users: int) -> Callable[[np.ndarray, float, float], int] | None:
+    """Return the compiled draw, or None (few users, no numba, or ``OSFB_NUMBA=0``)."""
+    if n_users < COMPILED_MIN_USERS or os.environ.get("OSFB_NUMBA", "1") == "0":
+        return None
+    if not _draw_loops:
+        try:
+            from agents.services._draw import draw_loop
+        except ImportError:
+            _draw_loops.append(None)
+        else:
+            _draw_loops.append(draw_loop)
+    return _draw_loops[0]
 
 
 def reported_losses(observation: dict[str, Any]) -> np.ndarray:

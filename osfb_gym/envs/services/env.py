@@ -14,6 +14,7 @@ from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import INTEGER_TYPES, check_choice, check_float, check_int
 from osfb_gym.envs._render import RENDER_MODES, check_render
+from osfb_gym.envs.services.kernels import update_best
 from osfb_gym.envs.services.metrics import ServiceMetrics
 from osfb_gym.envs.services.options import (
     LOSS_BOUND,
@@ -474,9 +475,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             self._best, self._choice[:] = losses, 0
         else:
             # in place; equal to np.where(losses < best, losses, best) bit for bit
-            # (copyto with where=: a boolean-indexed assignment gathers the indices first)
-            np.copyto(self._choice, t, where=losses < self._best)
-            np.minimum(self._best, losses, out=self._best)
+            update_best(losses, self._best, self._choice, t)
         self._t = t = t + 1
         terminated = t >= self.n_services
         # the dynamics (last step) change the choices and losses before they are reported

@@ -39,10 +39,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
 from osfb_gym.core.validation import check_choice
+from osfb_gym.envs.services import kernels
 
 FAMILIES = ("squared", "mahalanobis", "huber", "cosine")
 HUBER_IRLS_STEPS = 10
@@ -154,6 +156,12 @@ class Population:
 
     __hash__ = None  # type: ignore[assignment]  # mutable arrays inside: not hashable
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Return the fields alone: per-world constants and the kernel are made again on use."""
+        cached = {name for name, value in vars(Population).items()
+                  if isinstance(value, cached_property)}  # fmt: skip
+        return {key: value for key, value in self.__dict__.items() if key not in cached}
+
     @property
     def n(self) -> int:
         """Number of users."""
@@ -195,24 +203,6 @@ class Population:
     def _columns(self) -> np.ndarray:
         """The preferences as ``(d, n)``, a contiguous row per coordinate (squared, Huber)."""
         return np.ascontiguousarray(self.preferences.T)
-
-    def _squared_distances(self, theta: np.ndarray) -> np.ndarray:
-        """:func:`squared_distances` to every user, from contiguous columns when ``d <= 2``.
-
-        Its ``d <= 2`` lines, written out here (each step calls it): the
-        same operations on the same values.
-        """
-        columns = self._columns
-        d = columns.shape[0]
-        if d > 2:
-            return squared_distances(self.preferences, theta)
-        out = columns[0] - theta[0]
-        out *= out
-        if d == 2:
-            second = columns[1] - theta[1]
-            second *= second
-            out += second
-        return out
 
     @cached_property
     def _unit_weights(self) -> bool:
@@ -261,8 +251,9 @@ class Population:
         """Return ``f_i(theta)`` for every user (or the ``users`` given), vectorised.
 
         For every user (``users=None``, each step of an episode) the
-        family's kernel, picked once per world, reuses per-world constants
-        and works in place; the kernels compute the same floating-point
+        family's kernel (:mod:`osfb_gym.envs.services.kernels`), picked
+        once per world, reuses per-world constants and works in place, or
+        in one compiled loop; the kernels compute the same floating-point
         operations as :meth:`loss_at_reference`, so the two agree bit for
         bit (tested).
         """
@@ -272,87 +263,8 @@ class Population:
 
     @cached_property
     def _kernel(self) -> Callable[[Population, np.ndarray], np.ndarray]:
-        """The family's kernel for every user (a function, not a bound method: no cycle)."""
-        if self.family == "squared":
-            return Population._squared_loss
-        if self.family == "cosine":
-            return Population._cosine_loss
-        if self.family == "huber":
-            return Population._huber_loss
-        assert self.matrices is not None
-        if self.matrices.shape[0] > 64:
-            return Population.loss_at_reference
-        return Population._mahalanobis_loss
-
-    def _squared_loss(self, theta: np.ndarray) -> np.ndarray:
-        distances = self._squared_distances(theta)
-        return distances if self._unit_weights else self.weights * distances
-
-    def _cosine_loss(self, theta: np.ndarray) -> np.ndarray:
-        out = self.preferences @ theta
-        out /= np.linalg.norm(theta) * self._norms
-        np.subtract(1.0, out, out=out)
-        np.maximum(out, 0.0, out=out)
-        out *= self.weights
-        return out
-
-    def _huber_loss(self, theta: np.ndarray) -> np.ndarray:
-        assert self.deltas is not None
-        r = self._squared_distances(theta)
-        np.sqrt(r, out=r)
-        out = 0.5 * r
-        out *= r
-        linear = r - self._half_deltas
-        linear *= self.deltas
-        np.copyto(out, linear, where=r > self.deltas)
-        if not self._unit_weights:
-            out *= self.weights
-        return out
-
-    def _mahalanobis_loss(self, theta: np.ndarray) -> np.ndarray:
-        quad = self._quadratic_forms(theta)
-        quad *= self.weights
-        if self.offsets is not None:
-            quad += self.offsets
-        return quad
-
-    def _quadratic_forms(self, theta: np.ndarray) -> np.ndarray:
-        """``max((theta - phi_i)^T M_i (theta - phi_i), 0)`` for every user, users by matrix.
-
-        The same operations as :meth:`loss_at_reference`: per matrix, the
-        BLAS product ``diff @ M`` (its rounding is BLAS's own, so it stays
-        BLAS's), then ``einsum("ni,ni->n", ...)``, which for ``d <= 2`` is
-        ``0.0 + (p_0 q_0 + p_1 q_1)`` (the ``0.0 +`` only turns ``-0.0`` into
-        ``+0.0``): written column by column here, without einsum's
-        2-element inner loops (tested bit for bit, a ``-0.0`` case included).
-        """
-        assert self.matrices is not None
-        order, columns, spans = self._by_matrix
-        d, n = columns.shape
-        diff, product = self._workspace
-        for j in range(d):
-            np.subtract(columns[j], theta[j], out=diff[j])
-        quad, out = np.empty(n), np.empty(n)
-        if d > 2:
-            # rows in C order, as the reference has them: einsum's summation over
-            # longer rows may depend on their layout
-            np.copyto(product, diff.T)
-            for k, start, stop in spans:
-                part = product[start:stop]
-                quad[start:stop] = np.einsum("ni,ni->n", part @ self.matrices[k], part)
-            np.maximum(quad, 0.0, out=quad)
-        else:
-            # (diff @ M)^T = M^T diff^T: each entry the same two products in the same
-            # order (tested byte for byte), in rows that the next lines read contiguously
-            for k, start, stop in spans:
-                np.matmul(self.matrices[k].T, diff[:, start:stop], out=product[:, start:stop])
-            np.multiply(product[0], diff[0], out=quad)
-            if d == 2:
-                quad += np.multiply(product[1], diff[1], out=out)  # out: scratch till the end
-            quad += 0.0  # einsum's start: turns -0.0 into +0.0, before the same clip
-            np.maximum(quad, 0.0, out=quad)
-        # out[order] = quad, as a gather (the same values, each moved once)
-        return np.take(quad, self._from_sorted, out=out)
+        """The family's kernel for every user, picked once per world (:func:`kernels.pick`)."""
+        return kernels.pick(self)
 
     def loss_at_reference(self, theta: np.ndarray, users: np.ndarray | None = None) -> np.ndarray:
         """:meth:`loss_at` written plainly, one expression per family: the reference path."""
@@ -538,7 +450,10 @@ class GroupAverages:
     An env scores every step's losses by group; the group sizes, the
     divisor and the empty groups are the world's. The same operations as
     :func:`group_losses` (one weighted ``bincount``, one division), so the
-    same values bit for bit (tested).
+    same values bit for bit (tested); with the compiled loops
+    (:func:`kernels.compiled_loops`), each group's sum is added in the
+    same order from the world's users listed group by group, without
+    ``bincount``'s dependent stores.
 
     Examples
     --------
@@ -557,9 +472,21 @@ class GroupAverages:
         # group_losses divides by np.maximum(counts, 1): the same int64 -> float64 values
         self._divisor = counts.astype(np.float64)
         self._divisor[self._empty] = 1.0
+        self._loops = kernels.compiled_loops(groups.size)
+        if self._loops is not None:
+            # each group's users in ascending order, group after group (int32: fewer
+            # bytes read at each step)
+            small = groups.size < 2**31
+            self._order = np.argsort(groups, kind="stable").astype(np.int32 if small else np.intp)
+            self._starts = np.concatenate([[0], np.cumsum(counts)])
 
     def __call__(self, losses: np.ndarray) -> np.ndarray:
         """Return the average loss of each group (NaN for an empty one)."""
+        if self._loops is not None and losses.dtype == np.float64:
+            out = np.empty(self._starts.size - 1)
+            return self._loops.group_averages(  # type: ignore[no-any-return]
+                losses, self._order, self._starts, self._divisor, out
+            )
         sums = np.bincount(self.groups, weights=losses, minlength=self.n_groups)
         np.divide(sums, self._divisor, out=sums)
         if self._empty.size:

@@ -1,0 +1,166 @@
+"""The compiled loops of :mod:`osfb_gym.envs.services.kernels` (numba; imported only through it).
+
+Each loop computes, element by element and in the same order, the
+floating-point operations of its NumPy twin in ``kernels`` (tested bit for
+bit). numba emits no fused multiply-add unless asked (:func:`fma`), never
+reassociates a sum (no ``fastmath``), and ``error_model="numpy"`` keeps
+IEEE division (no Python ``ZeroDivisionError``). The loops are cached on
+disk (``cache=True``): a new process loads them instead of compiling.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from numba.core import types
+from numba.extending import intrinsic
+
+
+@intrinsic
+def fma(typingctx: Any, a: Any, b: Any, c: Any) -> Any:  # pragma: no cover
+    """Return ``a * b + c`` rounded once (LLVM's ``llvm.fma``), as OpenBLAS's kernels round it."""
+    signature = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        return builder.fma(*args)
+
+    return signature, codegen
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def squared(c0, c1, t0, t1, two, weights, unit):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``kernels.squared_loss`` for ``d <= 2`` (``two``: d == 2)."""
+    out = np.empty(c0.size)
+    for i in range(c0.size):
+        r = c0[i] - t0
+        r = r * r
+        if two:
+            s = c1[i] - t1
+            r = r + s * s
+        out[i] = r if unit else weights[i] * r
+    return out
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def huber(c0, c1, t0, t1, two, deltas, half_deltas, weights, unit):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``kernels.huber_loss`` for ``d <= 2``."""
+    out = np.empty(c0.size)
+    for i in range(c0.size):
+        r = c0[i] - t0
+        r = r * r
+        if two:
+            s = c1[i] - t1
+            r = r + s * s
+        r = np.sqrt(r)
+        value = (0.5 * r) * r
+        if r > deltas[i]:
+            value = (r - half_deltas[i]) * deltas[i]
+        out[i] = value if unit else value * weights[i]
+    return out
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def cosine(p, t0, t1, two, scale, norms, weights):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``kernels.cosine_loss`` for ``d <= 2``; ``p @ theta`` rounded as NumPy's product does.
+
+    NumPy hands ``p @ theta`` to OpenBLAS's ``dgemv``, which (on this
+    project's machines) rounds each row's dot product as ``fma(p_0, t_0,
+    p_1 t_1)``; a single row NumPy multiplies and adds itself
+    (``p_0 t_0 + p_1 t_1``). ``kernels.pick`` checks each world before it
+    uses this loop.
+    """
+    n = p.shape[0]
+    out = np.empty(n)
+    for i in range(n):
+        if not two:
+            dot = p[i, 0] * t0
+        elif n == 1:
+            dot = p[i, 0] * t0 + p[i, 1] * t1
+        else:
+            dot = fma(p[i, 0], t0, p[i, 1] * t1)
+        value = 1.0 - dot / (scale * norms[i])
+        value = value if (value >= 0.0 or value != value) else 0.0  # np.maximum(value, 0.0)
+        out[i] = value * weights[i]
+    return out
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def mahalanobis(c0, c1, t0, t1, two, index, matrices, alone, weights, offsets, has_offsets):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
+    """``kernels.mahalanobis_loss`` for ``d <= 2``; ``diff @ M`` rounded as NumPy's product does.
+
+    ``matrices`` is ``(m, d * d)``. NumPy hands the product of a matrix's
+    users' differences with it to OpenBLAS's ``dgemm``, which (on this
+    project's machines) rounds ``(diff @ M)_j`` as ``fma(diff_1, M_1j,
+    diff_0 M_0j)``; a matrix with one user (``alone``) NumPy multiplies
+    and adds itself (``diff_0 M_0j + diff_1 M_1j``). ``kernels.pick``
+    checks each world before it uses this loop. The quadratic form is
+    einsum's ``0.0 + (p_0 d_0 + p_1 d_1)``, then ``np.maximum(q, 0.0)``,
+    the weight, the offset.
+    """
+    out = np.empty(c0.size)
+    for i in range(c0.size):
+        k = index[i]
+        d0 = c0[i] - t0
+        if not two:
+            q = 0.0 + (d0 * matrices[k, 0]) * d0
+        else:
+            d1 = c1[i] - t1
+            if alone[k]:
+                p0 = d0 * matrices[k, 0] + d1 * matrices[k, 2]
+                p1 = d0 * matrices[k, 1] + d1 * matrices[k, 3]
+            else:
+                p0 = fma(d1, matrices[k, 2], d0 * matrices[k, 0])
+                p1 = fma(d1, matrices[k, 3], d0 * matrices[k, 1])
+            q = 0.0 + (p0 * d0 + p1 * d1)
+        q = q if (q >= 0.0 or q != q) else 0.0
+        value = q * weights[i]
+        out[i] = value + offsets[i] if has_offsets else value
+    return out
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def update_best(losses, best, choice, t):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``kernels.update_best``: ``choice = t`` where ``losses < best``, ``best = minimum``."""
+    for i in range(losses.size):
+        value, current = losses[i], best[i]
+        # np.minimum keeps the first operand unless the second is smaller, NaN
+        # propagating; the arrays are written only where they change
+        if not (current <= value or current != current):
+            best[i] = value
+            if value < current:
+                choice[i] = t
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def group_averages(losses, order, starts, divisor, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``GroupAverages``' ``bincount`` and division: each group's sum in user order.
+
+    ``order`` lists each group's users in ascending order, group after
+    group (``starts``); a group's sum adds its users' losses one by one
+    from 0.0 in that order, as ``bincount`` adds them, two groups' sums at
+    a time (independent chains of additions). Empty groups get NaN.
+    """
+    n_groups = starts.size - 1
+    for g in range(0, n_groups, 2):
+        a, a_stop = starts[g], starts[g + 1]
+        total_a = 0.0
+        if g + 1 < n_groups:
+            b, b_stop = starts[g + 1], starts[g + 2]
+            total_b = 0.0
+            while a < a_stop and b < b_stop:
+                total_a += losses[order[a]]
+                total_b += losses[order[b]]
+                a += 1
+                b += 1
+            while b < b_stop:
+                total_b += losses[order[b]]
+                b += 1
+            empty = starts[g + 1] == starts[g + 2]
+            out[g + 1] = np.nan if empty else total_b / divisor[g + 1]
+        while a < a_stop:
+            total_a += losses[order[a]]
+            a += 1
+        out[g] = np.nan if starts[g] == starts[g + 1] else total_a / divisor[g]
+    return out

@@ -1,0 +1,260 @@
+"""The loss kernels of a services world and the env's per-step loops, NumPy and compiled.
+
+Every step of an episode evaluates every user's loss at the new service
+(:meth:`~osfb_gym.envs.services.world.Population.loss_at`), updates each
+user's best service and, for the oracle, averages the losses by group. At
+100,000 users each NumPy call is a pass over 0.8 MB, and a step made of
+about thirty of them took ~2-3 ms. Here:
+
+- the NumPy kernels (``squared_loss``, ``cosine_loss``, ``huber_loss``,
+  ``mahalanobis_loss``): the same floating-point operations as
+  ``Population.loss_at_reference``, with per-world constants and in place
+  (tested bit for bit);
+- for ``d <= 2`` (the env's default dimension) the same operations in one
+  compiled loop each (:mod:`osfb_gym.envs.services._compiled`, numba, the
+  optional ``fast`` extra), and the best-service update and the group
+  sums as loops (:func:`update_best`, :func:`group_averages`).
+
+The compiled loops are used for worlds of at least
+:data:`COMPILED_MIN_USERS` users when numba is installed and the
+environment variable ``OSFB_NUMBA`` is not ``0``; both paths give the
+same bits (tested). Two loops reproduce a BLAS product: the Mahalanobis kernel's
+``diff @ M`` (``dgemm``) and the cosine kernel's ``phi @ theta``
+(``dgemv``), which OpenBLAS's kernels on this project's machines round
+as one fused multiply-add per extra term; a BLAS that rounds otherwise
+would round the reference otherwise too. So :func:`pick` checks each
+world: the compiled kernel is taken only if it gives the NumPy kernel's
+bytes at three of the world's own preferences (every user, every matrix);
+else the world keeps the NumPy kernel.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from osfb_gym.envs.services.world import Population
+
+Kernel = Callable[["Population", np.ndarray], np.ndarray]
+#: the fewest users for which the compiled loops run: importing numba and loading the
+#: cached loops costs ~0.5 s of CPU once per process, more than a whole episode saves
+#: below this; smaller worlds (the default 500 users, RL training, the tests) keep
+#: the NumPy path and import nothing
+COMPILED_MIN_USERS = 10_000
+_loops: list[ModuleType | None] = []  # the compiled loops, once resolved
+
+
+def compiled_loops(n_users: int) -> ModuleType | None:
+    """Return the compiled loops' module for ``n_users`` users, or None.
+
+    None below :data:`COMPILED_MIN_USERS` users, without numba, or with
+    the environment variable ``OSFB_NUMBA=0``.
+    """
+    if n_users < COMPILED_MIN_USERS or os.environ.get("OSFB_NUMBA", "1") == "0":
+        return None
+    if not _loops:
+        try:
+            from osfb_gym.envs.services import _compiled
+        except ImportError:
+            _loops.append(None)
+        else:
+            _loops.append(_compiled)
+    return _loops[0]
+
+
+# ------------------------------------------------------------------ NumPy kernels
+def squared_distances(world: Population, theta: np.ndarray) -> np.ndarray:
+    """``||phi_i - theta||^2`` for every user, from contiguous columns when ``d <= 2``.
+
+    ``world.squared_distances``'s ``d <= 2`` lines, written out here: the
+    same operations on the same values.
+    """
+    from osfb_gym.envs.services.world import squared_distances as plain
+
+    columns = world._columns
+    d = columns.shape[0]
+    if d > 2:
+        return plain(world.preferences, theta)
+    out = columns[0] - theta[0]
+    out *= out
+    if d == 2:
+        second = columns[1] - theta[1]
+        second *= second
+        out += second
+    return out
+
+
+def squared_loss(world: Population, theta: np.ndarray) -> np.ndarray:
+    """``w_i ||theta - phi_i||^2`` (``1.0 * x`` is ``x``: unit weights are skipped)."""
+    distances = squared_distances(world, theta)
+    return distances if world._unit_weights else world.weights * distances
+
+
+def cosine_loss(world: Population, theta: np.ndarray) -> np.ndarray:
+    """``w_i max(1 - <theta, phi_i> / (||theta|| ||phi_i||), 0)``."""
+    out = world.preferences @ theta
+    out /= np.linalg.norm(theta) * world._norms
+    np.subtract(1.0, out, out=out)
+    np.maximum(out, 0.0, out=out)
+    out *= world.weights
+    return out
+
+
+def huber_loss(world: Population, theta: np.ndarray) -> np.ndarray:
+    """``w_i H_{delta_i}(||theta - phi_i||)``."""
+    assert world.deltas is not None
+    r = squared_distances(world, theta)
+    np.sqrt(r, out=r)
+    out = 0.5 * r
+    out *= r
+    linear = r - world._half_deltas
+    linear *= world.deltas
+    np.copyto(out, linear, where=r > world.deltas)
+    if not world._unit_weights:
+        out *= world.weights
+    return out
+
+
+def mahalanobis_loss(world: Population, theta: np.ndarray) -> np.ndarray:
+    """``w_i max((theta - phi_i)^T M_i (theta - phi_i), 0) + c_i``."""
+    quad = quadratic_forms(world, theta)
+    quad *= world.weights
+    if world.offsets is not None:
+        quad += world.offsets
+    return quad
+
+
+def quadratic_forms(world: Population, theta: np.ndarray) -> np.ndarray:
+    """``max((theta - phi_i)^T M_i (theta - phi_i), 0)`` for every user, users by matrix.
+
+    The same operations as ``loss_at_reference``: per matrix, the BLAS
+    product ``diff @ M`` (its rounding is BLAS's own, so it stays
+    BLAS's), then ``einsum("ni,ni->n", ...)``, which for ``d <= 2`` is
+    ``0.0 + (p_0 q_0 + p_1 q_1)`` (the ``0.0 +`` only turns ``-0.0`` into
+    ``+0.0``): written column by column here, without einsum's 2-element
+    inner loops (tested bit for bit, a ``-0.0`` case included).
+    """
+    assert world.matrices is not None
+    order, columns, spans = world._by_matrix
+    d, n = columns.shape
+    diff, product = world._workspace
+    for j in range(d):
+        np.subtract(columns[j], theta[j], out=diff[j])
+    quad, out = np.empty(n), np.empty(n)
+    if d > 2:
+        # rows in C order, as the reference has them: einsum's summation over
+        # longer rows may depend on their layout
+        np.copyto(product, diff.T)
+        for k, start, stop in spans:
+            part = product[start:stop]
+            quad[start:stop] = np.einsum("ni,ni->n", part @ world.matrices[k], part)
+        np.maximum(quad, 0.0, out=quad)
+    else:
+        # (diff @ M)^T = M^T diff^T: each entry the same two products in the same
+        # order (tested byte for byte), in rows that the next lines read contiguously
+        for k, start, stop in spans:
+            np.matmul(world.matrices[k].T, diff[:, start:stop], out=product[:, start:stop])
+        np.multiply(product[0], diff[0], out=quad)
+        if d == 2:
+            quad += np.multiply(product[1], diff[1], out=out)  # out: scratch till the end
+        quad += 0.0  # einsum's start: turns -0.0 into +0.0, before the same clip
+        np.maximum(quad, 0.0, out=quad)
+    # out[order] = quad, as a gather (the same values, each moved once)
+    return np.take(quad, world._from_sorted, out=out)
+
+
+# ------------------------------------------------------------------ compiled kernels
+def _compiled_kernel(world: Population, loops: ModuleType) -> Kernel | None:
+    """Return the family's compiled kernel for ``d <= 2`` (None where there is none).
+
+    A closure over the world's arrays, not over the world (no cycle).
+    """
+    d = world.dim
+    if d > 2:
+        return None
+    columns = world._columns
+    c0, c1, two = columns[0], columns[d - 1], d == 2
+    weights, unit = world.weights, world._unit_weights
+    if world.family == "squared":
+        return lambda _, theta: loops.squared(c0, c1, theta[0], theta[d - 1], two, weights, unit)
+    if world.family == "huber":
+        deltas, half = world.deltas, world._half_deltas
+        return lambda _, theta: loops.huber(
+            c0, c1, theta[0], theta[d - 1], two, deltas, half, weights, unit
+        )
+    if world.family == "cosine":
+        phi, norms = np.ascontiguousarray(world.preferences), world._norms
+        return lambda _, theta: loops.cosine(
+            phi, theta[0], theta[d - 1], two, np.linalg.norm(theta), norms, weights
+        )
+    assert world.matrices is not None and world.matrix_index is not None
+    matrices = np.ascontiguousarray(world.matrices, dtype=float).reshape(-1, d * d)
+    # at most 64 matrices here (numpy_kernel): one byte per user's index, fewer bytes read
+    index = world.matrix_index.astype(np.uint8)
+    # a matrix with a single user: NumPy's own product, not BLAS's (see the loop)
+    alone = np.bincount(index, minlength=matrices.shape[0]) == 1
+    offsets = world.offsets if world.offsets is not None else weights
+    has_offsets = world.offsets is not None
+    return lambda _, theta: loops.mahalanobis(
+        c0, c1, theta[0], theta[d - 1], two, index, matrices, alone, weights, offsets, has_offsets
+    )
+
+
+def numpy_kernel(world: Population) -> Kernel:
+    """Return the family's NumPy kernel for every user."""
+    if world.family == "squared":
+        return squared_loss
+    if world.family == "cosine":
+        return cosine_loss
+    if world.family == "huber":
+        return huber_loss
+    assert world.matrices is not None
+    if world.matrices.shape[0] > 64:
+        from osfb_gym.envs.services.world import Population
+
+        return Population.loss_at_reference
+    return mahalanobis_loss
+
+
+def pick(world: Population) -> Kernel:
+    """Return the world's kernel: compiled where there is one (checked, below), else NumPy's.
+
+    The cosine and Mahalanobis loops reproduce a BLAS product's rounding
+    (module docstring); they are kept only if they give the NumPy
+    kernel's bytes for every user at the world's first, middle and last
+    preferences.
+    """
+    numpy = numpy_kernel(world)
+    loops = compiled_loops(world.n)
+    if loops is None or (world.family == "mahalanobis" and numpy is not mahalanobis_loss):
+        return numpy
+    kernel = _compiled_kernel(world, loops)
+    if kernel is None:
+        return numpy
+    if world.family in ("cosine", "mahalanobis"):
+        for theta in world.preferences[[0, world.n // 2, -1]]:
+            theta = np.asarray(theta, dtype=float)
+            if kernel(world, theta).tobytes() != numpy(world, theta).tobytes():
+                return numpy
+    return kernel
+
+
+# ------------------------------------------------------------------ the env's step
+def update_best(losses: np.ndarray, best: np.ndarray, choice: np.ndarray, t: int) -> None:
+    """Each user takes service ``t`` where its loss there is lower: ``choice``, ``best`` in place.
+
+    ``np.copyto(choice, t, where=losses < best)`` then ``np.minimum(best,
+    losses, out=best)``; one compiled loop when numba is there (the same
+    values, tested).
+    """
+    loops = compiled_loops(losses.size)
+    if loops is not None:
+        loops.update_best(losses, best, choice, t)
+        return
+    np.copyto(choice, t, where=losses < best)
+    np.minimum(best, losses, out=best)

@@ -1,0 +1,174 @@
+"""The services world's kernels at scale: compiled loops against the NumPy path, bit for bit."""
+
+from __future__ import annotations
+
+import pickle
+from types import SimpleNamespace
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import osfb_gym  # noqa: F401
+from agents.services import AcQUIre, FairAcQUIre
+from osfb_gym.envs.services import kernels
+from osfb_gym.envs.services.populations import draw_clusters
+from osfb_gym.envs.services.world import FAMILIES, GroupAverages, Population, group_losses
+from osfb_gym.runner import run_episode
+
+numba = pytest.importorskip("numba")  # the compiled loops need the `fast` extra
+
+
+@pytest.fixture(autouse=True)
+def compiled_for_small_worlds(monkeypatch):
+    """The compiled loops at any size (by default only from 10,000 users), to test them small."""
+    monkeypatch.setattr(kernels, "COMPILED_MIN_USERS", 0)
+
+
+def worlds(family: str, dim: int):
+    """Seeded worlds of many sizes: tiny ones, uneven matrix blocks, singleton matrices."""
+    for seed, n in enumerate((1, 2, 3, 7, 40, 301, 2000)):
+        rng = np.random.default_rng(100 * dim + seed)
+        world = draw_clusters(n, dim, family, min(n, 1 + seed), 2, 0.5, rng, 0.05)
+        yield world, rng
+        if family == "mahalanobis" and n > 3:
+            # blocks of 1, 2, 3, ... users per matrix, in a shuffled user order
+            m = world.matrices.shape[0]
+            index = rng.permutation(np.repeat(np.arange(m), np.arange(1, m + 1))[:n])
+            index = np.concatenate([index, rng.integers(0, m, n - index.size)])
+            yield Population(family, world.preferences, world.weights, world.groups,
+                             matrices=world.matrices, matrix_index=index), rng  # fmt: skip
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("dim", [1, 2])
+def test_each_compiled_kernel_equals_the_numpy_kernel_and_the_reference_bit_for_bit(family, dim):
+    loops = kernels.compiled_loops(1)
+    assert loops is not None
+    for world, rng in worlds(family, dim):
+        compiled = kernels._compiled_kernel(world, loops)
+        numpy = kernels.numpy_kernel(world)
+        assert compiled is not None
+        thetas = [*world.preferences[:60], rng.normal(size=dim) * 3]
+        if family != "cosine":
+            thetas.append(np.zeros(dim))
+        for theta in thetas:
+            got = compiled(world, theta)
+            # bit for bit: the bytes, so that -0.0 against +0.0 would count
+            assert got.tobytes() == numpy(world, theta).tobytes()
+            assert got.tobytes() == world.loss_at_reference(theta).tobytes()
+        assert world.loss_at(thetas[-1]).tobytes() == world.loss_at_reference(thetas[-1]).tobytes()
+
+
+def test_the_compiled_mahalanobis_kernel_keeps_negative_zero_differences_exact():
+    negative_zero = Population(
+        "mahalanobis", np.full((3, 2), -0.0), np.ones(3), np.zeros(3, dtype=np.int64),
+        matrices=np.eye(2)[None], matrix_index=np.zeros(3, dtype=np.int64),
+    )  # fmt: skip
+    kernel = kernels._compiled_kernel(negative_zero, kernels.compiled_loops(1))
+    assert kernel is not None
+    got = kernel(negative_zero, np.zeros(2))
+    assert got.tobytes() == negative_zero.loss_at_reference(np.zeros(2)).tobytes()
+
+
+def test_a_world_takes_the_compiled_kernel_only_where_it_is_checked_and_enabled(monkeypatch):
+    world = draw_clusters(500, 2, "mahalanobis", 5, 2, 0.5, np.random.default_rng(0))
+    assert kernels.pick(world).__name__ == "<lambda>"  # the compiled loop's closure
+    three = draw_clusters(500, 3, "mahalanobis", 5, 2, 0.5, np.random.default_rng(0))
+    assert kernels.pick(three) is kernels.mahalanobis_loss  # d > 2: NumPy's
+    monkeypatch.setenv("OSFB_NUMBA", "0")
+    assert kernels.pick(world) is kernels.mahalanobis_loss
+    monkeypatch.delenv("OSFB_NUMBA")
+    # a BLAS that rounded otherwise: the check at the world's preferences sees it
+    real = kernels.compiled_loops(1)
+
+    def off_by_one_bit(*args):
+        out = real.mahalanobis(*args)
+        out[-1] = np.nextafter(out[-1], np.inf)
+        return out
+
+    fake = SimpleNamespace(mahalanobis=off_by_one_bit)
+    monkeypatch.setattr(kernels, "compiled_loops", lambda n: fake)
+    assert kernels.pick(world) is kernels.mahalanobis_loss
+    for family in ("squared", "huber"):  # no BLAS product: no check needed
+        plain = draw_clusters(50, 2, family, 3, 2, 0.5, np.random.default_rng(1))
+        monkeypatch.setattr(kernels, "compiled_loops", lambda n: real)
+        assert kernels.pick(plain).__name__ == "<lambda>"
+
+
+def test_small_worlds_keep_the_numpy_path_unless_told(monkeypatch):
+    monkeypatch.setattr(kernels, "COMPILED_MIN_USERS", 10_000)
+    assert kernels.compiled_loops(9_999) is None
+    assert kernels.compiled_loops(10_000) is not None
+    world = draw_clusters(500, 2, "huber", 5, 2, 0.5, np.random.default_rng(0))
+    assert kernels.pick(world) is kernels.huber_loss
+    assert GroupAverages(world.groups, 2)._loops is None
+
+
+def test_update_best_is_copyto_where_less_then_minimum_nan_included(monkeypatch):
+    rng = np.random.default_rng(0)
+    for n in (1, 5, 1000):
+        best = rng.exponential(size=n)
+        losses = np.where(rng.random(n) < 0.5, best, rng.exponential(size=n))
+        losses[rng.random(n) < 0.1] = np.nan
+        best[rng.random(n) < 0.1] = np.nan
+        choice = rng.integers(0, 3, n)
+        results = []
+        for enabled in ("1", "0"):
+            monkeypatch.setenv("OSFB_NUMBA", enabled)
+            b, c = best.copy(), choice.copy()
+            kernels.update_best(losses, b, c, 7)
+            results.append((b.tobytes(), c.tolist()))
+        assert results[0] == results[1]
+        expected = choice.copy()
+        np.copyto(expected, 7, where=losses < best)
+        assert results[1] == (np.minimum(best, losses).tobytes(), expected.tolist())
+
+
+@pytest.mark.parametrize("enabled", ["1", "0"])
+def test_group_averages_equal_bincount_for_any_number_of_groups(monkeypatch, enabled):
+    monkeypatch.setenv("OSFB_NUMBA", enabled)
+    rng = np.random.default_rng(1)
+    for n_groups in (1, 2, 3, 5, 10):
+        for n in (1, 7, 3000):
+            groups = rng.integers(0, n_groups, n)
+            averages = GroupAverages(groups, n_groups)
+            assert (averages._loops is None) == (enabled == "0")
+            for _ in range(3):
+                losses = rng.exponential(size=n) * rng.choice([1e-3, 1.0, 1e6], size=n)
+                got = averages(losses)
+                assert got.tobytes() == group_losses(losses, groups, n_groups).tobytes()
+    losses = np.array([np.inf, 1.0, np.nan, 2.0])
+    got = GroupAverages(np.array([0, 2, 3, 2]), 5)(losses)
+    assert got.tobytes() == group_losses(losses, np.array([0, 2, 3, 2]), 5).tobytes()
+
+
+def test_a_world_pickles_without_its_kernel_and_computes_it_again():
+    world = draw_clusters(300, 2, "cosine", 4, 2, 0.5, np.random.default_rng(3))
+    theta = world.preferences[7]
+    before = world.loss_at(theta)
+    assert "_kernel" in world.__dict__
+    copy = pickle.loads(pickle.dumps(world))
+    assert copy == world and "_kernel" not in copy.__dict__
+    assert copy.loss_at(theta).tobytes() == before.tobytes()
+
+
+@pytest.mark.parametrize("loss", FAMILIES)
+def test_episodes_are_the_same_with_and_without_the_compiled_loops(monkeypatch, loss):
+    """Env, agents and metrics end to end: every reward, action and metric, both paths."""
+    runs = []
+    for enabled in ("1", "0"):
+        monkeypatch.setenv("OSFB_NUMBA", enabled)
+        dynamics = 1 if loss == "huber" else 0
+        env = gym.make(ENV, n_users=3000, n_services=12, loss=loss, n_groups=3,
+                       reference_restarts=0, dynamics_rounds=dynamics)  # fmt: skip
+        episodes = []
+        for agent in (AcQUIre(), FairAcQUIre()):
+            t = run_episode(env, agent, seed=5)
+            curves = {key: value.tobytes() for key, value in t.curves.items()}
+            episodes.append((t.rewards.tobytes(), t.actions.tolist(), t.metrics, curves))
+        runs.append(episodes)
+    assert runs[0] == runs[1]
+
+
+ENV = "MultiServiceChoice-v0"
