@@ -26,7 +26,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
 
-from osfb_gym.core.channels import FEEDBACK, HideOracle
+from osfb_gym.core.channels import FEEDBACK, HideOracle, strip_oracle
 from osfb_gym.wrappers.views import FeaturesView, FeedbackView, PlainView, View
 
 if TYPE_CHECKING:
@@ -99,7 +99,15 @@ class _ViewObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Reset the env and the view (with the reset feedback)."""
-        obs, info = self.env.reset(seed=seed, options=options)
+        direct = self._direct
+        if direct is _NOT_YET or direct is _NEVER:
+            obs, info = self.env.reset(seed=seed, options=options)
+        else:
+            # the layers below only pass a reset on once theirs is checked (and
+            # HideOracle strips the oracle): as the step, the env's own reset
+            obs, info = direct.reset(seed=seed, options=options)
+            if self._hide:
+                info = strip_oracle(info)
         self._view.reset(info.get(FEEDBACK) or {}, seed=seed)
         self._last = obs
         return self._view.encode(obs), info

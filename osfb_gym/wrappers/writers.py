@@ -77,21 +77,19 @@ def make_writer(space: gym.Space) -> tuple[int, Writer]:
         if space.nvec.size and not low.any() and (scale == scale.flat[0]).all():
             # one size m and no offset: (v - 0) / s is v / s, so each code's float32
             # value is looked up in a table of the m codes, computed as encode does;
-            # int64 codes only, read as uint64 so that a negative one is out of the
-            # table too: a code outside [0, m) gets the arithmetic itself
-            divisor = float(scale.flat[0])
-            table = (np.arange(int(space.nvec.flat[0]), dtype=np.float64) / divisor).astype(
-                np.float32
-            )
+            # int64 codes only, and only when every code is in [0, m): read as uint64
+            # a negative code is beyond m too, so one maximum bounds them all (an index
+            # of -1 would read the table's last entry); otherwise the arithmetic itself
+            divisor, m = float(scale.flat[0]), int(space.nvec.flat[0])
+            table = (np.arange(m, dtype=np.float64) / divisor).astype(np.float32)
 
             def write_uniform(observation: Any, out: np.ndarray) -> None:
                 values = np.asarray(observation)
-                if values.dtype == np.int64:
-                    try:
-                        out[:] = table[values.reshape(-1).view(np.uint64)]
+                if values.dtype == np.int64 and values.size:
+                    values = values.reshape(-1)
+                    if values.view(np.uint64).max() < m:
+                        np.take(table, values, out=out, mode="wrap")  # nothing to wrap
                         return
-                    except IndexError:
-                        pass
                 out[:] = (np.asarray(values, dtype=np.float64) / divisor).reshape(-1)
 
             return size, write_uniform

@@ -243,3 +243,13 @@ def test_the_writer_writes_what_encode_returns(space):
         write(value, out)
         want = encode(space, value)
         assert out.tobytes() == want.tobytes(), (value, out, want)
+
+
+def test_a_negative_code_among_codes_in_range_is_not_read_from_the_table():
+    """-1 with no other code out of range: as an index it would read the table's last entry."""
+    space = gym.spaces.MultiDiscrete(np.full(4, 11))
+    size, write = make_writer(space)
+    for value in (np.array([1, -1, 2, 10]), np.array([-3, 0, 0, 0]), np.array([0, 1, 2, 10])):
+        out = np.full(size, np.nan, dtype=np.float32)
+        write(value, out)
+        assert out.tobytes() == encode(space, value).tobytes(), (value, out)
