@@ -18,6 +18,7 @@ from gymnasium import spaces
 from osfb_gym.wrappers.views import _unbounded, encode_space
 
 Writer = Callable[[Any, np.ndarray], None]
+INT64 = np.dtype(np.int64)
 
 
 def make_writer(space: gym.Space) -> tuple[int, Writer]:
@@ -50,7 +51,9 @@ def make_writer(space: gym.Space) -> tuple[int, Writer]:
                 if type(observation) is not np.ndarray:
                     observation = np.asarray(observation)
                 # (astype is faster than asarray's dtype=; values is only read)
-                values = observation.astype(np.float64, copy=False).reshape(-1)
+                values = observation.astype(np.float64, copy=False)
+                if values.ndim != 1:
+                    values = values.reshape(-1)
                 squashed = np.abs(values)
                 squashed += 1.0
                 np.divide(values, squashed, out=squashed)
@@ -85,10 +88,13 @@ def make_writer(space: gym.Space) -> tuple[int, Writer]:
 
             def write_uniform(observation: Any, out: np.ndarray) -> None:
                 values = np.asarray(observation)
-                if values.dtype == np.int64 and values.size:
-                    values = values.reshape(-1)
-                    if values.view(np.uint64).max() < m:
-                        np.take(table, values, out=out, mode="wrap")  # nothing to wrap
+                # (an int64 dtype that is not numpy's own object goes the general way)
+                if values.dtype is INT64 and values.size:
+                    if values.ndim != 1:
+                        values = values.reshape(-1)
+                    # (the ufunc's reduce and the method: no Python wrappers around them)
+                    if np.maximum.reduce(values.view(np.uint64)) < m:
+                        table.take(values, out=out, mode="wrap")  # nothing to wrap
                         return
                 out[:] = (np.asarray(values, dtype=np.float64) / divisor).reshape(-1)
 
