@@ -15,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from osfb_gym.wrappers._compiled import kernels
 from osfb_gym.wrappers.views import _unbounded, encode_space
 
 Writer = Callable[[Any, np.ndarray], None]
@@ -43,6 +44,7 @@ def make_writer(space: gym.Space) -> tuple[int, Writer]:
     [0.0, 0.75, 0.5]
     """
     size = int(encode_space(space).shape[0])
+    compiled = kernels()  # numba's loops, or None: the same bits either way
     if isinstance(space, spaces.Box):
         if _unbounded(space):
 
@@ -50,6 +52,14 @@ def make_writer(space: gym.Space) -> tuple[int, Writer]:
                 # squash: v / (1 + |v|) in float64 (|v| + 1 is the same sum), cast once
                 if type(observation) is not np.ndarray:
                     observation = np.asarray(observation)
+                if (
+                    compiled is not None
+                    and observation.ndim == 1
+                    and observation.dtype.char in "fd"
+                    and observation.flags.c_contiguous
+                ):
+                    compiled.squash(observation, out)
+                    return
                 # (astype is faster than asarray's dtype=; values is only read)
                 values = observation.astype(np.float64, copy=False)
                 if values.ndim != 1:
@@ -92,8 +102,11 @@ def make_writer(space: gym.Space) -> tuple[int, Writer]:
                 if values.dtype is INT64 and values.size:
                     if values.ndim != 1:
                         values = values.reshape(-1)
+                    if compiled is not None and values.flags.c_contiguous:
+                        if compiled.codes(values, table, out):  # False: a code out of range
+                            return
                     # (the ufunc's reduce and the method: no Python wrappers around them)
-                    if np.maximum.reduce(values.view(np.uint64)) < m:
+                    elif np.maximum.reduce(values.view(np.uint64)) < m:
                         table.take(values, out=out, mode="wrap")  # nothing to wrap
                         return
                 out[:] = (np.asarray(values, dtype=np.float64) / divisor).reshape(-1)
