@@ -74,8 +74,8 @@ class _ViewObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     Every step goes through the wrappers below the view until they have done
     their one-time work (Gymnasium's env checker checks the first two steps
-    only, its order check the first reset); from then on the view steps the
-    unwrapped env itself and strips the oracle if a ``HideOracle`` was among
+    only, its order check the first reset); from then on the view steps (and
+    resets) the unwrapped env itself and strips the oracle if a ``HideOracle`` was among
     them: the same results with three fewer Python layers a step, which is
     what a step of these envs mostly costs inside RL training. With a
     ``HideOracle`` among them it calls the env's ``step_without_oracle``
