@@ -26,7 +26,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
 
-from osfb_gym.core.channels import FEEDBACK, HideOracle
+from osfb_gym.core.channels import FEEDBACK, HideOracle, strip_oracle
 from osfb_gym.wrappers.views import FeaturesView, FeedbackView, PlainView, View
 
 if TYPE_CHECKING:
@@ -74,8 +74,8 @@ class _ViewObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     Every step goes through the wrappers below the view until they have done
     their one-time work (Gymnasium's env checker checks the first two steps
-    only, its order check the first reset); from then on the view steps the
-    unwrapped env itself and strips the oracle if a ``HideOracle`` was among
+    only, its order check the first reset); from then on the view steps (and
+    resets) the unwrapped env itself and strips the oracle if a ``HideOracle`` was among
     them: the same results with three fewer Python layers a step, which is
     what a step of these envs mostly costs inside RL training. With a
     ``HideOracle`` among them it calls the env's ``step_without_oracle``
@@ -99,7 +99,15 @@ class _ViewObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Reset the env and the view (with the reset feedback)."""
-        obs, info = self.env.reset(seed=seed, options=options)
+        direct = self._direct
+        if direct is _NOT_YET or direct is _NEVER:
+            obs, info = self.env.reset(seed=seed, options=options)
+        else:
+            # the layers below only pass a reset on once theirs is checked (and
+            # HideOracle strips the oracle): as the step, the env's own reset
+            obs, info = direct.reset(seed=seed, options=options)
+            if self._hide:
+                info = strip_oracle(info)
         self._view.reset(info.get(FEEDBACK) or {}, seed=seed)
         self._last = obs
         return self._view.encode(obs), info

@@ -15,9 +15,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from osfb_gym.wrappers._compiled import kernels
 from osfb_gym.wrappers.views import _unbounded, encode_space
 
 Writer = Callable[[Any, np.ndarray], None]
+INT64 = np.dtype(np.int64)
 
 
 def make_writer(space: gym.Space) -> tuple[int, Writer]:
@@ -42,6 +44,7 @@ def make_writer(space: gym.Space) -> tuple[int, Writer]:
     [0.0, 0.75, 0.5]
     """
     size = int(encode_space(space).shape[0])
+    compiled = kernels()  # numba's loops, or None: the same bits either way
     if isinstance(space, spaces.Box):
         if _unbounded(space):
 
@@ -49,8 +52,18 @@ def make_writer(space: gym.Space) -> tuple[int, Writer]:
                 # squash: v / (1 + |v|) in float64 (|v| + 1 is the same sum), cast once
                 if type(observation) is not np.ndarray:
                     observation = np.asarray(observation)
+                if (
+                    compiled is not None
+                    and observation.ndim == 1
+                    and observation.dtype.char in "fd"
+                    and observation.flags.c_contiguous
+                ):
+                    compiled.squash(observation, out)
+                    return
                 # (astype is faster than asarray's dtype=; values is only read)
-                values = observation.astype(np.float64, copy=False).reshape(-1)
+                values = observation.astype(np.float64, copy=False)
+                if values.ndim != 1:
+                    values = values.reshape(-1)
                 squashed = np.abs(values)
                 squashed += 1.0
                 np.divide(values, squashed, out=squashed)
@@ -77,21 +90,25 @@ def make_writer(space: gym.Space) -> tuple[int, Writer]:
         if space.nvec.size and not low.any() and (scale == scale.flat[0]).all():
             # one size m and no offset: (v - 0) / s is v / s, so each code's float32
             # value is looked up in a table of the m codes, computed as encode does;
-            # int64 codes only, read as uint64 so that a negative one is out of the
-            # table too: a code outside [0, m) gets the arithmetic itself
-            divisor = float(scale.flat[0])
-            table = (np.arange(int(space.nvec.flat[0]), dtype=np.float64) / divisor).astype(
-                np.float32
-            )
+            # int64 codes only, and only when every code is in [0, m): read as uint64
+            # a negative code is beyond m too, so one maximum bounds them all (an index
+            # of -1 would read the table's last entry); otherwise the arithmetic itself
+            divisor, m = float(scale.flat[0]), int(space.nvec.flat[0])
+            table = (np.arange(m, dtype=np.float64) / divisor).astype(np.float32)
 
             def write_uniform(observation: Any, out: np.ndarray) -> None:
                 values = np.asarray(observation)
-                if values.dtype == np.int64:
-                    try:
-                        out[:] = table[values.reshape(-1).view(np.uint64)]
+                # (an int64 dtype that is not numpy's own object goes the general way)
+                if values.dtype is INT64 and values.size:
+                    if values.ndim != 1:
+                        values = values.reshape(-1)
+                    if compiled is not None and values.flags.c_contiguous:
+                        if compiled.codes(values, table, out):  # False: a code out of range
+                            return
+                    # (the ufunc's reduce and the method: no Python wrappers around them)
+                    elif np.maximum.reduce(values.view(np.uint64)) < m:
+                        table.take(values, out=out, mode="wrap")  # nothing to wrap
                         return
-                    except IndexError:
-                        pass
                 out[:] = (np.asarray(values, dtype=np.float64) / divisor).reshape(-1)
 
             return size, write_uniform

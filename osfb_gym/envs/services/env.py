@@ -376,25 +376,10 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             return self._fixed.take(self.np_random.permutation(self._fixed.n))
         assert self.n_clusters is not None
         if self.population == "linear":
-            return draw_linear(
-                self.n_users,
-                self.dim,
-                self.samples_per_user,
-                self.n_clusters,
-                self.n_groups,
-                self.group_correlation,
-                rng,
-            )
-        return draw_clusters(
-            self.n_users,
-            self.dim,
-            self.loss,
-            self.n_clusters,
-            self.n_groups,
-            self.group_correlation,
-            rng,
-            self.outlier_fraction,
-        )
+            return draw_linear(self.n_users, self.dim, self.samples_per_user, self.n_clusters,
+                               self.n_groups, self.group_correlation, rng)  # fmt: skip
+        return draw_clusters(self.n_users, self.dim, self.loss, self.n_clusters, self.n_groups,
+                             self.group_correlation, rng, self.outlier_fraction)  # fmt: skip
 
     def _observation(
         self, reported: np.ndarray | None = None, choices: np.ndarray | None = None
@@ -492,7 +477,10 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         feedback = {"losses": reported.copy(), "choices": choices, "revealed": revealed}
         if self.render_mode is not None:
             self._record(user, reported_total)
-        obs = self._observation(reported, choices)
+        obs: dict[str, Any] = {"losses": reported.astype(np.float32), "choices": choices}
+        obs["n_services"] = t  # _observation's dict, built inline (a call less a step)
+        if self.reveal_groups:
+            obs["groups"] = self._groups.copy()
         if not with_oracle:
             return obs, previous - reported_total, terminated, False, {FEEDBACK: feedback}
         averages = self._group_averages

@@ -248,13 +248,14 @@ def pick(world: Population) -> Kernel:
 def update_best(losses: np.ndarray, best: np.ndarray, choice: np.ndarray, t: int) -> None:
     """Each user takes service ``t`` where its loss there is lower: ``choice``, ``best`` in place.
 
-    ``np.copyto(choice, t, where=losses < best)`` then ``np.minimum(best,
-    losses, out=best)``; one compiled loop when numba is there (the same
-    values, tested).
+    ``np.putmask(choice, losses < best, t)`` (a boolean-indexed assignment
+    would gather the indices first) then ``np.minimum(best, losses,
+    out=best)``; one compiled loop when numba is there (the same values,
+    tested).
     """
     loops = compiled_loops(losses.size)
     if loops is not None:
         loops.update_best(losses, best, choice, t)
         return
-    np.copyto(choice, t, where=losses < best)
+    np.putmask(choice, losses < best, t)
     np.minimum(best, losses, out=best)

@@ -37,6 +37,28 @@ def random_spd(m: int, d: int, rng: np.random.Generator) -> np.ndarray:
     return 0.5 * (matrices + np.swapaxes(matrices, 1, 2))
 
 
+def dirichlet_ones(k: int, rng: np.random.Generator) -> np.ndarray:
+    """``rng.dirichlet(np.ones(k))``'s own draw, without its checks of the concentrations.
+
+    For concentrations of 1 numpy's ``dirichlet`` draws ``k`` standard
+    gammas of shape 1, which are its standard exponentials, sums them in
+    order and multiplies each by the sum's inverse: so do these lines (the
+    cumulative sum's last entry is that ordered sum). The same shares and
+    the same generator state after (tested).
+    """
+    draws = rng.standard_exponential(k)
+    draws *= 1.0 / draws.cumsum()[-1]
+    return draws
+
+
+@functools.lru_cache(maxsize=16)
+def _arange(k: int) -> np.ndarray:
+    """``np.arange(k)``, read-only, made once per size."""
+    values = np.arange(k)
+    values.setflags(write=False)
+    return values
+
+
 def cluster_labels(n: int, n_clusters: int, rng: np.random.Generator) -> np.ndarray:
     """Assign ``n`` users to clusters of unequal sizes (Dirichlet(1) shares), each non-empty.
 
@@ -45,11 +67,11 @@ def cluster_labels(n: int, n_clusters: int, rng: np.random.Generator) -> np.ndar
     of ``p``, which cost more than the draw at the default sizes: the same
     labels and the same generator state after (tested).
     """
-    shares = rng.dirichlet(np.ones(n_clusters))
-    cdf = np.cumsum(shares)
+    shares = dirichlet_ones(n_clusters, rng)
+    cdf = shares.cumsum()
     cdf /= cdf[-1]
     drawn = cdf.searchsorted(rng.random(n - n_clusters), side="right")
-    labels = np.concatenate((np.arange(n_clusters), drawn))
+    labels = np.concatenate((_arange(n_clusters), drawn))
     # permutation's own shuffle (the same draws), on this new array rather than a copy
     rng.shuffle(labels)
     return labels

@@ -136,7 +136,7 @@ class Population:
             raise ValueError("the mahalanobis family needs matrices and matrix_index")
         if self.matrices is not None:
             check_spd(self.matrices, "matrices")
-        if not np.all(self.weights > 0):
+        if not (self.weights > 0).all():
             raise ValueError("weights must be positive: a user must feel a miss")
         if self.family == "huber" and self.deltas is None:
             raise ValueError("the huber family needs deltas")

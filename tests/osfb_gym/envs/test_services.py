@@ -473,3 +473,13 @@ def test_the_fast_mahalanobis_kernel_keeps_offsets_and_many_matrices_exact():
     np.testing.assert_array_equal(
         world.loss_at(theta, users), world.loss_at_reference(theta)[users]
     )
+
+
+def test_dirichlet_ones_draws_as_rng_dirichlet_and_leaves_the_same_generator_state():
+    from osfb_gym.envs.services.populations import dirichlet_ones
+
+    for seed in range(40):
+        for k in (1, 2, 7, 10, 33):
+            a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+            assert dirichlet_ones(k, b).tobytes() == a.dirichlet(np.ones(k)).tobytes()
+            assert a.bit_generator.state == b.bit_generator.state

@@ -243,3 +243,43 @@ def test_the_writer_writes_what_encode_returns(space):
         write(value, out)
         want = encode(space, value)
         assert out.tobytes() == want.tobytes(), (value, out, want)
+
+
+def test_a_negative_code_among_codes_in_range_is_not_read_from_the_table():
+    """-1 with no other code out of range: as an index it would read the table's last entry."""
+    space = gym.spaces.MultiDiscrete(np.full(4, 11))
+    size, write = make_writer(space)
+    for value in (np.array([1, -1, 2, 10]), np.array([-3, 0, 0, 0]), np.array([0, 1, 2, 10])):
+        out = np.full(size, np.nan, dtype=np.float32)
+        write(value, out)
+        assert out.tobytes() == encode(space, value).tobytes(), (value, out)
+
+
+def test_the_compiled_writers_give_the_numpy_writers_bits(monkeypatch):
+    """numba's loops (the default where numba is installed) against NumPy alone, awkward values."""
+    from osfb_gym.wrappers import _compiled, writers
+
+    assert _compiled.kernels() is not None  # numba is installed here: the loops are tested
+    space = gym.spaces.Dict(
+        {
+            "losses": gym.spaces.Box(0.0, np.finfo(np.float32).max, (6,), dtype=np.float32),
+            "codes": gym.spaces.MultiDiscrete(np.full(6, 11)),
+        }
+    )
+    losses = np.array([0.0, -0.0, 3e38, np.inf, np.nan, 1e-45], dtype=np.float32)
+    cases = [
+        {"losses": losses, "codes": np.array([0, 10, 3, 3, 1, 2])},
+        {"losses": losses.astype(np.float64), "codes": np.array([0, -1, 3, 3, 1, 2])},
+        {"losses": -losses, "codes": np.array([0, 11, 3, 3, 1, 2])},
+        {"losses": losses[::-1].copy(), "codes": np.array([[5, 4, 3], [2, 1, 0]]).ravel()},
+    ]
+    size, compiled = make_writer(space)
+    monkeypatch.setattr(writers, "kernels", lambda: None)
+    _, plain = make_writer(space)
+    for value in cases:
+        a, b = (np.full(size, 7.0, dtype=np.float32) for _ in range(2))
+        with np.errstate(invalid="ignore"):  # inf / inf: NumPy warns, numba does not
+            compiled(value, a)
+            plain(value, b)
+            want = encode(space, value)
+        assert a.tobytes() == b.tobytes() == want.tobytes(), (value, a, b)
