@@ -303,8 +303,8 @@ class SharedRLS:
         """
         slots_of = self.slot[agents]
         counts = np.bincount(slots_of, minlength=len(self.members))
-        slots = np.flatnonzero(counts)
-        for position in np.flatnonzero(counts[slots] < self.members[slots]).tolist():
+        slots = counts.nonzero()[0]
+        for position in (counts[slots] < self.members[slots]).nonzero()[0].tolist():
             # only some of the state's agents revealed: they move to a copy
             slot = int(slots[position])
             slots[position] = self._split(slot, agents[slots_of == slot])
@@ -360,11 +360,12 @@ class SharedRLS:
         equal, bit for bit).
         """
         assert self._kernel is not None
-        rows = row[None, :].repeat(len(slots), axis=0)
-        gains = np.matmul(self.A_inv[slots], rows[:, :, None])[:, :, 0]
-        denominators = 1.0 + np.matmul(rows[:, None, :], gains[:, :, None])[:, 0, 0]
+        # the row broadcast across the stack: each state's gemv (and dot) on the same operands
+        column = row[:, None]
+        gains = np.matmul(self.A_inv[slots], column)[:, :, 0]
+        denominators = 1.0 + np.matmul(row, gains[:, :, None])[:, 0]
         # the states' RLS predictions before this row (the rank-one update does not touch them)
-        predicted = np.matmul(rows[:, None, :], self.rls_beta[slots][:, :, None])[:, 0, 0]
+        predicted = np.matmul(row, self.rls_beta[slots][:, :, None])[:, 0]
         refit = self._kernel(
             self.A_inv, self.xty, self.rls_beta, self.beta, self.n, self.refit_limit,
             slots, np.ascontiguousarray(row), float(target), np.ascontiguousarray(gains),
