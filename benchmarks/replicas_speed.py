@@ -274,7 +274,7 @@ def suite_run(args: Args, data_home: str) -> dict[str, object]:
 
     rows: list[dict[str, Any]] = []
     started, wall = cpu(), time.perf_counter()
-    execute(cells, rows.extend, workers=args.workers)
+    execute(cells, rows.extend, workers=args.workers, chunk_size=suite.grid_size)  # as run_jiang
     seconds, wall = cpu() - started, time.perf_counter() - wall
     return {
         "suite": suite.name,
