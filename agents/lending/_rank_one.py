@@ -66,7 +66,8 @@ def _compiled() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], No
     @numba.njit(nogil=True)
     def one_row(A_inv, xty, rls_beta, beta, n, refit_limit, slots, row, target, gains,
                 denominators, predicted, batched):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
-        refit = np.zeros(slots.size, dtype=np.bool_)
+        refit = np.empty(slots.size, dtype=np.intp)  # the slots to refit, in order
+        count = 0
         dim = np.full(1, A_inv.shape[1], dtype=np.int32)
         one = np.ones(1, dtype=np.int32)
         alpha = np.empty(1)
@@ -92,8 +93,10 @@ def _compiled() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], No
                 rls_beta[s, j] = value
                 beta[s, j] = value
             n[s] = n[s] + 1
-            refit[k] = n[s] > refit_limit[s]
-        return refit
+            if n[s] > refit_limit[s]:
+                refit[count] = s
+                count += 1
+        return refit[:count]
 
     _one_row.append(one_row)
 
@@ -142,7 +145,7 @@ def one_row_kernel() -> Callable[..., np.ndarray] | None:
     IEEE operations in the same order (numba compiles without fast-math: no fused
     or reassociated arithmetic): ``xty``, the rank-one update (element-wise where
     NumPy's rounds as ``dger``, else ``dger`` itself), ``beta``, ``n`` and the
-    refit test.
+    refit test; it returns the slots due for a refit, in order.
     """
     if not _resolved:
         _resolved.append(_compiled() or rank_one_each_python)

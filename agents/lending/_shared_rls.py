@@ -366,13 +366,13 @@ class SharedRLS:
         denominators = 1.0 + np.matmul(row, gains[:, :, None])[:, 0]
         # the states' RLS predictions before this row (the rank-one update does not touch them)
         predicted = np.matmul(row, self.rls_beta[slots][:, :, None])[:, 0]
-        refit = self._kernel(
+        refits = self._kernel(
             self.A_inv, self.xty, self.rls_beta, self.beta, self.n, self.refit_limit,
             slots, np.ascontiguousarray(row), float(target), np.ascontiguousarray(gains),
             denominators, predicted, self._batched,
         )  # fmt: skip
-        if refit.any():
-            for slot in slots[refit].tolist():
+        if refits.size:
+            for slot in refits.tolist():
                 self._refit(slot)
 
     def _learn_rows(

@@ -286,7 +286,7 @@ class CutoffReplicas:
                 score[index] += agent.rho_ * width  # type: ignore[attr-defined]
             else:
                 score[index] += agent.exploration(x[index])
-        actions = (score > 0).astype(np.int8)
+        actions = (score > 0).view(np.int8)  # the comparison's 0/1 bytes, read as int8
         for index in self.own_act_:
             actions[index] = self.agents[index].act(observations[index])
         return actions
@@ -512,7 +512,7 @@ class CutoffReplicas:
         self._shared_adaptive = np.array(adaptive, dtype=np.intp)
         self._shared_adaptive_set = frozenset(adaptive)
         # their rows of the scores: a slice when they are consecutive (a paper's grid)
-        consecutive = bool(adaptive) and adaptive == list(range(adaptive[0], adaptive[0] + len(adaptive)))
+        consecutive = bool(adaptive) and adaptive == list(range(adaptive[0], adaptive[-1] + 1))
         self._adaptive_rows: slice | np.ndarray = (
             slice(adaptive[0], adaptive[-1] + 1) if consecutive
             else self._shared_adaptive

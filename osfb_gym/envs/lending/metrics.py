@@ -178,7 +178,7 @@ class _HeldSteps:
 def _kind(
     action: np.ndarray, bayes: np.ndarray, revealed: np.ndarray, valid: np.ndarray | None
 ) -> tuple[Any, ...]:
-    """What a step's arrays must share with the held ones to join their block."""
+    """Return what a step's arrays must share with the held ones to join their block."""
     return (action.dtype, action.shape, bayes.dtype, revealed.shape, valid is None)
 
 

@@ -334,7 +334,6 @@ def test_vector_metrics_sum_as_step_by_step(batch, held, monkeypatch):
     assert held_metrics.get()["steps"] == 120.0
 
 
-
 @pytest.mark.parametrize("dtype", [bool, np.int8, np.uint8, np.int16, np.uint32, np.int64,
                                    np.float16, np.float32, np.float64])  # fmt: skip
 def test_the_action_check_reads_every_binary_dtype_as_the_validator(dtype):
