@@ -23,6 +23,30 @@ from scipy.linalg.blas import dger
 
 _resolved: list[Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]] = []
 _one_row: list[Callable[..., np.ndarray]] = []  # the compiled one-row update, once resolved
+# the one-row update with NumPy's own BLAS products compiled in (when NumPy's BLAS is found)
+_one_row_blas: list[Callable[..., np.ndarray]] = []
+
+
+def _numpy_blas() -> tuple[int, int] | None:
+    """Addresses of ``cblas_dgemv`` and ``cblas_ddot`` in NumPy's own OpenBLAS, or None.
+
+    The functions ``np.matmul`` calls for a matrix-vector product and a dot product
+    (NumPy's wheels bundle ``scipy-openblas64``: 64-bit integers, the ``scipy_``
+    prefix and ``64_`` suffix); None for any other build.
+    """
+    import glob
+
+    folder = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
+    names = glob.glob(os.path.join(folder, "libscipy_openblas64_*.so"))
+    if len(names) != 1:
+        return None
+    try:
+        library = ctypes.CDLL(names[0])  # already loaded by NumPy: the same handle
+        gemv, dot = library.scipy_cblas_dgemv64_, library.scipy_cblas_ddot64_
+    except (OSError, AttributeError):
+        return None
+    pointer = ctypes.c_void_p
+    return (ctypes.cast(gemv, pointer).value or 0), (ctypes.cast(dot, pointer).value or 0)
 
 
 def rank_one_each_python(
@@ -99,6 +123,32 @@ def _compiled() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], No
         return refit[:count]
 
     _one_row.append(one_row)
+    addresses = _numpy_blas()
+    if addresses is not None and all(addresses):
+        integer, size, real = ctypes.c_int, ctypes.c_int64, ctypes.c_double
+        # cblas_dgemv(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy), ILP64
+        numpy_gemv = ctypes.CFUNCTYPE(None, integer, integer, size, size, real, pointer, size,
+                                      pointer, size, real, pointer, size)(addresses[0])  # fmt: skip
+        numpy_dot = ctypes.CFUNCTYPE(real, size, pointer, size, pointer, size)(addresses[1])
+
+        @numba.njit(nogil=True)
+        def one_row_blas(A_inv, xty, rls_beta, beta, n, refit_limit, slots, row, target,
+                         gains, batched):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
+            dim = row.size
+            denominators = np.empty(slots.size)
+            predicted = np.empty(slots.size)
+            for k in range(slots.size):
+                s = slots[k]
+                # A_inv[s] @ row, row @ gain, row @ rls_beta[s]: NumPy's calls (row-major,
+                # no transpose: what np.matmul hands OpenBLAS for a C-ordered matrix)
+                numpy_gemv(101, 111, dim, dim, 1.0, A_inv[s].ctypes, dim, row.ctypes, 1, 0.0,
+                           gains[k].ctypes, 1)  # fmt: skip
+                denominators[k] = 1.0 + numpy_dot(dim, row.ctypes, 1, gains[k].ctypes, 1)
+                predicted[k] = numpy_dot(dim, row.ctypes, 1, rls_beta[s].ctypes, 1)
+            return one_row(A_inv, xty, rls_beta, beta, n, refit_limit, slots, row, target,
+                           gains, denominators, predicted, batched)  # fmt: skip
+
+        _one_row_blas.append(one_row_blas)
 
     def run(A_inv: np.ndarray, slots: np.ndarray, gains: np.ndarray, alphas: np.ndarray) -> None:
         assert A_inv.flags.c_contiguous and A_inv.dtype == np.float64
@@ -134,7 +184,27 @@ def warm() -> bool:
         kernel(A_inv, *vectors, np.zeros(1, dtype=np.int64), np.zeros(1),
                np.zeros(1, dtype=np.intp), np.ones(2), 1.0, np.ones((1, 2)), np.ones(1),
                np.zeros(1), True)  # fmt: skip
+    blas = one_row_blas_kernel()
+    if blas is not None:
+        vectors = [np.zeros((1, 2)) for _ in range(3)]
+        blas(A_inv, *vectors, np.zeros(1, dtype=np.int64), np.zeros(1),
+             np.zeros(1, dtype=np.intp), np.ones(2), 1.0, np.ones((1, 2)), True)  # fmt: skip
     return _resolved[0] is not rank_one_each_python
+
+
+def one_row_blas_kernel() -> Callable[..., np.ndarray] | None:
+    """Return :func:`one_row_kernel` with the BLAS products before it compiled in, or None.
+
+    ``kernel(A_inv, xty, rls_beta, beta, n, refit_limit, slots, row, target, gains,
+    batched)``: each state's gain ``A_inv[s] @ row``, ``1 + row @ gain`` and
+    ``row @ rls_beta[s]`` by the ``cblas_dgemv``/``cblas_ddot`` of NumPy's own
+    OpenBLAS, called as ``np.matmul`` calls them (``gains`` is scratch, one row per
+    slot), then :func:`one_row_kernel`'s update. None without numba or when NumPy's
+    BLAS is not the bundled OpenBLAS; ``SharedRLS`` also checks it against NumPy's
+    products, bit for bit, for its ``dim`` before using it.
+    """
+    one_row_kernel()
+    return _one_row_blas[0] if _one_row_blas else None
 
 
 def one_row_kernel() -> Callable[..., np.ndarray] | None:
