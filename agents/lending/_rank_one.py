@@ -10,6 +10,11 @@ with the same arguments, from a loop compiled by numba when numba is
 installed (the optional ``fast`` extra); without it, or with the
 environment variable ``OSFB_NUMBA=0``, the loop is Python's. Both give the
 same bits (tested).
+
+The one-row update of a paper's grid is compiled too (:func:`one_row_kernel`),
+and, when NumPy's BLAS is its bundled OpenBLAS, with its products
+(:func:`one_row_blas_kernel`: the ``cblas_dgemv``/``cblas_ddot`` that
+``np.matmul`` calls, called with its arguments).
 """
 
 from __future__ import annotations
