@@ -20,6 +20,7 @@ and, when NumPy's BLAS is its bundled OpenBLAS, with its products
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 from collections.abc import Callable
 
@@ -210,6 +211,39 @@ def one_row_blas_kernel() -> Callable[..., np.ndarray] | None:
     """
     one_row_kernel()
     return _one_row_blas[0] if _one_row_blas else None
+
+
+@functools.cache
+def compiled_blas_is_numpys(dim: int, batched: bool, trials: int = 16) -> bool:
+    """Whether :func:`one_row_blas_kernel` gives NumPy's products' bits at ``dim``.
+
+    It calls the ``cblas_dgemv`` and ``cblas_ddot`` that ``np.matmul`` calls; this
+    checks, on seeded random states, that it gives exactly what NumPy's products
+    followed by :func:`one_row_kernel` give (``batched``: the rank-one update
+    element-wise, as ``SharedRLS`` runs it at this ``dim``, else ``dger``).
+    """
+    blas, kernel = one_row_blas_kernel(), one_row_kernel()
+    if blas is None or kernel is None:
+        return False
+    rng = np.random.default_rng(dim + 2)
+    for _ in range(trials):
+        A_inv = np.eye(dim) + 0.1 * rng.standard_normal((5, dim, dim))
+        vectors = [rng.standard_normal((5, dim)) for _ in range(3)]  # xty, rls_beta, beta
+        n, limit = rng.integers(1, 50, 5), rng.integers(1, 60, 5).astype(float)
+        slots = rng.choice(5, 3, replace=False).astype(np.intp)
+        row, target = rng.standard_normal(dim), float(rng.random())
+        want = [A_inv.copy(), *(v.copy() for v in vectors), n.copy(), limit.copy()]
+        gains = np.matmul(want[0][slots], row[:, None])[:, :, 0]
+        denominators = 1.0 + np.matmul(row, gains[:, :, None])[:, 0]
+        predicted = np.matmul(row, want[2][slots][:, :, None])[:, 0]
+        expected = kernel(*want, slots, row, target, gains, denominators, predicted, batched)
+        got = [A_inv, *vectors, n, limit]
+        refits = blas(*got, slots, row, target, np.empty((5, dim)), batched)
+        if not np.array_equal(refits, expected):
+            return False
+        if not all(np.array_equal(a, b) for a, b in zip(got, want, strict=True)):
+            return False
+    return True
 
 
 def one_row_kernel() -> Callable[..., np.ndarray] | None:

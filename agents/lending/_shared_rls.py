@@ -31,7 +31,12 @@ from array import array
 import numpy as np
 from scipy.linalg.blas import dger
 
-from agents.lending._rank_one import one_row_blas_kernel, one_row_kernel, rank_one_each
+from agents.lending._rank_one import (
+    compiled_blas_is_numpys,
+    one_row_blas_kernel,
+    one_row_kernel,
+    rank_one_each,
+)
 from agents.lending._row_log import RowLog
 from agents.lending.glm import GLMEstimator, _sherman_morrison
 from osfb_gym.core.links import Link
@@ -84,39 +89,6 @@ def _numpy_rank_one_is_dger(dim: int, trials: int = 32) -> bool:
         gathered += (alphas[:, None] * stacked)[:, :, None] * stacked[:, None, :]
         stack[slots] = gathered
         if not np.array_equal(stack, expected):
-            return False
-    return True
-
-
-@functools.cache
-def _compiled_blas_is_numpys(dim: int, trials: int = 16) -> bool:
-    """Whether the update with NumPy's BLAS compiled in gives NumPy's path's bits at ``dim``.
-
-    :func:`~agents.lending._rank_one.one_row_blas_kernel` calls the ``cblas_dgemv``
-    and ``cblas_ddot`` that ``np.matmul`` calls; this checks, on seeded random states,
-    that it gives exactly what NumPy's products followed by the compiled update give.
-    """
-    blas, kernel = one_row_blas_kernel(), one_row_kernel()
-    if blas is None or kernel is None:
-        return False
-    rng = np.random.default_rng(dim + 2)
-    batched = _numpy_rank_one_is_dger(dim)
-    for _ in range(trials):
-        A_inv = np.eye(dim) + 0.1 * rng.standard_normal((5, dim, dim))
-        vectors = [rng.standard_normal((5, dim)) for _ in range(3)]  # xty, rls_beta, beta
-        n, limit = rng.integers(1, 50, 5), rng.integers(1, 60, 5).astype(float)
-        slots = rng.choice(5, 3, replace=False).astype(np.intp)
-        row, target = rng.standard_normal(dim), float(rng.random())
-        want = [A_inv.copy(), *(v.copy() for v in vectors), n.copy(), limit.copy()]
-        gains = np.matmul(want[0][slots], row[:, None])[:, :, 0]
-        denominators = 1.0 + np.matmul(row, gains[:, :, None])[:, 0]
-        predicted = np.matmul(row, want[2][slots][:, :, None])[:, 0]
-        expected = kernel(*want, slots, row, target, gains, denominators, predicted, batched)
-        got = [A_inv, *vectors, n, limit]
-        refits = blas(*got, slots, row, target, np.empty((5, dim)), batched)
-        if not np.array_equal(refits, expected):
-            return False
-        if not all(np.array_equal(a, b) for a, b in zip(got, want, strict=True)):
             return False
     return True
 
@@ -211,7 +183,9 @@ class SharedRLS:
         self._kernel = one_row_kernel() if compiled else None
         # ... and its BLAS products too (NumPy's own, called as np.matmul calls them)
         blas = one_row_blas_kernel() if compiled and self._stacked_gains else None
-        self._blas_kernel = blas if blas is not None and _compiled_blas_is_numpys(dim) else None
+        self._blas_kernel = (
+            blas if blas is not None and compiled_blas_is_numpys(dim, self._batched) else None
+        )
         self._gains = np.empty((count, dim))  # the compiled BLAS update's scratch
 
     @property

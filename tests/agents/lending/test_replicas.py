@@ -367,11 +367,12 @@ def test_the_compiled_one_row_update_is_numpys_bit_for_bit(dim, monkeypatch):
 def test_numpys_blas_compiled_in_gives_numpys_products(dim):
     """The compiled cblas_dgemv/cblas_ddot give np.matmul's bits (the guard SharedRLS uses)."""
     from agents.lending import _rank_one
-    from agents.lending._shared_rls import _compiled_blas_is_numpys
+    from agents.lending._shared_rls import _numpy_rank_one_is_dger
 
     if _rank_one.one_row_blas_kernel() is None:
         pytest.skip("numba is not installed, OSFB_NUMBA=0, or NumPy's BLAS is not bundled")
-    assert _compiled_blas_is_numpys(dim)
+    assert _rank_one.compiled_blas_is_numpys(dim, _numpy_rank_one_is_dger(dim))
+    assert _rank_one.compiled_blas_is_numpys(dim, not _numpy_rank_one_is_dger(dim))
 
 
 def test_a_history_range_is_the_slice_of_the_whole_history():
