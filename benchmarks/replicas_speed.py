@@ -25,6 +25,8 @@ memory), on one BLAS thread:
 ``--suite 1`` times one split of every (dataset, cutoff) task of the suite
 as its engine runs it and estimates the whole suite on ``--workers``;
 ``--suite-run N`` runs the whole suite on N splits as its engine does and times it;
+``--blas-rounds N`` times the shared way with and without NumPy's BLAS products compiled
+into the one-row update (alternated in one process);
 ``--refit-rows N`` times a logistic refit on N rows kept as float64 copies
 against rows kept as indices into the replicas' log (d of the task's env).
 
@@ -104,6 +106,9 @@ class Args:
     --workers processes, no store, no report) and report its CPU time (the workers' and
     this process's) and wall time; 10: the suite as ``osfb-bench run jiang-linear --seeds 10``
     runs its cells."""
+    blas_rounds: int = 0
+    """N > 0: instead, run the shared way N times with NumPy's BLAS products compiled into
+    the one-row update and N times without (alternated, in this process) and compare."""
     refit_rows: int = 0
     """N > 0: instead, time a logistic refit on N rows (d of the task's env) kept as
     float64 copies against rows kept as indices into the replicas' log."""
@@ -274,7 +279,7 @@ def suite_run(args: Args, data_home: str) -> dict[str, object]:
 
     rows: list[dict[str, Any]] = []
     started, wall = cpu(), time.perf_counter()
-    execute(cells, rows.extend, workers=args.workers)
+    execute(cells, rows.extend, workers=args.workers, chunk_size=suite.grid_size)  # as run_jiang
     seconds, wall = cpu() - started, time.perf_counter() - wall
     return {
         "suite": suite.name,
@@ -287,6 +292,33 @@ def suite_run(args: Args, data_home: str) -> dict[str, object]:
         "wall_minutes": round(wall / 60, 1),
         f"cartpole_{args.cartpole_steps}_cpu_s": round(cartpole, 2),
         "cpu_x_cartpole": round(seconds / cartpole * 100_000 / args.cartpole_steps),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def blas_speed(cells: list[Cell], rounds: int) -> dict[str, object]:
+    """CPU seconds of the shared way with and without the compiled BLAS products, alternated.
+
+    Without: ``SharedRLS`` gets no :func:`~agents.lending._rank_one.one_row_blas_kernel`
+    and makes the products with NumPy's stacked ``matmul`` (the same bits: tested).
+    """
+    import agents.lending._shared_rls as shared_rls
+
+    compiled = shared_rls.one_row_blas_kernel
+    seconds: dict[bool, list[float]] = {True: [], False: []}
+    with threadpool_limits(1):
+        for index in range(2 * rounds):
+            blas = index % 4 in (0, 3)  # ABBA: with, without, without, with, ...
+            shared_rls.one_row_blas_kernel = compiled if blas else lambda: None  # type: ignore[assignment]
+            started = time.process_time()
+            _episode("shared", cells)
+            seconds[blas].append(time.process_time() - started)
+    shared_rls.one_row_blas_kernel = compiled  # type: ignore[assignment]
+    return {
+        "blas_available": compiled() is not None,
+        "with_cpu_s": [round(x, 2) for x in seconds[True]],
+        "without_cpu_s": [round(x, 2) for x in seconds[False]],
+        "with_over_without": round(sum(seconds[True]) / sum(seconds[False]), 3),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 
@@ -340,6 +372,9 @@ def main(args: Args) -> dict[str, object]:
         return refit_speed(args.refit_rows, int(dim))
     # the dataset's world is fitted once, in the parent, outside every timing
     gym.make(first.env_id, **first.env_kwargs).reset(seed=first.seed)
+    if args.blas_rounds:
+        warm_rank_one()
+        return blas_speed(cells, args.blas_rounds)
     if args.profile:
         cells = [replace(cell, env_kwargs={**cell.env_kwargs, "horizon": args.profile})
                  for cell in cells]  # fmt: skip

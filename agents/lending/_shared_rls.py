@@ -31,7 +31,12 @@ from array import array
 import numpy as np
 from scipy.linalg.blas import dger
 
-from agents.lending._rank_one import one_row_kernel, rank_one_each
+from agents.lending._rank_one import (
+    compiled_blas_is_numpys,
+    one_row_blas_kernel,
+    one_row_kernel,
+    rank_one_each,
+)
 from agents.lending._row_log import RowLog
 from agents.lending.glm import GLMEstimator, _sherman_morrison
 from osfb_gym.core.links import Link
@@ -176,6 +181,12 @@ class SharedRLS:
         self._stacked_gains = self._batched or _stacked_matmul_is_per_matrix(dim)
         # the one-row update's element-wise part compiled (numba, optional), else NumPy's
         self._kernel = one_row_kernel() if compiled else None
+        # ... and its BLAS products too (NumPy's own, called as np.matmul calls them)
+        blas = one_row_blas_kernel() if compiled and self._stacked_gains else None
+        self._blas_kernel = (
+            blas if blas is not None and compiled_blas_is_numpys(dim, self._batched) else None
+        )
+        self._gains = np.empty((count, dim))  # the compiled BLAS update's scratch
 
     @property
     def history(self) -> list[_History | None]:
@@ -303,8 +314,8 @@ class SharedRLS:
         """
         slots_of = self.slot[agents]
         counts = np.bincount(slots_of, minlength=len(self.members))
-        slots = np.flatnonzero(counts)
-        for position in np.flatnonzero(counts[slots] < self.members[slots]).tolist():
+        slots = counts.nonzero()[0]
+        for position in (counts[slots] < self.members[slots]).nonzero()[0].tolist():
             # only some of the state's agents revealed: they move to a copy
             slot = int(slots[position])
             slots[position] = self._split(slot, agents[slots_of == slot])
@@ -360,18 +371,27 @@ class SharedRLS:
         equal, bit for bit).
         """
         assert self._kernel is not None
-        rows = row[None, :].repeat(len(slots), axis=0)
-        gains = np.matmul(self.A_inv[slots], rows[:, :, None])[:, :, 0]
-        denominators = 1.0 + np.matmul(rows[:, None, :], gains[:, :, None])[:, 0, 0]
+        if self._blas_kernel is not None:
+            refits = self._blas_kernel(
+                self.A_inv, self.xty, self.rls_beta, self.beta, self.n, self.refit_limit,
+                slots, np.ascontiguousarray(row), float(target), self._gains, self._batched,
+            )  # fmt: skip
+            for slot in refits.tolist():
+                self._refit(slot)
+            return
+        # the row broadcast across the stack: each state's gemv (and dot) on the same operands
+        column = row[:, None]
+        gains = np.matmul(self.A_inv[slots], column)[:, :, 0]
+        denominators = 1.0 + np.matmul(row, gains[:, :, None])[:, 0]
         # the states' RLS predictions before this row (the rank-one update does not touch them)
-        predicted = np.matmul(rows[:, None, :], self.rls_beta[slots][:, :, None])[:, 0, 0]
-        refit = self._kernel(
+        predicted = np.matmul(row, self.rls_beta[slots][:, :, None])[:, 0]
+        refits = self._kernel(
             self.A_inv, self.xty, self.rls_beta, self.beta, self.n, self.refit_limit,
             slots, np.ascontiguousarray(row), float(target), np.ascontiguousarray(gains),
             denominators, predicted, self._batched,
         )  # fmt: skip
-        if refit.any():
-            for slot in slots[refit].tolist():
+        if refits.size:
+            for slot in refits.tolist():
                 self._refit(slot)
 
     def _learn_rows(

@@ -32,7 +32,7 @@ from agents.base import check_finite
 from agents.lending._row_log import LoggedGLMEstimator, RowLog
 from agents.lending._shared_rls import SharedRLS
 from agents.lending.adaptive import Adaptive
-from agents.lending.base import CutoffAgent
+from agents.lending.base import OUTCOME_RANGE, CutoffAgent
 from agents.lending.exploration import (
     EpsilonGreedy,
     Margin,
@@ -198,6 +198,7 @@ class CutoffReplicas:
         if len(links) != 1:
             raise ValueError(f"every sub-env must share one link, got {sorted(links)}")
         self.link_ = self.agents[0].link_
+        self._outcome_range = OUTCOME_RANGE[self.link_.name]
         self.t_ = 0
         self._seen: tuple[Any, np.ndarray, bool] = (None, np.empty(0), False)
         # agents with their own act (Passive, SGD) decide alone; the rest are scored at once
@@ -264,7 +265,7 @@ class CutoffReplicas:
         same = self._shared_adaptive.size > 0 and same_batch
         if same and x.shape[1] == 1:
             # one applicant for everyone: each shared state's bonus once, in one pass
-            score[self._shared_adaptive, 0] += self._shared_bonuses(x[0])
+            score[self._adaptive_rows, 0] += self._shared_bonuses(x[0])
         own = self.own_exploration_
         if same and x.shape[1] == 1:
             for agent in self._shared_adaptive_agents:
@@ -285,7 +286,7 @@ class CutoffReplicas:
                 score[index] += agent.rho_ * width  # type: ignore[attr-defined]
             else:
                 score[index] += agent.exploration(x[index])
-        actions = (score > 0).astype(np.int8)
+        actions = (score > 0).view(np.int8)  # the comparison's 0/1 bytes, read as int8
         for index in self.own_act_:
             actions[index] = self.agents[index].act(observations[index])
         return actions
@@ -420,19 +421,23 @@ class CutoffReplicas:
         agent indices as the shared positions (agent ``i`` is shared agent ``i``).
         """
         assert self.shared_ is not None and self.log_ is not None
-        agents = np.flatnonzero(revealed[:, 0])
+        agents = revealed[:, 0].nonzero()[0]
         if not agents.size:
             return
         ys = outcomes[agents, 0]  # outcomes[revealed], in the same order
-        # the features are the ones act() checked; the outcomes are checked here
-        self.agents[0]._check_revealed(x[:0, 0], ys, "observations (revealed rows)",
-                                       "feedback['y']")  # fmt: skip
-        base = self.log_.append(np.asarray(observations[0]))
         shared = self.shared_
-        if (ys == ys[0]).all():
-            shared.update_row(agents, x[0, 0], float(ys[0]), base)
+        one = float(ys[0])
+        low, high = self._outcome_range
+        # the features are the ones act() checked; the outcomes are checked here (one
+        # outcome for all: checking it checks them; NaN equals nothing, so goes below)
+        if (ys == one).all() and low <= one <= high:
+            base = self.log_.append(np.asarray(observations[0]))
+            shared.update_row(agents, x[0, 0], one, base)
         else:
-            first = np.full(agents.size, base)
+            self.agents[0]._check_revealed(x[:0, 0], ys, "observations (revealed rows)",
+                                           "feedback['y']")  # fmt: skip
+            # (outcomes in range that differ: those of one equal (state, row) learn together)
+            first = np.full(agents.size, self.log_.append(np.asarray(observations[0])))
             shared.update(agents, revealed[agents], outcomes[agents], x[agents], first)
         self.betas_[agents] = shared.beta[shared.slot[agents]]
 
@@ -506,6 +511,12 @@ class CutoffReplicas:
         adaptive = [i for i in shared if type(self.agents[i]) is Adaptive]
         self._shared_adaptive = np.array(adaptive, dtype=np.intp)
         self._shared_adaptive_set = frozenset(adaptive)
+        # their rows of the scores: a slice when they are consecutive (a paper's grid)
+        consecutive = bool(adaptive) and adaptive == list(range(adaptive[0], adaptive[-1] + 1))
+        self._adaptive_rows: slice | np.ndarray = (
+            slice(adaptive[0], adaptive[-1] + 1) if consecutive
+            else self._shared_adaptive
+        )  # fmt: skip
         self._adaptive_positions = self._position_of[self._shared_adaptive]
         self._shared_rhos = np.array([float(self.agents[i].rho) for i in adaptive])  # type: ignore[attr-defined]
         schedules = [getattr(self.agents[i], "rho_schedule", "constant") for i in adaptive]

@@ -148,8 +148,50 @@ def score_batch(
     return reward, loss, feedback, above.astype(np.int8)
 
 
+#: entries (steps x envs x applicants) a vector episode's metrics hold before summing them
+HELD_ENTRIES = 1 << 16
+
+
+class _HeldSteps:
+    """A vector episode's steps, copied into blocks that :class:`LendingMetrics` sums at once.
+
+    Row 0 of ``reward`` and ``loss`` is where the running totals go before a
+    block's rows are added to them in order. ``bayes`` and ``valid`` are kept in
+    the action's shape (``valid`` all True when a step has none).
+    """
+
+    def __init__(
+        self, num_envs: int, action: np.ndarray, bayes: np.ndarray, revealed: np.ndarray,
+        valid: np.ndarray | None,
+    ) -> None:  # fmt: skip
+        self.kind = _kind(action, bayes, revealed, valid)
+        self.rows = max(1, HELD_ENTRIES // max(action.size, 1))
+        self.n = 0
+        self.reward = np.empty((self.rows + 1, num_envs))
+        self.loss = np.empty((self.rows + 1, num_envs))
+        self.action = np.empty((self.rows, *action.shape), dtype=action.dtype)
+        self.bayes = np.empty((self.rows, *action.shape), dtype=bayes.dtype)
+        self.revealed = np.empty((self.rows, *revealed.shape), dtype=bool)
+        self.valid = np.ones((self.rows, *action.shape), dtype=bool)
+
+
+def _kind(
+    action: np.ndarray, bayes: np.ndarray, revealed: np.ndarray, valid: np.ndarray | None
+) -> tuple[Any, ...]:
+    """Return what a step's arrays must share with the held ones to join their block."""
+    return (action.dtype, action.shape, bayes.dtype, revealed.shape, valid is None)
+
+
 class LendingMetrics(EpisodeMetrics):
-    """Episode metrics of lending: approvals and agreement with the Bayes rule."""
+    """Episode metrics of lending: approvals and agreement with the Bayes rule.
+
+    With ``num_envs`` (a vector env's lockstep episodes) each step's arrays are
+    copied into a block and summed a block at a time (at most
+    :data:`HELD_ENTRIES` entries, and whenever :meth:`get` is called): the
+    same sums as step by step (each env's return and loss added in step order,
+    by ``np.add.accumulate``; the counts are integers), with a handful of calls
+    per block instead of a dozen per step. Read the metrics with :meth:`get`.
+    """
 
     def __init__(self, num_envs: int | None = None) -> None:
         super().__init__(num_envs)
@@ -157,6 +199,7 @@ class LendingMetrics(EpisodeMetrics):
         self.approvals = self._zeros()
         self.wrongly_approved = self._zeros()
         self.wrongly_denied = self._zeros()
+        self._held: _HeldSteps | None = None
 
     def update(
         self, action: Any, reward: float, feedback: dict[str, Any], oracle: dict[str, Any]
@@ -166,58 +209,83 @@ class LendingMetrics(EpisodeMetrics):
         Rows that ``feedback["valid"]`` marks False (the padding of a partial
         last batch) are not decisions: they count nowhere.
         """
-        valid = feedback.get("valid")
-        if self.num_envs is not None and type(action) is np.ndarray and action.ndim == 2:
-            if valid is None or np.asarray(valid).all():
-                self._update_vector(action, reward, feedback["revealed"], oracle)
-                return
+        if self.num_envs is not None:
+            self._hold(action, reward, feedback, oracle)
+            return
         super().update(action, reward, feedback, oracle)
         action = np.asarray(action)
         bayes = oracle["bayes_action"]
+        valid = feedback.get("valid")
         if valid is None or np.all(valid):
-            self.decisions += action.size // (self.num_envs or 1)
+            self.decisions += action.size
             self.approvals += self._count(action == 1)
             self.wrongly_approved += self._count((action == 1) & (bayes == 0))
             self.wrongly_denied += self._count((action == 0) & (bayes == 1))
             return
         valid = np.asarray(valid, dtype=bool)
-        # a vector env's sub-envs share one stream length: the same count each
-        self.decisions += int(np.count_nonzero(valid)) // (self.num_envs or 1)
+        self.decisions += int(np.count_nonzero(valid))
         self.approvals += self._count((action == 1) & valid)
         self.wrongly_approved += self._count((action == 1) & (bayes == 0) & valid)
         self.wrongly_denied += self._count((action == 0) & (bayes == 1) & valid)
 
-    def _update_vector(
-        self, action: np.ndarray, reward: Any, revealed: Any, oracle: dict[str, Any]
+    def _hold(
+        self, action: Any, reward: Any, feedback: dict[str, Any], oracle: dict[str, Any]
     ) -> None:
-        """:meth:`update` of a vector env's step (``action`` of shape (envs, batch)), all rows real.
-
-        The same sums and counts (a count per env is ``count_nonzero``'s own
-        ``sum(axis=1, dtype=intp)`` of the mask), without the general path's
-        reshapes and wrappers.
-        """
+        """Copy a vector step into the held block (summed by :meth:`_fold`)."""
         self.steps += 1
-        self.episode_return += np.asarray(reward, dtype=float)
-        self.cumulative_loss += np.asarray(oracle["loss"], dtype=float)
-        bayes = oracle["bayes_action"]
-        self.decisions += action.size // self.num_envs  # type: ignore[operator]
-        if action.shape[1] == 1:
-            # one applicant: each env's count is its one entry (True adds 1.0)
-            shown, one, best = np.asarray(revealed, dtype=bool)[:, 0], action[:, 0], bayes[:, 0]
-            approved = one == 1
-            self.n_revealed += shown
-            self.approvals += approved
-            self.wrongly_approved += approved & (best == 0)
-            self.wrongly_denied += (one == 0) & (best == 1)
+        if type(action) is not np.ndarray:
+            action = np.asarray(action)
+        bayes, revealed = oracle["bayes_action"], feedback["revealed"]
+        valid = feedback.get("valid")
+        if type(bayes) is not np.ndarray:
+            bayes = np.asarray(bayes)
+        if type(revealed) is not np.ndarray:
+            revealed = np.asarray(revealed)
+        if valid is not None and type(valid) is not np.ndarray:
+            valid = np.asarray(valid)
+        held = self._held
+        if held is None or held.kind != _kind(action, bayes, revealed, valid):
+            self._fold()
+            held = self._held = _HeldSteps(self.num_envs or 1, action, bayes, revealed, valid)
+        row = held.n
+        held.reward[row + 1] = reward
+        held.loss[row + 1] = oracle["loss"]
+        held.action[row] = action
+        held.bayes[row] = bayes
+        held.revealed[row] = revealed
+        if valid is not None:
+            held.valid[row] = valid
+        held.n = row + 1
+        if held.n == held.rows:
+            self._fold()
+
+    def _fold(self) -> None:
+        """Add the held steps to the totals, in step order; empty the block."""
+        held = self._held
+        if held is None or not held.n:
             return
-        self.n_revealed += np.asarray(revealed, dtype=bool).sum(axis=1, dtype=np.intp)
-        approved = action == 1
-        self.approvals += approved.sum(axis=1, dtype=np.intp)
-        self.wrongly_approved += (approved & (bayes == 0)).sum(axis=1, dtype=np.intp)
-        self.wrongly_denied += ((action == 0) & (bayes == 1)).sum(axis=1, dtype=np.intp)
+        n, envs = held.n, self.num_envs or 1
+        for name, values in (("episode_return", held.reward), ("cumulative_loss", held.loss)):
+            values[0] = getattr(self, name)
+            # total + step 1 + step 2 + ...: the additions step by step, in order
+            setattr(self, name, np.add.accumulate(values[: n + 1], axis=0)[n].copy())
+        action, bayes, valid = held.action[:n], held.bayes[:n], held.valid[:n]
+
+        def per_env(mask: np.ndarray) -> np.ndarray:
+            return mask.reshape(n, envs, -1).sum(axis=(0, 2))
+
+        approved = (action == 1) & valid
+        self.n_revealed += per_env(held.revealed[:n])
+        self.approvals += per_env(approved)
+        self.wrongly_approved += per_env(approved & (bayes == 0))
+        self.wrongly_denied += per_env((action == 0) & (bayes == 1) & valid)
+        # the envs share one stream length: each step's decisions are its valid rows / envs
+        self.decisions += int((valid.reshape(n, -1).sum(axis=1) // envs).sum())
+        held.n = 0
 
     def get(self) -> dict[str, Any]:
         """Return the episode summary."""
+        self._fold()
         summary = super().get()
         decisions = max(self.decisions, 1)
         wrong = self._value(self.wrongly_approved + self.wrongly_denied)

@@ -41,21 +41,27 @@ from osfb_gym.envs.lending.metrics import (
 ENV_ID = "OneSidedLending-v0"
 
 
+_UNSIGNED = {np.dtype(t).itemsize: np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64)}
+
+
 def _check_actions(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
     """:func:`~osfb_gym.core.validation.check_binary_array` without its conversions.
 
     An ``ndarray`` of ``shape`` and a boolean, integer or floating dtype whose
     entries are all 0 or 1 comes back as ``int8`` (what the validator returns;
     an ``int8`` array itself, which the step only reads); anything else goes to
-    the validator and its error.
+    the validator and its error. An integer's (or a boolean's) entries are 0
+    or 1 exactly when their bytes, read as unsigned, are at most 1: one
+    comparison.
     """
     if type(actions) is np.ndarray and actions.shape == shape:
-        if actions.dtype == np.int8:
-            # the replicas' own decisions: 0 and 1 are the int8 values whose bytes are <= 1
-            if (actions.view(np.uint8) <= 1).all():
-                return actions  # only read by the step, never kept
-        elif actions.dtype.kind in "biuf" and ((actions == 0) | (actions == 1)).all():
-            return actions.astype(np.int8)
+        kind = actions.dtype.kind
+        if kind in "biu":
+            binary = (actions.view(_UNSIGNED[actions.dtype.itemsize]) <= 1).all()
+        else:
+            binary = kind == "f" and ((actions == 0) | (actions == 1)).all()
+        if binary:
+            return actions if actions.dtype == np.int8 else actions.astype(np.int8)
     return check_binary_array(actions, "actions", shape)
 
 
@@ -160,6 +166,13 @@ class OneSidedLendingVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         # sub-env i reads the stream self._streams[self._slot[i]]
         self._slot = np.zeros(self.num_envs, dtype=np.intp)
+        # the one-stream step's constants: all-below and all-above Bayes actions of one
+        # applicant, and an all-true mask (read-only; the step hands out copies)
+        shape = (self.num_envs, self.batch_size)
+        self._constants = (np.zeros(shape, dtype=np.int8), np.ones(shape, dtype=np.int8),
+                           np.ones(shape, dtype=bool))  # fmt: skip
+        for constant in self._constants:
+            constant.flags.writeable = False
         self._assigned = False
         self._running = False
 
@@ -241,7 +254,9 @@ class OneSidedLendingVectorEnv(VectorEnv):
                 "the episodes have ended (or never started); call reset() for new ones"
             )
         actions = _check_actions(actions, (self.num_envs, self.batch_size))
-        if len(self._streams) == 1 and self._streams[0]._valid.all():
+        first = self._streams[0]
+        # a full batch's mask is the env's all-true constant (else the general path decides)
+        if len(self._streams) == 1 and first._valid is first._all_valid:
             return self._step_one_stream(actions)
         # the streams are this family's own envs: their current batch is read directly
         mu = np.stack([stream._mu for stream in self._streams])[self._slot]
@@ -282,34 +297,39 @@ class OneSidedLendingVectorEnv(VectorEnv):
         The replicas of a paper's grid: the stream's batch is scored for every
         sub-env at once, with the same IEEE operations on the same values as the
         general path (a batch of one: the loss ``|mu - c|`` or 0.0 and the
-        reward ``y - c`` or 0.0 directly, the one term of their sums).
+        reward ``y - c`` or 0.0 directly, the one term of their sums). The
+        arrays handed out are fresh each step (the all-true ``valid`` and one
+        applicant's Bayes actions copied from constants).
         """
         stream = self._streams[0]
         count, cutoff = self.num_envs, self.cutoff
         mu_row, y_row = stream._mu, stream._y
-        mu = np.repeat(mu_row[None, :], count, axis=0)
-        y = np.repeat(y_row[None, :], count, axis=0)
+        mu = mu_row[None].repeat(count, axis=0)
+        y = y_row[None].repeat(count, axis=0)
         approved = actions == 1
-        above = mu_row > cutoff
         if self.batch_size == 1:
             one_mu, one_y = float(mu_row[0]), float(y_row[0])
-            wrong = approved[:, 0] != above[0]
-            loss = np.where(wrong, abs(one_mu - cutoff), 0.0)
-            reward = np.where(approved[:, 0], one_y - cutoff, 0.0)
+            above = one_mu > cutoff
+            shown = approved[:, 0]
+            loss = np.where(shown != above, abs(one_mu - cutoff), 0.0)
+            reward = np.where(shown, one_y - cutoff, 0.0)
+            bayes = self._constants[1 if above else 0].copy()
         else:
-            loss = np.sum(np.abs(mu - cutoff) * (above != actions), axis=-1)
+            rows_above = mu_row > cutoff
+            loss = np.sum(np.abs(mu - cutoff) * (rows_above != actions), axis=-1)
             reward = revealed_reward(y, cutoff, approved)
-        revealed = approved if self.feedback_mode == "one_sided" else np.ones_like(approved)
-        valid = np.ones(actions.shape, dtype=bool)
-        bayes = np.repeat(above.astype(np.int8)[None, :], count, axis=0)
+            bayes = rows_above.view(np.int8)[None].repeat(count, axis=0)
+        valid = self._constants[2].copy()
+        revealed = approved if self.feedback_mode == "one_sided" else valid.copy()
         info = {
             FEEDBACK: {"revealed": revealed, "y": np.where(revealed, y, 0.0), "valid": valid},
             ORACLE: {"mu": mu, "y": y, "bayes_action": bayes, "loss": loss},
         }
         observation, ended, cut = stream._advance()
-        obs = np.repeat(observation[None], count, axis=0)
-        terminated = np.full(count, ended)
-        truncated = np.full(count, cut)
+        obs = observation[None].repeat(count, axis=0)
+        # np.zeros is np.full(count, False) without its Python wrapper
+        terminated = np.ones(count, dtype=bool) if ended else np.zeros(count, dtype=bool)
+        truncated = np.ones(count, dtype=bool) if cut else np.zeros(count, dtype=bool)
         if ended or cut:
             self._running = False
         return obs, reward, terminated, truncated, info

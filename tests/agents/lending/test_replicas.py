@@ -327,7 +327,11 @@ def test_the_compiled_dger_loop_is_scipys_dger_bit_for_bit(dim):
 
 @pytest.mark.parametrize("dim", [6, 17])
 def test_the_compiled_one_row_update_is_numpys_bit_for_bit(dim, monkeypatch):
-    """numba's element-wise one-row update (d = 6: element-wise rank one; 17: dger) vs NumPy's."""
+    """numba's one-row update (d = 6: element-wise rank one; 17: dger) vs NumPy's.
+
+    Three ways: NumPy alone; NumPy's BLAS products then the compiled element-wise
+    update; the products too compiled in (NumPy's own cblas_dgemv/cblas_ddot).
+    """
     import agents.lending._shared_rls as module
     from agents.lending import _rank_one
 
@@ -336,21 +340,39 @@ def test_the_compiled_one_row_update_is_numpys_bit_for_bit(dim, monkeypatch):
     kwargs = dict(link="linear", horizon=300, dim=dim)
     envs = gym.make_vec(ID, num_envs=len(GRID), lockstep=True, **kwargs)
     runs = {}
-    for compiled in (True, False):
-        kernel = _rank_one.one_row_kernel() if compiled else None
+    for way in ("blas", "kernel", "numpy"):
+        kernel = _rank_one.one_row_kernel() if way != "numpy" else None
+        blas = _rank_one.one_row_blas_kernel() if way == "blas" else None
         monkeypatch.setattr(module, "one_row_kernel", lambda kernel=kernel: kernel)
+        monkeypatch.setattr(module, "one_row_blas_kernel", lambda blas=blas: blas)
         replicas = CutoffReplicas([agent.clone() for agent in GRID])
-        runs[compiled] = (run_vector_episode(envs, replicas, seed=6), replicas)
-        assert (replicas.shared_._kernel is not None) == compiled
-    for a, b in zip(runs[True][0], runs[False][0], strict=True):
-        np.testing.assert_array_equal(a.actions, b.actions)
-        assert a.metrics == b.metrics
-    one, other = runs[True][1].shared_, runs[False][1].shared_
-    np.testing.assert_array_equal(one.slot, other.slot)
-    used = np.unique(one.slot[: one.n_agents])
-    assert used.size > 1  # states split: the test covers many states a step
-    for name in ("A_inv", "beta", "rls_beta", "xty", "n", "n_at_refit", "refit_limit"):
-        np.testing.assert_array_equal(getattr(one, name)[used], getattr(other, name)[used])
+        runs[way] = (run_vector_episode(envs, replicas, seed=6), replicas)
+        assert (replicas.shared_._kernel is not None) == (way != "numpy")
+        assert (replicas.shared_._blas_kernel is not None) == (blas is not None)
+    if runs["blas"][1].shared_._blas_kernel is None:
+        pytest.skip("NumPy's BLAS is not its bundled OpenBLAS: no compiled products")
+    for way in ("blas", "kernel"):
+        for a, b in zip(runs[way][0], runs["numpy"][0], strict=True):
+            np.testing.assert_array_equal(a.actions, b.actions)
+            assert a.metrics == b.metrics
+        one, other = runs[way][1].shared_, runs["numpy"][1].shared_
+        np.testing.assert_array_equal(one.slot, other.slot)
+        used = np.unique(one.slot[: one.n_agents])
+        assert used.size > 1  # states split: the test covers many states a step
+        for name in ("A_inv", "beta", "rls_beta", "xty", "n", "n_at_refit", "refit_limit"):
+            np.testing.assert_array_equal(getattr(one, name)[used], getattr(other, name)[used])
+
+
+@pytest.mark.parametrize("dim", [2, 5, 15, 16, 17, 33])
+def test_numpys_blas_compiled_in_gives_numpys_products(dim):
+    """The compiled cblas_dgemv/cblas_ddot give np.matmul's bits (the guard SharedRLS uses)."""
+    from agents.lending import _rank_one
+    from agents.lending._shared_rls import _numpy_rank_one_is_dger
+
+    if _rank_one.one_row_blas_kernel() is None:
+        pytest.skip("numba is not installed, OSFB_NUMBA=0, or NumPy's BLAS is not bundled")
+    assert _rank_one.compiled_blas_is_numpys(dim, _numpy_rank_one_is_dger(dim))
+    assert _rank_one.compiled_blas_is_numpys(dim, not _numpy_rank_one_is_dger(dim))
 
 
 def test_a_history_range_is_the_slice_of_the_whole_history():

@@ -244,8 +244,11 @@ def test_one_shared_stream_is_scored_as_the_general_path_scores_it(kwargs, dtype
         np.full((3, 1), -1, dtype=np.int8),
         np.full((3, 1), 2, dtype=np.int8),
         np.full((3, 1), 0.5),
+        np.full((3, 1), 256, dtype=np.int16),
+        np.full((3, 1), -1, dtype=np.int64),
+        np.full((3, 1), 2, dtype=np.uint8),
     ],  # fmt: skip
-    ids=["int8-negative", "int8-two", "half"],
+    ids=["int8-negative", "int8-two", "half", "int16-256", "int64-negative", "uint8-two"],
 )
 def test_the_fast_action_check_rejects_what_the_validator_rejects(actions):
     envs = OneSidedLendingVectorEnv(num_envs=3, horizon=3)
@@ -254,33 +257,91 @@ def test_the_fast_action_check_rejects_what_the_validator_rejects(actions):
         envs.step(actions)
 
 
-@pytest.mark.parametrize("batch", [1, 3])
-def test_vector_metrics_count_as_the_general_path(batch):
-    """LendingMetrics' vector step (all rows real) against the general update, on random steps."""
-    from osfb_gym.core.metrics import EpisodeMetrics
-    from osfb_gym.envs.lending.metrics import LendingMetrics
+class _StepByStep:
+    """LendingMetrics' sums of a vector episode as the earlier code made them, step by step."""
 
-    class General(LendingMetrics):
-        def update(self, action, reward, feedback, oracle):  # the path for a padded batch
-            EpisodeMetrics.update(self, action, reward, feedback, oracle)
-            action = np.asarray(action)
-            bayes = oracle["bayes_action"]
-            self.decisions += action.size // self.num_envs
-            self.approvals += self._count(action == 1)
-            self.wrongly_approved += self._count((action == 1) & (bayes == 0))
-            self.wrongly_denied += self._count((action == 0) & (bayes == 1))
+    def __init__(self, num_envs):
+        from osfb_gym.core.metrics import EpisodeMetrics
+        from osfb_gym.envs.lending.metrics import LendingMetrics
 
-    rng = np.random.default_rng(3)
-    fast, general = LendingMetrics(num_envs=4), General(num_envs=4)
-    for _ in range(50):
-        action = rng.integers(0, 2, (4, batch)).astype(np.int8)
-        feedback = {"revealed": action == 1, "valid": np.ones((4, batch), dtype=bool)}
-        oracle = {"bayes_action": rng.integers(0, 2, (4, batch)).astype(np.int8),
-                  "loss": rng.random(4)}  # fmt: skip
-        reward = rng.standard_normal(4)
-        fast.update(action, reward, feedback, oracle)
-        general.update(action, reward, feedback, oracle)
-    a, b = fast.get(), general.get()
+        self.base = LendingMetrics(num_envs)  # only its totals and _count are used
+
+        self.EpisodeMetrics = EpisodeMetrics
+
+    def update(self, action, reward, feedback, oracle):
+        m = self.base
+        self.EpisodeMetrics.update(m, action, reward, feedback, oracle)
+        action, bayes, valid = np.asarray(action), oracle["bayes_action"], feedback.get("valid")
+        if valid is None or np.all(valid):
+            m.decisions += action.size // m.num_envs
+            m.approvals += m._count(action == 1)
+            m.wrongly_approved += m._count((action == 1) & (bayes == 0))
+            m.wrongly_denied += m._count((action == 0) & (bayes == 1))
+            return
+        valid = np.asarray(valid, dtype=bool)
+        m.decisions += int(np.count_nonzero(valid)) // m.num_envs
+        m.approvals += m._count((action == 1) & valid)
+        m.wrongly_approved += m._count((action == 1) & (bayes == 0) & valid)
+        m.wrongly_denied += m._count((action == 0) & (bayes == 1) & valid)
+
+    def get(self):
+        from osfb_gym.envs.lending.metrics import LendingMetrics
+
+        return LendingMetrics.get(self.base)
+
+
+def _same_bits(a, b):
     assert set(a) == set(b)
     for key in a:
-        np.testing.assert_array_equal(a[key], b[key])
+        x, y = np.asarray(a[key]), np.asarray(b[key])
+        assert x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes(), key
+
+
+@pytest.mark.parametrize("held", [3, 1 << 16])
+@pytest.mark.parametrize("batch", [1, 3])
+def test_vector_metrics_sum_as_step_by_step(batch, held, monkeypatch):
+    """The held blocks give the sums of step-by-step updates, bit for bit.
+
+    Rewards of mixed magnitudes (the additions' order shows in the last bits), padded
+    steps, steps without ``valid``, actions of another dtype and lists mid-episode,
+    ``get`` mid-episode, and blocks of 3 entries (a block closes every step or two).
+    """
+    from osfb_gym.envs.lending import metrics as module
+
+    monkeypatch.setattr(module, "HELD_ENTRIES", held)
+    rng = np.random.default_rng(3)
+    held_metrics, reference = module.LendingMetrics(num_envs=4), _StepByStep(4)
+    for step in range(120):
+        action = rng.integers(0, 2, (4, batch)).astype(np.int8)
+        if step % 7 == 3:
+            action = action.astype(np.float32)
+        elif step % 11 == 5:
+            action = action.tolist()
+        feedback = {"revealed": np.asarray(action) == 1}
+        if step % 5 != 4:  # some steps have no mask at all
+            valid = np.ones((4, batch), dtype=bool)
+            if step % 9 == 8:
+                valid[:, batch - 1] = False  # a padded last row
+            feedback["valid"] = valid
+        oracle = {"bayes_action": rng.integers(0, 2, (4, batch)).astype(np.int8),
+                  "loss": rng.random(4) * 10.0 ** rng.integers(-8, 8, 4)}  # fmt: skip
+        reward = rng.standard_normal(4) * 10.0 ** rng.integers(-8, 8, 4)
+        held_metrics.update(action, reward, feedback, oracle)
+        reference.update(action, reward, feedback, oracle)
+        if step in (0, 50, 51):
+            _same_bits(held_metrics.get(), reference.get())
+    _same_bits(held_metrics.get(), reference.get())
+    assert held_metrics.get()["steps"] == 120.0
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int8, np.uint8, np.int16, np.uint32, np.int64,
+                                   np.float16, np.float32, np.float64])  # fmt: skip
+def test_the_action_check_reads_every_binary_dtype_as_the_validator(dtype):
+    from osfb_gym.core.validation import check_binary_array
+    from osfb_gym.envs.lending.vector import _check_actions
+
+    actions = np.array([[1], [0], [1]]).astype(dtype)
+    checked = _check_actions(actions, (3, 1))
+    expected = check_binary_array(actions, "actions", (3, 1))
+    assert checked.dtype == expected.dtype == np.int8
+    np.testing.assert_array_equal(checked, expected)

@@ -151,3 +151,30 @@ def test_held_out_tuning_uses_each_settings_own_choice():
     table, wins = _table(frame, tuned(frame, "cumulative_loss"), "linear")
     held = {row["dataset"]: row["held-out lowest (P)"].split()[0] for row in table}
     assert held == {"A": "greedy", "B": "ours"} and wins["held_out"] == 1
+
+
+def test_a_task_is_one_dataset_cutoff_and_split(monkeypatch, tmp_path):
+    """run_jiang hands the engine one (dataset, cutoff, split) grid per task (85 cells)."""
+    from osfb_gym.bench.executors import _group, chunked
+    from osfb_gym.bench.suites import jiang
+
+    suite = JIANG_SUITES["jiang-linear"]
+    assert suite.grid_size == 85
+    assert type(suite)(suite.name, suite.link, alphas=(0.5, 1.0)).grid_size == 1 + 6 * 2
+    seen = {}
+
+    def run_cells(spec, out, **engine):
+        seen.update(engine, cells=spec.cells())
+        raise RuntimeError("stop")
+
+    monkeypatch.setattr(jiang, "run_cells", run_cells)
+    monkeypatch.setattr(jiang, "datasets_found", lambda names, *_: (list(names), {}))
+    with pytest.raises(RuntimeError, match="stop"):
+        run_jiang(suite, tmp_path, datasets=["german", "blood"], seeds=[0, 1], workers=2)
+    assert seen["chunk_size"] == 85
+    cells = sorted(seen["cells"], key=_group)  # as the engine orders them
+    chunks = chunked(cells, 2, seen["chunk_size"], key=_group)
+    assert len(chunks) == 2 * 2 * 2 and all(len({_group(c) for c in ch}) == 1 for ch in chunks)
+    with pytest.raises(RuntimeError, match="stop"):  # an explicit chunk size is kept
+        run_jiang(suite, tmp_path, datasets=["german"], seeds=[0], chunk_size=500)
+    assert seen["chunk_size"] == 500
