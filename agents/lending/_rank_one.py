@@ -27,6 +27,8 @@ from collections.abc import Callable
 import numpy as np
 from scipy.linalg.blas import dger
 
+from osfb_gym.core.optional import compiled
+
 _resolved: list[Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]] = []
 _one_row: list[Callable[..., np.ndarray]] = []  # the compiled one-row update, once resolved
 # the one-row update with NumPy's own BLAS products compiled in (when NumPy's BLAS is found)
@@ -69,13 +71,11 @@ def rank_one_each_python(
 
 def _compiled() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] | None:
     """Return the numba loop over SciPy's ``dger`` (None without numba, or with OSFB_NUMBA=0)."""
-    if os.environ.get("OSFB_NUMBA", "1") == "0":
+    numba = compiled("numba")
+    if numba is None:
         return None
-    try:
-        import numba
-        from numba.extending import get_cython_function_address
-    except ImportError:
-        return None
+    from numba.extending import get_cython_function_address
+
     pointer = ctypes.c_void_p
     # Fortran dger(m, n, alpha, x, incx, y, incy, a, lda): every argument by reference
     signature = ctypes.CFUNCTYPE(None, *[pointer] * 9)

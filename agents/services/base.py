@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -10,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, check_finite
+from osfb_gym.core.optional import compiled
 
 
 class ServiceAgent(Agent):
@@ -174,21 +174,14 @@ def _draw_in_place(rng: np.random.Generator, p: np.ndarray, total: float = 1.0) 
 #: the fewest users for which the compiled draw runs (the env's threshold, for the
 #: same reason: numba's import and loading cost more than small episodes save)
 COMPILED_MIN_USERS = 10_000
-_draw_loops: list[Callable[[np.ndarray, float, float], int] | None] = []
 
 
 def _compiled_draw(n_users: int) -> Callable[[np.ndarray, float, float], int] | None:
     """Return the compiled draw, or None (few users, no numba, or ``OSFB_NUMBA=0``)."""
-    if n_users < COMPILED_MIN_USERS or os.environ.get("OSFB_NUMBA", "1") == "0":
+    if n_users < COMPILED_MIN_USERS:
         return None
-    if not _draw_loops:
-        try:
-            from agents.services._draw import draw_loop
-        except ImportError:
-            _draw_loops.append(None)
-        else:
-            _draw_loops.append(draw_loop)
-    return _draw_loops[0]
+    loops = compiled("agents.services._draw")
+    return None if loops is None else loops.draw_loop  # type: ignore[no-any-return]
 
 
 def reported_losses(observation: dict[str, Any]) -> np.ndarray:

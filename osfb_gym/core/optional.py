@@ -8,11 +8,18 @@ Ray; each is an extra of the distribution. Code that needs one calls
 value needs it), so a user without it reads one line saying which extra to
 install instead of a ``ModuleNotFoundError`` from deep inside an
 import chain (scikit-learn's ``check_matplotlib_support`` does the same).
+
+numba (the ``fast`` extra) is optional in another way: the loops it
+compiles are the NumPy path's arithmetic, so without it, or with the
+environment variable ``OSFB_NUMBA=0``, :func:`compiled` returns None and the
+code runs NumPy's path instead, with the same bits.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import os
 from types import ModuleType
 
 #: import name -> (the distribution to name, the osfb-gym extra that installs it)
@@ -96,3 +103,32 @@ def require_for_argument(module: str, argument: str) -> ModuleType:
         return require(module, argument)
     except ImportError as error:
         raise ValueError(str(error)) from error
+
+
+def compiled(module: str) -> ModuleType | None:
+    """Import ``module``, whose loops numba compiles, or return None to run NumPy's path.
+
+    None with the environment variable ``OSFB_NUMBA=0`` (read at each call,
+    so a test can switch it) or when numba is not installed; ``module`` is
+    imported once. Pass ``"numba"`` itself where the loops are defined at
+    the call.
+
+    >>> import os
+    >>> os.environ["OSFB_NUMBA"] = "0"
+    >>> compiled("numba") is None
+    True
+    >>> del os.environ["OSFB_NUMBA"]
+    """
+    if os.environ.get("OSFB_NUMBA", "1") == "0":
+        return None
+    return _import_compiled(module)
+
+
+@functools.cache
+def _import_compiled(module: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name != "numba" and not (error.name or "").startswith("numba."):
+            raise  # a missing module of ours is a bug, not a missing extra
+        return None

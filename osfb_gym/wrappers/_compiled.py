@@ -14,11 +14,12 @@ or with the environment variable ``OSFB_NUMBA=0``, they use NumPy alone.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from osfb_gym.core.optional import compiled
 
 
 class Kernels(NamedTuple):
@@ -31,11 +32,8 @@ class Kernels(NamedTuple):
 @functools.lru_cache(maxsize=1)
 def kernels() -> Kernels | None:
     """Return the compiled loops (None without numba, or with ``OSFB_NUMBA=0``)."""
-    if os.environ.get("OSFB_NUMBA", "1") == "0":
-        return None
-    try:
-        import numba
-    except ImportError:  # pragma: no cover - numba is installed where the tests run
+    numba = compiled("numba")
+    if numba is None:
         return None
 
     @numba.njit(nogil=True, cache=True)

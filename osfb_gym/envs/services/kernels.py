@@ -30,12 +30,13 @@ else the world keeps the NumPy kernel.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from osfb_gym.core.optional import compiled
 
 if TYPE_CHECKING:
     from osfb_gym.envs.services.world import Population
@@ -46,7 +47,6 @@ Kernel = Callable[["Population", np.ndarray], np.ndarray]
 #: below this; smaller worlds (the default 500 users, RL training, the tests) keep
 #: the NumPy path and import nothing
 COMPILED_MIN_USERS = 10_000
-_loops: list[ModuleType | None] = []  # the compiled loops, once resolved
 
 
 def compiled_loops(n_users: int) -> ModuleType | None:
@@ -55,16 +55,9 @@ def compiled_loops(n_users: int) -> ModuleType | None:
     None below :data:`COMPILED_MIN_USERS` users, without numba, or with
     the environment variable ``OSFB_NUMBA=0``.
     """
-    if n_users < COMPILED_MIN_USERS or os.environ.get("OSFB_NUMBA", "1") == "0":
+    if n_users < COMPILED_MIN_USERS:
         return None
-    if not _loops:
-        try:
-            from osfb_gym.envs.services import _compiled
-        except ImportError:
-            _loops.append(None)
-        else:
-            _loops.append(_compiled)
-    return _loops[0]
+    return compiled("osfb_gym.envs.services._compiled")
 
 
 # ------------------------------------------------------------------ NumPy kernels

@@ -13,8 +13,12 @@ pytest.importorskip("numba")  # the compiled draw needs the `fast` extra
 
 @pytest.fixture(autouse=True)
 def compiled_for_few_users(monkeypatch):
-    """The compiled draw at any size (by default only from 10,000 users), to test it small."""
+    """The compiled draw at any size (by default only from 10,000 users), to test it small.
+
+    Also on under a developer's ``OSFB_NUMBA=0``: these tests switch it themselves.
+    """
     monkeypatch.setattr(base, "COMPILED_MIN_USERS", 0)
+    monkeypatch.delenv("OSFB_NUMBA", raising=False)
 
 
 def test_few_users_keep_the_numpy_draw(monkeypatch):

@@ -259,7 +259,11 @@ def test_the_compiled_writers_give_the_numpy_writers_bits(monkeypatch):
     """numba's loops (the default where numba is installed) against NumPy alone, awkward values."""
     from osfb_gym.wrappers import _compiled, writers
 
-    assert _compiled.kernels() is not None  # numba is installed here: the loops are tested
+    pytest.importorskip("numba")  # the loops need the `fast` extra
+    monkeypatch.delenv("OSFB_NUMBA", raising=False)  # on, also under a developer's OSFB_NUMBA=0
+    loops = _compiled.kernels.__wrapped__()  # not the cached answer of an earlier OSFB_NUMBA=0
+    assert loops is not None
+    monkeypatch.setattr(writers, "kernels", lambda: loops)
     space = gym.spaces.Dict(
         {
             "losses": gym.spaces.Box(0.0, np.finfo(np.float32).max, (6,), dtype=np.float32),

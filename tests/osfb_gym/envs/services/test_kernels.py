@@ -21,8 +21,12 @@ numba = pytest.importorskip("numba")  # the compiled loops need the `fast` extra
 
 @pytest.fixture(autouse=True)
 def compiled_for_small_worlds(monkeypatch):
-    """The compiled loops at any size (by default only from 10,000 users), to test them small."""
+    """The compiled loops at any size (by default only from 10,000 users), to test them small.
+
+    Also on under a developer's ``OSFB_NUMBA=0``: these tests switch it themselves.
+    """
     monkeypatch.setattr(kernels, "COMPILED_MIN_USERS", 0)
+    monkeypatch.delenv("OSFB_NUMBA", raising=False)
 
 
 def worlds(family: str, dim: int):
