@@ -192,8 +192,10 @@ must be an int in the range [0, 1]. Got 2 instead.
 def all_agents() -> list[type[Agent]]:
     """Return every concrete :class:`Agent` subclass of the ``agents`` package.
 
-    Every module of the package is imported; shared bases (``abstract =
-    True`` in their own body) and private classes (``_Name``) are left out.
+    Every public module of the package is imported (not the private ones,
+    ``_name``, such as the optional compiled loops: importing numba costs
+    ~100 MB); shared bases (``abstract = True`` in their own body) and
+    private classes (``_Name``) are left out.
     Sorted by module and name, so a ``Greedy`` of two families stays two
     classes. (scikit-learn's ``all_estimators``.)
 
@@ -206,7 +208,8 @@ def all_agents() -> list[type[Agent]]:
     import agents
 
     for module in pkgutil.walk_packages(agents.__path__, prefix="agents."):
-        importlib.import_module(module.name)
+        if "._" not in module.name:
+            importlib.import_module(module.name)
     found, stack = set(), list(Agent.__subclasses__())
     while stack:
         cls = stack.pop()

@@ -194,3 +194,16 @@ def test_agents_pickle_with_their_nested_base():
     agent = LabelEfficient(MarginPerceptron(m=3.0))
     copy = pickle.loads(pickle.dumps(agent))
     assert repr(copy) == repr(agent) and copy.get_params()["base__m"] == 3.0
+
+
+def test_finding_the_agents_imports_no_optional_accelerator():
+    """``all_agents`` (``osfb-bench list``, the grader) skips private modules: no numba."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from agents.base import all_agents; all_agents(); "
+        "print(sorted(m for m in ('numba', 'llvmlite') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
