@@ -477,10 +477,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         feedback = {"losses": reported.copy(), "choices": choices, "revealed": revealed}
         if self.render_mode is not None:
             self._record(user, reported_total)
-        obs: dict[str, Any] = {"losses": reported.astype(np.float32), "choices": choices}
-        obs["n_services"] = t  # _observation's dict, built inline (a call less a step)
-        if self.reveal_groups:
-            obs["groups"] = self._groups.copy()
+        obs = self._observation(reported, choices)
         if not with_oracle:
             return obs, previous - reported_total, terminated, False, {FEEDBACK: feedback}
         averages = self._group_averages
