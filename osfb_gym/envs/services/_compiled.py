@@ -164,3 +164,139 @@ def group_averages(losses, order, starts, divisor, out):  # type: ignore[no-unty
             a += 1
         out[g] = np.nan if starts[g] == starts[g + 1] else total_a / divisor[g]
     return out
+
+
+# ------------------------------------------------------------------ the env's step, fused
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def _block_sum(values, start, n):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """NumPy's pairwise sum of at most 128 values (below 8 one by one, else 8 running sums)."""
+    if n < 8:
+        total = -0.0
+        for i in range(start, start + n):
+            total += values[i]
+        return total
+    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+    i = start + 8
+    stop = start + n - n % 8
+    while i < stop:
+        r0 += values[i]
+        r1 += values[i + 1]
+        r2 += values[i + 2]
+        r3 += values[i + 3]
+        r4 += values[i + 4]
+        r5 += values[i + 5]
+        r6 += values[i + 6]
+        r7 += values[i + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < start + n:
+        total += values[i]
+        i += 1
+    return total
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def pairwise_sum(values):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``np.add.reduce`` of a contiguous ``float64`` vector: ``0.0 +`` NumPy's pairwise sum.
+
+    NumPy's loop for ``float64`` (``pairwise_sum_DOUBLE``): fewer than 8
+    values added one by one; up to 128 in 8 running sums, combined as
+    ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the rest one
+    by one; above 128 the two halves (the first a multiple of 8) summed
+    alike and added. NumPy recurses; here a stack of spans does (numba's
+    cache does not keep recursive functions safely), the same sums in the
+    same tree (tested against ``np.add.reduce`` on many sizes).
+    """
+    n = values.size
+    if n <= 128:
+        return 0.0 + _block_sum(values, 0, n)
+    # spans to do (a negative length: add the last two sums), and the sums done
+    starts = np.empty(128, dtype=np.int64)
+    lengths = np.empty(128, dtype=np.int64)
+    sums = np.empty(128)
+    starts[0], lengths[0] = 0, n
+    todo, done = 1, 0
+    while todo > 0:
+        todo -= 1
+        start, length = starts[todo], lengths[todo]
+        if length < 0:
+            done -= 1
+            sums[done - 1] = sums[done - 1] + sums[done]
+        elif length <= 128:
+            sums[done] = _block_sum(values, start, length)
+            done += 1
+        else:
+            half = length // 2
+            half -= half % 8
+            # done in the order: first half, second half, their sum
+            starts[todo], lengths[todo] = 0, -1
+            starts[todo + 1], lengths[todo + 1] = start + half, length - half
+            starts[todo + 2], lengths[todo + 2] = start, half
+            todo += 3
+    return 0.0 + sums[0]
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def _report(best, choice, minimum, excess, reported, reported32, choices):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
+    """``kernels.report`` into the arrays given: what users report, their choices, the totals.
+
+    (The caller allocates them: an array made here would be handed back
+    through numba's boxing, which costs more than NumPy's ``empty``.)
+    """
+    for i in range(best.size):
+        value = best[i] - minimum[i] if excess else best[i]
+        reported[i] = value
+        reported32[i] = np.float32(value)  # astype's rounding (to nearest, ties to even)
+        choices[i] = choice[i]
+    total = pairwise_sum(best)
+    return total, pairwise_sum(reported) if excess else total
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def settle(losses, best, choice, t, minimum, excess, reported, reported32, choices):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
+    """``kernels.settle`` after its losses, in one loop, then :func:`_report`.
+
+    ``t == 0``: ``best = losses``, every choice 0; else :func:`update_best`'s
+    loop (written out here and in :func:`settle_squared`: a call per user
+    to a shared function would cost more than the loop).
+    """
+    if t == 0:
+        for i in range(losses.size):
+            best[i] = losses[i]
+            choice[i] = 0
+    else:
+        for i in range(losses.size):
+            value, current = losses[i], best[i]
+            if not (current <= value or current != current):
+                best[i] = value
+                if value < current:
+                    choice[i] = t
+    return _report(best, choice, minimum, excess, reported, reported32, choices)
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def settle_squared(  # type: ignore[no-untyped-def]  # pragma: no cover
+    columns, theta, weights, unit, best, choice, t, minimum, excess, reported, reported32, choices
+):
+    """:func:`settle` of :func:`squared`'s losses (``d <= 2``), each computed where it is used."""
+    c0, c1 = columns[0], columns[columns.shape[0] - 1]
+    t0, t1 = theta[0], theta[theta.size - 1]
+    two = columns.shape[0] == 2
+    for i in range(c0.size):
+        r = c0[i] - t0
+        r = r * r
+        if two:
+            s = c1[i] - t1
+            r = r + s * s
+        value = r if unit else weights[i] * r
+        if t == 0:
+            best[i] = value
+            choice[i] = 0
+            continue
+        current = best[i]
+        if not (current <= value or current != current):
+            best[i] = value
+            if value < current:
+                choice[i] = t
+    return _report(best, choice, minimum, excess, reported, reported32, choices)

@@ -14,7 +14,7 @@ from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import INTEGER_TYPES, check_choice, check_float, check_int
 from osfb_gym.envs._render import RENDER_MODES, check_render
-from osfb_gym.envs.services.kernels import update_best
+from osfb_gym.envs.services.kernels import report
 from osfb_gym.envs.services.metrics import ServiceMetrics
 from osfb_gym.envs.services.options import (
     LOSS_BOUND,
@@ -382,12 +382,11 @@ class MultiServiceChoiceEnv(FeedbackEnv):
                              self.group_correlation, rng, self.outlier_fraction)  # fmt: skip
 
     def _observation(
-        self, reported: np.ndarray | None = None, choices: np.ndarray | None = None
+        self, losses: np.ndarray | None = None, choices: np.ndarray | None = None
     ) -> dict[str, Any]:
-        if reported is None:
-            reported = self._reported()
+        # losses: the reported losses as a new float32 array (a step has made them)
         obs: dict[str, Any] = {
-            "losses": reported.astype(np.float32),
+            "losses": self._reported().astype(np.float32) if losses is None else losses,
             "choices": self._choice.copy() if choices is None else choices,
             "n_services": self._t,
         }
@@ -447,37 +446,41 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         world = self._world
         if world is None:
             raise RuntimeError("call reset() before step()")
-        if self._t >= self.n_services:
+        t = self._t
+        if t >= self.n_services:
             raise RuntimeError("all n_services are placed; call reset() for a new episode")
         user = self._check_action(action)
         # the last step's reported total (0.0 before the first service): the same sum
         previous = self._reported_total
         theta = world.preferences[user]
-        t = self._t
         self._services[t] = theta
-        losses = world.loss_at(theta)
         if t == 0:
-            self._best, self._choice[:] = losses, 0
-        else:
-            # in place; equal to np.where(losses < best, losses, best) bit for bit
-            update_best(losses, self._best, self._choice, t)
+            self._best = np.empty(self.n_users)  # the first service's losses, written in
+        excess = self.report == "excess"
+        # the losses at the new service, each user's best one, what users report and
+        # the totals: one compiled call where numba is loaded, else NumPy's lines
+        reported, losses32, choices, total, reported_total = world._settle(
+            world, theta, self._best, self._choice, t, self._minimum, excess
+        )
         self._t = t = t + 1
         terminated = t >= self.n_services
-        # the dynamics (last step) change the choices and losses before they are reported
-        finish = self._finish(world, with_oracle) if terminated else None
-        total = float(np.add.reduce(self._best))  # ndarray.sum's own reduction
-        reported = self._reported()
-        reported_total = total if reported is self._best else float(reported.sum())
+        finish = None
+        if terminated:
+            finish = self._finish(world, with_oracle)
+            if self.dynamics_rounds > 0:
+                # the dynamics changed the choices and losses: they are reported after them
+                reported, losses32, choices, total, reported_total = report(
+                    self._best, self._choice, self._minimum, excess
+                )
         self._reported_total = reported_total
         revealed = np.zeros(self.n_users, dtype=bool)
         revealed[user] = True
         # one read-only copy of the choices for the observation and the feedback
-        choices = self._choice.copy()
         choices.setflags(write=False)
-        feedback = {"losses": reported.copy(), "choices": choices, "revealed": revealed}
+        feedback = {"losses": reported, "choices": choices, "revealed": revealed}
         if self.render_mode is not None:
             self._record(user, reported_total)
-        obs = self._observation(reported, choices)
+        obs = self._observation(losses32, choices)
         if not with_oracle:
             return obs, previous - reported_total, terminated, False, {FEEDBACK: feedback}
         averages = self._group_averages

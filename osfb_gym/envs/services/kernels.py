@@ -30,6 +30,7 @@ else the world keeps the NumPy kernel.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -42,22 +43,36 @@ if TYPE_CHECKING:
     from osfb_gym.envs.services.world import Population
 
 Kernel = Callable[["Population", np.ndarray], np.ndarray]
-#: the fewest users for which the compiled loops run: importing numba and loading the
-#: cached loops costs ~0.5 s of CPU once per process, more than a whole episode saves
-#: below this; smaller worlds (the default 500 users, RL training, the tests) keep
-#: the NumPy path and import nothing
+#: ``settle(world, theta, best, choice, t, minimum, excess)`` -> ``(reported, reported
+#: as float32, choices, total, reported total)``: a step after its service (:func:`settle`)
+Settle = Callable[
+    ["Population", np.ndarray, np.ndarray, np.ndarray, int, np.ndarray, bool],
+    tuple[np.ndarray, np.ndarray, np.ndarray, float, float],
+]
+#: the fewest users for which the compiled loops run in any process: importing numba
+#: and loading the cached loops costs ~0.5 s of CPU once per process, more than a whole
+#: episode saves below this; smaller worlds (the default 500 users, the tests) keep
+#: the NumPy path and import nothing, unless numba is loaded already (an RL view's
+#: writers load it): then the loops cost nothing to import and save most of a step
 COMPILED_MIN_USERS = 10_000
+INT = np.dtype(np.int64)
 
 
 def compiled_loops(n_users: int) -> ModuleType | None:
     """Return the compiled loops' module for ``n_users`` users, or None.
 
-    None below :data:`COMPILED_MIN_USERS` users, without numba, or with
-    the environment variable ``OSFB_NUMBA=0``.
+    None without numba, with the environment variable ``OSFB_NUMBA=0``,
+    or below :data:`COMPILED_MIN_USERS` users in a process that has not
+    imported numba (the loops would cost more to load than they save).
     """
-    if n_users < COMPILED_MIN_USERS:
+    if n_users < COMPILED_MIN_USERS and not numba_loaded():
         return None
     return compiled("osfb_gym.envs.services._compiled")
+
+
+def numba_loaded() -> bool:
+    """Whether this process has imported numba (an RL view's writers do)."""
+    return "numba" in sys.modules
 
 
 # ------------------------------------------------------------------ NumPy kernels
@@ -252,3 +267,89 @@ def update_best(losses: np.ndarray, best: np.ndarray, choice: np.ndarray, t: int
         return
     np.putmask(choice, losses < best, t)
     np.minimum(best, losses, out=best)
+
+
+def settle(
+    world: Population,
+    theta: np.ndarray,
+    best: np.ndarray,
+    choice: np.ndarray,
+    t: int,
+    minimum: np.ndarray,
+    excess: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """Place service ``t`` at ``theta``: each user's best service, what it reports, the totals.
+
+    The env's step after its checks, in NumPy's lines (the reference of the
+    compiled :func:`pick_settle`): the losses at ``theta``; at ``t == 0``
+    each user's best loss is its loss there (written into ``best``) and
+    every choice 0, else :func:`update_best`; then :func:`report`.
+    """
+    losses = world.loss_at(theta)
+    if t == 0:
+        best[:] = losses
+        choice[:] = 0
+    else:
+        update_best(losses, best, choice, t)
+    return report(best, choice, minimum, excess)
+
+
+def report(
+    best: np.ndarray, choice: np.ndarray, minimum: np.ndarray, excess: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """Return what users report and the totals, NumPy's lines.
+
+    Users report ``best``, or ``best - minimum`` with ``excess``: as a new
+    ``float64`` and a new ``float32`` array, with a copy of the choices
+    and the totals of ``best`` and of the reports (``np.add.reduce`` of
+    each, ndarray.sum's own reduction).
+    """
+    total = float(np.add.reduce(best))
+    reported = best - minimum if excess else best.copy()
+    reported_total = float(np.add.reduce(reported)) if excess else total
+    return reported, reported.astype(np.float32), choice.copy(), total, reported_total
+
+
+def pick_settle(world: Population) -> Settle | None:
+    """Return :func:`settle` in one compiled call for ``world``, or None for NumPy's lines.
+
+    The squared loss for ``d <= 2`` (the env's default) is computed in the
+    same loop (``_compiled.settle_squared``); any other world computes its
+    losses with its kernel (:meth:`Population.loss_at`, compiled or not)
+    and settles them in one loop (``_compiled.settle``). Both sum as
+    ``np.add.reduce`` does (NumPy's pairwise summation, written out in
+    ``_compiled.pairwise_sum``); the same bits as :func:`settle` (tested).
+    None where :func:`compiled_loops` is None.
+    """
+    loops = compiled_loops(world.n)
+    if loops is None:
+        return None
+    if world.family == "squared" and world.dim <= 2:
+        columns, weights, unit = world._columns, world.weights, world._unit_weights
+
+        def settle_squared(
+            _: Population, theta: np.ndarray, best: np.ndarray, choice: np.ndarray, t: int,
+            minimum: np.ndarray, excess: bool,
+        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:  # fmt: skip
+            n = best.size
+            reported, reported32, choices = np.empty(n), np.empty(n, np.float32), np.empty(n, INT)
+            total, reported_total = loops.settle_squared(
+                columns, theta, weights, unit, best, choice, t, minimum, excess,
+                reported, reported32, choices,
+            )  # fmt: skip
+            return reported, reported32, choices, total, reported_total
+
+        return settle_squared
+
+    def settle(
+        world: Population, theta: np.ndarray, best: np.ndarray, choice: np.ndarray, t: int,
+        minimum: np.ndarray, excess: bool,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:  # fmt: skip
+        n = best.size
+        reported, reported32, choices = np.empty(n), np.empty(n, np.float32), np.empty(n, INT)
+        total, reported_total = loops.settle(
+            world.loss_at(theta), best, choice, t, minimum, excess, reported, reported32, choices
+        )
+        return reported, reported32, choices, total, reported_total
+
+    return settle

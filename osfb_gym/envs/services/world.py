@@ -266,6 +266,15 @@ class Population:
         """The family's kernel for every user, picked once per world (:func:`kernels.pick`)."""
         return kernels.pick(self)
 
+    @cached_property
+    def _settle(self) -> kernels.Settle:
+        """The env's step after its service, picked once per world (:func:`kernels.pick_settle`).
+
+        One compiled call where :func:`kernels.compiled_loops` allows,
+        else :func:`kernels.settle`'s NumPy lines; the same values.
+        """
+        return kernels.pick_settle(self) or kernels.settle
+
     def loss_at_reference(self, theta: np.ndarray, users: np.ndarray | None = None) -> np.ndarray:
         """:meth:`loss_at` written plainly, one expression per family: the reference path."""
         theta = np.asarray(theta, dtype=float)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import gymnasium as gym
@@ -100,13 +102,36 @@ def test_a_world_takes_the_compiled_kernel_only_where_it_is_checked_and_enabled(
         assert kernels.pick(plain).__name__ == "<lambda>"
 
 
-def test_small_worlds_keep_the_numpy_path_unless_told(monkeypatch):
+def test_small_worlds_keep_the_numpy_path_unless_told_or_numba_is_loaded(monkeypatch):
     monkeypatch.setattr(kernels, "COMPILED_MIN_USERS", 10_000)
+    monkeypatch.setattr(kernels, "numba_loaded", lambda: False)
     assert kernels.compiled_loops(9_999) is None
     assert kernels.compiled_loops(10_000) is not None
     world = draw_clusters(500, 2, "huber", 5, 2, 0.5, np.random.default_rng(0))
     assert kernels.pick(world) is kernels.huber_loss
+    assert kernels.pick_settle(world) is None and world._settle is kernels.settle
     assert GroupAverages(world.groups, 2)._loops is None
+    # numba already imported (an RL view's writers): the loops cost nothing to load
+    monkeypatch.setattr(kernels, "numba_loaded", lambda: True)
+    assert kernels.compiled_loops(9_999) is not None
+    world = draw_clusters(500, 2, "huber", 5, 2, 0.5, np.random.default_rng(0))
+    assert kernels.pick(world) is not kernels.huber_loss
+    assert world._settle is not kernels.settle
+    monkeypatch.setenv("OSFB_NUMBA", "0")
+    assert kernels.compiled_loops(10_000) is None
+
+
+def test_a_small_world_in_a_fresh_process_imports_no_numba():
+    """The default env (500 users) alone: NumPy's path, numba not imported (~0.5 s, ~100 MB)."""
+    code = (
+        "import sys, gymnasium as gym, osfb_gym\n"
+        "env = gym.make('MultiServiceChoice-v0', reference_restarts=0)\n"
+        "env.reset(seed=0)\n"
+        "for a in range(10): env.step(a)\n"
+        "print(env.unwrapped._world._settle.__name__, 'numba' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["settle", "False"]
 
 
 def test_update_best_is_copyto_where_less_then_minimum_nan_included(monkeypatch):
@@ -176,3 +201,88 @@ def test_episodes_are_the_same_with_and_without_the_compiled_loops(monkeypatch, 
 
 
 ENV = "MultiServiceChoice-v0"
+
+
+def bits(value):
+    """Bytes of arrays and floats (-0.0 against +0.0 and NaN payloads count), nested."""
+    if isinstance(value, dict):
+        return {key: bits(item) for key, item in value.items() if key != "world"}
+    if isinstance(value, list | tuple):
+        return [bits(item) for item in value]
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, float | np.floating):
+        return ("float", np.float64(value).tobytes())
+    return (type(value).__name__, repr(value))
+
+
+def test_the_compiled_pairwise_sum_is_numpys_add_reduce_on_many_sizes():
+    """NumPy's pairwise summation: blocks of 8 sums up to 128 values, halves above."""
+    loops = kernels.compiled_loops(1)
+    rng = np.random.default_rng(7)
+    sizes = [*range(300), 383, 500, 1024, 1031, 4096, 8191, 8192, 8193, 65_537, 100_003]
+    for n in sizes:
+        values = rng.exponential(size=n) * rng.choice([1e-9, 1.0, 1e9], size=n)
+        values[rng.random(n) < 0.3] *= -1.0
+        assert bits(loops.pairwise_sum(values)) == bits(np.add.reduce(values)), n
+    for values in (np.full(9, -0.0), np.full(200, -0.0), np.array([-0.0]), np.zeros(0),
+                   np.array([1.0, np.nan, 2.0] * 50), np.array([np.inf, 1.0] * 70),
+                   np.array([np.inf, -np.inf] * 70), np.array([1e308] * 130)):  # fmt: skip
+        with np.errstate(invalid="ignore", over="ignore"):
+            assert bits(loops.pairwise_sum(values)) == bits(np.add.reduce(values)), values
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_the_compiled_settle_equals_numpys_settle_bit_for_bit(family, dim):
+    """The env's step after its service in one call: best, choices, reports, totals."""
+    for world, rng in worlds(family, dim):
+        compiled = kernels.pick_settle(world)
+        assert compiled is not None and world._settle is not kernels.settle
+        n = world.n
+        for excess in (False, True):
+            minimum = rng.exponential(size=n) * 0.1 if excess else np.zeros(n)
+            states = [(np.full(n, 7.0), np.full(n, 99)) for _ in range(2)]  # before t = 0
+            for t, user in enumerate(rng.integers(0, n, 6)):
+                theta = world.preferences[user]
+                if t == 4 and n > 2:  # NaN among the best losses, or a loss at the service
+                    for best, _ in states:
+                        best[: n // 2] = np.nan
+                got = [settle(world, theta, best, choice, t, minimum, excess)
+                       for settle, (best, choice) in zip((compiled, kernels.settle), states)]  # fmt: skip
+                assert bits(got[0]) == bits(got[1]), (t, excess)
+                assert bits(states[0]) == bits(states[1]), (t, excess)
+                reported = got[1][0]
+                assert got[0][1].dtype == np.float32 and got[0][2].dtype == np.int64
+                assert not np.shares_memory(got[0][0], states[0][0]) and reported.flags.writeable
+
+
+STEP_CONFIGS = [
+    {},
+    {"loss": "mahalanobis", "n_groups": 3},
+    {"loss": "huber", "dynamics_rounds": 2},
+    {"loss": "cosine", "dim": 3},
+    {"report": "excess", "population": "linear", "dim": 2},
+    {"report": "excess", "population": "linear", "dim": 3, "dynamics_rounds": 1},
+    {"reveal_groups": False, "render_mode": "ansi", "world_seed": 4},
+]
+
+
+@pytest.mark.parametrize("kwargs", STEP_CONFIGS, ids=str)
+def test_env_steps_are_the_same_with_and_without_the_compiled_step(monkeypatch, kwargs):
+    """Observations, rewards, feedback and oracle of ``step`` and ``step_without_oracle``."""
+    runs = []
+    for enabled in ("1", "0"):
+        monkeypatch.setenv("OSFB_NUMBA", enabled)
+        env = gym.make(ENV, n_users=60, n_services=6, reference_restarts=0, **kwargs).unwrapped
+        record = []
+        for seed in (0, 1):
+            record.append(bits(env.reset(seed=seed)))
+            settle = env._world._settle
+            assert (settle is kernels.settle) == (enabled == "0")
+            for t, user in enumerate(np.random.default_rng(seed).integers(0, 60, 6)):
+                step = env.step_without_oracle if t % 2 else env.step
+                record.append(bits(step(int(user))))
+                record.append(env.render())
+        runs.append(record)
+    assert runs[0] == runs[1]
