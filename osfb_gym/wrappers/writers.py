@@ -9,7 +9,7 @@ intermediate ``float64`` arrays.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -153,37 +153,48 @@ def _code_table(space: spaces.MultiDiscrete) -> tuple[float, np.ndarray] | None:
     return divisor, (np.arange(m, dtype=np.float64) / divisor).astype(np.float32)
 
 
-def _fused_dict_writer(space: spaces.Dict, write_dict: Writer, compiled: Any) -> Writer | None:
-    """Return ``write_dict`` in one compiled call, for the ``Dict`` spaces it can take; else None.
+class DictPlan(NamedTuple):
+    """How a ``Dict`` of 1-D vectors and counts is encoded: which entry goes where, and how.
 
-    A ``Dict`` whose entries are 1-D unbounded ``Box`` es of one float dtype
-    (squashed), 1-D ``MultiDiscrete`` s of one size and no offset (looked up
-    in their tables) and ``Discrete`` s (the services' observation: losses,
-    choices, groups and the count): its vectors are written by one call of
-    the compiled ``entries`` loop, the same loops as the entries' own
-    writers, instead of a call, a slice and the checks of each entry. An
-    observation whose vectors are not C-contiguous, of their space's shape
-    and of the dtype the loop was typed for (the Box's float dtype, ``int64``
-    codes), or with a code outside its table, is written by ``write_dict``
-    instead: the same bits (tested).
+    ``squashed``: ``(key, at, shape)`` of each unbounded 1-D ``Box``
+    (:func:`~osfb_gym.wrappers.views.squash`, then ``float32``); ``coded``:
+    ``(key, at, shape, table, divisor)`` of each 1-D ``MultiDiscrete`` of
+    one size and no offset (code ``v`` is ``table[v]`` in the table, else
+    ``v / divisor``); ``discrete``: ``(key, at, start, scale)`` of each
+    ``Discrete`` (``(v - start) / scale``); ``size``: the vector's. ``at``
+    is where an entry's values start in the vector.
     """
-    if compiled is None:
+
+    squashed: tuple[tuple[str, int, tuple[int, ...]], ...]
+    coded: tuple[tuple[str, int, tuple[int, ...], np.ndarray, float], ...]
+    discrete: tuple[tuple[str, int, int, int], ...]
+    size: int
+    float_type: np.dtype
+
+
+def dict_plan(space: gym.Space) -> DictPlan | None:
+    """Return the :class:`DictPlan` of ``space``, or None for a space it does not describe.
+
+    A ``Dict`` whose entries are 1-D unbounded ``Box`` es of one float
+    dtype, 1-D ``MultiDiscrete`` s of one size and no offset and
+    ``Discrete`` s, with at least one of the first two kinds each (the
+    services' observation: losses, choices, groups and the count).
+    """
+    if not isinstance(space, spaces.Dict):
         return None
-    squashed: list[tuple[str, int, tuple[int, ...]]] = []
-    coded: list[tuple[str, int, tuple[int, ...], np.ndarray]] = []
-    discrete: list[tuple[str, int, int, int]] = []
+    squashed, coded, discrete = [], [], []
     float_types = set()
     begin = 0
     for key, sub in space.spaces.items():
         width = int(encode_space(sub).shape[0])
         if isinstance(sub, spaces.Box) and _unbounded(sub) and len(sub.shape) == 1:
             squashed.append((key, begin, sub.shape))
-            float_types.add(sub.dtype)
+            float_types.add(np.dtype(sub.dtype))
         elif isinstance(sub, spaces.MultiDiscrete) and len(sub.shape) == 1:
             uniform = _code_table(sub)
             if uniform is None:
                 return None
-            coded.append((key, begin, sub.shape, uniform[1]))
+            coded.append((key, begin, sub.shape, uniform[1], uniform[0]))
         elif isinstance(sub, spaces.Discrete):
             discrete.append((key, begin, int(sub.start), max(int(sub.n) - 1, 1)))
         else:
@@ -191,14 +202,33 @@ def _fused_dict_writer(space: spaces.Dict, write_dict: Writer, compiled: Any) ->
         begin += width
     if not (squashed and coded) or len(float_types) != 1:
         return None
-    float_type = np.dtype(float_types.pop())
+    float_type = float_types.pop()
     if float_type.char not in "fd":  # float32, float64
         return None
+    return DictPlan(tuple(squashed), tuple(coded), tuple(discrete), begin, float_type)
+
+
+def _fused_dict_writer(space: spaces.Dict, write_dict: Writer, compiled: Any) -> Writer | None:
+    """Return ``write_dict`` in one compiled call, for the ``Dict`` spaces it can take; else None.
+
+    The spaces of a :class:`DictPlan` (:func:`dict_plan`): the entries'
+    vectors are written by one call of the compiled ``entries`` loop, the
+    same loops as the entries' own writers, instead of a call, a slice and
+    the checks of each entry. An observation whose vectors are not
+    C-contiguous, of their space's shape and of the dtype the loop was
+    typed for (the Box's float dtype, ``int64`` codes), or with a code
+    outside its table, is written by ``write_dict`` instead: the same bits
+    (tested).
+    """
+    plan = dict_plan(space)
+    if compiled is None or plan is None:
+        return None
+    squashed, coded, discrete = plan.squashed, plan.coded, plan.discrete
     squashed_at = np.array([at for _, at, _ in squashed], dtype=np.int64)
-    coded_at = np.array([at for _, at, _, _ in coded], dtype=np.int64)
-    tables = tuple(table for *_, table in coded)
-    checks = [(key, float_type, shape) for key, _, shape in squashed]
-    checks += [(key, INT64, shape) for key, _, shape, _ in coded]
+    coded_at = np.array([at for _, at, *_ in coded], dtype=np.int64)
+    tables = tuple(table for *_, table, _ in coded)
+    checks = [(key, plan.float_type, shape) for key, _, shape in squashed]
+    checks += [(key, INT64, shape) for key, _, shape, _, _ in coded]
     entries = compiled.entries
 
     def write_fused(observation: Any, out: np.ndarray) -> None:

@@ -238,29 +238,66 @@ def pairwise_sum(values):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
-def _report(best, choice, minimum, excess, reported, reported32, choices):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
-    """``kernels.report`` into the arrays given: what users report, their choices, the totals.
+def _report(  # type: ignore[no-untyped-def]  # pragma: no cover
+    best, choice, minimum, excess, user, reported, reported32, choices, revealed, out, groups, view
+):
+    """``kernels.report`` into the arrays given, and the plain view's vector where asked.
 
-    (The caller allocates them: an array made here would be handed back
-    through numba's boxing, which costs more than NumPy's ``empty``.)
+    ``revealed``: the mask of ``user``. (The caller allocates the arrays:
+    one made here would be handed back through numba's boxing, which costs
+    more than NumPy's ``empty``.)
+    ``reported32`` of size 0: no ``float32`` copy. ``view``: ``(at of the
+    squashed losses, or -1 for no vector; the choices' code table, divisor,
+    at; the groups' code table, divisor, at, or -1 without groups)``; the
+    vector's entries are the view writers' arithmetic (``squash`` of the
+    ``float32`` loss, the codes' table or ``code / divisor``).
     """
+    losses_at, choice_table, choice_divisor, choices_at, group_table, group_divisor, groups_at = (
+        view
+    )
+    keep32 = reported32.size > 0
+    m_choices, m_groups = choice_table.size, group_table.size
     for i in range(best.size):
         value = best[i] - minimum[i] if excess else best[i]
         reported[i] = value
-        reported32[i] = np.float32(value)  # astype's rounding (to nearest, ties to even)
-        choices[i] = choice[i]
+        value32 = np.float32(value)  # astype's rounding (to nearest, ties to even)
+        if keep32:
+            reported32[i] = value32
+        code = choice[i]
+        choices[i] = code
+        revealed[i] = i == user
+        if losses_at >= 0:
+            v = np.float64(value32)
+            out[losses_at + i] = v / (abs(v) + 1.0)
+            # a code's table entry, or code / divisor outside the table (written out:
+            # a call per user to a shared function would cost more than the loop)
+            if 0 <= code < m_choices:
+                out[choices_at + i] = choice_table[code]
+            else:
+                out[choices_at + i] = np.float32(np.float64(code) / choice_divisor)
+            if groups_at >= 0:
+                group = groups[i]
+                if 0 <= group < m_groups:
+                    out[groups_at + i] = group_table[group]
+                else:
+                    out[groups_at + i] = np.float32(np.float64(group) / group_divisor)
     total = pairwise_sum(best)
     return total, pairwise_sum(reported) if excess else total
 
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
-def settle(losses, best, choice, t, minimum, excess, reported, reported32, choices):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
+def settle(  # type: ignore[no-untyped-def]  # pragma: no cover
+    losses, user, theta, best, choice, t, minimum, excess, services, reported, reported32,
+    choices, revealed, out, groups, view,
+):  # fmt: skip
     """``kernels.settle`` after its losses, in one loop, then :func:`_report`.
 
     ``t == 0``: ``best = losses``, every choice 0; else :func:`update_best`'s
     loop (written out here and in :func:`settle_squared`: a call per user
     to a shared function would cost more than the loop).
     """
+    for j in range(theta.size):
+        services[t, j] = theta[j]
     if t == 0:
         for i in range(losses.size):
             best[i] = losses[i]
@@ -272,17 +309,25 @@ def settle(losses, best, choice, t, minimum, excess, reported, reported32, choic
                 best[i] = value
                 if value < current:
                     choice[i] = t
-    return _report(best, choice, minimum, excess, reported, reported32, choices)
+    return _report(best, choice, minimum, excess, user, reported, reported32, choices, revealed,
+                   out, groups, view)  # fmt: skip
 
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
 def settle_squared(  # type: ignore[no-untyped-def]  # pragma: no cover
-    columns, theta, weights, unit, best, choice, t, minimum, excess, reported, reported32, choices
-):
-    """:func:`settle` of :func:`squared`'s losses (``d <= 2``), each computed where it is used."""
-    c0, c1 = columns[0], columns[columns.shape[0] - 1]
-    t0, t1 = theta[0], theta[theta.size - 1]
-    two = columns.shape[0] == 2
+    columns, user, weights, unit, best, choice, t, minimum, excess, services, reported,
+    reported32, choices, revealed, out, groups, view,
+):  # fmt: skip
+    """:func:`settle` of :func:`squared`'s losses (``d <= 2``), each computed where it is used.
+
+    The service is user ``user``'s preference, column ``user`` of ``columns``.
+    """
+    d = columns.shape[0]
+    c0, c1 = columns[0], columns[d - 1]
+    t0, t1 = c0[user], c1[user]
+    for j in range(d):
+        services[t, j] = columns[j, user]
+    two = d == 2
     for i in range(c0.size):
         r = c0[i] - t0
         r = r * r
@@ -299,4 +344,5 @@ def settle_squared(  # type: ignore[no-untyped-def]  # pragma: no cover
             best[i] = value
             if value < current:
                 choice[i] = t
-    return _report(best, choice, minimum, excess, reported, reported32, choices)
+    return _report(best, choice, minimum, excess, user, reported, reported32, choices, revealed,
+                   out, groups, view)  # fmt: skip

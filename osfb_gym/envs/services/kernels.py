@@ -33,7 +33,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,19 +43,21 @@ if TYPE_CHECKING:
     from osfb_gym.envs.services.world import Population
 
 Kernel = Callable[["Population", np.ndarray], np.ndarray]
-#: ``settle(world, theta, best, choice, t, minimum, excess)`` -> ``(reported, reported
-#: as float32, choices, total, reported total)``: a step after its service (:func:`settle`)
-Settle = Callable[
-    ["Population", np.ndarray, np.ndarray, np.ndarray, int, np.ndarray, bool],
-    tuple[np.ndarray, np.ndarray, np.ndarray, float, float],
-]
+#: ``settle(world, user, best, choice, t, minimum, excess, services)`` -> ``(reported,
+#: reported as float32, choices, revealed, total, reported total)`` (:func:`settle`)
+#: (the compiled ones take a ``view`` more: :func:`pick_settle`)
+Settle = Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float]]
 #: the fewest users for which the compiled loops run in any process: importing numba
 #: and loading the cached loops costs ~0.5 s of CPU once per process, more than a whole
 #: episode saves below this; smaller worlds (the default 500 users, the tests) keep
 #: the NumPy path and import nothing, unless numba is loaded already (an RL view's
 #: writers load it): then the loops cost nothing to import and save most of a step
 COMPILED_MIN_USERS = 10_000
-INT = np.dtype(np.int64)
+INT, BOOL = np.dtype(np.int64), np.dtype(bool)
+EMPTY32 = np.empty(0, np.float32)
+#: the compiled settle's ``view`` argument when no view's vector is written: no squashed
+#: losses (-1), no groups (-1), tables of the types a real layout has
+NO_VIEW = (-1, EMPTY32, 1.0, -1, EMPTY32, 1.0, -1)
 
 
 def compiled_loops(n_users: int) -> ModuleType | None:
@@ -271,27 +273,35 @@ def update_best(losses: np.ndarray, best: np.ndarray, choice: np.ndarray, t: int
 
 def settle(
     world: Population,
-    theta: np.ndarray,
+    user: int,
     best: np.ndarray,
     choice: np.ndarray,
     t: int,
     minimum: np.ndarray,
     excess: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
-    """Place service ``t`` at ``theta``: each user's best service, what it reports, the totals.
+    services: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """Place service ``t`` at user ``user``'s preference: best services, reports, totals.
 
     The env's step after its checks, in NumPy's lines (the reference of the
-    compiled :func:`pick_settle`): the losses at ``theta``; at ``t == 0``
-    each user's best loss is its loss there (written into ``best``) and
-    every choice 0, else :func:`update_best`; then :func:`report`.
+    compiled :func:`pick_settle`): ``services[t]`` is the preference; the
+    losses there; at ``t == 0`` each user's best loss is its loss there
+    (written into ``best``) and every choice 0, else :func:`update_best`;
+    then :func:`report`. Returns the reported losses (``float64`` and
+    ``float32``), the choices, the mask of ``user``, the two totals.
     """
+    theta = world.preferences[user]
+    services[t] = theta
     losses = world.loss_at(theta)
     if t == 0:
         best[:] = losses
         choice[:] = 0
     else:
         update_best(losses, best, choice, t)
-    return report(best, choice, minimum, excess)
+    reported, reported32, choices, total, reported_total = report(best, choice, minimum, excess)
+    revealed = np.zeros(best.size, dtype=bool)
+    revealed[user] = True
+    return reported, reported32, choices, revealed, total, reported_total
 
 
 def report(
@@ -320,36 +330,43 @@ def pick_settle(world: Population) -> Settle | None:
     ``np.add.reduce`` does (NumPy's pairwise summation, written out in
     ``_compiled.pairwise_sum``); the same bits as :func:`settle` (tested).
     None where :func:`compiled_loops` is None.
+
+    The compiled call takes one more argument, ``view``: ``(size, layout,
+    ...)`` of an RL plain view's vector (:meth:`MultiServiceChoiceEnv.step_encoded`),
+    written in the same loop; it then returns that ``float32`` vector in
+    place of the ``float32`` reports.
     """
     loops = compiled_loops(world.n)
     if loops is None:
         return None
-    if world.family == "squared" and world.dim <= 2:
+    squared = world.family == "squared" and world.dim <= 2
+    if squared:
         columns, weights, unit = world._columns, world.weights, world._unit_weights
 
-        def settle_squared(
-            _: Population, theta: np.ndarray, best: np.ndarray, choice: np.ndarray, t: int,
-            minimum: np.ndarray, excess: bool,
-        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:  # fmt: skip
-            n = best.size
-            reported, reported32, choices = np.empty(n), np.empty(n, np.float32), np.empty(n, INT)
-            total, reported_total = loops.settle_squared(
-                columns, theta, weights, unit, best, choice, t, minimum, excess,
-                reported, reported32, choices,
-            )  # fmt: skip
-            return reported, reported32, choices, total, reported_total
-
-        return settle_squared
-
     def settle(
-        world: Population, theta: np.ndarray, best: np.ndarray, choice: np.ndarray, t: int,
-        minimum: np.ndarray, excess: bool,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:  # fmt: skip
+        world: Population, user: int, best: np.ndarray, choice: np.ndarray, t: int,
+        minimum: np.ndarray, excess: bool, services: np.ndarray,
+        view: tuple[Any, ...] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float]:  # fmt: skip
         n = best.size
-        reported, reported32, choices = np.empty(n), np.empty(n, np.float32), np.empty(n, INT)
-        total, reported_total = loops.settle(
-            world.loss_at(theta), best, choice, t, minimum, excess, reported, reported32, choices
-        )
-        return reported, reported32, choices, total, reported_total
+        reported, choices, revealed = np.empty(n), np.empty(n, INT), np.empty(n, BOOL)
+        if view is None:
+            reported32 = out = np.empty(n, np.float32)
+            layout, vector = NO_VIEW, EMPTY32
+        else:
+            out, reported32, layout = np.empty(view[0], np.float32), EMPTY32, view[1]
+            vector = out
+        if squared:
+            total, reported_total = loops.settle_squared(
+                columns, user, weights, unit, best, choice, t, minimum, excess, services,
+                reported, reported32, choices, revealed, vector, world.groups, layout,
+            )  # fmt: skip
+        else:
+            theta = world.preferences[user]
+            total, reported_total = loops.settle(
+                world.loss_at(theta), user, theta, best, choice, t, minimum, excess, services,
+                reported, reported32, choices, revealed, vector, world.groups, layout,
+            )  # fmt: skip
+        return reported, out, choices, revealed, total, reported_total
 
     return settle

@@ -489,6 +489,16 @@ class GroupAverages:
             self._order = np.argsort(groups, kind="stable").astype(np.int32 if small else np.intp)
             self._starts = np.concatenate([[0], np.cumsum(counts)])
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Return the fields, with whether the loops ran instead of their module (no pickle)."""
+        return {**self.__dict__, "_loops": self._loops is not None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore the fields; the loops again where they ran and still can (the same values)."""
+        compiled = state.pop("_loops")
+        self.__dict__.update(state)
+        self._loops = kernels.compiled_loops(self.groups.size) if compiled else None
+
     def __call__(self, losses: np.ndarray) -> np.ndarray:
         """Return the average loss of each group (NaN for an empty one)."""
         if self._loops is not None and losses.dtype == np.float64:

@@ -149,8 +149,12 @@ def test_the_plain_views_cast_equals_encode(obs):
 
 
 def test_the_direct_path_steps_the_env_without_its_oracle():
-    """Under HideOracle the view calls step_without_oracle; without it, step (oracle kept)."""
-    for hide, expected in ((True, "step_without_oracle"), (False, "step")):
+    """Under HideOracle the view calls step_without_oracle (or step_encoded, which writes
+    the plain view's vector in the step: compiled, numba loaded); without it, step."""
+    from osfb_gym.wrappers._compiled import kernels
+
+    encoded = "step_encoded" if kernels() is not None else "step_without_oracle"
+    for hide, expected in ((True, encoded), (False, "step")):
         env = apply_view(
             HideOracle(gym.make("MultiServiceChoice-v0", n_users=20, n_services=8))
             if hide
@@ -160,14 +164,14 @@ def test_the_direct_path_steps_the_env_without_its_oracle():
         env.reset(seed=0)
         raw = env.unwrapped
         calls: list[str] = []
-        for name in ("step", "step_without_oracle"):
+        for name in ("step", "step_without_oracle", "step_encoded"):
             method = getattr(raw, name)
 
             def counted(
-                action: Any, method: Any = method, name: str = name, calls: list = calls
+                *args: Any, method: Any = method, name: str = name, calls: list = calls
             ) -> Any:
                 calls.append(name)
-                return method(action)
+                return method(*args)
 
             setattr(raw, name, counted)  # an instance attribute: what the view looks up
         infos = [env.step(user)[4] for user in range(8)]

@@ -235,26 +235,30 @@ def test_the_compiled_pairwise_sum_is_numpys_add_reduce_on_many_sizes():
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("dim", [1, 2, 3])
 def test_the_compiled_settle_equals_numpys_settle_bit_for_bit(family, dim):
-    """The env's step after its service in one call: best, choices, reports, totals."""
+    """The env's step after its checks in one call: services, best, choices, reports, totals."""
     for world, rng in worlds(family, dim):
         compiled = kernels.pick_settle(world)
         assert compiled is not None and world._settle is not kernels.settle
         n = world.n
         for excess in (False, True):
             minimum = rng.exponential(size=n) * 0.1 if excess else np.zeros(n)
-            states = [(np.full(n, 7.0), np.full(n, 99)) for _ in range(2)]  # before t = 0
+            # before t = 0: best and choices hold anything (the first step writes them all)
+            states = [(np.full(n, 7.0), np.full(n, 99), np.full((6, dim), np.nan))
+                      for _ in range(2)]  # fmt: skip
             for t, user in enumerate(rng.integers(0, n, 6)):
-                theta = world.preferences[user]
-                if t == 4 and n > 2:  # NaN among the best losses, or a loss at the service
-                    for best, _ in states:
+                if t == 4 and n > 2:  # NaN among the best losses
+                    for best, _, _ in states:
                         best[: n // 2] = np.nan
-                got = [settle(world, theta, best, choice, t, minimum, excess)
-                       for settle, (best, choice) in zip((compiled, kernels.settle), states)]  # fmt: skip
+                got = [settle(world, int(user), best, choice, t, minimum, excess, services)
+                       for settle, (best, choice, services)
+                       in zip((compiled, kernels.settle), states, strict=True)]  # fmt: skip
                 assert bits(got[0]) == bits(got[1]), (t, excess)
                 assert bits(states[0]) == bits(states[1]), (t, excess)
-                reported = got[1][0]
-                assert got[0][1].dtype == np.float32 and got[0][2].dtype == np.int64
-                assert not np.shares_memory(got[0][0], states[0][0]) and reported.flags.writeable
+                reported, reported32, choices, revealed = got[0][:4]
+                assert (reported32.dtype, choices.dtype, revealed.dtype) == (
+                    np.float32, np.int64, bool)  # fmt: skip
+                assert not np.shares_memory(reported, states[0][0])
+                assert not np.shares_memory(choices, states[0][1])
 
 
 STEP_CONFIGS = [
@@ -286,3 +290,67 @@ def test_env_steps_are_the_same_with_and_without_the_compiled_step(monkeypatch, 
                 record.append(env.render())
         runs.append(record)
     assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("kwargs", STEP_CONFIGS, ids=str)
+def test_step_encoded_writes_the_plain_views_vector_of_step_without_oracle(kwargs):
+    """The RL plain view's vector written by the step's loop: the view's own bits, the rest too."""
+    from osfb_gym.wrappers.views import make_view
+
+    raws = [gym.make(ENV, n_users=60, n_services=6, reference_restarts=0, **kwargs).unwrapped
+            for _ in range(2)]  # fmt: skip
+    view = make_view(raws[0], "plain")
+    layout = raws[0].view_layout(view.plan)
+    assert layout is not None and layout[0] == view.observation_space.shape[0]
+    fallbacks = 0
+    for seed in (0, 1):
+        for raw in raws:
+            raw.reset(seed=seed)
+        for t, user in enumerate(np.random.default_rng(seed).integers(0, 60, 6)):
+            got = raws[0].step_encoded(int(user), layout)
+            if got is None:  # the last step of learning dynamics: no such loop
+                assert kwargs.get("dynamics_rounds") and t == 5
+                fallbacks += 1
+                got = raws[0].step_without_oracle(int(user))
+                got = (view.encode(got[0]), *got[1:])
+            want = raws[1].step_without_oracle(int(user))
+            assert bits(got) == bits((view.encode(want[0]), *want[1:])), t
+            assert raws[0].render() == raws[1].render()
+    assert fallbacks == (2 if kwargs.get("dynamics_rounds") else 0)
+
+
+def test_view_layout_takes_only_this_envs_observation():
+    from osfb_gym.envs.services import MultiServiceChoiceEnv
+    from osfb_gym.wrappers.views import make_view
+
+    env = gym.make(ENV, n_users=30, n_services=4)
+    other = gym.make(ENV, n_users=31, n_services=4)
+    no_groups = gym.make(ENV, n_users=30, n_services=4, reveal_groups=False)
+    plan = make_view(env, "plain").plan
+    assert env.unwrapped.view_layout(plan) is not None
+    assert other.unwrapped.view_layout(plan) is None  # other sizes
+    assert no_groups.unwrapped.view_layout(plan) is None  # groups it does not show
+    assert env.unwrapped.view_layout(make_view(no_groups, "plain").plan) is None
+
+    class Stepped(MultiServiceChoiceEnv):
+        def step(self, action):
+            return super().step(action)
+
+    assert Stepped(n_users=30, n_services=4).view_layout(plan) is None  # its step is kept
+    numpy_world = gym.make(ENV, n_users=30, n_services=4).unwrapped
+    numpy_world.reset(seed=0)
+    numpy_world._world.__dict__["_settle"] = kernels.settle  # NumPy's lines: no such loop
+    assert numpy_world.step_encoded(3, numpy_world.view_layout(plan)) is None
+    assert numpy_world._t == 0  # nothing stepped
+
+
+def test_an_env_pickles_mid_episode_with_the_compiled_loops():
+    """The group averages' loops (a module) are not pickled; the copy steps the same."""
+    env = gym.make(ENV, n_users=50, n_services=5, reference_restarts=0)
+    env.reset(seed=2)
+    env.step(3)
+    assert env.unwrapped._group_averages._loops is not None
+    copy = pickle.loads(pickle.dumps(env))
+    for user in (7, 11, 12):
+        assert bits(env.step(user)) == bits(copy.step(user))
+    assert copy.unwrapped._group_averages._loops is not None
