@@ -41,7 +41,10 @@ counter, so the env's own step and reset, the RL view (with the layers
 below it, which it steps only until Gymnasium's checkers are spent) and
 SB3's Monitor are told apart. The env's step counts its
 ``step_without_oracle``, which the view calls on that direct path (the
-oracle hidden by ``HideOracle`` is then not computed). Printed per training step and as CartPole
+oracle hidden by ``HideOracle`` is then not computed), or its
+``step_encoded``, which the plain view calls instead where the env writes
+the view's vector in its step's compiled loop (then the view's own
+encoding is in the env's step). Printed per training step and as CartPole
 steps (CartPole's Monitor step and reset, inside its own PPO training),
 so that the machine's load mostly cancels.
 
@@ -290,12 +293,14 @@ class LayerTimer:
                     venv = venv.venv
                 env, depth = venv.envs[0], 0
                 while True:
-                    # the view steps the raw env by step_without_oracle once the layers
-                    # below it are spent (under HideOracle): timed as the env's step
-                    for method in ("step", "reset", "step_without_oracle"):
+                    # the view steps the raw env by step_without_oracle (or step_encoded,
+                    # which also writes the view's vector) once the layers below it are
+                    # spent (under HideOracle): timed as the env's step
+                    for method in ("step", "reset", "step_without_oracle", "step_encoded"):
                         if hasattr(env, method):
                             key = f"{depth}:{type(env).__name__}.{method}"
-                            timer.wrap(env, method, key.replace("_without_oracle", ""))
+                            key = key.replace("_without_oracle", "").replace("_encoded", "")
+                            timer.wrap(env, method, key)
                     if not hasattr(env, "env"):
                         break
                     env, depth = env.env, depth + 1
