@@ -239,8 +239,9 @@ def pairwise_sum(values):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
 def _report(  # type: ignore[no-untyped-def]  # pragma: no cover
-    best, choice, minimum, excess, user, reported, reported32, choices, revealed, out, groups, view
-):
+    best, choice, minimum, excess, user, reported, reported32, choices, revealed, out, groups, view,
+    count,
+):  # fmt: skip
     """``kernels.report`` into the arrays given, and the plain view's vector where asked.
 
     ``revealed``: the mask of ``user``. (The caller allocates the arrays:
@@ -248,13 +249,15 @@ def _report(  # type: ignore[no-untyped-def]  # pragma: no cover
     more than NumPy's ``empty``.)
     ``reported32`` of size 0: no ``float32`` copy. ``view``: ``(at of the
     squashed losses, or -1 for no vector; the choices' code table, divisor,
-    at; the groups' code table, divisor, at, or -1 without groups)``; the
+    at; the groups' code table, divisor, at, or -1 without groups; the at
+    of the count of services, whose code is ``count``)``; the
     vector's entries are the view writers' arithmetic (``squash`` of the
     ``float32`` loss, the codes' table or ``code / divisor``).
     """
-    losses_at, choice_table, choice_divisor, choices_at, group_table, group_divisor, groups_at = (
-        view
-    )
+    losses_at, choice_table, choice_divisor, choices_at = view[0], view[1], view[2], view[3]
+    group_table, group_divisor, groups_at, count_at = view[4], view[5], view[6], view[7]
+    if losses_at >= 0:
+        out[count_at] = np.float32(count)
     keep32 = reported32.size > 0
     m_choices, m_groups = choice_table.size, group_table.size
     for i in range(best.size):
@@ -288,7 +291,7 @@ def _report(  # type: ignore[no-untyped-def]  # pragma: no cover
 @numba.njit(nogil=True, cache=True, error_model="numpy")
 def settle(  # type: ignore[no-untyped-def]  # pragma: no cover
     losses, user, theta, best, choice, t, minimum, excess, services, reported, reported32,
-    choices, revealed, out, groups, view,
+    choices, revealed, out, groups, view, count,
 ):  # fmt: skip
     """``kernels.settle`` after its losses, in one loop, then :func:`_report`.
 
@@ -310,13 +313,13 @@ def settle(  # type: ignore[no-untyped-def]  # pragma: no cover
                 if value < current:
                     choice[i] = t
     return _report(best, choice, minimum, excess, user, reported, reported32, choices, revealed,
-                   out, groups, view)  # fmt: skip
+                   out, groups, view, count)  # fmt: skip
 
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
 def settle_squared(  # type: ignore[no-untyped-def]  # pragma: no cover
     columns, user, weights, unit, best, choice, t, minimum, excess, services, reported,
-    reported32, choices, revealed, out, groups, view,
+    reported32, choices, revealed, out, groups, view, count,
 ):  # fmt: skip
     """:func:`settle` of :func:`squared`'s losses (``d <= 2``), each computed where it is used.
 
@@ -345,4 +348,4 @@ def settle_squared(  # type: ignore[no-untyped-def]  # pragma: no cover
             if value < current:
                 choice[i] = t
     return _report(best, choice, minimum, excess, user, reported, reported32, choices, revealed,
-                   out, groups, view)  # fmt: skip
+                   out, groups, view, count)  # fmt: skip

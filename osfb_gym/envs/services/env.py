@@ -476,7 +476,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         if self.reveal_groups:
             groups_at, _, group_table, group_divisor = coded["groups"]
         layout = (losses_at, choice_table, choice_divisor, choices_at, group_table,
-                  group_divisor, groups_at)  # fmt: skip
+                  group_divisor, groups_at, counted["n_services"][0])  # fmt: skip
         return plan.size, layout, counted["n_services"]
 
     def step_encoded(self, action: Any, view: tuple[Any, ...]) -> _Step | None:
@@ -540,9 +540,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         feedback = {"losses": reported, "choices": choices, "revealed": revealed}
         if self.render_mode is not None:
             self._record(user, reported_total)
-        if view is not None:
-            count_at, start, scale = view[2]
-            vector[count_at] = (t - start) / scale  # n_services, as the view's writer codes it
+        if view is not None:  # (n_services written in the loop, as the view's writer codes it)
             return vector, previous - reported_total, terminated, False, {FEEDBACK: feedback}
         obs = self._observation(losses32, choices)
         if not with_oracle:

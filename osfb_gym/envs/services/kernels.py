@@ -57,7 +57,7 @@ INT, BOOL = np.dtype(np.int64), np.dtype(bool)
 EMPTY32 = np.empty(0, np.float32)
 #: the compiled settle's ``view`` argument when no view's vector is written: no squashed
 #: losses (-1), no groups (-1), tables of the types a real layout has
-NO_VIEW = (-1, EMPTY32, 1.0, -1, EMPTY32, 1.0, -1)
+NO_VIEW = (-1, EMPTY32, 1.0, -1, EMPTY32, 1.0, -1, -1)
 
 
 def compiled_loops(n_users: int) -> ModuleType | None:
@@ -332,9 +332,10 @@ def pick_settle(world: Population) -> Settle | None:
     None where :func:`compiled_loops` is None.
 
     The compiled call takes one more argument, ``view``: ``(size, layout,
-    ...)`` of an RL plain view's vector (:meth:`MultiServiceChoiceEnv.step_encoded`),
-    written in the same loop; it then returns that ``float32`` vector in
-    place of the ``float32`` reports.
+    (at, start, scale) of the count)`` of an RL plain view's vector
+    (:meth:`MultiServiceChoiceEnv.step_encoded`), written in the same
+    loop; it then returns that ``float32`` vector in place of the
+    ``float32`` reports.
     """
     loops = compiled_loops(world.n)
     if loops is None:
@@ -350,22 +351,25 @@ def pick_settle(world: Population) -> Settle | None:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float]:  # fmt: skip
         n = best.size
         reported, choices, revealed = np.empty(n), np.empty(n, INT), np.empty(n, BOOL)
+        count = 0.0
         if view is None:
             reported32 = out = np.empty(n, np.float32)
             layout, vector = NO_VIEW, EMPTY32
         else:
             out, reported32, layout = np.empty(view[0], np.float32), EMPTY32, view[1]
             vector = out
+            _, start, scale = view[2]  # the count of services after this step, coded
+            count = (t + 1 - start) / scale
         if squared:
             total, reported_total = loops.settle_squared(
                 columns, user, weights, unit, best, choice, t, minimum, excess, services,
-                reported, reported32, choices, revealed, vector, world.groups, layout,
+                reported, reported32, choices, revealed, vector, world.groups, layout, count,
             )  # fmt: skip
         else:
             theta = world.preferences[user]
             total, reported_total = loops.settle(
                 world.loss_at(theta), user, theta, best, choice, t, minimum, excess, services,
-                reported, reported32, choices, revealed, vector, world.groups, layout,
+                reported, reported32, choices, revealed, vector, world.groups, layout, count,
             )  # fmt: skip
         return reported, out, choices, revealed, total, reported_total
 
