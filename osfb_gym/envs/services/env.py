@@ -448,15 +448,15 @@ class MultiServiceChoiceEnv(FeedbackEnv):
 
         ``plan`` is a :class:`osfb_gym.wrappers.writers.DictPlan` of this
         env's observation space (which entries are squashed, coded, counted,
-        where). Returns ``(size, layout)``, or None if the plan is not this
-        env's observation (its keys, sizes and kinds) or a subclass
-        overrides :meth:`step`: ``(size, layout, count)``, the vector's size,
-        where the losses, choices and groups go (with their code tables),
-        and where and how the count of services is coded.
+        where). Returns ``(size, layout, count)``: the vector's size, where
+        the losses, choices and groups go (with the codes' tables and
+        divisors) and where and how the count of services is coded; None if
+        the plan is not this env's observation (its keys, sizes and kinds)
+        or a subclass overrides :meth:`step`.
         """
         if type(self).step is not MultiServiceChoiceEnv.step:
             return None
-        n, k = self.n_users, self.n_services
+        n = self.n_users
         squashed = {key: (at, shape) for key, at, shape in plan.squashed}
         coded = {key: (at, shape, table, divisor) for key, at, shape, table, divisor in plan.coded}
         counted = {key: (at, start, scale) for key, at, start, scale in plan.discrete}
@@ -467,7 +467,6 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             or set(counted) != {"n_services"}
             or any(shape != (n,) for _, shape in squashed.values())
             or any(shape != (n,) for _, shape, _, _ in coded.values())
-            or coded["choices"][3] != float(k)  # the choices' codes k + 1: divisor k
         ):
             return None
         losses_at = squashed["losses"][0]
