@@ -231,9 +231,13 @@ def step_parts(args: Args, loss: str) -> dict[str, float]:
     from osfb_gym.envs.services.world import GroupAverages, Population
 
     env_module = importlib.import_module("osfb_gym.envs.services.env")
+    # the env's step calls update_best through kernels.settle (NumPy's path) since the
+    # step became one compiled call (which computes the squared loss itself: no loss_at)
+    kernels_module = importlib.import_module("osfb_gym.envs.services.kernels")
+    owner = kernels_module if hasattr(kernels_module, "settle") else env_module
     targets = [
         (Population, "loss_at", "loss kernel"),
-        (env_module, "update_best", "best-service update"),
+        (owner, "update_best", "best-service update"),
         (GroupAverages, "__call__", "group averages"),
         (MultiServiceChoiceEnv, "_step", "env step"),
         (ServiceAgent, "act", "AcQUIre act"),
