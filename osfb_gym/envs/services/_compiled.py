@@ -318,26 +318,28 @@ def settle(  # type: ignore[no-untyped-def]  # pragma: no cover
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
 def settle_squared(  # type: ignore[no-untyped-def]  # pragma: no cover
-    columns, user, weights, unit, best, choice, t, minimum, excess, services, reported,
+    preferences, user, weights, best, choice, t, minimum, excess, services, reported,
     reported32, choices, revealed, out, groups, view, count,
 ):  # fmt: skip
     """:func:`settle` of :func:`squared`'s losses (``d <= 2``), each computed where it is used.
 
-    The service is user ``user``'s preference, column ``user`` of ``columns``.
+    The service is user ``user``'s preference. Each loss is
+    ``w_i * r_i``: with unit weights the NumPy kernel skips the product,
+    and ``1.0 * r`` is ``r`` bit for bit (``r`` a sum of squares, never
+    ``-0.0``), so no per-world check of the weights is needed.
     """
-    d = columns.shape[0]
-    c0, c1 = columns[0], columns[d - 1]
-    t0, t1 = c0[user], c1[user]
+    d = preferences.shape[1]
+    t0, t1 = preferences[user, 0], preferences[user, d - 1]
     for j in range(d):
-        services[t, j] = columns[j, user]
+        services[t, j] = preferences[user, j]
     two = d == 2
-    for i in range(c0.size):
-        r = c0[i] - t0
+    for i in range(preferences.shape[0]):
+        r = preferences[i, 0] - t0
         r = r * r
         if two:
-            s = c1[i] - t1
+            s = preferences[i, 1] - t1
             r = r + s * s
-        value = r if unit else weights[i] * r
+        value = weights[i] * r
         if t == 0:
             best[i] = value
             choice[i] = 0

@@ -341,8 +341,6 @@ def pick_settle(world: Population) -> Settle | None:
     if loops is None:
         return None
     squared = world.family == "squared" and world.dim <= 2
-    if squared:
-        columns, weights, unit = world._columns, world.weights, world._unit_weights
 
     def settle(
         world: Population, user: int, best: np.ndarray, choice: np.ndarray, t: int,
@@ -362,8 +360,9 @@ def pick_settle(world: Population) -> Settle | None:
             count = (t + 1 - start) / scale
         if squared:
             total, reported_total = loops.settle_squared(
-                columns, user, weights, unit, best, choice, t, minimum, excess, services,
-                reported, reported32, choices, revealed, vector, world.groups, layout, count,
+                world.preferences, user, world.weights, best, choice, t, minimum, excess,
+                services, reported, reported32, choices, revealed, vector, world.groups, layout,
+                count,
             )  # fmt: skip
         else:
             theta = world.preferences[user]

@@ -236,7 +236,17 @@ def test_the_compiled_pairwise_sum_is_numpys_add_reduce_on_many_sizes():
 @pytest.mark.parametrize("dim", [1, 2, 3])
 def test_the_compiled_settle_equals_numpys_settle_bit_for_bit(family, dim):
     """The env's step after its checks in one call: services, best, choices, reports, totals."""
-    for world, rng in worlds(family, dim):
+    cases = list(worlds(family, dim))
+    if family == "squared":
+        # weights other than 1 (the loop always multiplies: 1.0 * r is r), a NaN preference
+        rng = np.random.default_rng(dim)
+        prefs = rng.normal(size=(40, dim))
+        prefs[3] = np.nan
+        weights = np.where(rng.random(40) < 0.5, 1.0, rng.exponential(size=40))
+        groups = rng.integers(0, 2, 40)
+        cases.append((Population("squared", prefs, weights, groups), rng))
+        cases.append((Population("squared", prefs, np.ones(40), groups), rng))
+    for world, rng in cases:
         compiled = kernels.pick_settle(world)
         assert compiled is not None and world._settle is not kernels.settle
         n = world.n
