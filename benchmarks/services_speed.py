@@ -41,7 +41,10 @@ counter, so the env's own step and reset, the RL view (with the layers
 below it, which it steps only until Gymnasium's checkers are spent) and
 SB3's Monitor are told apart. The env's step counts its
 ``step_without_oracle``, which the view calls on that direct path (the
-oracle hidden by ``HideOracle`` is then not computed). Printed per training step and as CartPole
+oracle hidden by ``HideOracle`` is then not computed), or its
+``step_encoded``, which the plain view calls instead where the env writes
+the view's vector in its step's compiled loop (then the view's own
+encoding is in the env's step). Printed per training step and as CartPole
 steps (CartPole's Monitor step and reset, inside its own PPO training),
 so that the machine's load mostly cancels.
 
@@ -228,9 +231,13 @@ def step_parts(args: Args, loss: str) -> dict[str, float]:
     from osfb_gym.envs.services.world import GroupAverages, Population
 
     env_module = importlib.import_module("osfb_gym.envs.services.env")
+    # the env's step calls update_best through kernels.settle (NumPy's path) since the
+    # step became one compiled call (which computes the squared loss itself: no loss_at)
+    kernels_module = importlib.import_module("osfb_gym.envs.services.kernels")
+    owner = kernels_module if hasattr(kernels_module, "settle") else env_module
     targets = [
         (Population, "loss_at", "loss kernel"),
-        (env_module, "update_best", "best-service update"),
+        (owner, "update_best", "best-service update"),
         (GroupAverages, "__call__", "group averages"),
         (MultiServiceChoiceEnv, "_step", "env step"),
         (ServiceAgent, "act", "AcQUIre act"),
@@ -290,12 +297,14 @@ class LayerTimer:
                     venv = venv.venv
                 env, depth = venv.envs[0], 0
                 while True:
-                    # the view steps the raw env by step_without_oracle once the layers
-                    # below it are spent (under HideOracle): timed as the env's step
-                    for method in ("step", "reset", "step_without_oracle"):
+                    # the view steps the raw env by step_without_oracle (or step_encoded,
+                    # which also writes the view's vector) once the layers below it are
+                    # spent (under HideOracle): timed as the env's step
+                    for method in ("step", "reset", "step_without_oracle", "step_encoded"):
                         if hasattr(env, method):
                             key = f"{depth}:{type(env).__name__}.{method}"
-                            timer.wrap(env, method, key.replace("_without_oracle", ""))
+                            key = key.replace("_without_oracle", "").replace("_encoded", "")
+                            timer.wrap(env, method, key)
                     if not hasattr(env, "env"):
                         break
                     env, depth = env.env, depth + 1

@@ -3,8 +3,9 @@
 A services observation is encoded at every RL step: squashing 500 losses
 and looking up 1,000 codes in their tables take about a dozen NumPy calls,
 each mostly call overhead on arrays this small. :func:`kernels` returns
-two loops compiled by numba (the optional ``fast`` extra) that do the same
-arithmetic element by element: ``v / (|v| + 1.0)`` in ``float64`` cast once
+loops compiled by numba (the optional ``fast`` extra; one of them writes
+all the vectors of a ``Dict`` in one call) that do the same arithmetic
+element by element: ``v / (|v| + 1.0)`` in ``float64`` cast once
 to ``float32`` (IEEE division and addition round alike in both, and a
 division and an addition leave nothing to fuse), and a table read per
 code. The writers give the same bits either way (tested); without numba,
@@ -23,10 +24,15 @@ from osfb_gym.core.optional import compiled
 
 
 class Kernels(NamedTuple):
-    """The compiled loops: ``squash(values, out)`` and ``codes(values, table, out) -> bool``."""
+    """The compiled loops of the writers.
+
+    ``squash(values, out)``, ``codes(values, table, out) -> bool`` and
+    ``entries(squashed, squashed_at, coded, tables, coded_at, out) -> bool``.
+    """
 
     squash: Callable[[np.ndarray, np.ndarray], None]
     codes: Callable[[np.ndarray, np.ndarray, np.ndarray], bool]
+    entries: Callable[..., bool]
 
 
 @functools.lru_cache(maxsize=1)
@@ -53,4 +59,31 @@ def kernels() -> Kernels | None:
             out[i] = table[code]
         return True
 
-    return Kernels(squash, codes)
+    literal_unroll = numba.literal_unroll
+
+    @numba.njit(nogil=True, cache=True)
+    def entries(squashed, squashed_at, coded, tables, coded_at, out):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover - compiled
+        # a Dict's entries in one call: squash's loop for each of the vectors squashed
+        # (written from out[squashed_at[j]] on), codes' for each of the vectors coded;
+        # False as soon as a code is outside its table: the caller then writes them all.
+        # (literal_unroll: the tuples may mix types, read-only arrays and writable ones)
+        j = 0
+        for floats in literal_unroll(squashed):
+            at = squashed_at[j]
+            j += 1
+            for i in range(floats.size):
+                v = np.float64(floats[i])
+                out[at + i] = v / (abs(v) + 1.0)
+        j = 0
+        for labels in literal_unroll(coded):
+            table, at = tables[j], coded_at[j]
+            j += 1
+            m = table.size
+            for i in range(labels.size):
+                code = labels[i]
+                if code < 0 or code >= m:
+                    return False
+                out[at + i] = table[code]
+        return True
+
+    return Kernels(squash, codes, entries)

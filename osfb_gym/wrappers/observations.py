@@ -94,6 +94,8 @@ class _ViewObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._last: Any = None
         self._direct: Any = _NOT_YET
         self._hide = False
+        # where the env writes the view's vector itself (step_encoded), on the direct path
+        self._encoded: Any = None
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -123,7 +125,15 @@ class _ViewObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
                 self._direct, self._hide = _direct_env(self.env)
                 if self._hide and not hasattr(self._direct, "step_without_oracle"):
                     self._direct = _NEVER  # not an osfb-gym env: its stack is stepped
+                self._encoded = self._layout()
         elif self._hide:
+            if self._encoded is not None:
+                stepped = direct.step_encoded(action, self._encoded)
+                if stepped is not None:
+                    # the env wrote the vector: a plain view takes nothing in, and
+                    # the vector stands for the observation it encodes
+                    self._last = stepped[0]
+                    return stepped  # type: ignore[no-any-return]
             # the oracle would be stripped: the env need not compute it
             obs, reward, terminated, truncated, info = direct.step_without_oracle(action)
         else:
@@ -132,6 +142,26 @@ class _ViewObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
             self._view.update(self._last, action, float(reward), info[FEEDBACK])
         self._last = obs
         return self._view.encode(obs), reward, terminated, truncated, info
+
+    def _layout(self) -> Any:
+        """Return the env's layout for writing the view's vector itself, or None.
+
+        Only on the direct path under ``HideOracle``, for a view that takes
+        nothing in and whose vector is its observation's encoding (the plain
+        view of a ``Dict`` that :func:`~osfb_gym.wrappers.writers.dict_plan`
+        describes), with an env that offers it
+        (:meth:`MultiServiceChoiceEnv.step_encoded
+        <osfb_gym.envs.services.env.MultiServiceChoiceEnv.step_encoded>`):
+        its step then writes the vector in its own loop, and no observation
+        ``Dict`` is made to be encoded.
+        """
+        plan = getattr(self._view, "plan", None)
+        direct = self._direct
+        if plan is None or self._updates or not self._hide or direct is _NEVER:
+            return None
+        if not hasattr(direct, "view_layout"):
+            return None
+        return direct.view_layout(plan)
 
 
 class VectorObservation(_ViewObservation):

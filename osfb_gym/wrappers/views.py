@@ -243,6 +243,11 @@ class PlainView(View):
         # array is cast once (float32 -> float64 -> float32 is exact; float64 ->
         # float32 is the cast encode ends with), not three times
         self._cast_only = isinstance(space, spaces.Box) and not _unbounded(space)
+        from osfb_gym.wrappers.writers import dict_plan
+
+        #: how the vector encodes a Dict of vectors (None for other spaces): an env may
+        #: write it itself (osfb_gym.wrappers.observations' direct path)
+        self.plan = dict_plan(space)
 
     def encode(self, observation: Any) -> np.ndarray:
         """Return :func:`encode` of ``observation``."""

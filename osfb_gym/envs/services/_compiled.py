@@ -164,3 +164,190 @@ def group_averages(losses, order, starts, divisor, out):  # type: ignore[no-unty
             a += 1
         out[g] = np.nan if starts[g] == starts[g + 1] else total_a / divisor[g]
     return out
+
+
+# ------------------------------------------------------------------ the env's step, fused
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def _block_sum(values, start, n):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """NumPy's pairwise sum of at most 128 values (below 8 one by one, else 8 running sums)."""
+    if n < 8:
+        total = -0.0
+        for i in range(start, start + n):
+            total += values[i]
+        return total
+    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+    i = start + 8
+    stop = start + n - n % 8
+    while i < stop:
+        r0 += values[i]
+        r1 += values[i + 1]
+        r2 += values[i + 2]
+        r3 += values[i + 3]
+        r4 += values[i + 4]
+        r5 += values[i + 5]
+        r6 += values[i + 6]
+        r7 += values[i + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < start + n:
+        total += values[i]
+        i += 1
+    return total
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def pairwise_sum(values):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``np.add.reduce`` of a contiguous ``float64`` vector: ``0.0 +`` NumPy's pairwise sum.
+
+    NumPy's loop for ``float64`` (``pairwise_sum_DOUBLE``): fewer than 8
+    values added one by one; up to 128 in 8 running sums, combined as
+    ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the rest one
+    by one; above 128 the two halves (the first a multiple of 8) summed
+    alike and added. NumPy recurses; here a stack of spans does (numba's
+    cache does not keep recursive functions safely), the same sums in the
+    same tree (tested against ``np.add.reduce`` on many sizes).
+    """
+    n = values.size
+    if n <= 128:
+        return 0.0 + _block_sum(values, 0, n)
+    # spans to do (a negative length: add the last two sums), and the sums done
+    starts = np.empty(128, dtype=np.int64)
+    lengths = np.empty(128, dtype=np.int64)
+    sums = np.empty(128)
+    starts[0], lengths[0] = 0, n
+    todo, done = 1, 0
+    while todo > 0:
+        todo -= 1
+        start, length = starts[todo], lengths[todo]
+        if length < 0:
+            done -= 1
+            sums[done - 1] = sums[done - 1] + sums[done]
+        elif length <= 128:
+            sums[done] = _block_sum(values, start, length)
+            done += 1
+        else:
+            half = length // 2
+            half -= half % 8
+            # done in the order: first half, second half, their sum
+            starts[todo], lengths[todo] = 0, -1
+            starts[todo + 1], lengths[todo + 1] = start + half, length - half
+            starts[todo + 2], lengths[todo + 2] = start, half
+            todo += 3
+    return 0.0 + sums[0]
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def _report(  # type: ignore[no-untyped-def]  # pragma: no cover
+    best, choice, minimum, excess, user, reported, reported32, choices, revealed, out, groups, view,
+    count,
+):  # fmt: skip
+    """``kernels.report`` into the arrays given, and the plain view's vector where asked.
+
+    ``revealed``: the mask of ``user``. (The caller allocates the arrays:
+    one made here would be handed back through numba's boxing, which costs
+    more than NumPy's ``empty``.)
+    ``reported32`` of size 0: no ``float32`` copy. ``view``: ``(at of the
+    squashed losses, or -1 for no vector; the choices' code table, divisor,
+    at; the groups' code table, divisor, at, or -1 without groups; the at
+    of the count of services, whose code is ``count``)``; the
+    vector's entries are the view writers' arithmetic (``squash`` of the
+    ``float32`` loss, the codes' table or ``code / divisor``).
+    """
+    losses_at, choice_table, choice_divisor, choices_at = view[0], view[1], view[2], view[3]
+    group_table, group_divisor, groups_at, count_at = view[4], view[5], view[6], view[7]
+    if losses_at >= 0:
+        out[count_at] = np.float32(count)
+    keep32 = reported32.size > 0
+    m_choices, m_groups = choice_table.size, group_table.size
+    for i in range(best.size):
+        value = best[i] - minimum[i] if excess else best[i]
+        reported[i] = value
+        value32 = np.float32(value)  # astype's rounding (to nearest, ties to even)
+        if keep32:
+            reported32[i] = value32
+        code = choice[i]
+        choices[i] = code
+        revealed[i] = i == user
+        if losses_at >= 0:
+            v = np.float64(value32)
+            out[losses_at + i] = v / (abs(v) + 1.0)
+            # a code's table entry, or code / divisor outside the table (written out:
+            # a call per user to a shared function would cost more than the loop)
+            if 0 <= code < m_choices:
+                out[choices_at + i] = choice_table[code]
+            else:
+                out[choices_at + i] = np.float32(np.float64(code) / choice_divisor)
+            if groups_at >= 0:
+                group = groups[i]
+                if 0 <= group < m_groups:
+                    out[groups_at + i] = group_table[group]
+                else:
+                    out[groups_at + i] = np.float32(np.float64(group) / group_divisor)
+    total = pairwise_sum(best)
+    return total, pairwise_sum(reported) if excess else total
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def settle(  # type: ignore[no-untyped-def]  # pragma: no cover
+    losses, user, theta, best, choice, t, minimum, excess, services, reported, reported32,
+    choices, revealed, out, groups, view, count,
+):  # fmt: skip
+    """``kernels.settle`` after its losses, in one loop, then :func:`_report`.
+
+    ``t == 0``: ``best = losses``, every choice 0; else :func:`update_best`'s
+    loop (written out here and in :func:`settle_squared`: a call per user
+    to a shared function would cost more than the loop).
+    """
+    for j in range(theta.size):
+        services[t, j] = theta[j]
+    if t == 0:
+        for i in range(losses.size):
+            best[i] = losses[i]
+            choice[i] = 0
+    else:
+        for i in range(losses.size):
+            value, current = losses[i], best[i]
+            if not (current <= value or current != current):
+                best[i] = value
+                if value < current:
+                    choice[i] = t
+    return _report(best, choice, minimum, excess, user, reported, reported32, choices, revealed,
+                   out, groups, view, count)  # fmt: skip
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def settle_squared(  # type: ignore[no-untyped-def]  # pragma: no cover
+    preferences, user, weights, best, choice, t, minimum, excess, services, reported,
+    reported32, choices, revealed, out, groups, view, count,
+):  # fmt: skip
+    """:func:`settle` of :func:`squared`'s losses (``d <= 2``), each computed where it is used.
+
+    The service is user ``user``'s preference. Each loss is
+    ``w_i * r_i``: with unit weights the NumPy kernel skips the product,
+    and ``1.0 * r`` is ``r`` bit for bit (``r`` a sum of squares, never
+    ``-0.0``), so no per-world check of the weights is needed.
+    """
+    d = preferences.shape[1]
+    t0, t1 = preferences[user, 0], preferences[user, d - 1]
+    for j in range(d):
+        services[t, j] = preferences[user, j]
+    two = d == 2
+    for i in range(preferences.shape[0]):
+        r = preferences[i, 0] - t0
+        r = r * r
+        if two:
+            s = preferences[i, 1] - t1
+            r = r + s * s
+        value = weights[i] * r
+        if t == 0:
+            best[i] = value
+            choice[i] = 0
+            continue
+        current = best[i]
+        if not (current <= value or current != current):
+            best[i] = value
+            if value < current:
+                choice[i] = t
+    return _report(best, choice, minimum, excess, user, reported, reported32, choices, revealed,
+                   out, groups, view, count)  # fmt: skip

@@ -14,7 +14,7 @@ from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import INTEGER_TYPES, check_choice, check_float, check_int
 from osfb_gym.envs._render import RENDER_MODES, check_render
-from osfb_gym.envs.services.kernels import update_best
+from osfb_gym.envs.services.kernels import report, settle
 from osfb_gym.envs.services.metrics import ServiceMetrics
 from osfb_gym.envs.services.options import (
     LOSS_BOUND,
@@ -33,7 +33,8 @@ from osfb_gym.envs.services.world import (
 )
 
 __all__ = ["MultiServiceChoiceEnv", "ServiceMetrics"]
-_Step = tuple[dict[str, Any], float, bool, bool, dict[str, Any]]
+# (the observation: a dict; step_encoded's, the RL plain view's vector)
+_Step = tuple[Any, float, bool, bool, dict[str, Any]]
 
 # the family's pieces live by concern: world (losses, choice, dynamics),
 # populations (synthetic and data worlds), options (arguments), metrics and
@@ -382,12 +383,11 @@ class MultiServiceChoiceEnv(FeedbackEnv):
                              self.group_correlation, rng, self.outlier_fraction)  # fmt: skip
 
     def _observation(
-        self, reported: np.ndarray | None = None, choices: np.ndarray | None = None
+        self, losses: np.ndarray | None = None, choices: np.ndarray | None = None
     ) -> dict[str, Any]:
-        if reported is None:
-            reported = self._reported()
+        # losses: the reported losses as a new float32 array (a step has made them)
         obs: dict[str, Any] = {
-            "losses": reported.astype(np.float32),
+            "losses": self._reported().astype(np.float32) if losses is None else losses,
             "choices": self._choice.copy() if choices is None else choices,
             "n_services": self._t,
         }
@@ -443,41 +443,105 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             return super().step_without_oracle(action)
         return self._step(action, False)
 
-    def _step(self, action: Any, with_oracle: bool) -> _Step:
+    def view_layout(self, plan: Any) -> tuple[Any, ...] | None:
+        """Return where an RL plain view puts this env's observation, for :meth:`step_encoded`.
+
+        ``plan`` is a :class:`osfb_gym.wrappers.writers.DictPlan` of this
+        env's observation space (which entries are squashed, coded, counted,
+        where). Returns ``(size, layout, count)``: the vector's size, where
+        the losses, choices and groups go (with the codes' tables and
+        divisors) and where and how the count of services is coded; None if
+        the plan is not this env's observation (its keys, sizes and kinds)
+        or a subclass overrides :meth:`step`.
+        """
+        if type(self).step is not MultiServiceChoiceEnv.step:
+            return None
+        n = self.n_users
+        squashed = {key: (at, shape) for key, at, shape in plan.squashed}
+        coded = {key: (at, shape, table, divisor) for key, at, shape, table, divisor in plan.coded}
+        counted = {key: (at, start, scale) for key, at, start, scale in plan.discrete}
+        groups = ["groups"] if self.reveal_groups else []
+        if (
+            set(squashed) != {"losses"}
+            or set(coded) != {"choices", *groups}
+            or set(counted) != {"n_services"}
+            or any(shape != (n,) for _, shape in squashed.values())
+            or any(shape != (n,) for _, shape, _, _ in coded.values())
+        ):
+            return None
+        losses_at = squashed["losses"][0]
+        choices_at, _, choice_table, choice_divisor = coded["choices"]
+        groups_at, group_table, group_divisor = -1, choice_table, 1.0
+        if self.reveal_groups:
+            groups_at, _, group_table, group_divisor = coded["groups"]
+        layout = (losses_at, choice_table, choice_divisor, choices_at, group_table,
+                  group_divisor, groups_at, counted["n_services"][0])  # fmt: skip
+        return plan.size, layout, counted["n_services"]
+
+    def step_encoded(self, action: Any, view: tuple[Any, ...]) -> _Step | None:
+        """:meth:`step_without_oracle` with the observation as an RL plain view's vector.
+
+        ``view`` from :meth:`view_layout`. The first item returned is the
+        ``float32`` vector that the view's writer would make of
+        :meth:`step_without_oracle`'s observation (the same bits, tested),
+        written in the step's own compiled loop; the rest is
+        :meth:`step_without_oracle`'s. None, with nothing stepped, where the
+        step has no such loop (the NumPy path; the last step when learning
+        dynamics run): step with :meth:`step_without_oracle` then.
+        """
+        world = self._world
+        if (
+            world is None
+            or world._settle is settle
+            or (self.dynamics_rounds > 0 and self._t + 1 >= self.n_services)
+        ):
+            return None
+        return self._step(action, False, view)
+
+    def _step(self, action: Any, with_oracle: bool, view: tuple[Any, ...] | None = None) -> _Step:
         world = self._world
         if world is None:
             raise RuntimeError("call reset() before step()")
-        if self._t >= self.n_services:
+        t = self._t
+        if t >= self.n_services:
             raise RuntimeError("all n_services are placed; call reset() for a new episode")
         user = self._check_action(action)
         # the last step's reported total (0.0 before the first service): the same sum
         previous = self._reported_total
-        theta = world.preferences[user]
-        t = self._t
-        self._services[t] = theta
-        losses = world.loss_at(theta)
         if t == 0:
-            self._best, self._choice[:] = losses, 0
-        else:
-            # in place; equal to np.where(losses < best, losses, best) bit for bit
-            update_best(losses, self._best, self._choice, t)
+            self._best = np.empty(self.n_users)  # the first service's losses, written in
+        excess = self.report == "excess"
+        # the service at the user's preference, the losses there, each user's best
+        # service, what users report, the totals: one compiled call where numba is
+        # loaded, else NumPy's lines
+        if view is None:
+            reported, losses32, choices, revealed, total, reported_total = world._settle(
+                world, user, self._best, self._choice, t, self._minimum, excess, self._services
+            )
+        else:  # (step_encoded) the view's vector in place of the float32 losses
+            reported, vector, choices, revealed, total, reported_total = world._settle(
+                world, user, self._best, self._choice, t, self._minimum, excess,
+                self._services, view,
+            )  # fmt: skip
         self._t = t = t + 1
         terminated = t >= self.n_services
-        # the dynamics (last step) change the choices and losses before they are reported
-        finish = self._finish(world, with_oracle) if terminated else None
-        total = float(np.add.reduce(self._best))  # ndarray.sum's own reduction
-        reported = self._reported()
-        reported_total = total if reported is self._best else float(reported.sum())
+        finish = None
+        if terminated:
+            finish = self._finish(world, with_oracle)
+            if self.dynamics_rounds > 0:
+                # the dynamics changed the choices and losses: they are reported after them
+                reported, losses32, choices, total, reported_total = report(
+                    self._best, self._choice, self._minimum, excess
+                )
         self._reported_total = reported_total
-        revealed = np.zeros(self.n_users, dtype=bool)
-        revealed[user] = True
         # one read-only copy of the choices for the observation and the feedback
-        choices = self._choice.copy()
         choices.setflags(write=False)
-        feedback = {"losses": reported.copy(), "choices": choices, "revealed": revealed}
+        feedback = {"losses": reported, "choices": choices, "revealed": revealed}
         if self.render_mode is not None:
             self._record(user, reported_total)
-        obs = self._observation(reported, choices)
+        if view is not None:  # (n_services written in the loop, as the view's writer codes it)
+            return vector, previous - reported_total, terminated, False, {FEEDBACK: feedback}
+        obs = self._observation(losses32, choices)
         if not with_oracle:
             return obs, previous - reported_total, terminated, False, {FEEDBACK: feedback}
         averages = self._group_averages

@@ -30,9 +30,10 @@ else the world keeps the NumPy kernel.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,22 +43,38 @@ if TYPE_CHECKING:
     from osfb_gym.envs.services.world import Population
 
 Kernel = Callable[["Population", np.ndarray], np.ndarray]
-#: the fewest users for which the compiled loops run: importing numba and loading the
-#: cached loops costs ~0.5 s of CPU once per process, more than a whole episode saves
-#: below this; smaller worlds (the default 500 users, RL training, the tests) keep
-#: the NumPy path and import nothing
+#: ``settle(world, user, best, choice, t, minimum, excess, services)`` -> ``(reported,
+#: reported as float32, choices, revealed, total, reported total)`` (:func:`settle`)
+#: (the compiled ones take a ``view`` more: :func:`pick_settle`)
+Settle = Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float]]
+#: the fewest users for which the compiled loops run in any process: importing numba
+#: and loading the cached loops costs ~0.5 s of CPU once per process, more than a whole
+#: episode saves below this; smaller worlds (the default 500 users, the tests) keep
+#: the NumPy path and import nothing, unless numba is loaded already (an RL view's
+#: writers load it): then the loops cost nothing to import and save most of a step
 COMPILED_MIN_USERS = 10_000
+INT, BOOL = np.dtype(np.int64), np.dtype(bool)
+EMPTY32 = np.empty(0, np.float32)
+#: the compiled settle's ``view`` argument when no view's vector is written: no squashed
+#: losses (-1), no groups (-1), tables of the types a real layout has
+NO_VIEW = (-1, EMPTY32, 1.0, -1, EMPTY32, 1.0, -1, -1)
 
 
 def compiled_loops(n_users: int) -> ModuleType | None:
     """Return the compiled loops' module for ``n_users`` users, or None.
 
-    None below :data:`COMPILED_MIN_USERS` users, without numba, or with
-    the environment variable ``OSFB_NUMBA=0``.
+    None without numba, with the environment variable ``OSFB_NUMBA=0``,
+    or below :data:`COMPILED_MIN_USERS` users in a process that has not
+    imported numba (the loops would cost more to load than they save).
     """
-    if n_users < COMPILED_MIN_USERS:
+    if n_users < COMPILED_MIN_USERS and not numba_loaded():
         return None
     return compiled("osfb_gym.envs.services._compiled")
+
+
+def numba_loaded() -> bool:
+    """Whether this process has imported numba (an RL view's writers do)."""
+    return "numba" in sys.modules
 
 
 # ------------------------------------------------------------------ NumPy kernels
@@ -252,3 +269,107 @@ def update_best(losses: np.ndarray, best: np.ndarray, choice: np.ndarray, t: int
         return
     np.putmask(choice, losses < best, t)
     np.minimum(best, losses, out=best)
+
+
+def settle(
+    world: Population,
+    user: int,
+    best: np.ndarray,
+    choice: np.ndarray,
+    t: int,
+    minimum: np.ndarray,
+    excess: bool,
+    services: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """Place service ``t`` at user ``user``'s preference: best services, reports, totals.
+
+    The env's step after its checks, in NumPy's lines (the reference of the
+    compiled :func:`pick_settle`): ``services[t]`` is the preference; the
+    losses there; at ``t == 0`` each user's best loss is its loss there
+    (written into ``best``) and every choice 0, else :func:`update_best`;
+    then :func:`report`. Returns the reported losses (``float64`` and
+    ``float32``), the choices, the mask of ``user``, the two totals.
+    """
+    theta = world.preferences[user]
+    services[t] = theta
+    losses = world.loss_at(theta)
+    if t == 0:
+        best[:] = losses
+        choice[:] = 0
+    else:
+        update_best(losses, best, choice, t)
+    reported, reported32, choices, total, reported_total = report(best, choice, minimum, excess)
+    revealed = np.zeros(best.size, dtype=bool)
+    revealed[user] = True
+    return reported, reported32, choices, revealed, total, reported_total
+
+
+def report(
+    best: np.ndarray, choice: np.ndarray, minimum: np.ndarray, excess: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """Return what users report and the totals, NumPy's lines.
+
+    Users report ``best``, or ``best - minimum`` with ``excess``: as a new
+    ``float64`` and a new ``float32`` array, with a copy of the choices
+    and the totals of ``best`` and of the reports (``np.add.reduce`` of
+    each, ndarray.sum's own reduction).
+    """
+    total = float(np.add.reduce(best))
+    reported = best - minimum if excess else best.copy()
+    reported_total = float(np.add.reduce(reported)) if excess else total
+    return reported, reported.astype(np.float32), choice.copy(), total, reported_total
+
+
+def pick_settle(world: Population) -> Settle | None:
+    """Return :func:`settle` in one compiled call for ``world``, or None for NumPy's lines.
+
+    The squared loss for ``d <= 2`` (the env's default) is computed in the
+    same loop (``_compiled.settle_squared``); any other world computes its
+    losses with its kernel (:meth:`Population.loss_at`, compiled or not)
+    and settles them in one loop (``_compiled.settle``). Both sum as
+    ``np.add.reduce`` does (NumPy's pairwise summation, written out in
+    ``_compiled.pairwise_sum``); the same bits as :func:`settle` (tested).
+    None where :func:`compiled_loops` is None.
+
+    The compiled call takes one more argument, ``view``: ``(size, layout,
+    (at, start, scale) of the count)`` of an RL plain view's vector
+    (:meth:`MultiServiceChoiceEnv.step_encoded`), written in the same
+    loop; it then returns that ``float32`` vector in place of the
+    ``float32`` reports.
+    """
+    loops = compiled_loops(world.n)
+    if loops is None:
+        return None
+    squared = world.family == "squared" and world.dim <= 2
+
+    def settle(
+        world: Population, user: int, best: np.ndarray, choice: np.ndarray, t: int,
+        minimum: np.ndarray, excess: bool, services: np.ndarray,
+        view: tuple[Any, ...] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float]:  # fmt: skip
+        n = best.size
+        reported, choices, revealed = np.empty(n), np.empty(n, INT), np.empty(n, BOOL)
+        count = 0.0
+        if view is None:
+            reported32 = out = np.empty(n, np.float32)
+            layout, vector = NO_VIEW, EMPTY32
+        else:
+            out, reported32, layout = np.empty(view[0], np.float32), EMPTY32, view[1]
+            vector = out
+            _, start, scale = view[2]  # the count of services after this step, coded
+            count = (t + 1 - start) / scale
+        if squared:
+            total, reported_total = loops.settle_squared(
+                world.preferences, user, world.weights, best, choice, t, minimum, excess,
+                services, reported, reported32, choices, revealed, vector, world.groups, layout,
+                count,
+            )  # fmt: skip
+        else:
+            theta = world.preferences[user]
+            total, reported_total = loops.settle(
+                world.loss_at(theta), user, theta, best, choice, t, minimum, excess, services,
+                reported, reported32, choices, revealed, vector, world.groups, layout, count,
+            )  # fmt: skip
+        return reported, out, choices, revealed, total, reported_total
+
+    return settle

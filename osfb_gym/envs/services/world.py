@@ -266,6 +266,15 @@ class Population:
         """The family's kernel for every user, picked once per world (:func:`kernels.pick`)."""
         return kernels.pick(self)
 
+    @cached_property
+    def _settle(self) -> kernels.Settle:
+        """The env's step after its service, picked once per world (:func:`kernels.pick_settle`).
+
+        One compiled call where :func:`kernels.compiled_loops` allows,
+        else :func:`kernels.settle`'s NumPy lines; the same values.
+        """
+        return kernels.pick_settle(self) or kernels.settle
+
     def loss_at_reference(self, theta: np.ndarray, users: np.ndarray | None = None) -> np.ndarray:
         """:meth:`loss_at` written plainly, one expression per family: the reference path."""
         theta = np.asarray(theta, dtype=float)
@@ -479,6 +488,16 @@ class GroupAverages:
             small = groups.size < 2**31
             self._order = np.argsort(groups, kind="stable").astype(np.int32 if small else np.intp)
             self._starts = np.concatenate([[0], np.cumsum(counts)])
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Return the fields, with whether the loops ran instead of their module (no pickle)."""
+        return {**self.__dict__, "_loops": self._loops is not None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore the fields; the loops again where they ran and still can (the same values)."""
+        compiled = state.pop("_loops")
+        self.__dict__.update(state)
+        self._loops = kernels.compiled_loops(self.groups.size) if compiled else None
 
     def __call__(self, losses: np.ndarray) -> np.ndarray:
         """Return the average loss of each group (NaN for an empty one)."""

@@ -149,8 +149,12 @@ def test_the_plain_views_cast_equals_encode(obs):
 
 
 def test_the_direct_path_steps_the_env_without_its_oracle():
-    """Under HideOracle the view calls step_without_oracle; without it, step (oracle kept)."""
-    for hide, expected in ((True, "step_without_oracle"), (False, "step")):
+    """Under HideOracle the view calls step_without_oracle (or step_encoded, which writes
+    the plain view's vector in the step: compiled, numba loaded); without it, step."""
+    from osfb_gym.wrappers._compiled import kernels
+
+    encoded = "step_encoded" if kernels() is not None else "step_without_oracle"
+    for hide, expected in ((True, encoded), (False, "step")):
         env = apply_view(
             HideOracle(gym.make("MultiServiceChoice-v0", n_users=20, n_services=8))
             if hide
@@ -160,14 +164,14 @@ def test_the_direct_path_steps_the_env_without_its_oracle():
         env.reset(seed=0)
         raw = env.unwrapped
         calls: list[str] = []
-        for name in ("step", "step_without_oracle"):
+        for name in ("step", "step_without_oracle", "step_encoded"):
             method = getattr(raw, name)
 
             def counted(
-                action: Any, method: Any = method, name: str = name, calls: list = calls
+                *args: Any, method: Any = method, name: str = name, calls: list = calls
             ) -> Any:
                 calls.append(name)
-                return method(action)
+                return method(*args)
 
             setattr(raw, name, counted)  # an instance attribute: what the view looks up
         infos = [env.step(user)[4] for user in range(8)]
@@ -287,3 +291,96 @@ def test_the_compiled_writers_give_the_numpy_writers_bits(monkeypatch):
             plain(value, b)
             want = encode(space, value)
         assert a.tobytes() == b.tobytes() == want.tobytes(), (value, a, b)
+
+
+FUSED_SPACES = {
+    "services": gym.spaces.Dict(
+        {
+            "losses": gym.spaces.Box(0.0, np.finfo(np.float32).max, (7,), dtype=np.float32),
+            "choices": gym.spaces.MultiDiscrete(np.full(7, 5)),
+            "n_services": gym.spaces.Discrete(5),
+            "groups": gym.spaces.MultiDiscrete(np.full(7, 3)),
+        }
+    ),
+    "two squashed, shifted count": gym.spaces.Dict(
+        {
+            "a": gym.spaces.Box(-np.inf, np.inf, (3,)),
+            "b": gym.spaces.Discrete(4, start=-2),
+            "c": gym.spaces.MultiDiscrete(np.full(2, 9)),
+            "d": gym.spaces.Box(-np.inf, np.inf, (4,)),
+        }
+    ),
+}
+
+
+@pytest.mark.parametrize("name", FUSED_SPACES)
+def test_a_dicts_entries_in_one_compiled_call_give_the_entry_writers_bits(monkeypatch, name):
+    """The fused writer against the entries' own writers and encode, awkward values too."""
+    from osfb_gym.wrappers import _compiled, writers
+
+    pytest.importorskip("numba")
+    monkeypatch.delenv("OSFB_NUMBA", raising=False)
+    loops = _compiled.kernels.__wrapped__()
+    monkeypatch.setattr(writers, "kernels", lambda: loops)
+    space = FUSED_SPACES[name]
+    size, fused = make_writer(space)
+    assert fused.__name__ == "write_fused"
+    monkeypatch.setattr(writers, "kernels", lambda: None)
+    _, plain = make_writer(space)
+    assert plain.__name__ == "write_dict"
+    space.seed(1)
+    cases = [space.sample() for _ in range(10)]
+    for value in cases[:6]:
+        odd = dict(value)
+        for key, sub in space.spaces.items():
+            item = np.asarray(value[key])
+            if isinstance(sub, gym.spaces.Box):
+                special = np.array([-0.0, 3e38, np.inf, np.nan, 1e-45, -5.0, 0.5, 2.0])
+                odd[key] = special[: item.size].astype(item.dtype)
+            elif isinstance(sub, gym.spaces.MultiDiscrete):
+                odd[key] = item.copy()
+                odd[key].setflags(write=False)  # the services' choices are read-only
+        cases.append(odd)
+    box = next(key for key, sub in space.spaces.items() if isinstance(sub, gym.spaces.Box))
+    codes = next(k for k, sub in space.spaces.items() if isinstance(sub, gym.spaces.MultiDiscrete))
+    base = cases[0]
+    cases += [
+        {**base, codes: np.where(np.arange(base[codes].size) == 1, -1, base[codes])},  # -1
+        {**base, codes: base[codes] + 40},  # beyond the table
+        {**base, codes: base[codes].astype(np.int32)},  # another dtype
+        {**base, codes: np.repeat(base[codes], 2)[::2]},  # not contiguous
+        {**base, box: base[box].astype(np.float64) * 1e30},  # not the Box's dtype
+        {**base, box: np.repeat(base[box], 2)[::2]},
+        {**base, box: base[box].tolist()},  # not an array
+    ]
+    for value in cases:
+        a, b = (np.full(size, 7.0, dtype=np.float32) for _ in range(2))
+        with np.errstate(invalid="ignore"):  # inf / inf: NumPy warns, numba does not
+            fused(value, a)
+            plain(value, b)
+            want = encode(space, value)
+        assert a.tobytes() == b.tobytes() == want.tobytes(), (value, a, b)
+
+
+def test_a_dict_the_compiled_call_cannot_take_keeps_the_entry_writers(monkeypatch):
+    from osfb_gym.wrappers import _compiled, writers
+
+    pytest.importorskip("numba")
+    monkeypatch.delenv("OSFB_NUMBA", raising=False)
+    loops = _compiled.kernels.__wrapped__()
+    monkeypatch.setattr(writers, "kernels", lambda: loops)
+    inf = np.inf
+    for space in (
+        SPACES[1],  # a matrix, offsets, MultiBinary, a Dict inside
+        gym.spaces.Dict({"a": gym.spaces.Box(-inf, inf, (3,))}),  # nothing coded
+        gym.spaces.Dict({"c": gym.spaces.MultiDiscrete([3, 3]), "n": gym.spaces.Discrete(2)}),
+        gym.spaces.Dict({"c": gym.spaces.MultiDiscrete([3, 4]), "a": gym.spaces.Box(-inf, inf)}),
+        gym.spaces.Dict(  # two float dtypes among the squashed Boxes
+            {
+                "a": gym.spaces.Box(-inf, inf, (2,), dtype=np.float32),
+                "b": gym.spaces.Box(-inf, inf, (2,), dtype=np.float64),
+                "c": gym.spaces.MultiDiscrete([3, 3]),
+            }
+        ),
+    ):
+        assert make_writer(space)[1].__name__ == "write_dict", space

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import gymnasium as gym
@@ -100,13 +102,36 @@ def test_a_world_takes_the_compiled_kernel_only_where_it_is_checked_and_enabled(
         assert kernels.pick(plain).__name__ == "<lambda>"
 
 
-def test_small_worlds_keep_the_numpy_path_unless_told(monkeypatch):
+def test_small_worlds_keep_the_numpy_path_unless_told_or_numba_is_loaded(monkeypatch):
     monkeypatch.setattr(kernels, "COMPILED_MIN_USERS", 10_000)
+    monkeypatch.setattr(kernels, "numba_loaded", lambda: False)
     assert kernels.compiled_loops(9_999) is None
     assert kernels.compiled_loops(10_000) is not None
     world = draw_clusters(500, 2, "huber", 5, 2, 0.5, np.random.default_rng(0))
     assert kernels.pick(world) is kernels.huber_loss
+    assert kernels.pick_settle(world) is None and world._settle is kernels.settle
     assert GroupAverages(world.groups, 2)._loops is None
+    # numba already imported (an RL view's writers): the loops cost nothing to load
+    monkeypatch.setattr(kernels, "numba_loaded", lambda: True)
+    assert kernels.compiled_loops(9_999) is not None
+    world = draw_clusters(500, 2, "huber", 5, 2, 0.5, np.random.default_rng(0))
+    assert kernels.pick(world) is not kernels.huber_loss
+    assert world._settle is not kernels.settle
+    monkeypatch.setenv("OSFB_NUMBA", "0")
+    assert kernels.compiled_loops(10_000) is None
+
+
+def test_a_small_world_in_a_fresh_process_imports_no_numba():
+    """The default env (500 users) alone: NumPy's path, numba not imported (~0.5 s, ~100 MB)."""
+    code = (
+        "import sys, gymnasium as gym, osfb_gym\n"
+        "env = gym.make('MultiServiceChoice-v0', reference_restarts=0)\n"
+        "env.reset(seed=0)\n"
+        "for a in range(10): env.step(a)\n"
+        "print(env.unwrapped._world._settle.__name__, 'numba' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["settle", "False"]
 
 
 def test_update_best_is_copyto_where_less_then_minimum_nan_included(monkeypatch):
@@ -176,3 +201,166 @@ def test_episodes_are_the_same_with_and_without_the_compiled_loops(monkeypatch, 
 
 
 ENV = "MultiServiceChoice-v0"
+
+
+def bits(value):
+    """Bytes of arrays and floats (-0.0 against +0.0 and NaN payloads count), nested."""
+    if isinstance(value, dict):
+        return {key: bits(item) for key, item in value.items() if key != "world"}
+    if isinstance(value, list | tuple):
+        return [bits(item) for item in value]
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, float | np.floating):
+        return ("float", np.float64(value).tobytes())
+    return (type(value).__name__, repr(value))
+
+
+def test_the_compiled_pairwise_sum_is_numpys_add_reduce_on_many_sizes():
+    """NumPy's pairwise summation: blocks of 8 sums up to 128 values, halves above."""
+    loops = kernels.compiled_loops(1)
+    rng = np.random.default_rng(7)
+    sizes = [*range(300), 383, 500, 1024, 1031, 4096, 8191, 8192, 8193, 65_537, 100_003]
+    for n in sizes:
+        values = rng.exponential(size=n) * rng.choice([1e-9, 1.0, 1e9], size=n)
+        values[rng.random(n) < 0.3] *= -1.0
+        assert bits(loops.pairwise_sum(values)) == bits(np.add.reduce(values)), n
+    for values in (np.full(9, -0.0), np.full(200, -0.0), np.array([-0.0]), np.zeros(0),
+                   np.array([1.0, np.nan, 2.0] * 50), np.array([np.inf, 1.0] * 70),
+                   np.array([np.inf, -np.inf] * 70), np.array([1e308] * 130)):  # fmt: skip
+        with np.errstate(invalid="ignore", over="ignore"):
+            assert bits(loops.pairwise_sum(values)) == bits(np.add.reduce(values)), values
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_the_compiled_settle_equals_numpys_settle_bit_for_bit(family, dim):
+    """The env's step after its checks in one call: services, best, choices, reports, totals."""
+    cases = list(worlds(family, dim))
+    if family == "squared":
+        # weights other than 1 (the loop always multiplies: 1.0 * r is r), a NaN preference
+        rng = np.random.default_rng(dim)
+        prefs = rng.normal(size=(40, dim))
+        prefs[3] = np.nan
+        weights = np.where(rng.random(40) < 0.5, 1.0, rng.exponential(size=40))
+        groups = rng.integers(0, 2, 40)
+        cases.append((Population("squared", prefs, weights, groups), rng))
+        cases.append((Population("squared", prefs, np.ones(40), groups), rng))
+    for world, rng in cases:
+        compiled = kernels.pick_settle(world)
+        assert compiled is not None and world._settle is not kernels.settle
+        n = world.n
+        for excess in (False, True):
+            minimum = rng.exponential(size=n) * 0.1 if excess else np.zeros(n)
+            # before t = 0: best and choices hold anything (the first step writes them all)
+            states = [(np.full(n, 7.0), np.full(n, 99), np.full((6, dim), np.nan))
+                      for _ in range(2)]  # fmt: skip
+            for t, user in enumerate(rng.integers(0, n, 6)):
+                if t == 4 and n > 2:  # NaN among the best losses
+                    for best, _, _ in states:
+                        best[: n // 2] = np.nan
+                got = [settle(world, int(user), best, choice, t, minimum, excess, services)
+                       for settle, (best, choice, services)
+                       in zip((compiled, kernels.settle), states, strict=True)]  # fmt: skip
+                assert bits(got[0]) == bits(got[1]), (t, excess)
+                assert bits(states[0]) == bits(states[1]), (t, excess)
+                reported, reported32, choices, revealed = got[0][:4]
+                assert (reported32.dtype, choices.dtype, revealed.dtype) == (
+                    np.float32, np.int64, bool)  # fmt: skip
+                assert not np.shares_memory(reported, states[0][0])
+                assert not np.shares_memory(choices, states[0][1])
+
+
+STEP_CONFIGS = [
+    {},
+    {"loss": "mahalanobis", "n_groups": 3},
+    {"loss": "huber", "dynamics_rounds": 2},
+    {"loss": "cosine", "dim": 3},
+    {"report": "excess", "population": "linear", "dim": 2},
+    {"report": "excess", "population": "linear", "dim": 3, "dynamics_rounds": 1},
+    {"reveal_groups": False, "render_mode": "ansi", "world_seed": 4},
+]
+
+
+@pytest.mark.parametrize("kwargs", STEP_CONFIGS, ids=str)
+def test_env_steps_are_the_same_with_and_without_the_compiled_step(monkeypatch, kwargs):
+    """Observations, rewards, feedback and oracle of ``step`` and ``step_without_oracle``."""
+    runs = []
+    for enabled in ("1", "0"):
+        monkeypatch.setenv("OSFB_NUMBA", enabled)
+        env = gym.make(ENV, n_users=60, n_services=6, reference_restarts=0, **kwargs).unwrapped
+        record = []
+        for seed in (0, 1):
+            record.append(bits(env.reset(seed=seed)))
+            settle = env._world._settle
+            assert (settle is kernels.settle) == (enabled == "0")
+            for t, user in enumerate(np.random.default_rng(seed).integers(0, 60, 6)):
+                step = env.step_without_oracle if t % 2 else env.step
+                record.append(bits(step(int(user))))
+                record.append(env.render())
+        runs.append(record)
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("kwargs", STEP_CONFIGS, ids=str)
+def test_step_encoded_writes_the_plain_views_vector_of_step_without_oracle(kwargs):
+    """The RL plain view's vector written by the step's loop: the view's own bits, the rest too."""
+    from osfb_gym.wrappers.views import make_view
+
+    raws = [gym.make(ENV, n_users=60, n_services=6, reference_restarts=0, **kwargs).unwrapped
+            for _ in range(2)]  # fmt: skip
+    view = make_view(raws[0], "plain")
+    layout = raws[0].view_layout(view.plan)
+    assert layout is not None and layout[0] == view.observation_space.shape[0]
+    fallbacks = 0
+    for seed in (0, 1):
+        for raw in raws:
+            raw.reset(seed=seed)
+        for t, user in enumerate(np.random.default_rng(seed).integers(0, 60, 6)):
+            got = raws[0].step_encoded(int(user), layout)
+            if got is None:  # the last step of learning dynamics: no such loop
+                assert kwargs.get("dynamics_rounds") and t == 5
+                fallbacks += 1
+                got = raws[0].step_without_oracle(int(user))
+                got = (view.encode(got[0]), *got[1:])
+            want = raws[1].step_without_oracle(int(user))
+            assert bits(got) == bits((view.encode(want[0]), *want[1:])), t
+            assert raws[0].render() == raws[1].render()
+    assert fallbacks == (2 if kwargs.get("dynamics_rounds") else 0)
+
+
+def test_view_layout_takes_only_this_envs_observation():
+    from osfb_gym.envs.services import MultiServiceChoiceEnv
+    from osfb_gym.wrappers.views import make_view
+
+    env = gym.make(ENV, n_users=30, n_services=4)
+    other = gym.make(ENV, n_users=31, n_services=4)
+    no_groups = gym.make(ENV, n_users=30, n_services=4, reveal_groups=False)
+    plan = make_view(env, "plain").plan
+    assert env.unwrapped.view_layout(plan) is not None
+    assert other.unwrapped.view_layout(plan) is None  # other sizes
+    assert no_groups.unwrapped.view_layout(plan) is None  # groups it does not show
+    assert env.unwrapped.view_layout(make_view(no_groups, "plain").plan) is None
+
+    class Stepped(MultiServiceChoiceEnv):
+        def step(self, action):
+            return super().step(action)
+
+    assert Stepped(n_users=30, n_services=4).view_layout(plan) is None  # its step is kept
+    numpy_world = gym.make(ENV, n_users=30, n_services=4).unwrapped
+    numpy_world.reset(seed=0)
+    numpy_world._world.__dict__["_settle"] = kernels.settle  # NumPy's lines: no such loop
+    assert numpy_world.step_encoded(3, numpy_world.view_layout(plan)) is None
+    assert numpy_world._t == 0  # nothing stepped
+
+
+def test_an_env_pickles_mid_episode_with_the_compiled_loops():
+    """The group averages' loops (a module) are not pickled; the copy steps the same."""
+    env = gym.make(ENV, n_users=50, n_services=5, reference_restarts=0)
+    env.reset(seed=2)
+    env.step(3)
+    assert env.unwrapped._group_averages._loops is not None
+    copy = pickle.loads(pickle.dumps(env))
+    for user in (7, 11, 12):
+        assert bits(env.step(user)) == bits(copy.step(user))
+    assert copy.unwrapped._group_averages._loops is not None
