@@ -11,7 +11,7 @@ from gymnasium import spaces
 
 from osfb_gym.core.channels import FEEDBACK, make_info
 from osfb_gym.core.env import FeedbackEnv
-from osfb_gym.core.seeding import check_world_seed, world_rng
+from osfb_gym.core.seeding import check_world_seed, world_generator, world_rng
 from osfb_gym.core.validation import INTEGER_TYPES, check_choice, check_float, check_int
 from osfb_gym.envs._render import RENDER_MODES, check_render
 from osfb_gym.envs.services.kernels import update_best
@@ -410,10 +410,14 @@ class MultiServiceChoiceEnv(FeedbackEnv):
                 self._seeded_world = self._draw_world(world_rng(self.world_seed, self.np_random))
             self._world = self._seeded_world
         else:
-            self._world = self._draw_world(world_rng(self.world_seed, self.np_random))
-        self._services = np.full((self.n_services, self.service_dim), np.nan)
+            # world_rng's generator (the same state), seeded without NumPy's Python layer
+            self._world = self._draw_world(world_generator(self.world_seed, self.np_random))
+        # np.full's own two steps (empty, fill) without its Python layer
+        self._services = np.empty((self.n_services, self.service_dim))
+        self._services.fill(np.nan)
         self._best = np.zeros(self.n_users)
-        self._choice = np.full(self.n_users, self.n_services, dtype=np.int64)
+        self._choice = np.empty(self.n_users, dtype=np.int64)
+        self._choice.fill(self.n_services)
         self._t = 0
         self._reported_total = 0.0
         self._totals = []
