@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
+from types import ModuleType
 from typing import cast
 
 import numpy as np
 
+from osfb_gym.core.optional import compiled
 from osfb_gym.envs.services.world import Population
 
 CENTRE_SPREAD = 4.0  # cluster centres ~ N(0, 4^2 I)
@@ -27,6 +29,11 @@ CENSUS_GROUP_COLUMNS = ("sex", "race")
 CENSUS_GROUPINGS = ("sex_race", "sex", "race")
 CENSUS_SPLIT_COLUMN = "occupation"
 CENSUS_SCORE = "hours-per-week"
+
+
+def compiled_draws() -> ModuleType | None:
+    """The compiled loops between a world's draws (None: NumPy's lines; ``OSFB_NUMBA=0``)."""
+    return compiled("osfb_gym.envs.services._compiled_draws")
 
 
 def random_spd(m: int, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -65,13 +72,20 @@ def cluster_labels(n: int, n_clusters: int, rng: np.random.Generator) -> np.ndar
     The draw is ``rng.choice(n_clusters, n - n_clusters, p=shares)``'s own
     (a cumulative sum and a search of ``rng.random``), without its checks
     of ``p``, which cost more than the draw at the default sizes: the same
-    labels and the same generator state after (tested).
+    labels and the same generator state after (tested). With numba the
+    arithmetic between the draws is one compiled loop, the same bits
+    (:func:`compiled_draws`).
     """
-    shares = dirichlet_ones(n_clusters, rng)
-    cdf = shares.cumsum()
-    cdf /= cdf[-1]
-    drawn = cdf.searchsorted(rng.random(n - n_clusters), side="right")
-    labels = np.concatenate((_arange(n_clusters), drawn))
+    loops = compiled_draws()
+    if loops is not None:
+        draws = rng.standard_exponential(n_clusters)
+        labels = loops.labels(draws, rng.random(n - n_clusters))
+    else:
+        shares = dirichlet_ones(n_clusters, rng)
+        cdf = shares.cumsum()
+        cdf /= cdf[-1]
+        drawn = cdf.searchsorted(rng.random(n - n_clusters), side="right")
+        labels = np.concatenate((_arange(n_clusters), drawn))
     # permutation's own shuffle (the same draws), on this new array rather than a copy
     rng.shuffle(labels)
     return labels
@@ -113,11 +127,36 @@ def draw_groups(
     """
     if n_clusters is None:
         n_clusters = int(labels.max()) + 1
-    # take: the same gather as [labels], ~10x cheaper for a small table
-    home = rng.permutation(_home_groups(n_clusters, n_groups)).take(labels)
+    # permutation's own steps for a 1-d array (a copy, shuffled), without its checks
+    home = _home_groups(n_clusters, n_groups).copy()
+    rng.shuffle(home)
     other = rng.integers(0, n_groups, labels.size)
-    # int64 (both sides are numpy's default integers)
-    return np.where(rng.random(labels.size) < correlation, home, other)
+    uniforms = rng.random(labels.size)
+    loops = compiled_draws()
+    if loops is not None:
+        return loops.groups(labels, home, other, uniforms, float(correlation))
+    # take: the same gather as [labels], cheaper; int64 (numpy's default integers)
+    return np.where(uniforms < correlation, home.take(labels), other)
+
+
+def _place(
+    centres: np.ndarray, spreads: np.ndarray, labels: np.ndarray, normals: np.ndarray
+) -> np.ndarray:
+    """``CENTRE_SPREAD * centres[labels] + spreads[labels][:, None] * normals``, in ``normals``.
+
+    ``table.take(labels, axis=0)`` gathers as ``table[labels]`` does (the
+    same values), several times cheaper; ``z *= spread; z += centre`` is
+    ``centre + spread * z`` operation for operation (the order of a sum's
+    two terms does not change it). With numba, one compiled loop, the same
+    bits (:func:`compiled_draws`).
+    """
+    loops = compiled_draws()
+    if loops is not None:
+        return loops.place(normals, spreads, centres, CENTRE_SPREAD, labels)  # type: ignore[no-any-return]
+    centres *= CENTRE_SPREAD
+    normals *= spreads.take(labels)[:, None]
+    normals += centres.take(labels, axis=0)
+    return normals
 
 
 def _loners(n: int, fraction: float, rng: np.random.Generator) -> np.ndarray | None:
@@ -157,9 +196,8 @@ def draw_clusters(
     """
     labels = cluster_labels(n, n_clusters, rng)
     groups = draw_groups(labels, n_groups, group_correlation, rng, n_clusters)
-    # ``table.take(labels, axis=0)`` gathers as ``table[labels]`` does (the same
-    # values), several times cheaper; ``z *= spread; z += centre`` is ``centre +
-    # spread * z`` operation for operation (a sum's order of terms does not change it)
+    # ``table.take(labels, axis=0)``: the gather of ``table[labels]``, cheaper; ``z *=
+    # spread; z += centre`` is ``centre + spread * z`` operation for operation
     if loss == "cosine":
         centres = rng.standard_normal((n_clusters, dim))
         centres /= np.linalg.norm(centres, axis=1, keepdims=True)
@@ -174,11 +212,8 @@ def draw_clusters(
         weights = np.exp(WEIGHT_LOG_STD * rng.standard_normal(n))
         return Population.drawn("cosine", phi, weights, groups)
     centres = rng.standard_normal((n_clusters, dim))
-    centres *= CENTRE_SPREAD
-    spread = rng.uniform(*SPREAD_RANGE, n_clusters).take(labels)
-    phi = rng.standard_normal((n, dim))
-    phi *= spread[:, None]
-    phi += centres.take(labels, axis=0)
+    spreads = rng.uniform(*SPREAD_RANGE, n_clusters)
+    phi = _place(centres, spreads, labels, rng.standard_normal((n, dim)))
     loners = _loners(n, outlier_fraction, rng)
     if loners is not None:
         bound = 3 * CENTRE_SPREAD
@@ -247,9 +282,9 @@ def draw_linear(
     """
     labels = cluster_labels(n, n_clusters, rng)
     groups = draw_groups(labels, n_groups, group_correlation, rng, n_clusters)
-    centres = CENTRE_SPREAD * rng.standard_normal((n_clusters, dim))
-    spread = rng.uniform(*SPREAD_RANGE, n_clusters)[labels]
-    truth = centres[labels] + spread[:, None] * rng.standard_normal((n, dim))
+    centres = rng.standard_normal((n_clusters, dim))
+    spreads = rng.uniform(*SPREAD_RANGE, n_clusters)
+    truth = _place(centres, spreads, labels, rng.standard_normal((n, dim)))
     factors = np.linalg.cholesky(random_spd(n_clusters, dim, rng))
     members = np.repeat(np.arange(n), samples)
     z = rng.standard_normal((n * samples, dim))

@@ -1,0 +1,46 @@
+"""world_generator: world_rng's generator state, seeded through a compiled SeedSequence hash."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from osfb_gym.core.seeding import _SeedWords, world_generator, world_rng
+
+#: seeds at the edges of the hash's two 32-bit entropy words, and random ones
+EDGE_SEEDS = (0, 1, 2**32 - 1, 2**32, 2**32 + 1, 2**62, 2**63 - 2, 0xDEADBEEF12345678 >> 1)
+
+
+def test_the_compiled_hash_gives_numpys_seed_words():
+    loops = pytest.importorskip("osfb_gym.core._compiled_seeding")
+    seeds = [*EDGE_SEEDS, *np.random.default_rng(0).integers(0, 2**63 - 1, 2000).tolist()]
+    for seed in seeds:
+        expected = np.random.SeedSequence(seed).generate_state(4, np.uint64)
+        got = loops.seed_words(seed)
+        assert got.dtype == np.uint64 and got.tobytes() == expected.tobytes(), seed
+
+
+@pytest.mark.parametrize("numba_flag", ["1", "0"])
+def test_world_generator_is_in_world_rngs_state_and_draws_from_np_random_as_it(
+    monkeypatch, numba_flag
+):
+    monkeypatch.setenv("OSFB_NUMBA", numba_flag)
+    for seed in range(200):
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        fast, plain = world_generator(None, a), world_rng(None, b)
+        assert fast.bit_generator.state == plain.bit_generator.state
+        assert a.bit_generator.state == b.bit_generator.state  # one draw of np_random each
+        assert fast.standard_normal(5).tobytes() == plain.standard_normal(5).tobytes()
+    # a fixed world_seed: world_rng's own generator, whatever np_random is
+    fixed = world_generator(7, np.random.default_rng(1))
+    assert fixed.bit_generator.state == world_rng(7, np.random.default_rng(2)).bit_generator.state
+
+
+def test_the_seed_stand_in_answers_other_requests_as_a_seed_sequence():
+    words = _SeedWords(12345, np.random.SeedSequence(12345).generate_state(4, np.uint64))
+    for n_words, dtype in ((4, np.uint64), (4, np.uint32), (8, np.uint64), (1, np.uint32)):
+        expected = np.random.SeedSequence(12345).generate_state(n_words, dtype)
+        assert words.generate_state(n_words, dtype).tobytes() == expected.tobytes()
+    first = words.generate_state(4, np.uint64)
+    first[:] = 0  # a copy: the stand-in's words stay
+    assert words.generate_state(4, np.uint64).tobytes() == words.words.tobytes() != first.tobytes()
