@@ -397,6 +397,15 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             obs["groups"] = self._groups.copy()
         return obs
 
+    @functools.cached_property
+    def _blank(self) -> tuple[np.ndarray, np.ndarray]:
+        """A reset's services (``nan``) and choices (``k``: none yet), read-only, made once."""
+        services = np.full((self.n_services, self.service_dim), np.nan)
+        choices = np.full(self.n_users, self.n_services, dtype=np.int64)
+        services.setflags(write=False)
+        choices.setflags(write=False)
+        return services, choices
+
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -412,12 +421,10 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         else:
             # world_rng's generator (the same state), seeded without NumPy's Python layer
             self._world = self._draw_world(world_generator(self.world_seed, self.np_random))
-        # np.full's own two steps (empty, fill) without its Python layer
-        self._services = np.empty((self.n_services, self.service_dim))
-        self._services.fill(np.nan)
+        services, choices = self._blank  # (copies of arrays made once: one call each)
+        self._services = services.copy()
         self._best = np.zeros(self.n_users)
-        self._choice = np.empty(self.n_users, dtype=np.int64)
-        self._choice.fill(self.n_services)
+        self._choice = choices.copy()
         self._t = 0
         self._reported_total = 0.0
         self._totals = []

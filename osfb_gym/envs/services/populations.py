@@ -32,7 +32,7 @@ CENSUS_SCORE = "hours-per-week"
 
 
 def compiled_draws() -> ModuleType | None:
-    """The compiled loops between a world's draws (None: NumPy's lines; ``OSFB_NUMBA=0``)."""
+    """Return the compiled loops between a world's draws (None: NumPy's lines; ``OSFB_NUMBA=0``)."""
     return compiled("osfb_gym.envs.services._compiled_draws")
 
 
@@ -66,7 +66,9 @@ def _arange(k: int) -> np.ndarray:
     return values
 
 
-def cluster_labels(n: int, n_clusters: int, rng: np.random.Generator) -> np.ndarray:
+def cluster_labels(
+    n: int, n_clusters: int, rng: np.random.Generator, loops: ModuleType | None | bool = True
+) -> np.ndarray:
     """Assign ``n`` users to clusters of unequal sizes (Dirichlet(1) shares), each non-empty.
 
     The draw is ``rng.choice(n_clusters, n - n_clusters, p=shares)``'s own
@@ -74,10 +76,11 @@ def cluster_labels(n: int, n_clusters: int, rng: np.random.Generator) -> np.ndar
     of ``p``, which cost more than the draw at the default sizes: the same
     labels and the same generator state after (tested). With numba the
     arithmetic between the draws is one compiled loop, the same bits
-    (:func:`compiled_draws`).
+    (``loops``: :func:`compiled_draws`, looked up when True; None: NumPy's lines).
     """
-    loops = compiled_draws()
-    if loops is not None:
+    if loops is True:
+        loops = compiled_draws()
+    if isinstance(loops, ModuleType):
         draws = rng.standard_exponential(n_clusters)
         labels = loops.labels(draws, rng.random(n - n_clusters))
     else:
@@ -117,13 +120,15 @@ def draw_groups(
     correlation: float,
     rng: np.random.Generator,
     n_clusters: int | None = None,
+    loops: ModuleType | None | bool = True,
 ) -> np.ndarray:
     """Draw groups: each cluster has a home group, a user takes it with chance ``correlation``.
 
     Otherwise the group is uniform, so ``correlation=0`` makes groups
     independent of preferences and ``1`` makes each cluster one group.
     ``n_clusters`` is ``labels.max() + 1`` (computed when None); the
-    world builders pass it, as :func:`cluster_labels` uses every cluster.
+    world builders pass it, as :func:`cluster_labels` uses every cluster;
+    ``loops`` as there.
     """
     if n_clusters is None:
         n_clusters = int(labels.max()) + 1
@@ -132,15 +137,20 @@ def draw_groups(
     rng.shuffle(home)
     other = rng.integers(0, n_groups, labels.size)
     uniforms = rng.random(labels.size)
-    loops = compiled_draws()
-    if loops is not None:
+    if loops is True:
+        loops = compiled_draws()
+    if isinstance(loops, ModuleType):
         return loops.groups(labels, home, other, uniforms, float(correlation))
     # take: the same gather as [labels], cheaper; int64 (numpy's default integers)
     return np.where(uniforms < correlation, home.take(labels), other)
 
 
 def _place(
-    centres: np.ndarray, spreads: np.ndarray, labels: np.ndarray, normals: np.ndarray
+    centres: np.ndarray,
+    spreads: np.ndarray,
+    labels: np.ndarray,
+    normals: np.ndarray,
+    loops: ModuleType | None,
 ) -> np.ndarray:
     """``CENTRE_SPREAD * centres[labels] + spreads[labels][:, None] * normals``, in ``normals``.
 
@@ -148,9 +158,8 @@ def _place(
     same values), several times cheaper; ``z *= spread; z += centre`` is
     ``centre + spread * z`` operation for operation (the order of a sum's
     two terms does not change it). With numba, one compiled loop, the same
-    bits (:func:`compiled_draws`).
+    bits (``loops``: :func:`compiled_draws`; None: NumPy's lines).
     """
-    loops = compiled_draws()
     if loops is not None:
         return loops.place(normals, spreads, centres, CENTRE_SPREAD, labels)  # type: ignore[no-any-return]
     centres *= CENTRE_SPREAD
@@ -194,8 +203,9 @@ def draw_clusters(
     centres' spread), or uniform on the sphere for cosine; the geometry of
     each keeps its cluster's.
     """
-    labels = cluster_labels(n, n_clusters, rng)
-    groups = draw_groups(labels, n_groups, group_correlation, rng, n_clusters)
+    loops = compiled_draws()  # looked up once a world
+    labels = cluster_labels(n, n_clusters, rng, loops)
+    groups = draw_groups(labels, n_groups, group_correlation, rng, n_clusters, loops)
     # ``table.take(labels, axis=0)``: the gather of ``table[labels]``, cheaper; ``z *=
     # spread; z += centre`` is ``centre + spread * z`` operation for operation
     if loss == "cosine":
@@ -213,7 +223,7 @@ def draw_clusters(
         return Population.drawn("cosine", phi, weights, groups)
     centres = rng.standard_normal((n_clusters, dim))
     spreads = rng.uniform(*SPREAD_RANGE, n_clusters)
-    phi = _place(centres, spreads, labels, rng.standard_normal((n, dim)))
+    phi = _place(centres, spreads, labels, rng.standard_normal((n, dim)), loops)
     loners = _loners(n, outlier_fraction, rng)
     if loners is not None:
         bound = 3 * CENTRE_SPREAD
@@ -280,11 +290,12 @@ def draw_linear(
     features are ``N(0, Sigma_c)`` with one random SPD ``Sigma_c`` per
     cluster, scores ``x^T phi* + N(0, 0.5^2)``.
     """
-    labels = cluster_labels(n, n_clusters, rng)
-    groups = draw_groups(labels, n_groups, group_correlation, rng, n_clusters)
+    loops = compiled_draws()  # looked up once a world
+    labels = cluster_labels(n, n_clusters, rng, loops)
+    groups = draw_groups(labels, n_groups, group_correlation, rng, n_clusters, loops)
     centres = rng.standard_normal((n_clusters, dim))
     spreads = rng.uniform(*SPREAD_RANGE, n_clusters)
-    truth = _place(centres, spreads, labels, rng.standard_normal((n, dim)))
+    truth = _place(centres, spreads, labels, rng.standard_normal((n, dim)), loops)
     factors = np.linalg.cholesky(random_spd(n_clusters, dim, rng))
     members = np.repeat(np.arange(n), samples)
     z = rng.standard_normal((n * samples, dim))

@@ -150,7 +150,7 @@ class Population:
         groups: np.ndarray,
         **fields: Any,
     ) -> Population:
-        """The population ``Population(family, ...)`` builds, without its checks.
+        """Return the population ``Population(family, ...)`` builds, without its checks.
 
         For the synthetic builders (a new world at every reset), whose draws
         meet the checks by construction: a family of :data:`FAMILIES` given
