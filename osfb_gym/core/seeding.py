@@ -49,20 +49,23 @@ class _SeedWords(ISeedSequence):
 
     ``PCG64(seed)`` seeds itself with ``SeedSequence(seed).generate_state(4,
     np.uint64)``; handed this object, it takes the same words, so its state
-    is the same. Any other request is answered by a real ``SeedSequence``.
-    Not one for spawning (NumPy's ``spawn`` needs a real ``SeedSequence``).
+    is the same. The words are handed out once (to ``PCG64``, no copy); any
+    other request is answered by a real ``SeedSequence``. Not one for
+    spawning (NumPy's ``spawn`` needs a real ``SeedSequence``).
     """
 
     __slots__ = ("entropy", "words")
 
     def __init__(self, entropy: int, words: np.ndarray) -> None:
         self.entropy = entropy
-        self.words = words
+        self.words: np.ndarray | None = words
 
     def generate_state(self, n_words: int, dtype: Any = np.uint32) -> np.ndarray:
         """Return ``SeedSequence(entropy).generate_state(n_words, dtype)``."""
-        if n_words == 4 and np.dtype(dtype) == np.uint64:
-            return self.words.copy()
+        words = self.words
+        if words is not None and n_words == 4 and dtype is np.uint64:
+            self.words = None
+            return words
         return np.random.SeedSequence(self.entropy).generate_state(n_words, dtype)
 
 

@@ -37,10 +37,11 @@ def test_world_generator_is_in_world_rngs_state_and_draws_from_np_random_as_it(
 
 
 def test_the_seed_stand_in_answers_other_requests_as_a_seed_sequence():
-    words = _SeedWords(12345, np.random.SeedSequence(12345).generate_state(4, np.uint64))
+    expected = np.random.SeedSequence(12345).generate_state(4, np.uint64)
+    words = _SeedWords(12345, expected.copy())
+    first = words.generate_state(4, np.uint64)  # PCG64's request: the words themselves, once
+    assert first.tobytes() == expected.tobytes() and words.words is None
+    first[:] = 0  # handed out: a later request is answered anew
     for n_words, dtype in ((4, np.uint64), (4, np.uint32), (8, np.uint64), (1, np.uint32)):
         expected = np.random.SeedSequence(12345).generate_state(n_words, dtype)
         assert words.generate_state(n_words, dtype).tobytes() == expected.tobytes()
-    first = words.generate_state(4, np.uint64)
-    first[:] = 0  # a copy: the stand-in's words stay
-    assert words.generate_state(4, np.uint64).tobytes() == words.words.tobytes() != first.tobytes()
