@@ -94,7 +94,8 @@ def world_generator(world_seed: int | None, np_random: np.random.Generator) -> n
         return world_rng(world_seed, np_random)
     seed = int(np_random.integers(0, 2**63 - 1))
     words = _SeedWords(seed, loops.seed_words(seed))
-    return np.random.Generator(np.random.PCG64(words))
+    # (NumPy's stubs name SeedSequence; PCG64 takes any ISeedSequence)
+    return np.random.Generator(np.random.PCG64(words))  # type: ignore[arg-type]
 
 
 def spawn_seed(seed: int, stream: int) -> int:
