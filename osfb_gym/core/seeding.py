@@ -44,6 +44,33 @@ def world_rng(world_seed: int | None, np_random: np.random.Generator) -> np.rand
     return np.random.default_rng(np_random.integers(0, 2**63 - 1))
 
 
+_M64 = (1 << 64) - 1
+_CHILD_RANGE = 2**63 - 1  # world_rng's np_random.integers(0, 2**63 - 1): [0, 2**63 - 2]
+_CHILD_THRESHOLD = (_M64 - (_CHILD_RANGE - 1)) % _CHILD_RANGE
+
+
+def _child_seed(np_random: np.random.Generator) -> int:
+    """Return ``int(np_random.integers(0, 2**63 - 1))``, the same draw, for a ``PCG64`` generator.
+
+    NumPy draws a scalar in a 64-bit range by Lemire's method
+    (``bounded_lemire_uint64`` in its ``distributions.c``): one raw 64-bit
+    output times the range's size, kept unless the low 64 bits of the
+    product fall below a threshold (2 here: a chance of 2**-62), then the
+    high 64 bits. So do these lines, with the raw outputs ``random_raw``
+    gives (``next_uint64``: the same ones, the same generator state after;
+    tested), without ``integers``' argument handling. Another bit
+    generator: ``integers`` itself.
+    """
+    bit_generator = np_random.bit_generator
+    if type(bit_generator) is not np.random.PCG64:
+        return int(np_random.integers(0, 2**63 - 1))
+    product = bit_generator.random_raw() * _CHILD_RANGE
+    if product & _M64 < _CHILD_RANGE:
+        while product & _M64 < _CHILD_THRESHOLD:
+            product = bit_generator.random_raw() * _CHILD_RANGE
+    return product >> 64  # type: ignore[no-any-return]
+
+
 class _SeedWords(ISeedSequence):
     """A stand-in for ``SeedSequence(entropy)`` holding the 4 words ``PCG64`` asks it for.
 
@@ -92,7 +119,7 @@ def world_generator(world_seed: int | None, np_random: np.random.Generator) -> n
     loops = None if world_seed is not None else compiled("osfb_gym.core._compiled_seeding")
     if loops is None:
         return world_rng(world_seed, np_random)
-    seed = int(np_random.integers(0, 2**63 - 1))
+    seed = _child_seed(np_random)
     words = _SeedWords(seed, loops.seed_words(seed))
     # (NumPy's stubs name SeedSequence; PCG64 takes any ISeedSequence)
     return np.random.Generator(np.random.PCG64(words))  # type: ignore[arg-type]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from osfb_gym.core import seeding
 from osfb_gym.core.seeding import _SeedWords, world_generator, world_rng
 
 #: seeds at the edges of the hash's two 32-bit entropy words, and random ones
@@ -45,3 +46,31 @@ def test_the_seed_stand_in_answers_other_requests_as_a_seed_sequence():
     for n_words, dtype in ((4, np.uint64), (4, np.uint32), (8, np.uint64), (1, np.uint32)):
         expected = np.random.SeedSequence(12345).generate_state(n_words, dtype)
         assert words.generate_state(n_words, dtype).tobytes() == expected.tobytes()
+
+
+def test_the_child_seed_is_integers_draw_and_leaves_the_same_state():
+    for seed in range(3000):
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        for g in (a, b):  # earlier draws, a buffered 32-bit half among them
+            g.random(seed % 3)
+            g.integers(0, 7, seed % 4)
+        assert seeding._child_seed(a) == int(b.integers(0, 2**63 - 1))
+        assert a.bit_generator.state == b.bit_generator.state
+    # another bit generator: integers itself
+    a, b = np.random.Generator(np.random.MT19937(3)), np.random.Generator(np.random.MT19937(3))
+    assert seeding._child_seed(a) == int(b.integers(0, 2**63 - 1))
+
+
+def test_the_child_seed_rejects_as_lemire_does(monkeypatch):
+    # a raw output whose product's low 64 bits fall below the threshold (2) is drawn again
+    class Raw(np.random.PCG64):
+        outputs = [0, 2**64 - 1]
+
+        def random_raw(self, size=None, output=True):
+            return self.outputs.pop(0)
+
+    generator = np.random.Generator(Raw(0))
+    monkeypatch.setattr(np.random, "PCG64", Raw)  # the type the fast path checks
+    assert seeding._CHILD_THRESHOLD == 2
+    expected = ((2**64 - 1) * (2**63 - 1)) >> 64
+    assert seeding._child_seed(generator) == expected and Raw.outputs == []
