@@ -9,6 +9,7 @@ integer ``world_seed`` fixes the world across all resets while the stream
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -101,9 +102,10 @@ def world_generator(world_seed: int | None, np_random: np.random.Generator) -> n
 
     For an env that draws a new world at every reset (``world_seed=None``):
     the child seed is drawn from ``np_random`` as :func:`world_rng` draws it,
-    and with numba (the ``fast`` extra; not with ``OSFB_NUMBA=0``) NumPy's
-    seed hash is computed in one compiled loop (``SeedSequence`` costs
-    ~15 us in NumPy's Python layer, more than most worlds' draws). The
+    and in a process that has imported numba (an RL view's writers do; not
+    with ``OSFB_NUMBA=0``) NumPy's seed hash is computed in one compiled
+    loop (``SeedSequence`` costs ~15 us in NumPy's Python layer, more than
+    most worlds' draws; numba is not imported for it). The
     generator's state equals :func:`world_rng`'s bit for bit (tested), so
     every draw does; its ``bit_generator.seed_seq`` is a stand-in that
     cannot spawn (nothing drawing a world spawns). Otherwise, and for an
@@ -116,7 +118,9 @@ def world_generator(world_seed: int | None, np_random: np.random.Generator) -> n
     >>> bool((a == b).all())
     True
     """
-    loops = None if world_seed is not None else compiled("osfb_gym.core._compiled_seeding")
+    loops = None
+    if world_seed is None and "numba" in sys.modules:
+        loops = compiled("osfb_gym.core._compiled_seeding")
     if loops is None:
         return world_rng(world_seed, np_random)
     seed = _child_seed(np_random)

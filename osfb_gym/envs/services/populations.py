@@ -8,6 +8,7 @@ its seed alone.
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import replace
 from types import ModuleType
 from typing import cast
@@ -15,6 +16,7 @@ from typing import cast
 import numpy as np
 
 from osfb_gym.core.optional import compiled
+from osfb_gym.envs.services.kernels import COMPILED_MIN_USERS
 from osfb_gym.envs.services.world import Population
 
 CENTRE_SPREAD = 4.0  # cluster centres ~ N(0, 4^2 I)
@@ -31,8 +33,17 @@ CENSUS_SPLIT_COLUMN = "occupation"
 CENSUS_SCORE = "hours-per-week"
 
 
-def compiled_draws() -> ModuleType | None:
-    """Return the compiled loops between a world's draws (None: NumPy's lines; ``OSFB_NUMBA=0``)."""
+def compiled_draws(n_users: int = 0) -> ModuleType | None:
+    """Return the compiled loops between a world's draws, or None for NumPy's lines.
+
+    None without numba, with ``OSFB_NUMBA=0``, or below
+    :data:`~osfb_gym.envs.services.kernels.COMPILED_MIN_USERS` users in a
+    process that has not imported numba (an RL view's writers import it):
+    a small world alone is not worth numba's import (~0.5 s, ~100 MB). The
+    same bits either way.
+    """
+    if n_users < COMPILED_MIN_USERS and "numba" not in sys.modules:
+        return None
     return compiled("osfb_gym.envs.services._compiled_draws")
 
 
@@ -79,7 +90,7 @@ def cluster_labels(
     (``loops``: :func:`compiled_draws`, looked up when True; None: NumPy's lines).
     """
     if loops is True:
-        loops = compiled_draws()
+        loops = compiled_draws(n)
     if isinstance(loops, ModuleType):
         draws = rng.standard_exponential(n_clusters)
         labels = loops.labels(draws, rng.random(n - n_clusters))
@@ -138,7 +149,7 @@ def draw_groups(
     other = rng.integers(0, n_groups, labels.size)
     uniforms = rng.random(labels.size)
     if loops is True:
-        loops = compiled_draws()
+        loops = compiled_draws(labels.size)
     if isinstance(loops, ModuleType):
         return loops.groups(labels, home, other, uniforms, float(correlation))
     # take: the same gather as [labels], cheaper; int64 (numpy's default integers)
@@ -203,7 +214,7 @@ def draw_clusters(
     centres' spread), or uniform on the sphere for cosine; the geometry of
     each keeps its cluster's.
     """
-    loops = compiled_draws()  # looked up once a world
+    loops = compiled_draws(n)  # looked up once a world
     labels = cluster_labels(n, n_clusters, rng, loops)
     groups = draw_groups(labels, n_groups, group_correlation, rng, n_clusters, loops)
     # ``table.take(labels, axis=0)``: the gather of ``table[labels]``, cheaper; ``z *=
@@ -290,7 +301,7 @@ def draw_linear(
     features are ``N(0, Sigma_c)`` with one random SPD ``Sigma_c`` per
     cluster, scores ``x^T phi* + N(0, 0.5^2)``.
     """
-    loops = compiled_draws()  # looked up once a world
+    loops = compiled_draws(n)  # looked up once a world
     labels = cluster_labels(n, n_clusters, rng, loops)
     groups = draw_groups(labels, n_groups, group_correlation, rng, n_clusters, loops)
     centres = rng.standard_normal((n_clusters, dim))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -64,8 +67,9 @@ def assert_same_world(new: Population, old: Population) -> None:
 def either_path(request, monkeypatch):
     """Each test twice: with the compiled loops between the draws (if numba is here), without."""
     if request.param == "1":
-        pytest.importorskip("numba")
+        pytest.importorskip("numba")  # imported: the loops run at any size
     monkeypatch.setenv("OSFB_NUMBA", request.param)
+    assert (P.compiled_draws() is not None) == (request.param == "1")
     return request.param
 
 
@@ -170,3 +174,24 @@ def test_reset_keeps_its_arrays_and_channels_apart(either_path):
     obs2, info2 = env.reset()
     assert not np.shares_memory(info2["oracle"]["preferences"], info["oracle"]["preferences"])
     assert not np.array_equal(info2["oracle"]["preferences"], info["oracle"]["preferences"])
+
+
+def test_a_small_world_alone_imports_no_numba_and_draws_the_same_worlds(either_path):
+    """Resets of the default env in a fresh process: NumPy's lines, numba not imported."""
+    code = (
+        "import sys, hashlib, gymnasium as gym, osfb_gym\n"
+        "env = gym.make('MultiServiceChoice-v0', reference_restarts=0)\n"
+        "infos = [env.reset(seed=3)[1]] + [env.reset()[1] for _ in range(3)]\n"
+        "print(*[hashlib.sha1(i['oracle']['preferences'].tobytes()"
+        " + i['oracle']['groups'].tobytes()).hexdigest() for i in infos], 'numba' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    *digests, imported = done.stdout.split()
+    assert imported == "False"
+    import hashlib
+
+    env = gym.make("MultiServiceChoice-v0", reference_restarts=0)  # here: this test's path
+    infos = [env.reset(seed=3)[1]] + [env.reset()[1] for _ in range(3)]
+    here = [hashlib.sha1(i["oracle"]["preferences"].tobytes() + i["oracle"]["groups"].tobytes())
+            .hexdigest() for i in infos]  # fmt: skip
+    assert here == digests
