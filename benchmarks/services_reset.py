@@ -7,9 +7,13 @@ there. This script times the reset in a tight loop, CPU time
 ``k = 10``, the squared family):
 
 - ``env``: the unwrapped env's ``reset()`` (the seeded world stream);
-- ``rl``: ``osfb_gym.wrappers.rl_env(...).reset()`` after one step, as
+- ``rl``: ``osfb_gym.wrappers.rl_env(...).reset()`` after two steps, as
   training calls it (the plain view resets the env directly once
   Gymnasium's checkers are spent, then encodes the observation).
+
+Both in a process that has built the RL view, which imports numba when it
+is installed, as training does: the reset's compiled loops then run
+(``OSFB_NUMBA=0``: NumPy's lines, the same worlds).
 
 Each source tree given with ``--trees`` (default: this one) is timed in its
 own subprocess (``PYTHONPATH`` set to the tree), the trees alternated
