@@ -27,8 +27,12 @@ XSHIFT = 16
 
 
 @numba.njit(nogil=True, cache=True)
-def seed_words(seed):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
-    """Return ``SeedSequence(seed).generate_state(4, np.uint64)`` for ``0 <= seed < 2**63``."""
+def seed_words(seed, out):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+    """Write ``SeedSequence(seed).generate_state(4, np.uint64)`` in ``out``, ``0 <= seed < 2**63``.
+
+    (In place, not returned: boxing a returned array costs a call more than
+    the hash.)
+    """
     m32 = np.uint64(0xFFFFFFFF)
     shift = np.uint64(XSHIFT)
     entropy = np.uint64(seed)
@@ -57,7 +61,6 @@ def seed_words(seed):  # type: ignore[no-untyped-def]  # pragma: no cover - comp
                 mixed = (np.uint64(MIX_MULT_L) * pool[i_dst] - np.uint64(MIX_MULT_R) * value) & m32
                 pool[i_dst] = mixed ^ (mixed >> shift)
     # generate_state: 8 words of 32 bits from the pool, paired little-endian into 4 of 64
-    out = np.empty(4, np.uint64)
     hash_const = np.uint64(INIT_B)
     for j in range(4):
         low = pool[(2 * j) & 3] ^ hash_const
@@ -69,4 +72,3 @@ def seed_words(seed):  # type: ignore[no-untyped-def]  # pragma: no cover - comp
         high = (high * hash_const) & m32
         high ^= high >> shift
         out[j] = low | (high << np.uint64(32))
-    return out

@@ -124,9 +124,10 @@ def world_generator(world_seed: int | None, np_random: np.random.Generator) -> n
     if loops is None:
         return world_rng(world_seed, np_random)
     seed = _child_seed(np_random)
-    words = _SeedWords(seed, loops.seed_words(seed))
+    words = np.empty(4, dtype=np.uint64)
+    loops.seed_words(seed, words)
     # (NumPy's stubs name SeedSequence; PCG64 takes any ISeedSequence)
-    return np.random.Generator(np.random.PCG64(words))  # type: ignore[arg-type]
+    return np.random.Generator(np.random.PCG64(_SeedWords(seed, words)))  # type: ignore[arg-type]
 
 
 def spawn_seed(seed: int, stream: int) -> int:

@@ -20,11 +20,13 @@ import numpy as np
 
 
 @numba.njit(nogil=True, cache=True)
-def labels(draws, uniforms):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
-    """``cluster_labels`` before its shuffle: every cluster once, then the drawn ones.
+def labels(draws, uniforms, out):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+    """``cluster_labels`` before its shuffle, in ``out``: every cluster once, then the drawn ones.
 
     ``draws``: the ``k`` standard exponentials of the Dirichlet(1) shares;
-    ``uniforms``: the ``n - k`` uniforms of ``choice``'s inverse-CDF search.
+    ``uniforms``: the ``n - k`` uniforms of ``choice``'s inverse-CDF search;
+    ``out``: ``n`` int64. (Written in place, not returned: boxing a returned
+    array costs a call more than the loop at these sizes.)
     """
     k = draws.size
     # dirichlet_ones: the shares, each draw times the inverse of their ordered sum
@@ -42,7 +44,6 @@ def labels(draws, uniforms):  # type: ignore[no-untyped-def]  # pragma: no cover
     last = cdf[k - 1]
     for i in range(k):
         cdf[i] = cdf[i] / last
-    out = np.empty(k + uniforms.size, np.int64)
     for i in range(k):
         out[i] = i
     # searchsorted(side="right"): the number of entries <= u (cdf is non-decreasing)
@@ -56,7 +57,6 @@ def labels(draws, uniforms):  # type: ignore[no-untyped-def]  # pragma: no cover
             else:
                 high = middle
         out[k + j] = low
-    return out
 
 
 @numba.njit(nogil=True, cache=True)
@@ -65,7 +65,6 @@ def groups(cluster, home, other, uniforms, correlation):  # type: ignore[no-unty
     for i in range(cluster.size):
         if uniforms[i] < correlation:
             other[i] = home[cluster[i]]
-    return other
 
 
 @numba.njit(nogil=True, cache=True)
@@ -81,4 +80,3 @@ def place(normals, spreads, centres, scale, cluster):  # type: ignore[no-untyped
         s = spreads[c]
         for j in range(d):
             normals[i, j] = normals[i, j] * s + scale * centres[c, j]
-    return normals

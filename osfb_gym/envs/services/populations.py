@@ -93,7 +93,8 @@ def cluster_labels(
         loops = compiled_draws(n)
     if isinstance(loops, ModuleType):
         draws = rng.standard_exponential(n_clusters)
-        labels = loops.labels(draws, rng.random(n - n_clusters))
+        labels = np.empty(n, dtype=np.int64)
+        loops.labels(draws, rng.random(n - n_clusters), labels)
     else:
         shares = dirichlet_ones(n_clusters, rng)
         cdf = shares.cumsum()
@@ -151,7 +152,8 @@ def draw_groups(
     if loops is True:
         loops = compiled_draws(labels.size)
     if isinstance(loops, ModuleType):
-        return loops.groups(labels, home, other, uniforms, float(correlation))
+        loops.groups(labels, home, other, uniforms, float(correlation))
+        return other
     # take: the same gather as [labels], cheaper; int64 (numpy's default integers)
     return np.where(uniforms < correlation, home.take(labels), other)
 
@@ -172,7 +174,8 @@ def _place(
     bits (``loops``: :func:`compiled_draws`; None: NumPy's lines).
     """
     if loops is not None:
-        return loops.place(normals, spreads, centres, CENTRE_SPREAD, labels)  # type: ignore[no-any-return]
+        loops.place(normals, spreads, centres, CENTRE_SPREAD, labels)
+        return normals
     centres *= CENTRE_SPREAD
     normals *= spreads.take(labels)[:, None]
     normals += centres.take(labels, axis=0)

@@ -125,7 +125,9 @@ def test_cluster_labels_take_every_cluster_and_the_searchs_ties_to_the_right(eit
         cdf /= cdf[-1]
         uniforms = np.array([0.0, 0.25, 0.2499999, 0.5, 1.0, 0.9999999])
         expected = np.concatenate([np.arange(4), cdf.searchsorted(uniforms, side="right")])
-        assert loops.labels(draws, uniforms).tobytes() == expected.tobytes()
+        got = np.empty(10, dtype=np.int64)
+        loops.labels(draws, uniforms, got)
+        assert got.tobytes() == expected.tobytes()
 
 
 def test_draw_groups_with_n_clusters_given_equals_it_computed(either_path):
