@@ -11,7 +11,7 @@ from gymnasium import spaces
 
 from osfb_gym.core.channels import FEEDBACK, make_info
 from osfb_gym.core.env import FeedbackEnv
-from osfb_gym.core.seeding import check_world_seed, world_rng
+from osfb_gym.core.seeding import check_world_seed, world_generator, world_rng
 from osfb_gym.core.validation import INTEGER_TYPES, check_choice, check_float, check_int
 from osfb_gym.envs._render import RENDER_MODES, check_render
 from osfb_gym.envs.services.kernels import report, settle
@@ -397,6 +397,15 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             obs["groups"] = self._groups.copy()
         return obs
 
+    @functools.cached_property
+    def _blank(self) -> tuple[np.ndarray, np.ndarray]:
+        """A reset's services (``nan``) and choices (``k``: none yet), read-only, made once."""
+        services = np.full((self.n_services, self.service_dim), np.nan)
+        choices = np.full(self.n_users, self.n_services, dtype=np.int64)
+        services.setflags(write=False)
+        choices.setflags(write=False)
+        return services, choices
+
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -410,10 +419,12 @@ class MultiServiceChoiceEnv(FeedbackEnv):
                 self._seeded_world = self._draw_world(world_rng(self.world_seed, self.np_random))
             self._world = self._seeded_world
         else:
-            self._world = self._draw_world(world_rng(self.world_seed, self.np_random))
-        self._services = np.full((self.n_services, self.service_dim), np.nan)
+            # world_rng's generator (the same state), seeded without NumPy's Python layer
+            self._world = self._draw_world(world_generator(self.world_seed, self.np_random))
+        services, choices = self._blank  # (copies of arrays made once: one call each)
+        self._services = services.copy()
         self._best = np.zeros(self.n_users)
-        self._choice = np.full(self.n_users, self.n_services, dtype=np.int64)
+        self._choice = choices.copy()
         self._t = 0
         self._reported_total = 0.0
         self._totals = []

@@ -8,11 +8,15 @@ its seed alone.
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import replace
+from types import ModuleType
 from typing import cast
 
 import numpy as np
 
+from osfb_gym.core.optional import compiled
+from osfb_gym.envs.services.kernels import COMPILED_MIN_USERS
 from osfb_gym.envs.services.world import Population
 
 CENTRE_SPREAD = 4.0  # cluster centres ~ N(0, 4^2 I)
@@ -27,6 +31,20 @@ CENSUS_GROUP_COLUMNS = ("sex", "race")
 CENSUS_GROUPINGS = ("sex_race", "sex", "race")
 CENSUS_SPLIT_COLUMN = "occupation"
 CENSUS_SCORE = "hours-per-week"
+
+
+def compiled_draws(n_users: int = 0) -> ModuleType | None:
+    """Return the compiled loops between a world's draws, or None for NumPy's lines.
+
+    None without numba, with ``OSFB_NUMBA=0``, or below
+    :data:`~osfb_gym.envs.services.kernels.COMPILED_MIN_USERS` users in a
+    process that has not imported numba (an RL view's writers import it):
+    a small world alone is not worth numba's import (~0.5 s, ~100 MB). The
+    same bits either way.
+    """
+    if n_users < COMPILED_MIN_USERS and "numba" not in sys.modules:
+        return None
+    return compiled("osfb_gym.envs.services._compiled_draws")
 
 
 def random_spd(m: int, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -59,22 +77,45 @@ def _arange(k: int) -> np.ndarray:
     return values
 
 
-def cluster_labels(n: int, n_clusters: int, rng: np.random.Generator) -> np.ndarray:
+def cluster_labels(
+    n: int, n_clusters: int, rng: np.random.Generator, loops: ModuleType | None | bool = True
+) -> np.ndarray:
     """Assign ``n`` users to clusters of unequal sizes (Dirichlet(1) shares), each non-empty.
 
     The draw is ``rng.choice(n_clusters, n - n_clusters, p=shares)``'s own
     (a cumulative sum and a search of ``rng.random``), without its checks
     of ``p``, which cost more than the draw at the default sizes: the same
-    labels and the same generator state after (tested).
+    labels and the same generator state after (tested). With numba the
+    arithmetic between the draws is one compiled loop, the same bits
+    (``loops``: :func:`compiled_draws`, looked up when True; None: NumPy's lines).
     """
-    shares = dirichlet_ones(n_clusters, rng)
-    cdf = shares.cumsum()
-    cdf /= cdf[-1]
-    drawn = cdf.searchsorted(rng.random(n - n_clusters), side="right")
-    labels = np.concatenate((_arange(n_clusters), drawn))
+    if loops is True:
+        loops = compiled_draws(n)
+    if isinstance(loops, ModuleType):
+        draws = rng.standard_exponential(n_clusters)
+        labels = np.empty(n, dtype=np.int64)
+        loops.labels(draws, rng.random(n - n_clusters), labels)
+    else:
+        shares = dirichlet_ones(n_clusters, rng)
+        cdf = shares.cumsum()
+        cdf /= cdf[-1]
+        drawn = cdf.searchsorted(rng.random(n - n_clusters), side="right")
+        labels = np.concatenate((_arange(n_clusters), drawn))
     # permutation's own shuffle (the same draws), on this new array rather than a copy
     rng.shuffle(labels)
     return labels
+
+
+@functools.lru_cache(maxsize=16)
+def _ones(n: int) -> np.ndarray:
+    """``np.ones(n)``, read-only, made once per size: the unit weights of drawn worlds.
+
+    Worlds share it (a population's arrays are never written in place;
+    read-only, a write would raise).
+    """
+    values = np.ones(n)
+    values.setflags(write=False)
+    return values
 
 
 @functools.lru_cache(maxsize=16)
@@ -86,17 +127,59 @@ def _home_groups(n_clusters: int, n_groups: int) -> np.ndarray:
 
 
 def draw_groups(
-    labels: np.ndarray, n_groups: int, correlation: float, rng: np.random.Generator
+    labels: np.ndarray,
+    n_groups: int,
+    correlation: float,
+    rng: np.random.Generator,
+    n_clusters: int | None = None,
+    loops: ModuleType | None | bool = True,
 ) -> np.ndarray:
     """Draw groups: each cluster has a home group, a user takes it with chance ``correlation``.
 
     Otherwise the group is uniform, so ``correlation=0`` makes groups
     independent of preferences and ``1`` makes each cluster one group.
+    ``n_clusters`` is ``labels.max() + 1`` (computed when None); the
+    world builders pass it, as :func:`cluster_labels` uses every cluster;
+    ``loops`` as there.
     """
-    home = rng.permutation(_home_groups(int(labels.max()) + 1, n_groups))[labels]
+    if n_clusters is None:
+        n_clusters = int(labels.max()) + 1
+    # permutation's own steps for a 1-d array (a copy, shuffled), without its checks
+    home = _home_groups(n_clusters, n_groups).copy()
+    rng.shuffle(home)
     other = rng.integers(0, n_groups, labels.size)
-    chosen = np.where(rng.random(labels.size) < correlation, home, other)
-    return chosen.astype(np.int64, copy=False)
+    uniforms = rng.random(labels.size)
+    if loops is True:
+        loops = compiled_draws(labels.size)
+    if isinstance(loops, ModuleType):
+        loops.groups(labels, home, other, uniforms, float(correlation))
+        return other
+    # take: the same gather as [labels], cheaper; int64 (numpy's default integers)
+    return np.where(uniforms < correlation, home.take(labels), other)
+
+
+def _place(
+    centres: np.ndarray,
+    spreads: np.ndarray,
+    labels: np.ndarray,
+    normals: np.ndarray,
+    loops: ModuleType | None,
+) -> np.ndarray:
+    """``CENTRE_SPREAD * centres[labels] + spreads[labels][:, None] * normals``, in ``normals``.
+
+    ``table.take(labels, axis=0)`` gathers as ``table[labels]`` does (the
+    same values), several times cheaper; ``z *= spread; z += centre`` is
+    ``centre + spread * z`` operation for operation (the order of a sum's
+    two terms does not change it). With numba, one compiled loop, the same
+    bits (``loops``: :func:`compiled_draws`; None: NumPy's lines).
+    """
+    if loops is not None:
+        loops.place(normals, spreads, centres, CENTRE_SPREAD, labels)
+        return normals
+    centres *= CENTRE_SPREAD
+    normals *= spreads.take(labels)[:, None]
+    normals += centres.take(labels, axis=0)
+    return normals
 
 
 def _loners(n: int, fraction: float, rng: np.random.Generator) -> np.ndarray | None:
@@ -134,34 +217,41 @@ def draw_clusters(
     centres' spread), or uniform on the sphere for cosine; the geometry of
     each keeps its cluster's.
     """
-    labels = cluster_labels(n, n_clusters, rng)
-    groups = draw_groups(labels, n_groups, group_correlation, rng)
+    loops = compiled_draws(n)  # looked up once a world
+    labels = cluster_labels(n, n_clusters, rng, loops)
+    groups = draw_groups(labels, n_groups, group_correlation, rng, n_clusters, loops)
+    # ``table.take(labels, axis=0)``: the gather of ``table[labels]``, cheaper; ``z *=
+    # spread; z += centre`` is ``centre + spread * z`` operation for operation
     if loss == "cosine":
         centres = rng.standard_normal((n_clusters, dim))
         centres /= np.linalg.norm(centres, axis=1, keepdims=True)
-        spread = rng.uniform(*COSINE_SPREAD_RANGE, n_clusters)[labels]
-        phi = centres[labels] + spread[:, None] * rng.standard_normal((n, dim))
+        spread = rng.uniform(*COSINE_SPREAD_RANGE, n_clusters).take(labels)
+        phi = rng.standard_normal((n, dim))
+        phi *= spread[:, None]
+        phi += centres.take(labels, axis=0)
         loners = _loners(n, outlier_fraction, rng)
         if loners is not None:
             phi[loners] = rng.standard_normal((loners.size, dim))
         phi /= np.linalg.norm(phi, axis=1, keepdims=True)
         weights = np.exp(WEIGHT_LOG_STD * rng.standard_normal(n))
-        return Population("cosine", phi, weights, groups)
-    centres = CENTRE_SPREAD * rng.standard_normal((n_clusters, dim))
-    spread = rng.uniform(*SPREAD_RANGE, n_clusters)[labels]
-    phi = centres[labels] + spread[:, None] * rng.standard_normal((n, dim))
+        return Population.drawn("cosine", phi, weights, groups)
+    centres = rng.standard_normal((n_clusters, dim))
+    spreads = rng.uniform(*SPREAD_RANGE, n_clusters)
+    phi = _place(centres, spreads, labels, rng.standard_normal((n, dim)), loops)
     loners = _loners(n, outlier_fraction, rng)
     if loners is not None:
         bound = 3 * CENTRE_SPREAD
         phi[loners] = rng.uniform(-bound, bound, (loners.size, dim))
     if loss == "squared":
-        return Population("squared", phi, np.ones(n), groups)
+        return Population.drawn("squared", phi, _ones(n), groups)
     if loss == "huber":
-        deltas = rng.uniform(*HUBER_DELTA_RANGE, n_clusters)[labels]
-        return Population("huber", phi, np.ones(n), groups, deltas=deltas)
+        deltas = rng.uniform(*HUBER_DELTA_RANGE, n_clusters).take(labels)
+        return Population.drawn("huber", phi, _ones(n), groups, deltas=deltas)
     weights = np.exp(WEIGHT_LOG_STD * rng.standard_normal(n))
     matrices = random_spd(n_clusters, dim, rng)
-    return Population("mahalanobis", phi, weights, groups, matrices=matrices, matrix_index=labels)
+    return Population.drawn(
+        "mahalanobis", phi, weights, groups, matrices=matrices, matrix_index=labels
+    )
 
 
 def linear_population(
@@ -214,11 +304,12 @@ def draw_linear(
     features are ``N(0, Sigma_c)`` with one random SPD ``Sigma_c`` per
     cluster, scores ``x^T phi* + N(0, 0.5^2)``.
     """
-    labels = cluster_labels(n, n_clusters, rng)
-    groups = draw_groups(labels, n_groups, group_correlation, rng)
-    centres = CENTRE_SPREAD * rng.standard_normal((n_clusters, dim))
-    spread = rng.uniform(*SPREAD_RANGE, n_clusters)[labels]
-    truth = centres[labels] + spread[:, None] * rng.standard_normal((n, dim))
+    loops = compiled_draws(n)  # looked up once a world
+    labels = cluster_labels(n, n_clusters, rng, loops)
+    groups = draw_groups(labels, n_groups, group_correlation, rng, n_clusters, loops)
+    centres = rng.standard_normal((n_clusters, dim))
+    spreads = rng.uniform(*SPREAD_RANGE, n_clusters)
+    truth = _place(centres, spreads, labels, rng.standard_normal((n, dim)), loops)
     factors = np.linalg.cholesky(random_spd(n_clusters, dim, rng))
     members = np.repeat(np.arange(n), samples)
     z = rng.standard_normal((n * samples, dim))

@@ -37,7 +37,7 @@ they see reported losses only. (This module was
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import MISSING, dataclass, fields, replace
 from functools import cached_property
 from typing import Any
 
@@ -140,6 +140,33 @@ class Population:
             raise ValueError("weights must be positive: a user must feel a miss")
         if self.family == "huber" and self.deltas is None:
             raise ValueError("the huber family needs deltas")
+
+    @classmethod
+    def drawn(
+        cls,
+        family: str,
+        preferences: np.ndarray,
+        weights: np.ndarray,
+        groups: np.ndarray,
+        **fields: Any,
+    ) -> Population:
+        """Return the population ``Population(family, ...)`` builds, without its checks.
+
+        For the synthetic builders (a new world at every reset), whose draws
+        meet the checks by construction: a family of :data:`FAMILIES` given
+        literally, positive weights (ones, or ``exp`` of a small normal),
+        a Huber world's deltas, SPD matrices (:func:`random_spd`'s). The
+        same fields, equal to the checked construction (tested).
+        """
+        world = object.__new__(cls)
+        values = dict(_FIELD_DEFAULTS)
+        values.update(fields, family=family, preferences=preferences, weights=weights,
+                      groups=groups)  # fmt: skip
+        if len(values) != len(_FIELD_DEFAULTS):
+            unknown = sorted(set(values) - set(_FIELD_DEFAULTS))
+            raise TypeError(f"Population has no field(s) {unknown}")
+        world.__dict__.update(values)
+        return world
 
     def __eq__(self, other: object) -> bool:
         """Whether ``other`` is a population with the same values (arrays compared by value)."""
@@ -394,6 +421,12 @@ class Population:
         q = np.asarray(rotation, dtype=float)
         matrices = None if self.matrices is None else q @ self.matrices @ q.T
         return replace(self, preferences=self.preferences @ q.T, matrices=matrices)
+
+
+#: every field of :class:`Population` with its default (None for the required ones)
+_FIELD_DEFAULTS: dict[str, Any] = {
+    field.name: None if field.default is MISSING else field.default for field in fields(Population)
+}
 
 
 def choose(losses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
