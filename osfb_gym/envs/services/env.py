@@ -11,7 +11,7 @@ from gymnasium import spaces
 
 from osfb_gym.core.channels import FEEDBACK, make_info
 from osfb_gym.core.env import FeedbackEnv
-from osfb_gym.core.seeding import check_world_seed, world_generator, world_rng
+from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import INTEGER_TYPES, check_choice, check_float, check_int
 from osfb_gym.envs._render import RENDER_MODES, check_render
 from osfb_gym.envs.services.kernels import report, settle
@@ -419,8 +419,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
                 self._seeded_world = self._draw_world(world_rng(self.world_seed, self.np_random))
             self._world = self._seeded_world
         else:
-            # world_rng's generator (the same state), seeded without NumPy's Python layer
-            self._world = self._draw_world(world_generator(self.world_seed, self.np_random))
+            self._world = self._draw_world(world_rng(self.world_seed, self.np_random))
         services, choices = self._blank  # (copies of arrays made once: one call each)
         self._services = services.copy()
         self._best = np.zeros(self.n_users)
