@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from gymnasium import spaces
 
-from osfb_gym.core.channels import make_info
+from osfb_gym.core.channels import FEEDBACK, make_info
 from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.links import get_link
 from osfb_gym.core.seeding import check_world_seed, world_rng
@@ -49,6 +49,8 @@ from osfb_gym.envs.lending.world import (
 
 if TYPE_CHECKING:
     from osfb_gym.data import Dataset
+
+_Step = tuple[np.ndarray, float, bool, bool, dict[str, Any]]
 
 # the family's pieces live by concern: world (synthetic worlds), data (datasets,
 # the stream's batches), options (arguments and their checks), metrics (scoring)
@@ -509,8 +511,17 @@ class OneSidedLendingEnv(FeedbackEnv):
         }
         return obs, make_info(feedback, {"beta": self._world.beta.copy()})
 
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> _Step:
         """Decide the current batch; reveal what the feedback mode reveals."""
+        return self._step(action, True)
+
+    def step_without_oracle(self, action: Any) -> _Step:
+        """:meth:`step` with no oracle built (a subclass's own ``step`` is kept)."""
+        if type(self).step is not OneSidedLendingEnv.step:
+            return super().step_without_oracle(action)
+        return self._step(action, False)
+
+    def _step(self, action: Any, with_oracle: bool) -> _Step:
         if self._world is None:
             raise RuntimeError("call reset() before step()")
         if self._mu.size == 0:
@@ -523,13 +534,15 @@ class OneSidedLendingEnv(FeedbackEnv):
         reward, loss, feedback, bayes = score_batch(
             mu, y, self.cutoff, action, valid, self._one_sided, valid is self._all_valid
         )
-        oracle = {"mu": mu, "y": y, "bayes_action": bayes, "loss": loss}
         if self.render_mode is not None:
             self._last_line = record_step(
                 self._history, self._t + 1, (self._x, mu, y, valid), action,
                 feedback["revealed"], reward, loss, self.render_truth,
             )  # fmt: skip
         obs, terminated, truncated = self._advance()
+        if not with_oracle:
+            return obs, reward, terminated, truncated, {FEEDBACK: feedback}
+        oracle = {"mu": mu, "y": y, "bayes_action": bayes, "loss": loss}
         return obs, reward, terminated, truncated, make_info(feedback, oracle)
 
     def _advance(self) -> tuple[np.ndarray, bool, bool]:
