@@ -295,9 +295,7 @@ def settle(  # type: ignore[no-untyped-def]  # pragma: no cover
 ):  # fmt: skip
     """``kernels.settle`` after its losses, in one loop, then :func:`_report`.
 
-    ``t == 0``: ``best = losses``, every choice 0; else :func:`update_best`'s
-    loop (written out here and in :func:`settle_squared`: a call per user
-    to a shared function would cost more than the loop).
+    ``t == 0``: ``best = losses``, every choice 0; else :func:`update_best`.
     """
     for j in range(theta.size):
         services[t, j] = theta[j]
@@ -306,12 +304,7 @@ def settle(  # type: ignore[no-untyped-def]  # pragma: no cover
             best[i] = losses[i]
             choice[i] = 0
     else:
-        for i in range(losses.size):
-            value, current = losses[i], best[i]
-            if not (current <= value or current != current):
-                best[i] = value
-                if value < current:
-                    choice[i] = t
+        update_best(losses, best, choice, t)
     return _report(best, choice, minimum, excess, user, reported, reported32, choices, revealed,
                    out, groups, view, count)  # fmt: skip
 

@@ -284,13 +284,7 @@ def test_the_compiled_writers_give_the_numpy_writers_bits(monkeypatch):
     size, compiled = make_writer(space)
     monkeypatch.setattr(writers, "kernels", lambda: None)
     _, plain = make_writer(space)
-    for value in cases:
-        a, b = (np.full(size, 7.0, dtype=np.float32) for _ in range(2))
-        with np.errstate(invalid="ignore"):  # inf / inf: NumPy warns, numba does not
-            compiled(value, a)
-            plain(value, b)
-            want = encode(space, value)
-        assert a.tobytes() == b.tobytes() == want.tobytes(), (value, a, b)
+    assert_writes_alike(space, size, compiled, plain, cases)
 
 
 FUSED_SPACES = {
@@ -353,13 +347,7 @@ def test_a_dicts_entries_in_one_compiled_call_give_the_entry_writers_bits(monkey
         {**base, box: np.repeat(base[box], 2)[::2]},
         {**base, box: base[box].tolist()},  # not an array
     ]
-    for value in cases:
-        a, b = (np.full(size, 7.0, dtype=np.float32) for _ in range(2))
-        with np.errstate(invalid="ignore"):  # inf / inf: NumPy warns, numba does not
-            fused(value, a)
-            plain(value, b)
-            want = encode(space, value)
-        assert a.tobytes() == b.tobytes() == want.tobytes(), (value, a, b)
+    assert_writes_alike(space, size, fused, plain, cases)
 
 
 def test_a_dict_the_compiled_call_cannot_take_keeps_the_entry_writers(monkeypatch):
@@ -384,3 +372,14 @@ def test_a_dict_the_compiled_call_cannot_take_keeps_the_entry_writers(monkeypatc
         ),
     ):
         assert make_writer(space)[1].__name__ == "write_dict", space
+
+
+def assert_writes_alike(space, size, writer, plain, cases):
+    """Both writers write ``encode``'s bytes of every case (over a buffer of 7s)."""
+    for value in cases:
+        a, b = (np.full(size, 7.0, dtype=np.float32) for _ in range(2))
+        with np.errstate(invalid="ignore"):  # inf / inf: NumPy warns, numba does not
+            writer(value, a)
+            plain(value, b)
+            want = encode(space, value)
+        assert a.tobytes() == b.tobytes() == want.tobytes(), (value, a, b)
