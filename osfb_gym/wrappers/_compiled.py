@@ -63,27 +63,21 @@ def kernels() -> Kernels | None:
 
     @numba.njit(nogil=True, cache=True)
     def entries(squashed, squashed_at, coded, tables, coded_at, out):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover - compiled
-        # a Dict's entries in one call: squash's loop for each of the vectors squashed
-        # (written from out[squashed_at[j]] on), codes' for each of the vectors coded;
-        # False as soon as a code is outside its table: the caller then writes them all.
+        # a Dict's entries in one call: squash for each of the vectors squashed (written
+        # from out[squashed_at[j]] on), codes for each of the vectors coded; False as
+        # soon as a code is outside its table: the caller then writes them all.
         # (literal_unroll: the tuples may mix types, read-only arrays and writable ones)
         j = 0
         for floats in literal_unroll(squashed):
             at = squashed_at[j]
             j += 1
-            for i in range(floats.size):
-                v = np.float64(floats[i])
-                out[at + i] = v / (abs(v) + 1.0)
+            squash(floats, out[at : at + floats.size])
         j = 0
         for labels in literal_unroll(coded):
-            table, at = tables[j], coded_at[j]
+            at = coded_at[j]
+            if not codes(labels, tables[j], out[at : at + labels.size]):
+                return False
             j += 1
-            m = table.size
-            for i in range(labels.size):
-                code = labels[i]
-                if code < 0 or code >= m:
-                    return False
-                out[at + i] = table[code]
         return True
 
     return Kernels(squash, codes, entries)

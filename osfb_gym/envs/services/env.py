@@ -518,8 +518,6 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         user = self._check_action(action)
         # the last step's reported total (0.0 before the first service): the same sum
         previous = self._reported_total
-        if t == 0:
-            self._best = np.empty(self.n_users)  # the first service's losses, written in
         excess = self.report == "excess"
         # the service at the user's preference, the losses there, each user's best
         # service, what users report, the totals: one compiled call where numba is

@@ -60,16 +60,19 @@ EMPTY32 = np.empty(0, np.float32)
 NO_VIEW = (-1, EMPTY32, 1.0, -1, EMPTY32, 1.0, -1, -1)
 
 
-def compiled_loops(n_users: int) -> ModuleType | None:
-    """Return the compiled loops' module for ``n_users`` users, or None.
+def compiled_loops(
+    n_users: int, module: str = "osfb_gym.envs.services._compiled"
+) -> ModuleType | None:
+    """Return a module of compiled loops (the step's by default) for ``n_users`` users, or None.
 
     None without numba, with the environment variable ``OSFB_NUMBA=0``,
     or below :data:`COMPILED_MIN_USERS` users in a process that has not
     imported numba (the loops would cost more to load than they save).
+    The reset's loops (``_compiled_draws``) follow the same rule.
     """
     if n_users < COMPILED_MIN_USERS and not numba_loaded():
         return None
-    return compiled("osfb_gym.envs.services._compiled")
+    return compiled(module)
 
 
 def numba_loaded() -> bool:

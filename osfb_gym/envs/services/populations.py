@@ -8,15 +8,13 @@ its seed alone.
 from __future__ import annotations
 
 import functools
-import sys
 from dataclasses import replace
 from types import ModuleType
 from typing import cast
 
 import numpy as np
 
-from osfb_gym.core.optional import compiled
-from osfb_gym.envs.services.kernels import COMPILED_MIN_USERS
+from osfb_gym.envs.services.kernels import compiled_loops
 from osfb_gym.envs.services.world import Population
 
 CENTRE_SPREAD = 4.0  # cluster centres ~ N(0, 4^2 I)
@@ -42,9 +40,7 @@ def compiled_draws(n_users: int = 0) -> ModuleType | None:
     a small world alone is not worth numba's import (~0.5 s, ~100 MB). The
     same bits either way.
     """
-    if n_users < COMPILED_MIN_USERS and "numba" not in sys.modules:
-        return None
-    return compiled("osfb_gym.envs.services._compiled_draws")
+    return compiled_loops(n_users, "osfb_gym.envs.services._compiled_draws")
 
 
 def random_spd(m: int, d: int, rng: np.random.Generator) -> np.ndarray:
