@@ -36,8 +36,13 @@ class RunOptions:
     @property
     def engine(self) -> dict[str, Any]:
         """Return the options of :func:`osfb_gym.bench.run.run_cells`: where and how cells run."""
-        return {"resume": self.resume, "executor": self.executor, "workers": self.workers,
-                "address": self.address, "progress": self.progress}  # fmt: skip
+        return {
+            "resume": self.resume,
+            "executor": self.executor,
+            "workers": self.workers,
+            "address": self.address,
+            "progress": self.progress,
+        }
 
     def setting(self, key: str, parse: Callable[[str], Any], expects: str) -> Any:
         """Return setting ``key`` parsed (None when not set); a bad value raises naming it."""
@@ -99,43 +104,86 @@ def _bool(text: str) -> bool:
 KINDS: dict[str, tuple[Callable[[str], Any], str]] = {
     "names": (_names, "expects a comma-separated list"),
     "count": (_count, "expects a positive integer"),
-    "counts": (lambda text: tuple(map(_count, _names(text))), "expects positive integers, "
-               "comma-separated"),
+    "counts": (
+        lambda text: tuple(map(_count, _names(text))),
+        "expects positive integers, comma-separated",
+    ),
     "floats": (_floats, "expects numbers, comma-separated"),
     "gammas": (lambda text: _floats(text, positive=True), "must be positive numbers, e.g. 1,2,3"),
     "alphas": (_alphas, "must read LOW:HIGH (powers of 2), LOW <= HIGH"),
     "bool": (_bool, "expects true or false"),
     "text": (str, ""),
-}  # fmt: skip
+}
 _JIANG = {"datasets": "names", "alphas": "alphas", "splits": "count", "fit": "text"}
-_RL = {"families": "names", "regimes": "names", "fixed_views": "names",
-       "resampled_views": "names", "algos": "names", "budgets": "counts", "episodes": "count",
-       "validation_seeds": "count", "n_steps": "counts", "ent_coef": "floats",
-       "batch_size": "count"}  # fmt: skip
+_RL = {
+    "families": "names",
+    "regimes": "names",
+    "fixed_views": "names",
+    "resampled_views": "names",
+    "algos": "names",
+    "budgets": "counts",
+    "episodes": "count",
+    "validation_seeds": "count",
+    "n_steps": "counts",
+    "ent_coef": "floats",
+    "batch_size": "count",
+}
 _SUITES = "osfb_gym.bench.suites."
 
 SUITES: dict[str, Suite] = {
     suite.name: suite
     for suite in (
-        Suite("quick", "every env family, its principled agents and PPO (the main job)",
-              {"total_timesteps": "count"}, "osfb_gym.bench.suites.quick:run"),
-        Suite("jiang-linear", "Jiang et al. 2021, Table 1 (linear link, real datasets)", _JIANG,
-              f"{_SUITES}jiang:run_jiang"),
-        Suite("jiang-logistic", "Jiang et al. 2021, Table 2 (logistic link, real datasets)",
-              _JIANG, f"{_SUITES}jiang:run_jiang"),
-        Suite("sculley-spam", "Sculley 2007, apple tasting on spam streams",
-              {"datasets": "names", "learners": "names"}, f"{_SUITES}sculley:run_sculley"),
-        Suite("sculley-reuters", "Sculley 2007, minority topics of Reuters R8",
-              {"topics": "names", "learners": "names", "svm_seeds": "count", "full_grid": "bool"},
-              f"{_SUITES}sculley:run_sculley"),
-        Suite("shah-reject", "Shah and Manwani 2020, online reject option",
-              {"datasets": "names", "gammas": "gammas"}, f"{_SUITES}shah:run_shah"),
-        Suite("bose-services", "Bose et al. (AcQUIre), multi-service user choice", {},
-              f"{_SUITES}bose:run_bose"),
-        Suite("rl-vs-principled", "does generic RL beat the principled agents? equal experience, "
-              "tuned, 5 runs, bootstrap CIs", _RL, f"{_SUITES}rl_vs_principled:run"),
+        Suite(
+            "quick",
+            "every env family, its principled agents and PPO (the main job)",
+            {"total_timesteps": "count"},
+            "osfb_gym.bench.suites.quick:run",
+        ),
+        Suite(
+            "jiang-linear",
+            "Jiang et al. 2021, Table 1 (linear link, real datasets)",
+            _JIANG,
+            f"{_SUITES}jiang:run_jiang",
+        ),
+        Suite(
+            "jiang-logistic",
+            "Jiang et al. 2021, Table 2 (logistic link, real datasets)",
+            _JIANG,
+            f"{_SUITES}jiang:run_jiang",
+        ),
+        Suite(
+            "sculley-spam",
+            "Sculley 2007, apple tasting on spam streams",
+            {"datasets": "names", "learners": "names"},
+            f"{_SUITES}sculley:run_sculley",
+        ),
+        Suite(
+            "sculley-reuters",
+            "Sculley 2007, minority topics of Reuters R8",
+            {"topics": "names", "learners": "names", "svm_seeds": "count", "full_grid": "bool"},
+            f"{_SUITES}sculley:run_sculley",
+        ),
+        Suite(
+            "shah-reject",
+            "Shah and Manwani 2020, online reject option",
+            {"datasets": "names", "gammas": "gammas"},
+            f"{_SUITES}shah:run_shah",
+        ),
+        Suite(
+            "bose-services",
+            "Bose et al. (AcQUIre), multi-service user choice",
+            {},
+            f"{_SUITES}bose:run_bose",
+        ),
+        Suite(
+            "rl-vs-principled",
+            "does generic RL beat the principled agents? equal experience, "
+            "tuned, 5 runs, bootstrap CIs",
+            _RL,
+            f"{_SUITES}rl_vs_principled:run",
+        ),
     )
-}  # fmt: skip
+}
 #: other names of suites: the issues' names and the old name of bose-services
 ALIASES: dict[str, str] = {
     "reject-option": "shah-reject",
@@ -167,8 +215,17 @@ def run(name: str, out: str | Path, options: RunOptions) -> str:
         )
     settings = {key: options.setting(key, *KINDS[suite.settings[key]]) for key in options.settings}
     function = load(suite.run) if isinstance(suite.run, str) else suite.run
-    return str(function(suite.name, Path(out), seeds=options.seed_list(), horizon=options.horizon,
-                        data_home=options.data_home, **options.engine, **settings))  # fmt: skip
+    return str(
+        function(
+            suite.name,
+            Path(out),
+            seeds=options.seed_list(),
+            horizon=options.horizon,
+            data_home=options.data_home,
+            **options.engine,
+            **settings,
+        )
+    )
 
 
 def describe() -> str:
@@ -178,15 +235,18 @@ def describe() -> str:
     from osfb_gym.core.family import FAMILIES
 
     lines = ["suites (settings for --set in brackets):"]
-    lines += [f"  {suite.name:16s} {suite.summary}"
-              + (f" [{', '.join(suite.settings)}]" if suite.settings else "")
-              for suite in SUITES.values()]  # fmt: skip
+    lines += [
+        f"  {suite.name:16s} {suite.summary}"
+        + (f" [{', '.join(suite.settings)}]" if suite.settings else "")
+        for suite in SUITES.values()
+    ]
     lines.append("aliases: " + ", ".join(f"{alias} -> {name}" for alias, name in ALIASES.items()))
     lines.append("environments (family: objective, direction):")
     for entry in ENVS:
         family = FAMILIES[entry.family]
-        lines.append(f"  {entry.id:24s} {family.name}: {family.objective}, "
-                     f"{family.direction} is better")  # fmt: skip
+        lines.append(
+            f"  {entry.id:24s} {family.name}: {family.objective}, {family.direction} is better"
+        )
     lines.append("agents by environment (RL algorithms are trained, then scored):")
     lines += [f"  {entry.id:24s} {', '.join(agents_for(entry.id))}" for entry in ENVS]
     return "\n".join(lines)

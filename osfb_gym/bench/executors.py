@@ -86,15 +86,23 @@ def run_cell(cell: Cell, model: bytes | None = None) -> dict[str, Any]:
     trajectory = run_episode(_env(cell), agent, cell.seed)
     # what an agent counted about its own episode (e.g. labels a sampler requested)
     counts: dict[str, Any] = getattr(agent, "episode_counts", dict)()
-    return {**_row(cell, trajectory, time.perf_counter() - started),
-            **{key: float(value) for key, value in counts.items()}}  # fmt: skip
+    return {
+        **_row(cell, trajectory, time.perf_counter() - started),
+        **{key: float(value) for key, value in counts.items()},
+    }
 
 
 def _identity(cell: Cell) -> dict[str, Any]:
     """Return the columns that say which cell a row is."""
-    return {"key": cell.key, "setting": cell.setting, "env_id": cell.env_id,
-            "env_kwargs": cell.env_kwargs, "agent": cell.agent, "params": cell.params,
-            "seed": cell.seed}  # fmt: skip
+    return {
+        "key": cell.key,
+        "setting": cell.setting,
+        "env_id": cell.env_id,
+        "env_kwargs": cell.env_kwargs,
+        "agent": cell.agent,
+        "params": cell.params,
+        "seed": cell.seed,
+    }
 
 
 def run_custom(cell: Cell) -> dict[str, Any]:
@@ -209,11 +217,16 @@ def train_models(
         if not path.exists():
             params = {**RL_PARAMS, **cell.params}
             model = train(
-                cell.env_id, cell.agent, total_timesteps=int(params["total_timesteps"]),
-                env_kwargs=cell.env_kwargs, n_envs=int(params["n_envs"]),
-                seed=int(params["train_seed"]), algo_kwargs=dict(params["algo_kwargs"]),
-                torch_threads=1, progress_bar=progress,
-            )  # fmt: skip
+                cell.env_id,
+                cell.agent,
+                total_timesteps=int(params["total_timesteps"]),
+                env_kwargs=cell.env_kwargs,
+                n_envs=int(params["n_envs"]),
+                seed=int(params["train_seed"]),
+                algo_kwargs=dict(params["algo_kwargs"]),
+                torch_threads=1,
+                progress_bar=progress,
+            )
             path.parent.mkdir(parents=True, exist_ok=True)
             buffer = io.BytesIO()
             model.save(buffer)
@@ -338,8 +351,12 @@ def _ray(tasks: list[Task], workers: int, address: str | None) -> Iterator[list[
         ray.init(address=address, log_to_driver=False)
     elif started_here:  # a local cluster: its workers import this checkout, as the driver does
         root = str(Path(__file__).resolve().parents[2])
-        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                 runtime_env={"env_vars": {"PYTHONPATH": root}})  # fmt: skip
+        ray.init(
+            num_cpus=workers,
+            include_dashboard=False,
+            log_to_driver=False,
+            runtime_env={"env_vars": {"PYTHONPATH": root}},
+        )
     try:
         remote = ray.remote(num_cpus=1)(run_task)
         yield from _completed([remote.remote(task).future() for task in tasks])

@@ -75,8 +75,9 @@ def _checkpoints(cell: Cell) -> list[int]:
     return [0, *budgets]
 
 
-def _point(family: Family, budget: int, frames: list[dict[str, float]], paid: float,
-           episodes: int) -> dict[str, Any]:  # fmt: skip
+def _point(
+    family: Family, budget: int, frames: list[dict[str, float]], paid: float, episodes: int
+) -> dict[str, Any]:
     return {
         "budget": budget,
         "objective": [float(m[family.objective]) for m in frames],
@@ -86,9 +87,12 @@ def _point(family: Family, budget: int, frames: list[dict[str, float]], paid: fl
         "steps": float(np.mean([m["steps"] for m in frames])),
         "train_regret": paid,
         "train_episodes": episodes,
-        **{f"mean_{c}": float(np.mean([m[c] for m in frames])) for c in family.columns
-           if c in frames[0]},
-    }  # fmt: skip
+        **{
+            f"mean_{c}": float(np.mean([m[c] for m in frames]))
+            for c in family.columns
+            if c in frames[0]
+        },
+    }
 
 
 def rl_cell(cell: Cell) -> dict[str, Any]:
@@ -109,8 +113,7 @@ def rl_cell(cell: Cell) -> dict[str, Any]:
         env = gym.make(cell.env_id, **kwargs)
         agent = SB3Agent(model, deterministic=bool(params.get("deterministic", True)))
         frame = evaluate(env if view == "plain" else apply_view(env, view), agent, seeds)
-        points.append(_point(family, budget, frame.to_dict("records"), float(sum(paid)),
-                             len(paid)))  # fmt: skip
+        points.append(_point(family, budget, frame.to_dict("records"), float(sum(paid)), len(paid)))
 
     class Checkpoints(BaseCallback):
         def _on_training_start(self) -> None:
@@ -122,12 +125,18 @@ def rl_cell(cell: Cell) -> dict[str, Any]:
             return True
 
     train(
-        cell.env_id, params["algo"], total_timesteps=budgets[-1], env_kwargs=kwargs,
-        seed=TRAIN_BASE + TRAIN_STRIDE * cell.seed, algo_kwargs=dict(params["algo_kwargs"]),
-        torch_threads=1, view=view, normalize_reward=bool(params.get("normalize_reward")),
+        cell.env_id,
+        params["algo"],
+        total_timesteps=budgets[-1],
+        env_kwargs=kwargs,
+        seed=TRAIN_BASE + TRAIN_STRIDE * cell.seed,
+        algo_kwargs=dict(params["algo_kwargs"]),
+        torch_threads=1,
+        view=view,
+        normalize_reward=bool(params.get("normalize_reward")),
         callback=Checkpoints(),
         on_episode=lambda metrics: paid.append(regret(family, metrics)),
-    )  # fmt: skip
+    )
     return {"points": points, "family": family.name}
 
 
@@ -145,16 +154,18 @@ def principled_cell(cell: Cell) -> dict[str, Any]:
         while steps < budget:
             if not fixed:
                 player = agent.clone()
-            trajectory = run_episode(env, player, next(train_seeds),
-                                     reset_agent=not fixed or episodes == 0)  # fmt: skip
+            trajectory = run_episode(
+                env, player, next(train_seeds), reset_agent=not fixed or episodes == 0
+            )
             steps += trajectory.rewards.size
             paid += regret(family, trajectory.metrics)
             episodes += 1
         frames = []
         for seed in seeds:
             if fixed and episodes:  # every test episode starts from the state after N steps
-                frames.append(run_episode(env, copy.deepcopy(player), seed,
-                                          reset_agent=False).metrics)  # fmt: skip
+                frames.append(
+                    run_episode(env, copy.deepcopy(player), seed, reset_agent=False).metrics
+                )
             else:
                 frames.append(run_episode(env, agent.clone(), seed).metrics)
         points.append(_point(family, budget, frames, paid, episodes))

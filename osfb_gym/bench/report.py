@@ -45,8 +45,14 @@ class Report:
         return f"{self.text}\nwritten: " + ", ".join(str(path) for path in self.files)
 
 
-def save_report(out: str | Path, page: str, text: str, frames: dict[str, pd.DataFrame],
-                figures: Sequence[Path] = (), **tables: Any) -> Report:  # fmt: skip
+def save_report(
+    out: str | Path,
+    page: str,
+    text: str,
+    frames: dict[str, pd.DataFrame],
+    figures: Sequence[Path] = (),
+    **tables: Any,
+) -> Report:
     """Write each of ``frames`` to ``out/<name>.csv`` and ``text`` to ``out/page``.
 
     A frame's index is written when it is named. The report's tables are
@@ -62,8 +68,9 @@ def save_report(out: str | Path, page: str, text: str, frames: dict[str, pd.Data
     return Report(text, [*files, out / page, *figures], {**frames, **tables})
 
 
-def datasets_found(names: Sequence[str], data_home: str | None,
-                   suite: str) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+def datasets_found(
+    names: Sequence[str], data_home: str | None, suite: str
+) -> tuple[list[str], dict[str, str]]:
     """Return the datasets of ``names`` found, and why each other one was not; none: raise."""
     from osfb_gym.data.registry import available_datasets
 
@@ -96,9 +103,14 @@ def _varied(params: pd.Series) -> list[str]:
 
 
 def tuned(
-    results: pd.DataFrame, metric: str, *, lower_is_better: bool = True, then: str | None = None,
-    by: Sequence[str] = ("setting", "agent"), over: str = "params",
-) -> pd.DataFrame:  # fmt: skip
+    results: pd.DataFrame,
+    metric: str,
+    *,
+    lower_is_better: bool = True,
+    then: str | None = None,
+    by: Sequence[str] = ("setting", "agent"),
+    over: str = "params",
+) -> pd.DataFrame:
     """Pick each agent's best hyperparameters per setting, as the papers tune.
 
     ``results`` has one row per cell with ``setting``, ``agent``, ``params``
@@ -146,9 +158,12 @@ def tuned(
 
 
 def tuned_table(
-    results: pd.DataFrame, metric: str, *, lower_is_better: bool = True,
+    results: pd.DataFrame,
+    metric: str,
+    *,
+    lower_is_better: bool = True,
     extra: tuple[str, ...] = (),
-) -> str:  # fmt: skip
+) -> str:
     """Return a markdown table of each agent's tuned ``metric`` per setting (mean ± std).
 
     ``extra`` metrics are shown as means of the chosen setting's seeds.
@@ -210,10 +225,18 @@ def claims_table(claims: Iterable[Claim]) -> str:
     |:----------|:--------|:-------------|:--------------|:------|
     | B beats A | B lower | B 1.0, A 2.0 | yes           |       |
     """
-    rows = [{"claim": c.claim, "paper": c.paper or "not stated", "measured": c.measured,
-             "reproduced?": ("yes" if c.holds else "no") if c.paper is not None
-             else ("- (holds)" if c.holds else "- (does not hold)"), "why": c.why}
-            for c in claims]  # fmt: skip
+    rows = [
+        {
+            "claim": c.claim,
+            "paper": c.paper or "not stated",
+            "measured": c.measured,
+            "reproduced?": ("yes" if c.holds else "no")
+            if c.paper is not None
+            else ("- (holds)" if c.holds else "- (does not hold)"),
+            "why": c.why,
+        }
+        for c in claims
+    ]
     columns = ["claim", "paper", "measured", "reproduced?", "why"]
     return pd.DataFrame(rows, columns=columns).to_markdown(index=False)
 
@@ -247,13 +270,24 @@ def colours(agents: Iterable[Any]) -> dict[str, str]:
 
     names = list(dict.fromkeys(str(agent) for agent in agents))
     extra = [mpl.colors.to_hex(c) for c in mpl.colormaps["tab20b"].colors]  # type: ignore[attr-defined]
-    return {name: f"C{i}" if i < 10 else extra[(i - 10) % len(extra)]
-            for i, name in enumerate(names)}  # fmt: skip
+    return {
+        name: f"C{i}" if i < 10 else extra[(i - 10) % len(extra)] for i, name in enumerate(names)
+    }
 
 
-def band(axis: Any, x: Any, mean: Any, spread: Any = 0.0, *, colour: str, label: str,
-         style: str = "-", alpha: float = 0.2, bounds: Any = None,
-         **line: Any) -> None:  # fmt: skip
+def band(
+    axis: Any,
+    x: Any,
+    mean: Any,
+    spread: Any = 0.0,
+    *,
+    colour: str,
+    label: str,
+    style: str = "-",
+    alpha: float = 0.2,
+    bounds: Any = None,
+    **line: Any,
+) -> None:
     """Draw ``mean`` against ``x`` with a band ``mean ± spread`` in ``colour`` on ``axis``.
 
     ``bounds``: the band's ``(low, high)`` instead (e.g. a confidence interval);
@@ -308,11 +342,18 @@ def curves_over_seeds(rows: pd.DataFrame, column: str) -> dict[tuple[str, str], 
 
 
 def plot_curves(
-    curves: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], path: str | Path, *,
-    title: str = "", ylabel: str = "average one-sided loss R_t / t", xlabel: str = "t",
-    log_x: bool = True, log_y: bool = False, columns: int | None = None,
-    size: tuple[float, float] = (5, 3.6), title_size: int = 10,
-) -> Path:  # fmt: skip
+    curves: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]],
+    path: str | Path,
+    *,
+    title: str = "",
+    ylabel: str = "average one-sided loss R_t / t",
+    xlabel: str = "t",
+    log_x: bool = True,
+    log_y: bool = False,
+    columns: int | None = None,
+    size: tuple[float, float] = (5, 3.6),
+    title_size: int = 10,
+) -> Path:
     """Plot curves sampled at steps ``t``: one panel per setting, mean and ±1 s.e. over seeds.
 
     ``curves`` maps ``(setting, agent)`` to ``(t, runs)``, ``runs`` of shape
@@ -335,10 +376,21 @@ def plot_curves(
         for (label, agent), (t, runs) in curves.items():
             if label == setting:
                 error = runs.std(axis=0, ddof=1) / np.sqrt(len(runs)) if len(runs) > 1 else 0
-                band(axis, t, runs.mean(axis=0), error + 0 * runs[0], colour=palette[agent],
-                     label=agent, alpha=0.25)  # fmt: skip
-        axis.set(xscale="log" if log_x else "linear", yscale="log" if log_y else "linear",
-                 xlabel=xlabel, ylabel=ylabel)  # fmt: skip
+                band(
+                    axis,
+                    t,
+                    runs.mean(axis=0),
+                    error + 0 * runs[0],
+                    colour=palette[agent],
+                    label=agent,
+                    alpha=0.25,
+                )
+        axis.set(
+            xscale="log" if log_x else "linear",
+            yscale="log" if log_y else "linear",
+            xlabel=xlabel,
+            ylabel=ylabel,
+        )
         axis.set_title(setting, fontsize=title_size)
         axis.legend(fontsize=8)
     return save(figure, path, title=title)

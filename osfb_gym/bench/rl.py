@@ -94,20 +94,32 @@ def train(
     check_choice(vec, "vec", VEC_ENVS)
     check_int(n_envs, "n_envs", minimum=1)
     make = functools.partial(
-        rl_env, env_id, view=view, discrete_actions=algo == "DQN",
-        binary_as_multidiscrete=algo == "RecurrentPPO", **(env_kwargs or {}),
-    )  # fmt: skip
+        rl_env,
+        env_id,
+        view=view,
+        discrete_actions=algo == "DQN",
+        binary_as_multidiscrete=algo == "RecurrentPPO",
+        **(env_kwargs or {}),
+    )
     make().close()  # fail here, with the env's own message, on a bad id or argument
-    env = make_vec_env(functools.partial(make, on_episode=on_episode), n_envs=n_envs, seed=seed,
-                       vec_env_cls=SubprocVecEnv if vec == "subproc" else DummyVecEnv)  # fmt: skip
+    env = make_vec_env(
+        functools.partial(make, on_episode=on_episode),
+        n_envs=n_envs,
+        seed=seed,
+        vec_env_cls=SubprocVecEnv if vec == "subproc" else DummyVecEnv,
+    )
     if normalize or normalize_reward:
         gamma = float((algo_kwargs or {}).get("gamma", 0.99))
         env = VecNormalize(env, norm_obs=normalize, norm_reward=normalize_reward, gamma=gamma)
     model = algorithm_class(
-        "MlpLstmPolicy" if algo == "RecurrentPPO" else "MlpPolicy", env, seed=seed, device="cpu",
-        verbose=0, tensorboard_log=None if tensorboard_log is None else str(tensorboard_log),
+        "MlpLstmPolicy" if algo == "RecurrentPPO" else "MlpPolicy",
+        env,
+        seed=seed,
+        device="cpu",
+        verbose=0,
+        tensorboard_log=None if tensorboard_log is None else str(tensorboard_log),
         **(algo_kwargs or {}),
-    )  # fmt: skip
+    )
     model.learn(total_timesteps=total_timesteps, progress_bar=progress_bar, callback=callback)
     return model
 

@@ -66,8 +66,15 @@ def run_cells(
                 store.write(row)
             bar.update(len(rows))
 
-        execute(todo, write, executor=executor, workers=workers, address=address, models=models,
-                chunk_size=chunk_size)  # fmt: skip
+        execute(
+            todo,
+            write,
+            executor=executor,
+            workers=workers,
+            address=address,
+            models=models,
+            chunk_size=chunk_size,
+        )
     results = store.read([cell.key for cell in cells])
     for column in ("params", "env_kwargs"):
         results[column] = [json.dumps(value, sort_keys=True) for value in results[column]]
@@ -119,16 +126,28 @@ def write_outputs(spec: SweepSpec, results: pd.DataFrame, out: Path) -> Report:
         curves = curves_over_seeds(best, f"curve_{family.curve}")
         average = family.curve == "average_loss"
         band = ", mean over seeds, band ±1 s.e." if average else ""
-        plots.append(plot_curves(
-            curves, out / f"{'average_loss' if average else 'loss_vs_k'}_{family.name}.png",
-            ylabel=family.curve_label, xlabel=family.x_label, log_x=family.log_x,
-            title=f"{spec.name}: {family.name}{band}",
-        ))  # fmt: skip
+        plots.append(
+            plot_curves(
+                curves,
+                out / f"{'average_loss' if average else 'loss_vs_k'}_{family.name}.png",
+                ylabel=family.curve_label,
+                xlabel=family.x_label,
+                log_x=family.log_x,
+                title=f"{spec.name}: {family.name}{band}",
+            )
+        )
     table = "\n\n".join(sections)
     header = f"# osfb-bench {spec.name}\n\n{spec.description}\n\n" if spec.description else ""
     frames = {"results": results.drop(columns=[c for c in results if c.startswith("curve_")])}
-    return save_report(out, "table.md", f"{header or f'# osfb-bench {spec.name}'}\n\n{table}\n",
-                       frames, plots, results=results, table=table)  # fmt: skip
+    return save_report(
+        out,
+        "table.md",
+        f"{header or f'# osfb-bench {spec.name}'}\n\n{table}\n",
+        frames,
+        plots,
+        results=results,
+        table=table,
+    )
 
 
 def run_suite(
@@ -155,9 +174,10 @@ def run_suite(
     )
     envs = tuple(
         EnvSpec(env.id, env.label, env.kwargs | {"horizon": horizon})
-        if horizon is not None and "horizon" in env_arguments(env.id) else env
+        if horizon is not None and "horizon" in env_arguments(env.id)
+        else env
         for env in suite.envs
-    )  # fmt: skip
+    )
     seeds = suite.seeds if seeds is None else tuple(seeds)
     spec = dataclasses.replace(suite, envs=envs, agents=agents, seeds=seeds)
     return run_sweep(spec, out_dir, **engine)

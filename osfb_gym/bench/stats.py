@@ -49,8 +49,9 @@ def iqm(scores: Any, axis: int | None = None) -> Any:
     return stats.trim_mean(np.asarray(scores, dtype=float), 0.25, axis=axis)
 
 
-def _estimate(samples: Sequence[np.ndarray], statistic: Callable[..., Any], reps: int,
-              seed: int, level: float) -> tuple[float, float, float]:  # fmt: skip
+def _estimate(
+    samples: Sequence[np.ndarray], statistic: Callable[..., Any], reps: int, seed: int, level: float
+) -> tuple[float, float, float]:
     """Return the statistic of ``samples`` and its stratified percentile bootstrap CI."""
     value = float(statistic(*samples))
     if any(sample.size < 2 for sample in samples):
@@ -58,9 +59,14 @@ def _estimate(samples: Sequence[np.ndarray], statistic: Callable[..., Any], reps
     if all(np.ptp(sample) == 0 for sample in samples):  # every resample gives the same value
         return value, value, value
     result = stats.bootstrap(
-        tuple(samples), statistic, n_resamples=reps, confidence_level=level,
-        method="percentile", vectorized=True, rng=np.random.default_rng(seed),
-    )  # fmt: skip
+        tuple(samples),
+        statistic,
+        n_resamples=reps,
+        confidence_level=level,
+        method="percentile",
+        vectorized=True,
+        rng=np.random.default_rng(seed),
+    )
     return value, float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
@@ -89,9 +95,14 @@ def interval(
 
 
 def probability_of_improvement(
-    x: Any, y: Any, *, lower_is_better: bool = False, reps: int = REPS, seed: int = 0,
+    x: Any,
+    y: Any,
+    *,
+    lower_is_better: bool = False,
+    reps: int = REPS,
+    seed: int = 0,
     level: float = LEVEL,
-) -> tuple[float, float, float]:  # fmt: skip
+) -> tuple[float, float, float]:
     """Return ``(P, low, high)``: P(a run of X beats a run of Y), averaged over tasks, and its CI.
 
     Per task the Mann-Whitney U statistic over ``n m`` (ties count one half),
@@ -126,9 +137,14 @@ def _fraction(*samples: np.ndarray, axis: int = -1, tau: float, lower: bool) -> 
 
 
 def performance_profile(
-    scores: Any, taus: Any, *, lower_is_better: bool = False, reps: int = REPS, seed: int = 0,
+    scores: Any,
+    taus: Any,
+    *,
+    lower_is_better: bool = False,
+    reps: int = REPS,
+    seed: int = 0,
     level: float = LEVEL,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return the run-score distribution at thresholds ``taus`` with CIs: ``(value, low, high)``.
 
     The fraction of all runs (each task weighted equally) better than
@@ -142,9 +158,14 @@ def performance_profile(
     """
     samples = _tasks(_matrix(scores))
     found = [
-        _estimate(samples, functools.partial(_fraction, tau=float(tau), lower=lower_is_better),
-                  reps, seed + index, level)
+        _estimate(
+            samples,
+            functools.partial(_fraction, tau=float(tau), lower=lower_is_better),
+            reps,
+            seed + index,
+            level,
+        )
         for index, tau in enumerate(np.asarray(taus, dtype=float).ravel())
-    ]  # fmt: skip
+    ]
     values, lows, highs = np.asarray(found, dtype=float).reshape(-1, 3).T
     return values, lows, highs

@@ -185,13 +185,22 @@ class SweepSpec:
     def cells(self) -> list[Cell]:
         """Return every cell, in spec order (setting, agent, setting of the grid, seed)."""
         return [
-            Cell(env.label, env.id, dict(env.kwargs), agent.name, params, seed,
-                 self.curve_stride, agent.runner, env.tags | agent.tags)
+            Cell(
+                env.label,
+                env.id,
+                dict(env.kwargs),
+                agent.name,
+                params,
+                seed,
+                self.curve_stride,
+                agent.runner,
+                env.tags | agent.tags,
+            )
             for env in self.envs
             for agent in self.agents_on(env)
             for params in agent.settings()
             for seed in self.seeds
-        ]  # fmt: skip
+        ]
 
 
 def _agent_env_ids(name: str) -> tuple[str, ...]:
@@ -354,10 +363,14 @@ def validate(spec: SweepSpec) -> None:
     for agent in spec.agents:
         _validate_agent(agent, spec)
     _check_unique(
-        [f"{agent.name} with {_json(params)} on {env.label!r}" for env in spec.envs
-         for agent in spec.agents_on(env) for params in agent.settings()],
+        [
+            f"{agent.name} with {_json(params)} on {env.label!r}"
+            for env in spec.envs
+            for agent in spec.agents_on(env)
+            for params in agent.settings()
+        ],
         "the sweep's agents",
-    )  # fmt: skip
+    )
     for env in spec.envs:
         if not spec.agents_on(env):
             raise ValueError(
