@@ -79,23 +79,33 @@ def _f(name: str, help: str, **kwargs: Any) -> tuple[str, dict[str, Any]]:  # a 
     return name, {"help": help, **kwargs}
 
 
+def _options(args: argparse.Namespace) -> RunOptions:
+    """Return the options ``run`` and ``sweep`` share (a sweep has no horizon or settings)."""
+    return RunOptions(
+        seeds=args.seeds,
+        horizon=getattr(args, "horizon", None),
+        workers=args.workers,
+        executor=args.executor,
+        address=args.address,
+        resume=args.resume,
+        progress=not args.no_progress,
+        data_home=getattr(args, "data_home", None),
+        settings=dict(getattr(args, "settings", [])),
+    )
+
+
 def _run(args: argparse.Namespace) -> str:
-    options = RunOptions(seeds=args.seeds, horizon=args.horizon, workers=args.workers,
-                         executor=args.executor, address=args.address, resume=args.resume,
-                         progress=not args.no_progress, data_home=args.data_home,
-                         settings=dict(args.settings))  # fmt: skip
-    return run(args.suite, args.out or f"osfb-results/{get(args.suite).name}", options)
+    out = args.out or f"osfb-results/{get(args.suite).name}"
+    return run(args.suite, out, _options(args))
 
 
 def _sweep(args: argparse.Namespace) -> str:
     from osfb_gym.bench.run import run_suite
     from osfb_gym.bench.sweep import load_spec
 
-    spec = load_spec(args.spec)
-    seeds = None if args.seeds is None else tuple(range(args.seeds))
-    return str(run_suite(spec, args.out or f"osfb-results/{spec.name}", seeds=seeds,
-                         resume=args.resume, workers=args.workers, executor=args.executor,
-                         address=args.address, progress=not args.no_progress))  # fmt: skip
+    spec, options = load_spec(args.spec), _options(args)
+    out = args.out or f"osfb-results/{spec.name}"
+    return str(run_suite(spec, out, seeds=options.seed_list(), **options.engine))
 
 
 def _table(args: argparse.Namespace) -> str:
@@ -115,19 +125,29 @@ def _train(args: argparse.Namespace) -> str:
     world = {} if args.world_seed is None else {"world_seed": args.world_seed}
     env_kwargs = args.env_kwargs | world
     model = train(
-        args.env_id, args.algo, total_timesteps=args.total_timesteps, env_kwargs=env_kwargs,
-        n_envs=args.n_envs, seed=args.seed, vec=args.vec, algo_kwargs=args.algo_kwargs,
-        tensorboard_log=args.tensorboard, progress_bar=not args.no_progress,
-        torch_threads=args.threads, normalize=args.normalize,
-    )  # fmt: skip
+        args.env_id,
+        args.algo,
+        total_timesteps=args.total_timesteps,
+        env_kwargs=env_kwargs,
+        n_envs=args.n_envs,
+        seed=args.seed,
+        vec=args.vec,
+        algo_kwargs=args.algo_kwargs,
+        tensorboard_log=args.tensorboard,
+        progress_bar=not args.no_progress,
+        torch_threads=args.threads,
+        normalize=args.normalize,
+    )
     path = save(model, args.save, args.env_id, args.seed)
     text = f"trained {args.algo} on {args.env_id} for {model.num_timesteps:,} steps; saved {path}"
     if args.eval_seeds > 0:
         seeds = range(EVAL_SEED_OFFSET, EVAL_SEED_OFFSET + args.eval_seeds)
         frame = evaluate(args.env_id, SB3Agent(model), seeds, env_kwargs=env_kwargs)
         summary = frame.drop(columns=["seed", "agent"]).agg(["mean", "std"]).T
-        text += (f"\n\nscored on {args.eval_seeds} held-out episodes (seeds {seeds.start}..):\n"
-                 + summary.to_markdown(floatfmt=".4g"))  # fmt: skip
+        text += (
+            f"\n\nscored on {args.eval_seeds} held-out episodes (seeds {seeds.start}..):\n"
+            + summary.to_markdown(floatfmt=".4g")
+        )
     return text
 
 
@@ -135,8 +155,15 @@ def _grade(args: argparse.Namespace) -> str | int:
     from osfb_gym.grade import Diagnosis, grade
 
     try:
-        report = grade(args.path, args.env, n_seeds=args.seeds, env_kwargs=args.env_kwargs,
-                       class_name=args.agent, time_limit=args.time_limit, out=args.out)  # fmt: skip
+        report = grade(
+            args.path,
+            args.env,
+            n_seeds=args.seeds,
+            env_kwargs=args.env_kwargs,
+            class_name=args.agent,
+            time_limit=args.time_limit,
+            out=args.out,
+        )
     except Diagnosis as diagnosis:  # the submission's fault, explained at length
         print(diagnosis, file=sys.stderr)
         return 1
@@ -144,60 +171,96 @@ def _grade(args: argparse.Namespace) -> str | int:
 
 
 _N, _HOME = {"type": _positive_int}, {"type": lambda path: _folder(path, exists=True)}
-_COMMON = [_f("--seeds", "seeds 0..N-1", **_N),
-           _f("--out", "output directory (default osfb-results/NAME)", type=_folder),
-           _f("--resume", "skip the cells already in --out", action="store_true"),
-           _f("--workers", "processes / CPUs", default=1, **_N),
-           _f("--executor", "where", default="local", choices=("local", "ray")),
-           _f("--address", "Ray cluster address ('auto')"),
-           _f("--no-progress", "hide the progress bars", action="store_true")]  # fmt: skip
+_COMMON = [
+    _f("--seeds", "seeds 0..N-1", **_N),
+    _f("--out", "output directory (default osfb-results/NAME)", type=_folder),
+    _f("--resume", "skip the cells already in --out", action="store_true"),
+    _f("--workers", "processes / CPUs", default=1, **_N),
+    _f("--executor", "where", default="local", choices=("local", "ray")),
+    _f("--address", "Ray cluster address ('auto')"),
+    _f("--no-progress", "hide the progress bars", action="store_true"),
+]
 #: each command: its help, its flags and what runs it
 _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
-    "run": ("run a built-in suite", [
-        _f("suite", "one of: " + ", ".join([*SUITES, *ALIASES]), metavar="SUITE"),
-        _f("--horizon", "truncate episodes to T", **_N),
-        _f("--data-home", "folder of the dataset files", **_HOME),
-        _f("--set", "a suite's setting (see `osfb-bench list`)", dest="settings", type=_setting,
-           action="append", default=[], metavar="KEY=VALUE"), *_COMMON], _run),
-    "sweep": ("run a TOML sweep spec (envs x agents x grids x seeds), resumable", [
-        _f("spec", "a TOML sweep spec (examples/sweeps/)", type=_file), *_COMMON], _sweep),
-    "train": ("train a stable-baselines3 agent, save and score it", [
-        _f("env_id", "a registered id, e.g. OneSidedLending-v0"),
-        _f("--algo", "algorithm", default="PPO", choices=ALGORITHMS),
-        _f("--total-timesteps", "env steps", default=20_000, **_N),
-        _f("--seed", "seed of the algorithm and envs", type=int, default=0),
-        _f("--n-envs", "parallel env copies", default=1, **_N),
-        _f("--vec", "how they run", default="dummy", choices=("dummy", "subproc")),
-        _f("--env-kwargs", "env arguments as a JSON object", default="{}", type=_json_object),
-        _f("--world-seed", "fix the world (default: resampled at every episode)", type=int),
-        _f("--algo-kwargs", "algorithm arguments as JSON", default="{}", type=_json_object),
-        _f("--tensorboard", "folder for TensorBoard logs"),
-        _f("--save", "folder for the model", default="osfb-results/models"),
-        _f("--eval-seeds", "held-out episodes (0: none)", type=int, default=10),
-        _f("--threads", "torch threads", default=1, **_N),
-        _f("--normalize", "SB3's VecNormalize", action="store_true"),
-        _f("--no-progress", "hide the progress bar", action="store_true")], _train),
-    "grade": ("grade a student's agent file on held-out seeds", [
-        _f("path", "the .py file defining one agents.base.Agent subclass"),
-        _f("--env", "a registered id, e.g. OneSidedLending-v0", required=True),
-        _f("--agent", "the class to grade, if the file has several"),
-        _f("--seeds", "held-out episodes", default=10, **_N),
-        _f("--env-kwargs", "env arguments as JSON (default: the family's)", type=_json_object),
-        _f("--time-limit", "seconds per episode", type=float, default=30.0),
-        _f("--out", "folder for the plot", default="osfb-results/grade")], _grade),
+    "run": (
+        "run a built-in suite",
+        [
+            _f("suite", "one of: " + ", ".join([*SUITES, *ALIASES]), metavar="SUITE"),
+            _f("--horizon", "truncate episodes to T", **_N),
+            _f("--data-home", "folder of the dataset files", **_HOME),
+            _f(
+                "--set",
+                "a suite's setting (see `osfb-bench list`)",
+                dest="settings",
+                type=_setting,
+                action="append",
+                default=[],
+                metavar="KEY=VALUE",
+            ),
+            *_COMMON,
+        ],
+        _run,
+    ),
+    "sweep": (
+        "run a TOML sweep spec (envs x agents x grids x seeds), resumable",
+        [_f("spec", "a TOML sweep spec (examples/sweeps/)", type=_file), *_COMMON],
+        _sweep,
+    ),
+    "train": (
+        "train a stable-baselines3 agent, save and score it",
+        [
+            _f("env_id", "a registered id, e.g. OneSidedLending-v0"),
+            _f("--algo", "algorithm", default="PPO", choices=ALGORITHMS),
+            _f("--total-timesteps", "env steps", default=20_000, **_N),
+            _f("--seed", "seed of the algorithm and envs", type=int, default=0),
+            _f("--n-envs", "parallel env copies", default=1, **_N),
+            _f("--vec", "how they run", default="dummy", choices=("dummy", "subproc")),
+            _f("--env-kwargs", "env arguments as a JSON object", default="{}", type=_json_object),
+            _f("--world-seed", "fix the world (default: resampled at every episode)", type=int),
+            _f("--algo-kwargs", "algorithm arguments as JSON", default="{}", type=_json_object),
+            _f("--tensorboard", "folder for TensorBoard logs"),
+            _f("--save", "folder for the model", default="osfb-results/models"),
+            _f("--eval-seeds", "held-out episodes (0: none)", type=int, default=10),
+            _f("--threads", "torch threads", default=1, **_N),
+            _f("--normalize", "SB3's VecNormalize", action="store_true"),
+            _f("--no-progress", "hide the progress bar", action="store_true"),
+        ],
+        _train,
+    ),
+    "grade": (
+        "grade a student's agent file on held-out seeds",
+        [
+            _f("path", "the .py file defining one agents.base.Agent subclass"),
+            _f("--env", "a registered id, e.g. OneSidedLending-v0", required=True),
+            _f("--agent", "the class to grade, if the file has several"),
+            _f("--seeds", "held-out episodes", default=10, **_N),
+            _f("--env-kwargs", "env arguments as JSON (default: the family's)", type=_json_object),
+            _f("--time-limit", "seconds per episode", type=float, default=30.0),
+            _f("--out", "folder for the plot", default="osfb-results/grade"),
+        ],
+        _grade,
+    ),
     "list": ("list suites, environments and agents", [], lambda args: describe()),
-    "table": ("rebuild a jiang-* table from results.csv files", [
-        _f("suite", "suite name", choices=("jiang-linear", "jiang-logistic")),
-        _f("results", "results.csv files written by runs", nargs="+", type=_file),
-        _f("--out", "output directory", required=True, type=_folder),
-        _f("--data-home", "folder of the dataset files", **_HOME)], _table),
-}  # fmt: skip
+    "table": (
+        "rebuild a jiang-* table from results.csv files",
+        [
+            _f("suite", "suite name", choices=("jiang-linear", "jiang-logistic")),
+            _f("results", "results.csv files written by runs", nargs="+", type=_file),
+            _f("--out", "output directory", required=True, type=_folder),
+            _f("--data-home", "folder of the dataset files", **_HOME),
+        ],
+        _table,
+    ),
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``osfb-bench``."""
-    parser = _Parser(prog="osfb-bench", description="Benchmark agents under one-sided feedback.",
-                     formatter_class=_Defaults)  # fmt: skip
+    parser = _Parser(
+        prog="osfb-bench",
+        description="Benchmark agents under one-sided feedback.",
+        formatter_class=_Defaults,
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, (summary, flags, handler) in _COMMANDS.items():
@@ -211,9 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _user_errors() -> tuple[type[BaseException], ...]:
     from osfb_gym.core.optional import MissingExtraError  # an extra to install: one line
 
-    gymnasium = sys.modules.get("gymnasium.error")
-    return (ValueError, TypeError, OSError, MissingExtraError,
-            *([gymnasium.Error] if gymnasium is not None else []))  # fmt: skip
+    errors = [ValueError, TypeError, OSError, MissingExtraError]
+    if "gymnasium.error" in sys.modules:  # not imported: nothing can have raised it
+        errors.append(sys.modules["gymnasium.error"].Error)
+    return tuple(errors)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -240,9 +304,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _bug() -> int:
     traceback.print_exc()
-    print("osfb-bench: this is a bug in osfb-bench, not in your input; please report it to "
-          "the osfb-gym issue tracker with the command and the traceback above",
-          file=sys.stderr)  # fmt: skip
+    print(
+        "osfb-bench: this is a bug in osfb-bench, not in your input; please report it to "
+        "the osfb-gym issue tracker with the command and the traceback above",
+        file=sys.stderr,
+    )
     return 1
 
 
