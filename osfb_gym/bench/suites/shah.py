@@ -41,17 +41,16 @@ LEARNERS = ("DSOL", "DRAL", "DSAL")
 TUNED = ("DSOL", "DSAL")  # the double sigmoid learners, whose gamma is selected
 KEYS = ["dataset", "d", "learner"]  # a cell of the report: its runs are the seeds
 RATES = ("average_risk", "query_rate", "misclassification_rate", "rejection_rate")
-CURVE_LABELS = {
-    "risk": "average risk",
-    "query_rate": "fraction of labels asked",
-    "misclassification_rate": "misclassification rate",
-    "rejection_rate": "rejection rate",
-}
-WORDS = CURVE_LABELS | {"average_risk": "risk"}  # a metric's name in the claims
 #: the paper's five panels per d: (x, its label, curve, title)
-PANELS = [("n_queries", "labels asked", "risk", "risk against labels asked")] + [
-    ("t", "t", name, label) for name, label in CURVE_LABELS.items()
-]
+PANELS = (
+    ("n_queries", "labels asked", "risk", "risk against labels asked"),
+    ("t", "t", "risk", "average risk"),
+    ("t", "t", "query_rate", "fraction of labels asked"),
+    ("t", "t", "misclassification_rate", "misclassification rate"),
+    ("t", "t", "rejection_rate", "rejection rate"),
+)
+#: a metric's name in the claims
+WORDS = {curve: title for _, _, curve, title in PANELS[2:]} | {"average_risk": "risk"}
 CURVE_STRIDE = 50  # curves are stored every this many trials (and at the last)
 
 
@@ -146,12 +145,12 @@ def sweep_spec(
                     tags = {"learner": name, **fixed, "gamma": np.nan if gamma is None else gamma}
                     agents.append(AgentSpec(name, params, envs=(label,), tags=tags))
     return SweepSpec(
-        suite.name if chosen is not None else f"{suite.name}-selection",
+        f"{suite.name}-selection" if chosen is None else suite.name,
         tuple(envs),
         tuple(agents),
-        tuple(suite.seeds if chosen is not None else suite.tune_seeds),
+        tuple(suite.tune_seeds if chosen is None else suite.seeds),
         suite.description,
-        curve_stride=CURVE_STRIDE if chosen is not None else None,
+        curve_stride=None if chosen is None else CURVE_STRIDE,
     )
 
 
@@ -261,9 +260,8 @@ def _claims(dataset: str, part: pd.DataFrame) -> list[Claim]:
         measured = f"DSOL minus {x}: {gaps.min():+.4f} to {gaps.max():+.4f}"
         out.append(Claim(claim, stated, measured, gaps.min() > 0))
     for key, name in (("risk", "average_risk"), ("labels", "query_rate")):
-        se = np.hypot(
-            *(wide[f"{name}_std", x] / np.sqrt(wide["runs", x]) for x in ("DSAL", "DRAL"))
-        )
+        errors = wide[f"{name}_std"] / np.sqrt(wide["runs"])  # standard errors of the means
+        se = np.hypot(errors["DSAL"], errors["DRAL"])
         found = [_compare(*v) for v in zip(wide[name, "DSAL"], wide[name, "DRAL"], se, strict=True)]
         measured = f"DSAL {shown(name, 'DSAL')}; DRAL {shown(name, 'DRAL')}: " + ", ".join(found)
         stated = paper.get(key)
@@ -329,7 +327,8 @@ def write_shah_report(
                 "DSOL risk, same labels": part["dsol_risk_same_labels"].map("{:.4f}".format),
             },
         )
-        figure = plot_panels(curves[curves["dataset"] == dataset], out / f"{dataset}.png")
+        ran = curves[curves["dataset"] == dataset]
+        figure = plot_panels(ran, out / f"{dataset}.png", title=str(dataset))
         figures.append(figure)
         lines += [f"## {dataset}", "", shown.to_markdown(index=False), ""]
         lines += [f"![{dataset}]({figure.name})", ""]
@@ -366,23 +365,18 @@ def selection_lines(selection: pd.DataFrame) -> list[str]:
     ]
 
 
-def plot_panels(curves: pd.DataFrame, path: str | Path) -> Path:
-    """Plot the paper's five panels per d (a row each): mean over runs, band ±1 std.
-
-    ``curves`` are one dataset's (:func:`_mean_curves`); the figure's title is ``path``'s stem.
-    """
+def plot_panels(curves: pd.DataFrame, path: str | Path, *, title: str = "") -> Path:
+    """Plot the paper's five panels per d (a row each): mean over runs, band ±1 std."""
     palette = colours(LEARNERS)
     ds = sorted(curves["d"].unique())
     figure, axes = panels(len(ds), 5, width=4, height=3.4, dpi=80)
     for row, d in zip(axes, ds, strict=True):
         parts = list(curves[curves["d"] == d].groupby("learner", sort=False))
-        for axis, (x, xlabel, y, title) in zip(row, PANELS, strict=True):
-            for learner, part in parts:
-                band(
-                    axis, part[x], part[y], part[f"{y}_std"], colour=palette[learner], label=learner
-                )
+        for axis, (x, xlabel, y, heading) in zip(row, PANELS, strict=True):
+            for name, part in parts:
+                band(axis, part[x], part[y], part[f"{y}_std"], colour=palette[name], label=name)
             axis.set_xlabel(xlabel)
-            axis.set_title(title, fontsize=9)
+            axis.set_title(heading, fontsize=9)
         row[0].set_ylabel(f"d = {d:g}\naverage risk")
         row[0].legend(fontsize=8)
-    return save(figure, path, title=Path(path).stem)
+    return save(figure, path, title=title)
