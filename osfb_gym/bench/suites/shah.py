@@ -8,10 +8,9 @@ protocol and where it differs from the paper: docs/reproductions/shah.md.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +96,7 @@ def run_shah(
     suite = ShahSuite() if isinstance(suite, str) else suite
     floats = None if gammas is None else tuple(float(g) for g in gammas)
     given: dict[str, Any] = {"seeds": seeds, "horizon": horizon, "gammas": floats}
-    suite = dataclasses.replace(suite, **{k: v for k, v in given.items() if v is not None})
+    suite = replace(suite, **{k: v for k, v in given.items() if v is not None})
     names = subset(datasets, suite.datasets, f"datasets of {suite.name}")
     found, missing = datasets_found(names, data_home, suite.name)
     started = time.perf_counter()
