@@ -8,18 +8,15 @@ protocol and where it differs from the paper: docs/reproductions/shah.md.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from agents.reject import DRAL, DSAL, DSOL
 from osfb_gym.bench.report import (
     Claim,
     Report,
@@ -36,19 +33,24 @@ from osfb_gym.bench.report import (
 )
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
+from osfb_gym.envs.reject.metrics import RejectMetrics
 
 ENV_ID = "RejectOption-v0"
-LEARNERS = {"DSOL": DSOL, "DRAL": DRAL, "DSAL": DSAL}
+LEARNERS = ("DSOL", "DRAL", "DSAL")
 TUNED = ("DSOL", "DSAL")  # the double sigmoid learners, whose gamma is selected
-CURVES = ("risk", "query_rate", "misclassification_rate", "rejection_rate", "n_queries")
-CURVE_LABELS = {"risk": "average risk", "query_rate": "fraction of labels asked",
-                "misclassification_rate": "misclassification rate",
-                "rejection_rate": "rejection rate"}  # fmt: skip
-WORDS = CURVE_LABELS | {"average_risk": "risk"}  # a metric's name in the claims
+KEYS = ["dataset", "d", "learner"]  # a cell of the report: its runs are the seeds
+RATES = ("average_risk", "query_rate", "misclassification_rate", "rejection_rate")
+#: the paper's five panels per d: (x, its label, curve, title)
+PANELS = (
+    ("n_queries", "labels asked", "risk", "risk against labels asked"),
+    ("t", "t", "risk", "average risk"),
+    ("t", "t", "query_rate", "fraction of labels asked"),
+    ("t", "t", "misclassification_rate", "misclassification rate"),
+    ("t", "t", "rejection_rate", "rejection rate"),
+)
+#: a metric's name in the claims
+WORDS = {curve: title for _, _, curve, title in PANELS[2:]} | {"average_risk": "risk"}
 CURVE_STRIDE = 50  # curves are stored every this many trials (and at the last)
-#: the engine's identity and trajectory columns of a row, not metrics
-ENGINE_COLUMNS = ("key", "setting", "env_id", "env_kwargs", "agent", "params", "seed",
-                  "total_reward", "revealed_total", "seconds")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -75,10 +77,16 @@ class ShahSuite:
 
 
 def run_shah(
-    suite: str | ShahSuite, out_dir: str | Path, *, datasets: Sequence[str] | None = None,
-    seeds: Sequence[int] | None = None, horizon: int | None = None,
-    gammas: Sequence[float] | None = None, data_home: str | None = None, **engine: Any,
-) -> Report:  # fmt: skip
+    suite: str | ShahSuite,
+    out_dir: str | Path,
+    *,
+    datasets: Sequence[str] | None = None,
+    seeds: Sequence[int] | None = None,
+    horizon: int | None = None,
+    gammas: Sequence[float] | None = None,
+    data_home: str | None = None,
+    **engine: Any,
+) -> Report:
     """Run ``suite`` (narrowed by ``datasets``, ``seeds``, ``horizon``, ``gammas``); report it.
 
     A name means the paper's suite (:class:`ShahSuite`'s defaults). Both stages run on the
@@ -86,68 +94,63 @@ def run_shah(
     ``executor``, ``resume``, ...).
     """
     suite = ShahSuite() if isinstance(suite, str) else suite
-    if gammas is not None:
-        suite = dataclasses.replace(suite, gammas=tuple(float(g) for g in gammas))
+    floats = None if gammas is None else tuple(float(g) for g in gammas)
+    given: dict[str, Any] = {"seeds": seeds, "horizon": horizon, "gammas": floats}
+    suite = replace(suite, **{k: v for k, v in given.items() if v is not None})
     names = subset(datasets, suite.datasets, f"datasets of {suite.name}")
     found, missing = datasets_found(names, data_home, suite.name)
     started = time.perf_counter()
     chosen: dict[tuple[str, str], float] = {}
     selection = None
     if len(suite.gammas) > 1:
-        tuning = sweep_spec(suite, found, suite.tune_seeds, horizon, data_home, tune=True)
-        selection, chosen = select_gamma(run_cells(tuning, Path(out_dir), **engine)[0])
-    spec = sweep_spec(suite, found, seeds, horizon, data_home, chosen=chosen)
+        tuning, _ = run_cells(sweep_spec(suite, found, data_home), Path(out_dir), **engine)
+        selection, chosen = select_gamma(tuning)
+    spec = sweep_spec(suite, found, data_home, chosen)
     rows, _ = run_cells(spec, Path(out_dir), **engine)  # in (dataset, d, learner, seed) order
-    return write_shah_report(_frame(rows), _mean_curves(rows), suite, out_dir, missing=missing,
-                             selection=selection,
-                             minutes=(time.perf_counter() - started) / 60)  # fmt: skip
+    results = rows[[*KEYS, "kernel", "gamma", "seed", *RejectMetrics().get(), "seconds"]]
+    curves = _mean_curves(rows)
+    minutes = (time.perf_counter() - started) / 60
+    return write_shah_report(
+        results, curves, suite, out_dir, missing=missing, selection=selection, minutes=minutes
+    )
 
 
 def sweep_spec(
-    suite: ShahSuite, datasets: Sequence[str], seeds: Sequence[int] | None, horizon: int | None,
-    data_home: str | None, *, tune: bool = False, chosen: dict | None = None,
-) -> SweepSpec:  # fmt: skip
+    suite: ShahSuite, datasets: Sequence[str], data_home: str | None, chosen: dict | None = None
+) -> SweepSpec:
     """Return a stage as a sweep: a setting per (dataset, d), each learner with its kernel.
 
-    ``tune``: the selection stage (the gamma grid on the double sigmoid learners,
-    no DRAL, no curves); else each (setting, learner) at its ``chosen`` gamma
-    (default ``suite.gammas[0]``).
+    Without ``chosen``, the selection stage: the gamma grid on the double sigmoid
+    learners, no DRAL, no curves, on ``tune_seeds``. With it, the reported runs:
+    each (setting, learner) at its ``chosen`` gamma (default ``suite.gammas[0]``).
     """
-    horizon = suite.horizon if horizon is None else horizon
     envs, agents = [], []
     for dataset in datasets:
-        labels = tuple(f"{dataset}, d={d:g}" for d in suite.d_values)
-        envs += [EnvSpec(ENV_ID, label, {"dataset": dataset, "data_home": data_home,
-                                         "replacement": True, "horizon": horizon, "d": d},
-                         {"dataset": dataset, "d": d})
-                 for label, d in zip(labels, suite.d_values, strict=True)]  # fmt: skip
         fixed = {"kernel": suite.kernels.get(dataset, "linear")}
-        for name in LEARNERS:
-            if name not in TUNED:
-                agents += [] if tune else [_learner(name, fixed, None, labels)]
-            elif tune:
-                agents += [_learner(name, fixed, gamma, labels) for gamma in suite.gammas]
-            else:
-                agents += [_learner(name, fixed, (chosen or {}).get((label, name),
-                                                                    suite.gammas[0]), (label,))
-                           for label in labels]  # fmt: skip
-    return SweepSpec(f"{suite.name}-selection" if tune else suite.name, tuple(envs),
-                     tuple(agents), tuple(suite.seeds if seeds is None else seeds),
-                     suite.description, curve_stride=None if tune else CURVE_STRIDE)  # fmt: skip
-
-
-def _learner(name: str, fixed: dict, gamma: float | None, envs: tuple[str, ...]) -> AgentSpec:
-    """Return learner ``name`` at ``gamma`` (None: none) on ``envs``, tagged for the report."""
-    params = fixed if gamma is None else fixed | {"gamma": gamma}
-    tags = {"learner": name, **fixed, "gamma": np.nan if gamma is None else gamma}
-    return AgentSpec(name, params, envs=envs, tags=tags)
-
-
-def _frame(rows: pd.DataFrame) -> pd.DataFrame:
-    """Return the engine's rows as (dataset, d, learner, kernel, gamma, seed) and the metrics."""
-    keys = ["dataset", "d", "learner", "kernel", "gamma", "seed"]
-    metrics = [c for c in rows if c not in (*ENGINE_COLUMNS, *keys) and not c.startswith("curve_")]
-    return rows[[*keys, *metrics, "seconds"]]
+        for d in suite.d_values:
+            label = f"{dataset}, d={d:g}"
+            where = {"dataset": dataset, "d": d}
+            kwargs = where | {"data_home": data_home, "replacement": True, "horizon": suite.horizon}
+            envs.append(EnvSpec(ENV_ID, label, kwargs, where))
+            for name in LEARNERS:
+                if name not in TUNED:
+                    gammas: Sequence[float | None] = [] if chosen is None else [None]
+                elif chosen is None:
+                    gammas = suite.gammas
+                else:
+                    gammas = [chosen.get((label, name), suite.gammas[0])]
+                for gamma in gammas:
+                    params = fixed if gamma is None else fixed | {"gamma": gamma}
+                    tags = {"learner": name, **fixed, "gamma": np.nan if gamma is None else gamma}
+                    agents.append(AgentSpec(name, params, envs=(label,), tags=tags))
+    return SweepSpec(
+        f"{suite.name}-selection" if chosen is None else suite.name,
+        tuple(envs),
+        tuple(agents),
+        tuple(suite.tune_seeds if chosen is None else suite.seeds),
+        suite.description,
+        curve_stride=None if chosen is None else CURVE_STRIDE,
+    )
 
 
 def select_gamma(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple[str, str], float]]:
@@ -157,31 +160,31 @@ def select_gamma(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple[str, str]
     and ``(setting, learner) -> gamma``.
     """
     best = tuned(rows, "average_risk", then="query_rate")
-    first = best.groupby(["setting", "agent"], sort=False)["params"].first()
-    chosen = {key: float(json.loads(params)["gamma"]) for key, params in first.items()}
-    frame = _frame(rows).assign(setting=rows["setting"])
-    grouped = frame.groupby(["dataset", "d", "learner", "gamma", "setting"], sort=False)
-    means = grouped[["average_risk", "query_rate"]].mean()
-    means["risk_se"], means["runs"] = grouped["average_risk"].sem(), grouped["seed"].count()
-    means = means.reset_index()
-    keys = zip(means["setting"], means["learner"], means["gamma"], strict=True)
-    means["chosen"] = [chosen[s, x] == g for s, x, g in keys]
-    return means.drop(columns="setting"), chosen
+    chosen = best.groupby(["setting", "agent"], sort=False)["gamma"].first().to_dict()
+    keys = zip(rows["setting"], rows["agent"], rows["gamma"], strict=True)
+    rows = rows.assign(chosen=[chosen[s, x] == g for s, x, g in keys])
+    means = rows.groupby([*KEYS, "gamma"], sort=False).agg(
+        average_risk=("average_risk", "mean"),
+        query_rate=("query_rate", "mean"),
+        risk_se=("average_risk", "sem"),
+        runs=("seed", "count"),
+        chosen=("chosen", "first"),
+    )
+    return means.reset_index(), chosen
 
 
 def _mean_curves(rows: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard deviation over runs of each curve, per (dataset, d, learner)."""
     frames = []
-    for (dataset, d, learner), runs in rows.groupby(["dataset", "d", "learner"], sort=False):
-        frame = pd.DataFrame({"dataset": dataset, "d": d, "learner": learner,
-                              "t": np.asarray(runs["curve_t"].iloc[0])})  # fmt: skip
+    for key, runs in rows.groupby(KEYS, sort=False):
+        columns = dict(zip(KEYS, key, strict=True)) | {"t": runs["curve_t"].iloc[0]}
         n = len(runs)
-        for name in CURVES:  # summed row by row in seed order, as the runs arrive
-            values = np.stack([np.asarray(c, dtype=float) for c in runs[f"curve_{name}"]])
+        for name in RejectMetrics().curves():  # summed row by row in seed order, as they arrive
+            values = np.stack(runs[f"curve_{name}"].map(np.asarray))
             mean = values.sum(axis=0) / n
             variance = np.maximum((values**2).sum(axis=0) / n - mean**2, 0.0) * n / max(n - 1, 1)
-            frame[name], frame[f"{name}_std"] = mean, np.sqrt(variance)
-        frames.append(frame)
+            columns |= {name: mean, f"{name}_std": np.sqrt(variance)}
+        frames.append(pd.DataFrame(columns))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -191,19 +194,18 @@ def summary(results: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
     ``dsol_risk_same_labels``: DSOL's average risk at the trial where it had
     asked as many labels as the learner did in all (DSOL asks every label).
     """
-    grouped = results.groupby(["dataset", "d", "learner"], sort=False)
-    rates = ["query_rate", "misclassification_rate", "rejection_rate"]
-    table = grouped[["average_risk", "query_rate", "n_queries", *rates[1:]]].mean()
-    for name in ("average_risk", *rates):
-        table[f"{name}_std"] = grouped[name].std()
-    table["runs"], table["gamma"] = grouped["seed"].count(), grouped["gamma"].first()
-    same = []
-    for (dataset, d, _), row in table.iterrows():
-        dsol = curves[(curves["dataset"] == dataset) & (curves["d"] == d)
-                      & (curves["learner"] == "DSOL")]  # fmt: skip
-        same.append(float(np.interp(row["n_queries"], dsol["t"], dsol["risk"]))
-                    if len(dsol) else np.nan)  # fmt: skip
-    table["dsol_risk_same_labels"] = same
+    table = results.groupby(KEYS, sort=False).agg(
+        **{name: (name, "mean") for name in (*RATES, "n_queries")},
+        **{f"{name}_std": (name, "std") for name in RATES},
+        runs=("seed", "count"),
+        kernel=("kernel", "first"),
+        gamma=("gamma", "first"),
+    )
+    dsol = dict(list(curves[curves["learner"] == "DSOL"].groupby(["dataset", "d"])))
+    table["dsol_risk_same_labels"] = [
+        np.interp(labels, dsol[key[:2]]["t"], dsol[key[:2]]["risk"])
+        for key, labels in table["n_queries"].items()
+    ]
     return table.reset_index()
 
 
@@ -216,9 +218,12 @@ PAPER: dict[str, dict[str, str]] = {
 
 
 #: the trends in d the paper's figures show: (metric, +1 rises / -1 falls, learners)
-TRENDS = (("average_risk", 1, tuple(LEARNERS)), ("query_rate", -1, ("DRAL", "DSAL")),
-          ("misclassification_rate", 1, tuple(LEARNERS)),
-          ("rejection_rate", -1, tuple(LEARNERS)))  # fmt: skip
+TRENDS = (
+    ("average_risk", 1, LEARNERS),
+    ("query_rate", -1, ("DRAL", "DSAL")),
+    ("misclassification_rate", 1, LEARNERS),
+    ("rejection_rate", -1, LEARNERS),
+)
 
 
 def _compare(a: float, b: float, se: float) -> str:
@@ -240,88 +245,92 @@ def claims(table: pd.DataFrame) -> list[str]:
 
 
 def _claims(dataset: str, part: pd.DataFrame) -> list[Claim]:
-    by = {(row.d, row.learner): row for row in part.itertuples()}
-    ds, paper = sorted(part["d"].unique()), PAPER.get(dataset, {})
-
-    def get(name: str, x: str) -> list[float]:
-        return [getattr(by[d, x], name) for d in ds]
+    wide = part.pivot(index="d", columns="learner")  # wide[metric, learner]: a value per d
+    paper = PAPER.get(dataset, {})
 
     def shown(name: str, x: str) -> str:
-        return ", ".join(f"{v:.4f}" for v in get(name, x))
+        return ", ".join(f"{v:.4f}" for v in wide[name, x])
 
     out = []
     for x in ("DRAL", "DSAL"):
-        gaps = [by[d, x].dsol_risk_same_labels - by[d, x].average_risk for d in ds]
-        out.append(Claim(f"with as many labels as {x} asked, DSOL's risk is higher",
-                         "yes" if x in paper.get("fewer_same_labels", "") else None,
-                         f"DSOL minus {x}: {min(gaps):+.4f} to {max(gaps):+.4f}",
-                         min(gaps) > 0))  # fmt: skip
+        gaps = wide["dsol_risk_same_labels", x] - wide["average_risk", x]
+        claim = f"with as many labels as {x} asked, DSOL's risk is higher"
+        stated = "yes" if x in paper.get("fewer_same_labels", "") else None
+        measured = f"DSOL minus {x}: {gaps.min():+.4f} to {gaps.max():+.4f}"
+        out.append(Claim(claim, stated, measured, gaps.min() > 0))
     for key, name in (("risk", "average_risk"), ("labels", "query_rate")):
-        se = [np.hypot(*(getattr(by[d, x], f"{name}_std") / np.sqrt(by[d, x].runs)
-                         for x in ("DSAL", "DRAL"))) for d in ds]  # fmt: skip
-        found = [_compare(*v) for v in zip(get(name, "DSAL"), get(name, "DRAL"), se, strict=True)]
-        claim = paper.get(key)
+        errors = wide[f"{name}_std"] / np.sqrt(wide["runs"])  # standard errors of the means
+        se = np.hypot(errors["DSAL"], errors["DRAL"])
+        found = [_compare(*v) for v in zip(wide[name, "DSAL"], wide[name, "DRAL"], se, strict=True)]
         measured = f"DSAL {shown(name, 'DSAL')}; DRAL {shown(name, 'DRAL')}: " + ", ".join(found)
+        stated = paper.get(key)
+        holds = all(f == (stated or found[0]) for f in found)
         why = ""
-        if key == "labels" and "gamma" in part:
-            bands = ", ".join(f"{4 / by[d, 'DSAL'].gamma:.2g}" for d in ds)
+        if key == "labels" and "gamma" in part and not holds:
+            bands = ", ".join(f"{4 / gamma:.2g}" for gamma in wide["gamma", "DSAL"])
             why = f"DSAL's query band 4 / gamma = {bands} (gamma chosen per d) against DRAL's 2"
-        holds = all(f == (claim or found[0]) for f in found)
-        out.append(Claim(f"DSAL's {WORDS[name]} against DRAL's", claim and f"DSAL {claim}",
-                         measured, holds, "" if holds else why))  # fmt: skip
+        claim = f"DSAL's {WORDS[name]} against DRAL's"
+        out.append(Claim(claim, stated and f"DSAL {stated}", measured, holds, why))
     for name, sign, learners in TRENDS:
+        way = "rises" if sign > 0 else "falls"
         for x in learners:
-            v = get(name, x)
-            way = "rises" if sign > 0 else "falls"
-            holds = all(sign * (b - a) > 0 for a, b in zip(v, v[1:], strict=False))
-            out.append(Claim(f"{x}'s {WORDS[name]} {way} as d rises", way if paper else None,
-                             shown(name, x), holds))  # fmt: skip
-    for what, name in (("misclassifies least", "misclassification_rate"),
-                       ("rejects most", "rejection_rate")):  # fmt: skip
-        top = []
-        for d in ds:
-            values = {x: getattr(by[d, x], name) for x in LEARNERS}
-            top.append((min if "least" in what else max)(values, key=values.__getitem__))
-        out.append(Claim(f"DRAL {what} of the three", "DRAL" if paper else None, ", ".join(top),
-                         all(x == "DRAL" for x in top)))  # fmt: skip
+            holds = bool(np.all(sign * np.diff(wide[name, x]) > 0))
+            claim = f"{x}'s {WORDS[name]} {way} as d rises"
+            out.append(Claim(claim, way if paper else None, shown(name, x), holds))
+    stated = "DRAL" if paper else None
+    top = {
+        "misclassifies least": wide["misclassification_rate"][list(LEARNERS)].idxmin(axis=1),
+        "rejects most": wide["rejection_rate"][list(LEARNERS)].idxmax(axis=1),
+    }
+    for what, learners in top.items():
+        holds = bool((learners == "DRAL").all())
+        out.append(Claim(f"DRAL {what} of the three", stated, ", ".join(learners), holds))
     return out
 
 
 def write_shah_report(
-    results: pd.DataFrame, curves: pd.DataFrame, suite: ShahSuite, out_dir: str | Path, *,
-    missing: dict[str, str] | None = None, minutes: float | None = None,
+    results: pd.DataFrame,
+    curves: pd.DataFrame,
+    suite: ShahSuite,
+    out_dir: str | Path,
+    *,
+    missing: dict[str, str] | None = None,
+    minutes: float | None = None,
     selection: pd.DataFrame | None = None,
-) -> Report:  # fmt: skip
+) -> Report:
     """Write results, curves, ``selection.csv``, ``report.md`` and a PNG per dataset."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    table, figures = summary(results, curves), []
+    table = summary(results, curves)
     took = f", {minutes:.1f} minutes" if minutes is not None else ""
-    lines = [f"# osfb-bench {suite.name}", "", suite.description, "",
-             f"Measured: {int(table['runs'].min()) if len(table) else 0} runs of T = "
-             f"{int(curves['t'].max()) if len(curves) else 0:,} per cell{took}. Means over the "
-             "runs at T (average risk ± its standard deviation over the runs); risk is the "
-             "average L_d over the T trials.", "",
-             *(f"- {name}: not run ({why})" for name, why in (missing or {}).items())]  # fmt: skip
-    palette = colours(LEARNERS)
+    lines = [
+        f"# osfb-bench {suite.name}",
+        "",
+        suite.description,
+        "",
+        f"Measured: {table['runs'].min()} runs of T = {curves['t'].max():,} per cell{took}. Means "
+        "over the runs at T (average risk ± its standard deviation over the runs); risk is the "
+        "average L_d over the T trials.",
+        "",
+        *(f"- {name}: not run ({why})" for name, why in (missing or {}).items()),
+    ]
+    figures = []
     for dataset, part in table.groupby("dataset", sort=False):
-        ran = results[results["dataset"] == dataset]
-        gamma = ran.groupby(["d", "learner"])["gamma"].agg(
-            lambda g: ", ".join(f"{v:g}" for v in g.dropna().unique()) or "-")  # fmt: skip
-        shown = pd.DataFrame({
-            "d": part["d"], "learner": part["learner"], "kernel": ran["kernel"].iloc[0],
-            "gamma": [gamma[d, x] for d, x in zip(part["d"], part["learner"], strict=True)],
-            "average risk": [cell(m, s, digits=".4f") for m, s in
-                             zip(part["average_risk"], part["average_risk_std"], strict=True)],
-            "labels asked": part["query_rate"].map("{:.3f}".format),
-            "misclassified": part["misclassification_rate"].map("{:.4f}".format),
-            "rejected": part["rejection_rate"].map("{:.4f}".format),
-            "DSOL risk, same labels": part["dsol_risk_same_labels"].map("{:.4f}".format),
-        })  # fmt: skip
-        figures.append(plot_panels(curves[curves["dataset"] == dataset], out / f"{dataset}.png",
-                                   title=str(dataset), palette=palette))  # fmt: skip
-        lines += [f"## {dataset}", "", shown.to_markdown(index=False), "",
-                  f"![{dataset}]({figures[-1].name})", ""]  # fmt: skip
+        shown = part[["d", "learner", "kernel"]].assign(
+            gamma=part["gamma"].map("{:g}".format).where(part["gamma"].notna(), "-"),
+            **{
+                "average risk": _cells(part, "average_risk", "average_risk_std"),
+                "labels asked": part["query_rate"].map("{:.3f}".format),
+                "misclassified": part["misclassification_rate"].map("{:.4f}".format),
+                "rejected": part["rejection_rate"].map("{:.4f}".format),
+                "DSOL risk, same labels": part["dsol_risk_same_labels"].map("{:.4f}".format),
+            },
+        )
+        ran = curves[curves["dataset"] == dataset]
+        figure = plot_panels(ran, out / f"{dataset}.png", title=str(dataset))
+        figures.append(figure)
+        lines += [f"## {dataset}", "", shown.to_markdown(index=False), ""]
+        lines += [f"![{dataset}]({figure.name})", ""]
     frames = {"results": results, "curves": curves}
     if selection is not None:
         frames["selection"] = selection
@@ -330,38 +339,43 @@ def write_shah_report(
     return save_report(out, "report.md", "\n".join(lines), frames, figures, selection=selection)
 
 
+def _cells(frame: pd.DataFrame, mean: str, spread: str) -> list[str]:
+    return [cell(m, s, digits=".4f") for m, s in zip(frame[mean], frame[spread], strict=True)]
+
+
 def selection_lines(selection: pd.DataFrame) -> list[str]:
     """Return the selection stage as markdown: validation risk and labels per gamma."""
-    shown = selection[["dataset", "d", "learner"]].assign(
+    shown = selection[KEYS].assign(
         gamma=selection["gamma"].map("{:g}".format),
-        **{"validation risk": [cell(m, s, digits=".4f") for m, s in
-                               zip(selection["average_risk"], selection["risk_se"], strict=True)],
-           "labels asked": selection["query_rate"].map("{:.3f}".format),
-           "chosen": selection["chosen"].map({True: "yes", False: ""})})  # fmt: skip
-    return ["## Selection of gamma (validation seeds)", "",
-            f"{int(selection['runs'].min())} runs per gamma on seeds apart from the reported "
-            "ones; per (dataset, d, learner) the fewest labels among the gammas whose mean "
-            "validation risk is within one standard error (±) of the lowest.", "",
-            shown.to_markdown(index=False)]  # fmt: skip
+        **{
+            "validation risk": _cells(selection, "average_risk", "risk_se"),
+            "labels asked": selection["query_rate"].map("{:.3f}".format),
+            "chosen": selection["chosen"].map({True: "yes", False: ""}),
+        },
+    )
+    return [
+        "## Selection of gamma (validation seeds)",
+        "",
+        f"{selection['runs'].min()} runs per gamma on seeds apart from the reported "
+        "ones; per (dataset, d, learner) the fewest labels among the gammas whose mean "
+        "validation risk is within one standard error (±) of the lowest.",
+        "",
+        shown.to_markdown(index=False),
+    ]
 
 
-def plot_panels(curves: pd.DataFrame, path: str | Path, *, title: str = "",
-                palette: dict[str, str] | None = None) -> Path:  # fmt: skip
+def plot_panels(curves: pd.DataFrame, path: str | Path, *, title: str = "") -> Path:
     """Plot the paper's five panels per d (a row each): mean over runs, band ±1 std."""
-    palette = palette or colours(LEARNERS)
+    palette = colours(LEARNERS)
     ds = sorted(curves["d"].unique())
     figure, axes = panels(len(ds), 5, width=4, height=3.4, dpi=80)
     for row, d in zip(axes, ds, strict=True):
-        for learner, part in curves[curves["d"] == d].groupby("learner", sort=False):
-            colour, label = palette[str(learner)], str(learner)
-            band(row[0], part["n_queries"], part["risk"], part["risk_std"], colour=colour,
-                 label=label)  # fmt: skip
-            for axis, name in zip(row[1:], CURVE_LABELS, strict=True):
-                band(axis, part["t"], part[name], part[f"{name}_std"], colour=colour, label=label)
-        row[0].set(xlabel="labels asked", ylabel=f"d = {d:g}\naverage risk")
-        row[0].set_title("risk against labels asked", fontsize=9)
-        for axis, name in zip(row[1:], CURVE_LABELS.values(), strict=True):
-            axis.set_xlabel("t")
-            axis.set_title(name, fontsize=9)
+        parts = list(curves[curves["d"] == d].groupby("learner", sort=False))
+        for axis, (x, xlabel, y, heading) in zip(row, PANELS, strict=True):
+            for name, part in parts:
+                band(axis, part[x], part[y], part[f"{y}_std"], colour=palette[name], label=name)
+            axis.set_xlabel(xlabel)
+            axis.set_title(heading, fontsize=9)
+        row[0].set_ylabel(f"d = {d:g}\naverage risk")
         row[0].legend(fontsize=8)
     return save(figure, path, title=title)

@@ -30,8 +30,7 @@ def test_every_cell_runs_every_seed_and_files_are_written(result):
     assert len(result.results) == 3 * 3 * 2  # d values x learners x seeds
     assert set(result.results["steps"]) == {300.0}
     names = {path.name for path in result.files}
-    assert names == {"results.csv", "curves.csv", "report.md", "breast_cancer.png",
-                     "selection.csv"}  # fmt: skip
+    assert names == {"results.csv", "curves.csv", "report.md", "breast_cancer.png", "selection.csv"}
     for path in result.files:
         assert path.stat().st_size > 0
     assert result.text.startswith("# osfb-bench tiny")
@@ -69,8 +68,10 @@ def test_gamma_is_chosen_on_validation_seeds_by_risk_then_labels(result):
         assert part["chosen"].sum() == 1
         pick = part[part["chosen"]].iloc[0]
         best = part["average_risk"].min()
-        within = part[part["average_risk"] - best <= part.loc[part["average_risk"].idxmin(),
-                                                              "risk_se"] + 1e-12]  # fmt: skip
+        within = part[
+            part["average_risk"] - best
+            <= part.loc[part["average_risk"].idxmin(), "risk_se"] + 1e-12
+        ]
         assert pick["query_rate"] == within["query_rate"].min()
         ran = result.results[(result.results["d"] == d) & (result.results["learner"] == learner)]
         assert set(ran["gamma"]) == {pick["gamma"]}
@@ -84,9 +85,22 @@ def test_unknown_datasets_are_refused(tmp_path):
 
 
 def test_cli_runs_the_suite_on_the_papers_data_or_says_what_is_missing(tmp_path, capsys):
-    argv = ["run", "shah-reject", "--seeds", "1", "--horizon", "100", "--set", "datasets=phishing",
-            "--set", "gammas=2",
-            "--out", str(tmp_path), "--no-progress", "--data-home"]  # fmt: skip
+    argv = [
+        "run",
+        "shah-reject",
+        "--seeds",
+        "1",
+        "--horizon",
+        "100",
+        "--set",
+        "datasets=phishing",
+        "--set",
+        "gammas=2",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+        "--data-home",
+    ]
     if not SHARED_DATA.is_dir():
         (tmp_path / "nowhere").mkdir()
         assert main([*argv, str(tmp_path / "nowhere")]) == 2
@@ -111,18 +125,32 @@ def test_claims_say_yes_only_where_the_measurement_shows_the_papers_claim():
 
     rows = []
     for i, d in enumerate((0.1, 0.25, 0.4)):
-        for learner, risk, labels, miss, rej in (("DSOL", 0.04, 1.0, 0.02, 0.3),
-                                                 ("DRAL", 0.05, 0.2, 0.01, 0.4),
-                                                 ("DSAL", 0.06, 0.1, 0.03, 0.2)):  # fmt: skip
-            rows.append({"dataset": "phishing", "d": d, "learner": learner, "runs": 100,
-                         "average_risk": risk + i / 100, "average_risk_std": 0.001,
-                         "query_rate": labels - i / 100 * (learner != "DSOL"),
-                         "query_rate_std": 0.001, "misclassification_rate": miss + i / 100,
-                         "rejection_rate": rej - i / 10,
-                         "dsol_risk_same_labels": 0.07 + i / 100})  # fmt: skip
+        for learner, risk, labels, miss, rej in (
+            ("DSOL", 0.04, 1.0, 0.02, 0.3),
+            ("DRAL", 0.05, 0.2, 0.01, 0.4),
+            ("DSAL", 0.06, 0.1, 0.03, 0.2),
+        ):
+            rows.append(
+                {
+                    "dataset": "phishing",
+                    "d": d,
+                    "learner": learner,
+                    "runs": 100,
+                    "average_risk": risk + i / 100,
+                    "average_risk_std": 0.001,
+                    "query_rate": labels - i / 100 * (learner != "DSOL"),
+                    "query_rate_std": 0.001,
+                    "misclassification_rate": miss + i / 100,
+                    "rejection_rate": rej - i / 10,
+                    "dsol_risk_same_labels": 0.07 + i / 100,
+                }
+            )
     text = "\n".join(claims(pd.DataFrame(rows)))
-    cells = [[c.strip() for c in line.split("|")] for line in text.splitlines()
-             if line.startswith("| ") and "claim" not in line]  # fmt: skip
+    cells = [
+        [c.strip() for c in line.split("|")]
+        for line in text.splitlines()
+        if line.startswith("| ") and "claim" not in line
+    ]
     verdict = {c[1]: c[4] for c in cells}
     assert verdict["DSAL's risk against DRAL's"] == "yes"  # 0.06 > 0.05 by 7 s.e.
     assert verdict["DSAL's fraction of labels asked against DRAL's"] == "yes"
