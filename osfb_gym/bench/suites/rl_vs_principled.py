@@ -85,14 +85,9 @@ def _spec(protocol: Protocol, split: str, cells: list[tuple[Any, ...]], seeds: i
         params = dict(regime=regime, split=split, budgets=list(budgets), episodes=protocol.episodes)
         if kind == "rl":
             agent, label = agent.split("+")
+            params |= dict(algo=agent, view=views[label], algo_kwargs=config)
             services = family == "services"  # normalised rewards and stochastic evaluation
-            params |= dict(
-                algo=agent,
-                view=views[label],
-                normalize_reward=services,
-                deterministic=not services,
-                algo_kwargs=config,
-            )
+            params |= dict(normalize_reward=services, deterministic=not services)
         elif kind == "principled":
             params |= dict(agent=agent, agent_params=config)
         runner = f"osfb_gym.bench.experience:{kind}_cell"
@@ -108,8 +103,7 @@ def validation_spec(protocol: Protocol) -> SweepSpec:
     """Stage 1: RL at the smallest budget, principled grids at the largest, validation split."""
     cells = []
     for family, regime in itertools.product(protocol.families, protocol.regimes):
-        views = getattr(protocol, f"{regime}_views")
-        for view, algo in itertools.product(views, protocol.algos):
+        for view, algo in itertools.product(getattr(protocol, f"{regime}_views"), protocol.algos):
             configs = rl_configs(protocol, family, algo)
             agent = f"{algo}+{VIEW_LABELS[view]}"
             cells += [(family, regime, protocol.budgets[:1], "rl", agent, c) for c in configs]
@@ -211,14 +205,9 @@ def protocol(
     from osfb_gym.bench.experience import REGIMES
     from osfb_gym.bench.rl import ALGORITHMS
 
-    views = tuple(VIEW_LABELS)
-    for key, valid in (
-        ("families", tuple(FAMILIES)),
-        ("regimes", REGIMES),
-        ("fixed_views", views),
-        ("resampled_views", views),
-        ("algos", ALGORITHMS),
-    ):
+    views = dict.fromkeys(("fixed_views", "resampled_views"), tuple(VIEW_LABELS))
+    choices = {"families": tuple(FAMILIES), "regimes": REGIMES, **views, "algos": ALGORITHMS}
+    for key, valid in choices.items():
         subset(fields.get(key) or None, valid, f"--set {key}")
     fields |= {k: v for k, v in (("seeds", seeds), ("horizon", horizon)) if v is not None}
     changes: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}

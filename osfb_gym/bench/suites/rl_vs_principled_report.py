@@ -239,11 +239,8 @@ def plot_profiles(
     taus = np.linspace(0.0, 1.5, 31)
     for axis, (regime, part) in zip(axes[0], last.groupby("regime", sort=False), strict=True):
         for name, rows in part.groupby("name", sort=False):
-            columns = [
-                r.sort_values("seed")["normalised"] for _, r in rows.groupby("family", sort=False)
-            ]
-            n = min(len(c) for c in columns)
-            matrix = np.column_stack([np.asarray(c)[:n] for c in columns])
+            runs = rows.pivot(index="seed", columns="family", values="normalised").dropna()
+            matrix = runs[rows["family"].unique()].to_numpy()  # the families in order
             value, low, high = stats.performance_profile(matrix, taus, lower_is_better=True)
             label = f"{name} ({matrix.shape[1]} families)"
             band(axis, taus, value, colour=palette[name], label=label, bounds=(low, high))
