@@ -14,16 +14,6 @@ from osfb_gym.bench.report import Report, band, colours, panels, save, save_repo
 from osfb_gym.bench.suites.rl_vs_principled import NAME, Protocol, choose, scored
 from osfb_gym.core.family import FAMILIES
 
-READING = (
-    "Each verdict compares a run of RL with a run of the principled agent chosen on "
-    "validation (probability of improvement over the 5 runs, bootstrap 95% CI): a CI "
-    "above 0.5 is an RL win, below 0.5 a principled win. In a resampled world a "
-    "principled agent starts every episode afresh, so its score does not depend on N. "
-    "The oracle of reject option is Chow's rule's expected risk, which an episode's "
-    "realised risk can undercut by chance (normalised regrets slightly below 0); apple's "
-    "oracle value is 0, a lower bound (its oracle does not expose the Bayes decision)."
-)
-
 
 def normalise(test: pd.DataFrame) -> pd.DataFrame:
     """Return the test points with normalised regret and total regret over N + T steps.
@@ -71,25 +61,9 @@ def _signal(agent: str, family: str, config: str) -> str:
     return f"env reward, gamma={json.loads(config).get('gamma')}{lump}"
 
 
-def _intro(protocol: Protocol) -> str:
-    p = protocol
-    return (
-        f"Families {', '.join(p.families)}; regimes {', '.join(p.regimes)} (fixed: run s plays "
-        f"world s, its own training seed); RL views fixed {'/'.join(p.fixed_views)}, resampled "
-        f"{'/'.join(p.resampled_views)} (O0 plain, O1 estimator features, O2 feedback); "
-        f"algorithms {', '.join(p.algos)}; budgets N = {', '.join(f'{b:,}' for b in p.budgets)} "
-        f"env steps; {p.seeds} runs per cell; {p.episodes} held-out episodes of {p.horizon} "
-        f"steps; hyperparameters chosen on {p.validation_seeds} validation run(s) (worlds and "
-        "episode seeds apart from the test ones): RL at the smallest budget over gamma x "
-        f"n_steps {list(p.n_steps)} x ent_coef {list(p.ent_coef)}, the principled agents' "
-        "grids at the largest. Principled agents get the same N steps: in a fixed world they "
-        "keep their state across episodes."
-    )
-
-
 def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out: Path) -> Report:
     """Write ``points.csv``, ``rl-vs-principled.md`` and the figures into ``out``."""
-    frame = normalise(test)
+    frame, p = normalise(test), protocol
     chosen = choose(scored(validation))
     principled = chosen[chosen["kind"] == "principled"].sort_values("regret")
     best = principled.groupby(["family", "regime"])["agent"].first().to_dict()
@@ -126,7 +100,16 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
     lines = [
         f"# osfb-bench {NAME}",
         "",
-        _intro(protocol),
+        f"Families {', '.join(p.families)}; regimes {', '.join(p.regimes)} (fixed: run s plays "
+        f"world s, its own training seed); RL views fixed {'/'.join(p.fixed_views)}, resampled "
+        f"{'/'.join(p.resampled_views)} (O0 plain, O1 estimator features, O2 feedback); "
+        f"algorithms {', '.join(p.algos)}; budgets N = {', '.join(f'{b:,}' for b in p.budgets)} "
+        f"env steps; {p.seeds} runs per cell; {p.episodes} held-out episodes of {p.horizon} "
+        f"steps; hyperparameters chosen on {p.validation_seeds} validation run(s) (worlds and "
+        "episode seeds apart from the test ones): RL at the smallest budget over gamma x "
+        f"n_steps {list(p.n_steps)} x ent_coef {list(p.ent_coef)}, the principled agents' "
+        "grids at the largest. Principled agents get the same N steps: in a fixed world they "
+        "keep their state across episodes.",
         f"{len(validation)} validation and {len(test)} test cells, {minutes:.0f} "
         "worker-minutes (wall time of the cells, summed).",
         "",
@@ -134,7 +117,13 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
         "",
         *verdicts(frame, best, top),
         "",
-        READING,
+        "Each verdict compares a run of RL with a run of the principled agent chosen on "
+        "validation (probability of improvement over the 5 runs, bootstrap 95% CI): a CI "
+        "above 0.5 is an RL win, below 0.5 a principled win. In a resampled world a "
+        "principled agent starts every episode afresh, so its score does not depend on N. "
+        "The oracle of reject option is Chow's rule's expected risk, which an episode's "
+        "realised risk can undercut by chance (normalised regrets slightly below 0); apple's "
+        "oracle value is 0, a lower bound (its oracle does not expose the Bayes decision).",
         "",
         "## Deployment score after N env steps of experience",
         "",
