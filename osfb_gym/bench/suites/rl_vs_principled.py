@@ -117,10 +117,8 @@ def validation_spec(protocol: Protocol) -> SweepSpec:
 def scored(rows: pd.DataFrame) -> pd.DataFrame:
     """Return one row per (cell, checkpoint): the means over the scored episodes."""
     out = []
-    for row in rows.itertuples():
-        if not isinstance(getattr(row, "points", None), list):
-            continue  # a constant-policy cell
-        params = json.loads(row.params) if isinstance(row.params, str) else row.params
+    for row in rows[rows["agent"] != "constant"].itertuples():  # the constants have no points
+        params = json.loads(row.params)
         rl = "algo" in params
         agent = f"{params['algo']}+{VIEW_LABELS[params['view']]}" if rl else params["agent"]
         config = params.get("algo_kwargs", params.get("agent_params", {}))
