@@ -63,7 +63,7 @@ def _signal(agent: str, family: str, config: str) -> str:
 
 def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out: Path) -> Report:
     """Write ``points.csv``, ``rl-vs-principled.md`` and the figures into ``out``."""
-    frame, p = normalise(test), protocol
+    frame = normalise(test)
     chosen = choose(scored(validation))
     principled = chosen[chosen["kind"] == "principled"].sort_values("regret")
     best = principled.groupby(["family", "regime"])["agent"].first().to_dict()
@@ -97,6 +97,7 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
         ]
         total += [f"### {family}, {regime} world", "", pd.DataFrame(totals).T.to_markdown(), ""]
     minutes = (test["seconds"].sum() + validation["seconds"].sum()) / 60
+    p = protocol
     lines = [
         f"# osfb-bench {NAME}",
         "",
@@ -141,7 +142,7 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
         *total,
         "## Figures",
         "",
-        *[f"![{p.stem}]({p.name})" for p in figures],
+        *[f"![{path.stem}]({path.name})" for path in figures],
         "",
     ]
     points = frame.drop(columns=[c for c in frame if c.startswith("mean_")])
