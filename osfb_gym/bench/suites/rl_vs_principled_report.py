@@ -178,9 +178,7 @@ def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statis
     An agent has one colour in every panel; RL is drawn solid, principled agents dashed.
     """
     palette = colours(frame["agent"])
-    figure, axes = panels(
-        frame["family"].nunique(), frame["regime"].nunique(), width=4.6, height=3.2, dpi=90
-    )
+    figure, axes = panels(*frame[["family", "regime"]].nunique(), width=4.6, height=3.2, dpi=90)
     groups = frame.groupby(["family", "regime"], sort=False)
     for ((family, regime), part), axis in zip(groups, axes.flat, strict=True):
         for agent, rows in part.groupby("agent", sort=False):
