@@ -35,22 +35,14 @@ QUICK = SweepSpec(
         EnvSpec("MultiServiceChoice-v0", "services (k=10)", {"reference_restarts": 1}),
     ),
     agents=(
-        AgentSpec("Greedy", envs=LENDING_ALL),
-        AgentSpec("Adaptive", envs=LENDING_ALL),
+        *(AgentSpec(name, envs=LENDING_ALL) for name in ("Greedy", "Adaptive")),
         AgentSpec(
             "OneSidedEpsilonGreedy", grid={"alpha": [0.25, 0.5, 1.0, 2.0]}, envs=LENDING_WORLDS
         ),
         AgentSpec("PPO", params={"total_timesteps": 10_000}, envs=(LENDING_ALL[2],)),
-        AgentSpec("Perceptron"),
-        AgentSpec("MarginPerceptron"),
-        AgentSpec("LabelEfficient"),
-        AgentSpec("DSOL"),
-        AgentSpec("DRAL"),
-        AgentSpec("DSAL"),
-        AgentSpec("AcQUIre"),
-        AgentSpec("FairAcQUIre"),
-        AgentSpec("Uniform"),
-        AgentSpec("MaxLossGreedy"),
+        *map(AgentSpec, ("Perceptron", "MarginPerceptron", "LabelEfficient")),  # apple tasting
+        *map(AgentSpec, ("DSOL", "DRAL", "DSAL")),  # reject option
+        *map(AgentSpec, ("AcQUIre", "FairAcQUIre", "Uniform", "MaxLossGreedy")),  # services
     ),
 )
 

@@ -25,16 +25,17 @@ from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.core.family import FAMILIES
 
 NAME = "rl-vs-principled"
-CELLS = "osfb_gym.bench.experience:"
 VIEW_LABELS = {"plain": "O0", "features": "O1", "feedback": "O2"}
 #: principled agents and their validation grids, per family
 PRINCIPLED: dict[str, dict[str, dict[str, list[Any]]]] = {
     "lending": {"Greedy": {}, "Adaptive": {"rho": [0.0625, 0.25, 1.0]}},
-    "apple": {"MarginPerceptron": {"m": [0.5, 2.0, 8.0]},
-              "LabelEfficient": {"beta": [0.25, 1.0, 4.0]}},
+    "apple": {
+        "MarginPerceptron": {"m": [0.5, 2.0, 8.0]},
+        "LabelEfficient": {"beta": [0.25, 1.0, 4.0]},
+    },
     "reject": {"DSOL": {}, "DRAL": {}, "DSAL": {"gamma": [1.0, 2.0, 4.0]}},
     "services": {"AcQUIre": {}, "Uniform": {}, "MaxLossGreedy": {}},
-}  # fmt: skip
+}
 #: RL's gammas: 0 where a decision's reward does not depend on later ones; reject's hidden
 #: losses arrive at the episode's end, so its grid is with and without discount
 GAMMAS = {"reject": [0.99, 1.0], "services": [0.99, 1.0]}
@@ -43,7 +44,10 @@ ENV_KWARGS = {"services": {"n_users": 40, "n_services": 5, "reference_restarts":
 
 @dataclass(frozen=True)
 class Protocol:
-    """What a run covers; every field is a ``--set`` setting (lists comma-separated)."""
+    """What a run covers; every field is a ``--set`` setting (lists comma-separated).
+
+    RL gets the views ``fixed_views`` in the fixed world, ``resampled_views`` in the other.
+    """
 
     #: about an hour of a shared 2-core machine; apple and services cost as much again each
     families: tuple[str, ...] = ("lending", "reject")
@@ -60,84 +64,82 @@ class Protocol:
     ent_coef: tuple[float, ...] = (0.0,)
     batch_size: int = 128
 
-    def views(self, regime: str) -> tuple[str, ...]:
-        """Return the observation views RL gets in ``regime``."""
-        return self.fixed_views if regime == "fixed" else self.resampled_views
-
 
 def rl_configs(protocol: Protocol, family: str, algo: str = "PPO") -> list[dict[str, Any]]:
     """Return the RL grid of ``family``: gamma x n_steps x ent_coef (DQN: gamma only)."""
-    configs = []
-    for gamma in GAMMAS.get(family, [0.0, 0.99]):
-        if algo == "DQN":
-            configs.append({"gamma": gamma})
-            continue
-        for n_steps, ent_coef in itertools.product(protocol.n_steps, protocol.ent_coef):
-            config = {"gamma": gamma, "n_steps": n_steps, "ent_coef": ent_coef}
-            if algo != "A2C":
-                config["batch_size"] = protocol.batch_size
-            configs.append(config)
-    return configs
+    gammas = [{"gamma": gamma} for gamma in GAMMAS.get(family, [0.0, 0.99])]
+    if algo == "DQN":
+        return gammas
+    batch = {} if algo == "A2C" else {"batch_size": protocol.batch_size}
+    grid = itertools.product(gammas, protocol.n_steps, protocol.ent_coef)
+    return [{**gamma, "n_steps": n, "ent_coef": ent, **batch} for gamma, n, ent in grid]
 
 
-def _agent(kind: str, name: str, family: str, regime: str, split: str,
-           budgets: tuple[int, ...], episodes: int, **params: Any) -> AgentSpec:  # fmt: skip
-    """One cell kind (``rl``, ``principled``, ``constant``) of ``family`` in a regime and split."""
-    common = {"regime": regime, "split": split, "budgets": list(budgets), "episodes": episodes}
-    return AgentSpec(name, {**common, **params}, envs=(family,), runner=f"{CELLS}{kind}_cell")
+def _spec(protocol: Protocol, split: str, cells: list[tuple[Any, ...]], seeds: int) -> SweepSpec:
+    """Return the sweep of ``cells`` on ``split``: (family, regime, budgets, kind, agent, config).
 
-
-def _rl(protocol: Protocol, family: str, regime: str, split: str, budgets: tuple[int, ...],
-        view: str, algo: str, config: dict[str, Any]) -> AgentSpec:  # fmt: skip
-    services = family == "services"  # normalised rewards and stochastic evaluation
-    return _agent("rl", algo, family, regime, split, budgets, protocol.episodes, algo=algo,
-                  view=view, normalize_reward=services, deterministic=not services,
-                  algo_kwargs=config)  # fmt: skip
-
-
-def _spec(protocol: Protocol, agents: list[AgentSpec], seeds: int) -> SweepSpec:
-    envs = tuple(EnvSpec(FAMILIES[family].env_id, family,
-                         dict(ENV_KWARGS.get(family, {"horizon": protocol.horizon})))
-                 for family in protocol.families)  # fmt: skip
-    return SweepSpec(NAME, envs, tuple(agents), tuple(range(seeds)))
+    ``kind`` is ``rl`` (``agent`` reads ALGO+<view label>), ``principled`` or ``constant``.
+    """
+    agents, views = [], {label: view for view, label in VIEW_LABELS.items()}
+    for family, regime, budgets, kind, agent, config in cells:
+        params = dict(regime=regime, split=split, budgets=list(budgets), episodes=protocol.episodes)
+        if kind == "rl":
+            agent, label = agent.split("+")
+            params |= dict(algo=agent, view=views[label], algo_kwargs=config)
+            services = family == "services"  # normalised rewards and stochastic evaluation
+            params |= dict(normalize_reward=services, deterministic=not services)
+        elif kind == "principled":
+            params |= dict(agent=agent, agent_params=config)
+        runner = f"osfb_gym.bench.experience:{kind}_cell"
+        agents.append(AgentSpec(agent, params, envs=(family,), runner=runner))
+    horizon = {"horizon": protocol.horizon}
+    envs = [
+        EnvSpec(FAMILIES[f].env_id, f, dict(ENV_KWARGS.get(f, horizon))) for f in protocol.families
+    ]
+    return SweepSpec(NAME, tuple(envs), tuple(agents), tuple(range(seeds)))
 
 
 def validation_spec(protocol: Protocol) -> SweepSpec:
     """Stage 1: RL at the smallest budget, principled grids at the largest, validation split."""
-    agents = []
+    cells = []
     for family, regime in itertools.product(protocol.families, protocol.regimes):
-        for view, algo in itertools.product(protocol.views(regime), protocol.algos):
-            for config in rl_configs(protocol, family, algo):
-                agents.append(_rl(protocol, family, regime, "validation", protocol.budgets[:1],
-                                  view, algo, config))  # fmt: skip
+        for view, algo in itertools.product(getattr(protocol, f"{regime}_views"), protocol.algos):
+            configs = rl_configs(protocol, family, algo)
+            agent = f"{algo}+{VIEW_LABELS[view]}"
+            cells += [(family, regime, protocol.budgets[:1], "rl", agent, c) for c in configs]
         for name, grid in PRINCIPLED[family].items():
-            agents += [_agent("principled", name, family, regime, "validation",
-                              protocol.budgets[-1:], protocol.episodes, agent=name,
-                              agent_params=dict(zip(grid, values, strict=True)))
-                       for values in itertools.product(*grid.values())]  # fmt: skip
-    return _spec(protocol, agents, protocol.validation_seeds)
+            for values in itertools.product(*grid.values()):
+                config = dict(zip(grid, values, strict=True))
+                cells.append((family, regime, protocol.budgets[-1:], "principled", name, config))
+    return _spec(protocol, "validation", cells, protocol.validation_seeds)
 
 
 def scored(rows: pd.DataFrame) -> pd.DataFrame:
     """Return one row per (cell, checkpoint): the means over the scored episodes."""
     out = []
-    for row in rows.itertuples():
-        params = json.loads(row.params) if isinstance(row.params, str) else row.params
-        if "points" not in row._fields or not isinstance(row.points, list):
-            continue  # a constant-policy cell
+    for row in rows[rows["agent"] != "constant"].itertuples():  # the constants have no points
+        params = json.loads(row.params)
         rl = "algo" in params
+        agent = f"{params['algo']}+{VIEW_LABELS[params['view']]}" if rl else params["agent"]
+        config = params.get("algo_kwargs", params.get("agent_params", {}))
         for point in row.points:
-            out.append({
-                "family": row.setting, "regime": params["regime"], "split": params["split"],
-                "agent": f"{params['algo']}+{VIEW_LABELS[params['view']]}" if rl
-                else params["agent"], "kind": "rl" if rl else "principled",
-                "view": params.get("view", ""), "config": json.dumps(
-                    params.get("algo_kwargs", params.get("agent_params", {})), sort_keys=True),
-                "seed": row.seed, "budget": point["budget"],
-                **{k: float(np.mean(point[k])) for k in ("objective", "oracle", "regret")},
-                "train_regret": point["train_regret"], "steps_per_episode": point["steps"],
-                **{k: v for k, v in point.items() if k.startswith("mean_")},
-            })  # fmt: skip
+            out.append(
+                {
+                    "family": row.setting,
+                    "regime": params["regime"],
+                    "split": params["split"],
+                    "agent": agent,
+                    "kind": "rl" if rl else "principled",
+                    "view": params.get("view", ""),
+                    "config": json.dumps(config, sort_keys=True),
+                    "seed": row.seed,
+                    "budget": point["budget"],
+                    **{k: float(np.mean(point[k])) for k in ("objective", "oracle", "regret")},
+                    "train_regret": point["train_regret"],
+                    "steps_per_episode": point["steps"],
+                    **{k: v for k, v in point.items() if k.startswith("mean_")},
+                }
+            )
     return pd.DataFrame(out)
 
 
@@ -151,26 +153,24 @@ def choose(validation: pd.DataFrame) -> pd.DataFrame:
 
 def test_spec(protocol: Protocol, chosen: pd.DataFrame) -> SweepSpec:
     """Stage 2: the chosen configurations on the test split, and the constant policies."""
-    agents, views = [], {label: view for view, label in VIEW_LABELS.items()}
-    for pick in chosen.itertuples():
-        config = json.loads(pick.config)
-        if pick.kind == "rl":
-            algo, label = pick.agent.split("+")
-            agents.append(_rl(protocol, pick.family, pick.regime, "test", protocol.budgets,
-                              views[label], algo, config))  # fmt: skip
-        else:
-            agents.append(_agent("principled", pick.agent, pick.family, pick.regime, "test",
-                                 protocol.budgets, protocol.episodes, agent=pick.agent,
-                                 agent_params=config))  # fmt: skip
+    cells = [
+        (pick.family, pick.regime, protocol.budgets, pick.kind, pick.agent, json.loads(pick.config))
+        for pick in chosen.itertuples()
+    ]
     for family, regime in itertools.product(protocol.families, protocol.regimes):
-        agents.append(_agent("constant", "constant", family, regime, "test",
-                             protocol.budgets[:1], protocol.episodes))  # fmt: skip
-    return _spec(protocol, agents, protocol.seeds)
+        cells.append((family, regime, protocol.budgets[:1], "constant", "constant", None))
+    return _spec(protocol, "test", cells, protocol.seeds)
 
 
-def run(suite: str | Protocol, out_dir: str | Path, *, seeds: int | Sequence[int] | None = None,
-        horizon: int | None = None, data_home: str | None = None,
-        **given: Any) -> Report:  # fmt: skip
+def run(
+    suite: str | Protocol,
+    out_dir: str | Path,
+    *,
+    seeds: int | Sequence[int] | None = None,
+    horizon: int | None = None,
+    data_home: str | None = None,
+    **given: Any,
+) -> Report:
     """Run both stages of ``suite`` (its name: the default protocol) into ``out_dir``; report.
 
     ``seeds``: runs per cell; ``data_home`` is unused.
@@ -182,16 +182,20 @@ def run(suite: str | Protocol, out_dir: str | Path, *, seeds: int | Sequence[int
     from osfb_gym.bench.suites.rl_vs_principled_report import report
 
     fields = {key: given.pop(key) for key in list(given) if key in Protocol.__dataclass_fields__}
-    chosen = protocol(seeds if seeds is None or isinstance(seeds, int) else len(seeds), horizon,
-                      None if isinstance(suite, str) else suite, **fields)  # fmt: skip
+    runs = seeds if seeds is None or isinstance(seeds, int) else len(seeds)
+    chosen = protocol(runs, horizon, None if isinstance(suite, str) else suite, **fields)
     out, engine = Path(out_dir), {"chunk_size": 1, **given}
     validation = run_cells(validation_spec(chosen), out, **engine)[0]
     test = run_cells(test_spec(chosen, choose(scored(validation))), out, **engine)[0]
     return report(test, validation, chosen, out)
 
 
-def protocol(seeds: int | None = None, horizon: int | None = None, base: Protocol | None = None,
-             **fields: Any) -> Protocol:  # fmt: skip
+def protocol(
+    seeds: int | None = None,
+    horizon: int | None = None,
+    base: Protocol | None = None,
+    **fields: Any,
+) -> Protocol:
     """Return ``base`` (default: :class:`Protocol`) with ``fields``, ``seeds`` runs and ``horizon``.
 
     A name not among its choices (a family, regime, view or algorithm) raises naming them.
@@ -199,9 +203,9 @@ def protocol(seeds: int | None = None, horizon: int | None = None, base: Protoco
     from osfb_gym.bench.experience import REGIMES
     from osfb_gym.bench.rl import ALGORITHMS
 
-    for key, valid in (("families", tuple(FAMILIES)), ("regimes", REGIMES),
-                       ("fixed_views", tuple(VIEW_LABELS)), ("resampled_views", tuple(VIEW_LABELS)),
-                       ("algos", ALGORITHMS)):  # fmt: skip
+    views = dict.fromkeys(("fixed_views", "resampled_views"), tuple(VIEW_LABELS))
+    choices = {"families": tuple(FAMILIES), "regimes": REGIMES, **views, "algos": ALGORITHMS}
+    for key, valid in choices.items():
         subset(fields.get(key) or None, valid, f"--set {key}")
     fields |= {k: v for k, v in (("seeds", seeds), ("horizon", horizon)) if v is not None}
     changes: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}

@@ -21,9 +21,14 @@ from osfb_gym.core.family import FAMILIES  # noqa: E402
 from osfb_gym.runner import EpisodeRecorder, evaluate  # noqa: E402
 
 TINY = Protocol(
-    families=("lending",), budgets=(20, 40), seeds=2, episodes=2, horizon=10, n_steps=(10,),
+    families=("lending",),
+    budgets=(20, 40),
+    seeds=2,
+    episodes=2,
+    horizon=10,
+    n_steps=(10,),
     batch_size=10,
-)  # fmt: skip
+)
 
 
 @pytest.fixture(scope="module")
@@ -83,13 +88,24 @@ def test_principled_agents_keep_their_state_in_a_fixed_world():
     from agents.lending import Greedy
     from osfb_gym.bench.experience import TRAIN_BASE
 
-    params = {"regime": "fixed", "split": "test", "budgets": [20], "episodes": 2,
-              "agent": "Greedy", "agent_params": {}}  # fmt: skip
+    params = {
+        "regime": "fixed",
+        "split": "test",
+        "budgets": [20],
+        "episodes": 2,
+        "agent": "Greedy",
+        "agent_params": {},
+    }
     cell = Cell("lending", "OneSidedLending-v0", {"horizon": 10}, "Greedy", params, 3)
     points = principled_cell(cell)["points"]
     kwargs = {"horizon": 10, "world_seed": 3}
-    played = evaluate("OneSidedLending-v0", Greedy(), [TRAIN_BASE + 30_000, TRAIN_BASE + 30_001],
-                      env_kwargs=kwargs, keep_agent=True)  # fmt: skip
+    played = evaluate(
+        "OneSidedLending-v0",
+        Greedy(),
+        [TRAIN_BASE + 30_000, TRAIN_BASE + 30_001],
+        env_kwargs=kwargs,
+        keep_agent=True,
+    )
     assert points[1]["train_regret"] == pytest.approx(played["cumulative_loss"].sum())
     assert points[1]["train_episodes"] == 2
     # with no experience every test episode starts afresh
@@ -150,9 +166,10 @@ def test_agents_do_not_import_the_bench():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-TINY_CLI = ["--seeds", "2", "--horizon", "10", "--no-progress", "--set", "families=lending",
-            "--set", "budgets=20,40", "--set", "episodes=2", "--set", "n_steps=10",
-            "--set", "batch_size=10"]  # fmt: skip
+TINY_CLI = (
+    "--seeds 2 --horizon 10 --no-progress --set families=lending --set budgets=20,40 "
+    "--set episodes=2 --set n_steps=10 --set batch_size=10"
+).split()
 
 
 def _measured(out):
@@ -172,8 +189,8 @@ def test_kill_9_then_resume_gives_the_cells_of_an_uninterrupted_run(tmp_path):
 
     root = Path(__file__).resolve().parents[4]
     out = tmp_path / "killed"
-    command = [sys.executable, "-m", "osfb_gym.cli", "run", "rl-vs-principled", "--out", str(out),
-               "--workers", "2", *TINY_CLI]  # fmt: skip
+    arguments = ["run", "rl-vs-principled", "--out", str(out), "--workers", "2", *TINY_CLI]
+    command = [sys.executable, "-m", "osfb_gym.cli", *arguments]
     env = {**os.environ, "PYTHONPATH": str(root)}
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, cwd=root)
     deadline = time.monotonic() + 300
@@ -184,8 +201,7 @@ def test_kill_9_then_resume_gives_the_cells_of_an_uninterrupted_run(tmp_path):
     process.wait()
     before = _measured(out)
     assert before
-    subprocess.run([*command, "--resume"], env=env, check=True, stdout=subprocess.DEVNULL,
-                   cwd=root)  # fmt: skip
+    subprocess.run([*command, "--resume"], env=env, check=True, stdout=subprocess.DEVNULL, cwd=root)
     after = _measured(out)
     assert all(after[key] == row for key, row in before.items())  # kept, not recomputed
     from osfb_gym.cli import main
@@ -200,8 +216,8 @@ def test_ray_gives_the_cells_of_local_processes(tmp_path):
     from osfb_gym.cli import main
 
     assert main(["run", "rl-vs-principled", "--out", str(tmp_path / "local"), *TINY_CLI]) == 0
-    assert main(["run", "rl-vs-principled", "--out", str(tmp_path / "ray"), "--executor", "ray",
-                 "--workers", "2", *TINY_CLI]) == 0  # fmt: skip
+    ray = ["--executor", "ray", "--workers", "2", *TINY_CLI]
+    assert main(["run", "rl-vs-principled", "--out", str(tmp_path / "ray"), *ray]) == 0
     assert _measured(tmp_path / "local") == _measured(tmp_path / "ray")
 
 
@@ -223,11 +239,23 @@ def test_an_agent_has_one_colour_in_every_panel(tmp_path, monkeypatch):
     from osfb_gym.bench.suites import rl_vs_principled_report as module
 
     # PPO+O1 only in the resampled panel: index-based colours gave it PPO+O0's elsewhere
-    rows = [{"family": "lending", "regime": regime, "agent": agent, "budget": budget, "seed": s,
-             "normalised": 0.1 * s + budget / 1000}
-            for regime, agents in (("fixed", ["Greedy", "PPO+O0"]),
-                                   ("resampled", ["PPO+O1", "Greedy", "PPO+O0"]))
-            for agent in agents for budget in (0, 10) for s in range(3)]  # fmt: skip
+    rows = [
+        {
+            "family": "lending",
+            "regime": regime,
+            "agent": agent,
+            "budget": budget,
+            "seed": s,
+            "normalised": 0.1 * s + budget / 1000,
+        }
+        for regime, agents in (
+            ("fixed", ["Greedy", "PPO+O0"]),
+            ("resampled", ["PPO+O1", "Greedy", "PPO+O0"]),
+        )
+        for agent in agents
+        for budget in (0, 10)
+        for s in range(3)
+    ]
     figures = []
     monkeypatch.setattr(module, "save", lambda figure, path: figures.append(figure) or path)
     module.plot_curves(pd.DataFrame(rows), tmp_path / "c.png", "normalised", "regret", "mean")
