@@ -29,8 +29,26 @@ REUTERS_TOPICS = tuple(topic for topic in PAPER_TOPICS if topic in R8_TOPICS)
 THRESHOLD_BIASES = (0.0, 0.008, 0.016, 0.032, 0.064, 0.128, 0.25, 0.75, 1.0)  # threshold = -b
 PERCEPTRON_WEIGHTS = tuple(2.0**k for k in range(8))  # Table 3: c_pos, c_neg = 1
 #: Table 3's C_neg with C_pos = 100, "from 0.001 to 128 in rough power of two increments"
-SVM_WEIGHTS_PAPER = (0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.25, 0.5,
-                     1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)  # fmt: skip
+SVM_WEIGHTS_PAPER = (
+    0.001,
+    0.002,
+    0.004,
+    0.008,
+    0.016,
+    0.032,
+    0.064,
+    0.128,
+    0.25,
+    0.5,
+    1.0,
+    2.0,
+    4.0,
+    8.0,
+    16.0,
+    32.0,
+    64.0,
+    128.0,
+)
 SVM_WEIGHTS = (0.064, 0.25, 1.0, 4.0, 16.0, 64.0, 128.0)  # below 0.064 the SVM tastes everything
 SVM_C = 100.0
 LEARNERS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -68,14 +86,20 @@ class SculleySuite:
 
 SCULLEY_SUITES = {
     "sculley-spam": SculleySuite(
-        "sculley-spam", "Table 1 of Sculley (2007): spam (ham positive) under one-sided feedback, "
-        "unmodified / Label Efficient / Apple Tasting / full feedback; sms_spam, spambase."),
+        "sculley-spam",
+        "Table 1 of Sculley (2007): spam (ham positive) under one-sided feedback, "
+        "unmodified / Label Efficient / Apple Tasting / full feedback; sms_spam, spambase.",
+    ),
     "sculley-reuters": SculleySuite(
-        "sculley-reuters", "Tables 2-3 of Sculley (2007): R8 topics one vs rest, best F1 over "
+        "sculley-reuters",
+        "Tables 2-3 of Sculley (2007): R8 topics one vs rest, best F1 over "
         "threshold biases and example weights; Online SVM and Perceptron with margins.",
-        datasets=REUTERS_TOPICS, learners=("svm", "margin_perceptron"), betas=(1e-4,),
-        text={"features": "counts", "dim": 4096}),  # the paper's stemmed words are not built
-}  # fmt: skip
+        datasets=REUTERS_TOPICS,
+        learners=("svm", "margin_perceptron"),
+        betas=(1e-4,),
+        text={"features": "counts", "dim": 4096},
+    ),  # the paper's stemmed words are not built
+}
 
 
 def learner_params(learner: str, strategy: str = "none", **extra: Any) -> tuple[str, dict]:
@@ -118,27 +142,40 @@ def _agent(tags: dict, envs: tuple[str, ...], learner: str, strategy: str, **ext
     return AgentSpec(*learner_params(learner, strategy, **extra), envs=envs, tags=tags)
 
 
-def spam_stages(suite: SculleySuite, datasets: Sequence[str], env_extra: dict,
-                beta: dict | None) -> SweepSpec:  # fmt: skip
+def spam_stages(
+    suite: SculleySuite, datasets: Sequence[str], env_extra: dict, beta: dict | None
+) -> SweepSpec:
     """Table 1's stages: the tuning of ``beta`` (``beta`` None), else the reported episodes."""
     envs, agents, phase = [], [], "tune" if beta is None else "eval"
     rows = {"rows": suite.rows[beta is not None]}
     for dataset in datasets:
         labels = {fb: f"{dataset} {fb}" for fb in ("one_sided", "full")}
-        envs += [EnvSpec(ENV_ID, labels[fb], spam_env(dataset, fb, suite, **env_extra, **rows),
-                         {"dataset": dataset})
-                 for fb in (labels if beta is not None else ("one_sided",))]  # fmt: skip
+        envs += [
+            EnvSpec(
+                ENV_ID,
+                labels[fb],
+                spam_env(dataset, fb, suite, **env_extra, **rows),
+                {"dataset": dataset},
+            )
+            for fb in (labels if beta is not None else ("one_sided",))
+        ]
         for learner in suite.learners:
             runs: list[tuple[str, float | None]]
             if beta is None:  # Label Efficient at every beta of the grid
                 runs = [("label_efficient", b) for b in suite.betas if learner != "perceptron_bias"]
             else:  # every variant, Label Efficient at its chosen beta
                 variants = ("one_sided", "full") if learner == "perceptron_bias" else VARIANTS
-                runs = [(v, beta[(dataset, learner)] if v == "label_efficient" else None)
-                        for v in variants]  # fmt: skip
+                runs = [
+                    (v, beta[(dataset, learner)] if v == "label_efficient" else None)
+                    for v in variants
+                ]
             for variant, b in runs:
-                tag = {"learner": learner, "variant": variant, "phase": phase,
-                       "beta": float("nan") if b is None else b}  # fmt: skip
+                tag = {
+                    "learner": learner,
+                    "variant": variant,
+                    "phase": phase,
+                    "beta": float("nan") if b is None else b,
+                }
                 env = labels["full" if variant == "full" else "one_sided"]
                 strategy = variant if variant in WRAPPERS else "none"
                 extra = {} if b is None else {"beta": b}
@@ -155,15 +192,30 @@ def reuters_grid(suite: SculleySuite, learner: str) -> list[tuple[str, float]]:
 
 def reuters_stages(suite: SculleySuite, topics: Sequence[str], env_extra: dict):
     """Tables 2-3: one stage per learner (the SVM runs only its first seeds)."""
-    envs = tuple(EnvSpec(ENV_ID, topic, {"dataset": "reuters_r8", "topic": topic, "rows": "train",
-                                         "first_positive_first": True, **suite.text, **env_extra},
-                         {"topic": topic})
-                 for topic in topics)  # fmt: skip
+    envs = tuple(
+        EnvSpec(
+            ENV_ID,
+            topic,
+            {
+                "dataset": "reuters_r8",
+                "topic": topic,
+                "rows": "train",
+                "first_positive_first": True,
+                **suite.text,
+                **env_extra,
+            },
+            {"topic": topic},
+        )
+        for topic in topics
+    )
     for learner in suite.learners:
         agents = []
         for weighting, value in reuters_grid(suite, learner):
-            extra: dict[str, Any] = {"threshold": -float(value)} if weighting == "threshold" else {
-                "class_weight": {0: value / SVM_C} if learner == "svm" else {1: value}}  # fmt: skip
+            extra: dict[str, Any] = (
+                {"threshold": -float(value)}
+                if weighting == "threshold"
+                else {"class_weight": {0: value / SVM_C} if learner == "svm" else {1: value}}
+            )
             for method in METHODS:
                 tag = {"learner": learner, "method": method, "weighting": weighting, "value": value}
                 beta = {"beta": suite.betas[0]} if method == "label_efficient" else {}
@@ -180,8 +232,13 @@ def best_beta(tuning: pd.DataFrame) -> dict[tuple[str, str], float]:
     ...                         "f1": [0.6, 0.6, 0.5, 0.7]}))
     {('d', 'svm'): 0.1}
     """
-    best = tuned(tuning.sort_values("beta", kind="stable"), "f1", lower_is_better=False,
-                 by=("dataset", "learner"), over="beta")  # fmt: skip
+    best = tuned(
+        tuning.sort_values("beta", kind="stable"),
+        "f1",
+        lower_is_better=False,
+        by=("dataset", "learner"),
+        over="beta",
+    )
     chosen = best.groupby(["dataset", "learner"])["beta"].first()
     return {key: float(beta) for key, beta in chosen.items()}
 
@@ -208,14 +265,21 @@ def run_sculley(
     checks only); ``engine`` goes to :func:`~osfb_gym.bench.run.run_cells`.
     """
     base, datasets = SCULLEY_SUITES[name], datasets if topics is None else topics
-    suite = replace(base, seeds=base.seeds if seeds is None else tuple(seeds),
-                    datasets=subset(datasets, base.datasets if base.spam else R8_TOPICS,
-                                     "datasets" if base.spam else "topics"),
-                    learners=subset(learners, base.learners, "learners"),
-                    svm_seeds=base.svm_seeds if svm_seeds is None else int(svm_seeds),
-                    svm_weights=SVM_WEIGHTS_PAPER if full_grid else base.svm_weights)  # fmt: skip
-    found, missing = datasets_found(suite.datasets if base.spam else ["reuters_r8"], data_home,
-                                    name)  # fmt: skip
+    suite = replace(
+        base,
+        seeds=base.seeds if seeds is None else tuple(seeds),
+        datasets=subset(
+            datasets,
+            base.datasets if base.spam else R8_TOPICS,
+            "datasets" if base.spam else "topics",
+        ),
+        learners=subset(learners, base.learners, "learners"),
+        svm_seeds=base.svm_seeds if svm_seeds is None else int(svm_seeds),
+        svm_weights=SVM_WEIGHTS_PAPER if full_grid else base.svm_weights,
+    )
+    found, missing = datasets_found(
+        suite.datasets if base.spam else ["reuters_r8"], data_home, name
+    )
     extra = {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v is not None}
     out, started = Path(out_dir), time.perf_counter()
 
@@ -227,10 +291,19 @@ def run_sculley(
         tuning = run(spam_stages(suite, found, extra, None))
         results = pd.concat([tuning, run(spam_stages(suite, found, extra, best_beta(tuning)))])
         order = {v: i for i, v in enumerate(("tune", *found, *suite.learners, *VARIANTS))}
-        results = results.sort_values(["phase", "dataset", "learner", "variant"], kind="stable",
-                                      key=lambda column: column.map(order))  # fmt: skip
+        results = results.sort_values(
+            ["phase", "dataset", "learner", "variant"],
+            kind="stable",
+            key=lambda column: column.map(order),
+        )
     else:
         results = pd.concat([run(stage) for stage in reuters_stages(suite, suite.datasets, extra)])
-    return write_report(suite, results.reset_index(drop=True), out, data_home=data_home,
-                        missing=missing, horizon=horizon,
-                        minutes=(time.perf_counter() - started) / 60)  # fmt: skip
+    return write_report(
+        suite,
+        results.reset_index(drop=True),
+        out,
+        data_home=data_home,
+        missing=missing,
+        horizon=horizon,
+        minutes=(time.perf_counter() - started) / 60,
+    )

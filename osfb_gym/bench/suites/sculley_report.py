@@ -20,8 +20,20 @@ from osfb_gym.bench.report import Claim, Report, claims_table, published, save_r
 PAPER_TOPICS: dict[str, float] = dict(published("sculley_topics").itertuples(index=False))
 SPAM_CORPORA = {"trec05p-1": (92189, 0.43), "trec06p": (37822, 0.34)}  # size, ham rate (6.1)
 LOCKUP_RECALL = 0.1  # an episode below this recall rejects (and so never sees) nearly all ham
-METRICS = ["tp", "fp", "tn", "fn", "precision", "recall", "f1", "label_requests",
-           "tasted_negatives", "sampled", "updates", "seconds"]  # fmt: skip
+METRICS = [
+    "tp",
+    "fp",
+    "tn",
+    "fn",
+    "precision",
+    "recall",
+    "f1",
+    "label_requests",
+    "tasted_negatives",
+    "sampled",
+    "updates",
+    "seconds",
+]
 NAMES = {
     "svm": "Online SVM",
     "margin_perceptron": "Perceptron with margins",
@@ -59,9 +71,16 @@ def published_reuters() -> tuple[pd.DataFrame, pd.DataFrame]:
     return table[list(PAPER_TOPICS)], table[["avg"]]
 
 
-def write_report(suite: Any, results: pd.DataFrame, out_dir: str | Path, *,
-                 data_home: str | None = None, missing: dict[str, str] | None = None,
-                 horizon: int | None = None, minutes: float | None = None) -> Report:  # fmt: skip
+def write_report(
+    suite: Any,
+    results: pd.DataFrame,
+    out_dir: str | Path,
+    *,
+    data_home: str | None = None,
+    missing: dict[str, str] | None = None,
+    horizon: int | None = None,
+    minutes: float | None = None,
+) -> Report:
     """Summarise ``results`` (a run's rows, or a saved ``results.csv``) and write the files."""
     if suite.spam:
         summary, name = spam_summary(results), "summary"
@@ -72,14 +91,24 @@ def write_report(suite: Any, results: pd.DataFrame, out_dir: str | Path, *,
         claims = reuters_claims(summary)
         lines = _reuters_page(suite, summary, results, data_home)
     lines += ["## Claims", "", claims_table(claims), ""]
-    lines += ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in (missing or {}).items()),
-              ""] if missing else []  # fmt: skip
+    lines += (
+        ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in (missing or {}).items()), ""]
+        if missing
+        else []
+    )
     if horizon is not None:
         lines += [f"Streams truncated to {horizon} steps: not the paper's protocol.", ""]
     if minutes is not None:
         lines += [f"Run time: {minutes:.1f} min ({len(results)} episodes).", ""]
-    return save_report(out_dir, "table.md", "\n".join(lines), {"results": results, name: summary},
-                       summary=summary, claims=claims, missing=missing or {})  # fmt: skip
+    return save_report(
+        out_dir,
+        "table.md",
+        "\n".join(lines),
+        {"results": results, name: summary},
+        summary=summary,
+        claims=claims,
+        missing=missing or {},
+    )
 
 
 # --------------------------------------------------------------------------- Table 1
@@ -97,7 +126,8 @@ def spam_summary(results: pd.DataFrame) -> pd.DataFrame:
     summary["beta"] = grouped["beta"].first()
     summary["seeds"] = grouped["seed"].count()
     locked = reported[reported["recall"] < LOCKUP_RECALL].groupby(
-        ["dataset", "learner", "variant"], sort=False)["seed"]  # fmt: skip
+        ["dataset", "learner", "variant"], sort=False
+    )["seed"]
     locked = locked.agg(lambda seeds: " ".join(str(int(s)) for s in seeds))
     summary["lockup_seeds"] = [locked.get(key, "") for key in summary.index]
     return summary
@@ -112,17 +142,32 @@ def spam_table(summary: pd.DataFrame, dataset: str) -> pd.DataFrame:
     """Table 1 for ``dataset``: a row per (learner, variant), ours (trec05p-1 / trec06p)."""
     rows = []
     for (_, learner, variant), cell in summary.xs(dataset, drop_level=False).iterrows():  # type: ignore[misc]
-        label = f"Label Efficient (β={cell['beta']:g})" if variant == "label_efficient" else (
-            "No margins" if learner.startswith("perceptron") and variant == "one_sided"
-            else ROW_LABELS[variant])  # fmt: skip
+        label = (
+            f"Label Efficient (β={cell['beta']:g})"
+            if variant == "label_efficient"
+            else (
+                "No margins"
+                if learner.startswith("perceptron") and variant == "one_sided"
+                else ROW_LABELS[variant]
+            )
+        )
         row = {"learner": NAMES[learner], "variant": label}
-        for column, metric, digits in (("F1", "f1", ".3f"), ("Rec.", "recall", ".3f"),
-                                       ("Prec.", "precision", ".3f"), ("#FN", "fn", ".1f"),
-                                       ("#FP", "fp", ".1f")):  # fmt: skip
+        for column, metric, digits in (
+            ("F1", "f1", ".3f"),
+            ("Rec.", "recall", ".3f"),
+            ("Prec.", "precision", ".3f"),
+            ("#FN", "fn", ".1f"),
+            ("#FP", "fp", ".1f"),
+        ):
             paper = f" ({_paper(learner, variant, metric)})" if learner != "perceptron_bias" else ""
             row[column] = f"{cell[metric]:{digits}}{paper}"
-        rows.append(row | {"label requests": f"{cell['label_requests']:.0f}",
-                           "sampled": f"{cell['sampled']:.0f}"})  # fmt: skip
+        rows.append(
+            row
+            | {
+                "label requests": f"{cell['label_requests']:.0f}",
+                "sampled": f"{cell['sampled']:.0f}",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -134,8 +179,11 @@ def spam_claims(summary: pd.DataFrame) -> list[Claim]:
         for c in SPAM_CORPORA
         for lr in ("svm", "margin_perceptron", "perceptron")
     )
-    paper_at = sum(fp[(c, lr, "one_sided")] < fp[(c, lr, "apple_tasting")]
-                   for c in SPAM_CORPORA for lr in MARGIN_LEARNERS)  # fmt: skip
+    paper_at = sum(
+        fp[(c, lr, "one_sided")] < fp[(c, lr, "apple_tasting")]
+        for c in SPAM_CORPORA
+        for lr in MARGIN_LEARNERS
+    )
     claims = []
     for dataset in dict.fromkeys(summary.index.get_level_values("dataset")):
         cells = summary.xs(dataset)
@@ -150,35 +198,59 @@ def spam_claims(summary: pd.DataFrame) -> list[Claim]:
         one, full = get("perceptron", "one_sided", "recall"), get("perceptron", "full", "recall")
         if has(one, full):
             bias = get("perceptron_bias", "one_sided", "recall")
-            claims.append(Claim(
-                f"{dataset}: the classical perceptron's recall collapses one-sided (by > 0.1)",
-                f"{_paper('perceptron', 'one_sided', 'recall')} against "
-                f"{_paper('perceptron', 'full', 'recall')} full",
-                f"{one:.3f} against {full:.3f}"
-                + (f"; with a bias {bias:.3f}" if has(bias) else ""),
-                one < full - 0.1))  # fmt: skip
-        near = [(lr, get(lr, "one_sided", "f1"), get(lr, "full", "f1"),
-                 get(lr, "one_sided", "f1_median")) for lr in MARGIN_LEARNERS]  # fmt: skip
+            claims.append(
+                Claim(
+                    f"{dataset}: the classical perceptron's recall collapses one-sided (by > 0.1)",
+                    f"{_paper('perceptron', 'one_sided', 'recall')} against "
+                    f"{_paper('perceptron', 'full', 'recall')} full",
+                    f"{one:.3f} against {full:.3f}"
+                    + (f"; with a bias {bias:.3f}" if has(bias) else ""),
+                    one < full - 0.1,
+                )
+            )
+        near = [
+            (
+                lr,
+                get(lr, "one_sided", "f1"),
+                get(lr, "full", "f1"),
+                get(lr, "one_sided", "f1_median"),
+            )
+            for lr in MARGIN_LEARNERS
+        ]
         near = [entry for entry in near if has(*entry[1:3])]
         if near:
             measured = "; ".join(
                 f"{NAMES[lr]} {o:.3f} against {f:.3f}"
                 + (f" (median over orders {m:.3f})" if has(m) and abs(m - o) >= 0.005 else "")
-                for lr, o, f, m in near)  # fmt: skip
-            claims.append(Claim(
-                f"{dataset}: unmodified margin learners come within 0.02 F1 of full feedback",
-                "; ".join(f"{_paper(lr, 'one_sided', 'f1')} against {_paper(lr, 'full', 'f1')}"
-                          for lr, *_ in near), measured,
-                all(o >= f - 0.02 for _, o, f, _ in near)))  # fmt: skip
+                for lr, o, f, m in near
+            )
+            claims.append(
+                Claim(
+                    f"{dataset}: unmodified margin learners come within 0.02 F1 of full feedback",
+                    "; ".join(
+                        f"{_paper(lr, 'one_sided', 'f1')} against {_paper(lr, 'full', 'f1')}"
+                        for lr, *_ in near
+                    ),
+                    measured,
+                    all(o >= f - 0.02 for _, o, f, _ in near),
+                )
+            )
         le, at, os_ = (get("perceptron", v, "f1") for v in (*SAMPLERS, "one_sided"))
         if has(le, at, os_):
-            claims.append(Claim(
-                f"{dataset}: Label Efficient and Apple Tasting repair the classical perceptron, "
-                "Label Efficient better", f"F1 {_paper('perceptron', 'label_efficient', 'f1')} "
-                f"against {_paper('perceptron', 'apple_tasting', 'f1')}",
-                f"F1 {le:.3f} against {at:.3f} (one-sided {os_:.3f})", le > at > os_))  # fmt: skip
-        pairs = {lr: [get(lr, v, m) for v in SAMPLERS for m in ("fp", "sampled")]
-                 for lr in ("svm", "margin_perceptron", "perceptron")}  # fmt: skip
+            claims.append(
+                Claim(
+                    f"{dataset}: Label Efficient and Apple Tasting repair the classical perceptron, "
+                    "Label Efficient better",
+                    f"F1 {_paper('perceptron', 'label_efficient', 'f1')} "
+                    f"against {_paper('perceptron', 'apple_tasting', 'f1')}",
+                    f"F1 {le:.3f} against {at:.3f} (one-sided {os_:.3f})",
+                    le > at > os_,
+                )
+            )
+        pairs = {
+            lr: [get(lr, v, m) for v in SAMPLERS for m in ("fp", "sampled")]
+            for lr in ("svm", "margin_perceptron", "perceptron")
+        }
         pairs = {lr: values for lr, values in pairs.items() if has(*values)}
         if pairs:
             fewer = sum(values[0] < values[2] for values in pairs.values())
@@ -187,57 +259,91 @@ def spam_claims(summary: pd.DataFrame) -> list[Claim]:
                 f"predicted negatives against {t:.0f} and buys recall "
                 f"({get(lr, SAMPLERS[0], 'recall'):.3f} against "
                 f"{get(lr, SAMPLERS[1], 'recall'):.3f})"
-                for lr, (a, s, b, t) in pairs.items() if a >= b)  # fmt: skip
-            claims.append(Claim(
-                f"{dataset}: Label Efficient tastes fewer negatives (#FP) than Apple Tasting",
-                f"{paper_le} of 6 corpus x learner pairs", f"{fewer} of {len(pairs)}: " + "; ".join(
-                    f"{NAMES[lr]} {a:.0f} against {b:.0f} (sampled {s:.0f} against {t:.0f})"
-                    for lr, (a, s, b, t) in pairs.items()), fewer == len(pairs), why))  # fmt: skip
-        inbox = [(lr, get(lr, "one_sided", "fp"), get(lr, "apple_tasting", "fp"))
-                 for lr in MARGIN_LEARNERS]  # fmt: skip
+                for lr, (a, s, b, t) in pairs.items()
+                if a >= b
+            )
+            claims.append(
+                Claim(
+                    f"{dataset}: Label Efficient tastes fewer negatives (#FP) than Apple Tasting",
+                    f"{paper_le} of 6 corpus x learner pairs",
+                    f"{fewer} of {len(pairs)}: "
+                    + "; ".join(
+                        f"{NAMES[lr]} {a:.0f} against {b:.0f} (sampled {s:.0f} against {t:.0f})"
+                        for lr, (a, s, b, t) in pairs.items()
+                    ),
+                    fewer == len(pairs),
+                    why,
+                )
+            )
+        inbox = [
+            (lr, get(lr, "one_sided", "fp"), get(lr, "apple_tasting", "fp"))
+            for lr in MARGIN_LEARNERS
+        ]
         inbox = [entry for entry in inbox if has(*entry[1:])]
         if inbox:
             wins = sum(o < a for _, o, a in inbox)
-            claims.append(Claim(
-                f"{dataset}: unmodified margin learners put less spam in the inbox (#FP) than "
-                "with Apple Tasting",
-                f"{paper_at} of 4 pairs; SVM {_paper('svm', 'one_sided', 'fp')} against "
-                f"{_paper('svm', 'apple_tasting', 'fp')}",
-                f"{wins} of {len(inbox)}: "
-                + "; ".join(f"{NAMES[lr]} {o:.0f} against {a:.0f}" for lr, o, a in inbox),
-                wins == len(inbox)))  # fmt: skip
+            claims.append(
+                Claim(
+                    f"{dataset}: unmodified margin learners put less spam in the inbox (#FP) than "
+                    "with Apple Tasting",
+                    f"{paper_at} of 4 pairs; SVM {_paper('svm', 'one_sided', 'fp')} against "
+                    f"{_paper('svm', 'apple_tasting', 'fp')}",
+                    f"{wins} of {len(inbox)}: "
+                    + "; ".join(f"{NAMES[lr]} {o:.0f} against {a:.0f}" for lr, o, a in inbox),
+                    wins == len(inbox),
+                )
+            )
         if "lockup_seeds" in cells:
-            locked = [f"{NAMES[lr]} {v.replace('_', ' ')} on seeds {s.replace(' ', ', ')}"
-                      for (lr, v), s in cells["lockup_seeds"].items()
-                      if s and lr in MARGIN_LEARNERS]  # fmt: skip
-            claims.append(Claim(f"{dataset}: no margin learner locks up on an order (recall < "
-                                f"{LOCKUP_RECALL})", None, "; ".join(locked) or "none",
-                                not locked))  # fmt: skip
+            locked = [
+                f"{NAMES[lr]} {v.replace('_', ' ')} on seeds {s.replace(' ', ', ')}"
+                for (lr, v), s in cells["lockup_seeds"].items()
+                if s and lr in MARGIN_LEARNERS
+            ]
+            claims.append(
+                Claim(
+                    f"{dataset}: no margin learner locks up on an order (recall < {LOCKUP_RECALL})",
+                    None,
+                    "; ".join(locked) or "none",
+                    not locked,
+                )
+            )
     return claims
 
 
 def tuning_table(results: pd.DataFrame) -> pd.DataFrame:
     """Mean F1 / tasted negatives of Label Efficient per β on the tuning data (chosen: *)."""
-    means = results[results["phase"] == "tune"].groupby(
-        ["dataset", "learner", "beta"], sort=False)[["f1", "fp"]].mean()  # fmt: skip
+    means = (
+        results[results["phase"] == "tune"]
+        .groupby(["dataset", "learner", "beta"], sort=False)[["f1", "fp"]]
+        .mean()
+    )
     chosen = results[(results["phase"] == "eval") & (results["variant"] == "label_efficient")]
     picked = set(zip(chosen["dataset"], chosen["learner"], chosen["beta"], strict=True))
-    frame = pd.Series({key: f"{row.f1:.3f} / {row.fp:.0f}" + (" *" if key in picked else "")
-                       for key, row in means.iterrows()}).unstack()  # fmt: skip
+    frame = pd.Series(
+        {
+            key: f"{row.f1:.3f} / {row.fp:.0f}" + (" *" if key in picked else "")
+            for key, row in means.iterrows()
+        }
+    ).unstack()
     frame.index.names, frame.columns.name = ["dataset", "learner"], "β: F1 / #FP"
     return frame
 
 
 def _features(text: dict[str, Any]) -> str:
-    kind = "binary case-preserving character 4-grams" if text.get("features") == "binary" \
-        else "lower-cased character 4-gram counts"  # fmt: skip
+    kind = (
+        "binary case-preserving character 4-grams"
+        if text.get("features") == "binary"
+        else "lower-cased character 4-gram counts"
+    )
     return f"{kind} hashed into {text['dim']} buckets"
 
 
 def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list[str]:
     seeds = sorted(set(results.loc[results["phase"] == "eval", "seed"]))
-    where = (f"the {suite.rows[0]} part of each corpus (rows i with i mod 4 = 3), the tables "
-             f"reporting its {suite.rows[1]} part")  # fmt: skip
+    where = (
+        f"the {suite.rows[0]} part of each corpus (rows i with i mod 4 = 3), the tables "
+        f"reporting its {suite.rows[1]} part"
+    )
     lines = [
         f"# osfb-bench {suite.name}",
         "",
@@ -255,8 +361,11 @@ def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list
     for dataset in dict.fromkeys(results["dataset"]):
         first = results[(results["dataset"] == dataset) & (results["phase"] == "eval")].iloc[0]
         n, ham = int(first[["tp", "fp", "tn", "fn"]].sum()), int(first["tp"] + first["fn"])
-        kind = _features(suite.text) if dataset == "sms_spam" else \
-            "standardised, intercept dropped, rows scaled to unit length"  # fmt: skip
+        kind = (
+            _features(suite.text)
+            if dataset == "sms_spam"
+            else "standardised, intercept dropped, rows scaled to unit length"
+        )
         part = f" (its {suite.rows[1]} part)"
         lines += [
             f"## {dataset}{part}: {n} messages, {ham} ham ({ham / n:.1%}, the positive "
@@ -265,10 +374,16 @@ def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list
             spam_table(summary, dataset).to_markdown(index=False),
             "",
         ]
-    return lines + ["## Tuning of Label Efficient's β", "", "Mean F1 / tasted negatives (#FP) of "
-                    "Label Efficient on the tuning data, per β; `*` marks the β the tables use "
-                    "(the best F1; ties to the smaller β).", "",
-                    tuning_table(results).reset_index().to_markdown(index=False), ""]  # fmt: skip
+    return lines + [
+        "## Tuning of Label Efficient's β",
+        "",
+        "Mean F1 / tasted negatives (#FP) of "
+        "Label Efficient on the tuning data, per β; `*` marks the β the tables use "
+        "(the best F1; ties to the smaller β).",
+        "",
+        tuning_table(results).reset_index().to_markdown(index=False),
+        "",
+    ]
 
 
 # --------------------------------------------------------------------------- Tables 2-3
@@ -283,10 +398,16 @@ def reuters_best(results: pd.DataFrame) -> pd.DataFrame:
     [{'f1': 0.4, 'value': 0.25}]
     """
     keys = ["weighting", "learner", "method", "topic"]  # ties: the smallest value
-    best = tuned(results.sort_values("value", kind="stable"), "f1", lower_is_better=False,
-                 by=keys, over="value")  # fmt: skip
-    return best.groupby(keys).agg(f1=("f1", "mean"), value=("value", "first"),
-                                  seeds=("seed", "count"))  # fmt: skip
+    best = tuned(
+        results.sort_values("value", kind="stable"),
+        "f1",
+        lower_is_better=False,
+        by=keys,
+        over="value",
+    )
+    return best.groupby(keys).agg(
+        f1=("f1", "mean"), value=("value", "first"), seeds=("seed", "count")
+    )
 
 
 def reuters_table(best: pd.DataFrame, weighting: str, rates: dict[str, float] | None = None):
@@ -298,12 +419,20 @@ def reuters_table(best: pd.DataFrame, weighting: str, rates: dict[str, float] | 
     rows = []
     for topic in [*topics, "Avg. F1"]:
         ours = f"{rates[topic]:.1%}, " if rates and topic in rates else ""
-        row = {"topic": topic if topic == "Avg. F1" else
-               f"{topic} ({ours}paper {PAPER_TOPICS[topic]:.1%})"}  # fmt: skip
+        row = {
+            "topic": topic
+            if topic == "Avg. F1"
+            else f"{topic} ({ours}paper {PAPER_TOPICS[topic]:.1%})"
+        }
         for lr, m in columns:
-            value, theirs = (float(np.mean([part[(lr, m, t)] for t in topics])),
-                             float(paper.loc[(lr, m), topics].mean())) if topic == "Avg. F1" \
-                else (part[(lr, m, topic)], paper.loc[(lr, m), topic])  # fmt: skip
+            value, theirs = (
+                (
+                    float(np.mean([part[(lr, m, t)] for t in topics])),
+                    float(paper.loc[(lr, m), topics].mean()),
+                )
+                if topic == "Avg. F1"
+                else (part[(lr, m, topic)], paper.loc[(lr, m), topic])
+            )
             row[f"{SHORT[lr]} {NAMES[m]}"] = f"{value:.3f} ({theirs:.3f})"
         rows.append(row)
     return pd.DataFrame(rows)
@@ -312,14 +441,18 @@ def reuters_table(best: pd.DataFrame, weighting: str, rates: dict[str, float] | 
 def reuters_claims(best: pd.DataFrame) -> list[Claim]:
     """Return the claims of Tables 2-3 as measured, the paper's over the same topics beside."""
     f1, paper = best["f1"], published_reuters()[0]
-    present = {level: list(dict.fromkeys(f1.index.get_level_values(level)))
-               for level in ("weighting", "learner", "topic")}  # fmt: skip
+    present = {
+        level: list(dict.fromkeys(f1.index.get_level_values(level)))
+        for level in ("weighting", "learner", "topic")
+    }
     topics = [t for t in PAPER_TOPICS if t in present["topic"]]
     learners = [lr for lr in MARGIN_LEARNERS if lr in present["learner"]]
     weightings = [w for w in ("threshold", "weight") if w in present["weighting"]]
     cells = [(w, lr, t) for w in weightings for lr in learners for t in topics]
-    get = {"ours": lambda w, lr, m, t: float(f1[(w, lr, m, t)]),
-           "paper": lambda w, lr, m, t: float(paper.loc[(w, lr, m), t])}  # fmt: skip
+    get = {
+        "ours": lambda w, lr, m, t: float(f1[(w, lr, m, t)]),
+        "paper": lambda w, lr, m, t: float(paper.loc[(w, lr, m), t]),
+    }
     counts = {}
     for name, value in get.items():
         scores = [{m: value(w, lr, m, t) for m in METHODS} for w, lr, t in cells]
@@ -330,15 +463,28 @@ def reuters_claims(best: pd.DataFrame) -> list[Claim]:
         counts[name].append(sum(s["margins_only"] >= max(s.values()) for s in scores))
     (mo, le, top), (p_mo, p_le, p_top), n = counts["ours"], counts["paper"], len(cells)
     claims = [
-        Claim("Apple Tasting is the weakest method: beaten by Marg. Only / Label Eff. (cells: "
-              "topic x learner x weighting)", f"{p_mo} / {p_le} of {n}", f"{mo} / {le} of {n}",
-              mo >= n / 2 and le >= n / 2),
-        Claim("Marg. Only has the best F1 of the three methods (ties counted)", f"{p_top} of {n}",
-              f"{top} of {n}", top >= n / 2),
-    ]  # fmt: skip
+        Claim(
+            "Apple Tasting is the weakest method: beaten by Marg. Only / Label Eff. (cells: "
+            "topic x learner x weighting)",
+            f"{p_mo} / {p_le} of {n}",
+            f"{mo} / {le} of {n}",
+            mo >= n / 2 and le >= n / 2,
+        ),
+        Claim(
+            "Marg. Only has the best F1 of the three methods (ties counted)",
+            f"{p_top} of {n}",
+            f"{top} of {n}",
+            top >= n / 2,
+        ),
+    ]
     for learner in learners if len(weightings) == 2 else []:
-        mean = {name: {w: float(np.mean([value(w, learner, m, t) for m in METHODS for t in topics]))
-                       for w in weightings} for name, value in get.items()}  # fmt: skip
+        mean = {
+            name: {
+                w: float(np.mean([value(w, learner, m, t) for m in METHODS for t in topics]))
+                for w in weightings
+            }
+            for name, value in get.items()
+        }
         ours, theirs = mean["ours"], mean["paper"]
         claims.append(
             Claim(
@@ -348,11 +494,18 @@ def reuters_claims(best: pd.DataFrame) -> list[Claim]:
                 (ours["threshold"] > ours["weight"]) == (theirs["threshold"] > theirs["weight"]),
             )
         )
-    low = {name: "; ".join(f"{t} ({SHORT[lr]} {NAMES[m]}, {NAMES[w][9:-1]}, "
-                           f"{value(w, lr, m, t):.3f})"
-                           for w in weightings for lr in learners for m in METHODS for t in topics
-                           if value(w, lr, m, t) < 0.1) or "none"
-           for name, value in get.items()}  # fmt: skip
+    low = {
+        name: "; ".join(
+            f"{t} ({SHORT[lr]} {NAMES[m]}, {NAMES[w][9:-1]}, {value(w, lr, m, t):.3f})"
+            for w in weightings
+            for lr in learners
+            for m in METHODS
+            for t in topics
+            if value(w, lr, m, t) < 0.1
+        )
+        or "none"
+        for name, value in get.items()
+    }
     claims.append(
         Claim(
             "Best F1 below 0.1 (no grid value lets the learner find the topic) in the same cells",
@@ -364,8 +517,9 @@ def reuters_claims(best: pd.DataFrame) -> list[Claim]:
     return claims
 
 
-def _reuters_page(suite: Any, best: pd.DataFrame, results: pd.DataFrame,
-                  data_home: str | None) -> list[str]:  # fmt: skip
+def _reuters_page(
+    suite: Any, best: pd.DataFrame, results: pd.DataFrame, data_home: str | None
+) -> list[str]:
     from osfb_gym.bench.suites.sculley import PERCEPTRON_WEIGHTS, THRESHOLD_BIASES
     from osfb_gym.data import load
 
