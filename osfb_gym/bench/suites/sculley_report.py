@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Claim, Report, claims_table, published, save_report, tuned
+from osfb_gym.bench.report import Claim, Report, claims_table, published, save_report
 
 #: the ten topics of Tables 2-3 and the positive rate the paper prints beside each
 PAPER_TOPICS: dict[str, float] = dict(published("sculley_topics").itertuples(index=False))
@@ -49,6 +49,13 @@ SHORT = {"svm": "SVM", "margin_perceptron": "Pcpt. Mgn."}
 ROW_LABELS = {"one_sided": "Margins", "apple_tasting": "With AppleTaste", "full": "Full Fb."}
 MARGIN_LEARNERS = ("svm", "margin_perceptron")
 SAMPLERS = ("label_efficient", "apple_tasting")
+#: Table 1's columns: ours, the paper's beside (counts with one decimal, rates with three)
+TABLE1 = {"F1": "f1", "Rec.": "recall", "Prec.": "precision", "#FN": "fn", "#FP": "fp"}
+FEATURES = {  # the page's words for the env's ``features``
+    "binary": "binary case-preserving character 4-grams hashed into {dim} buckets",
+    "counts": "lower-cased character 4-gram counts hashed into {dim} buckets",
+    "unit": "standardised, intercept dropped, rows scaled to unit length",
+}
 METHODS = ("margins_only", "apple_tasting", "label_efficient")  # Tables 2-3's column order
 
 
@@ -91,23 +98,15 @@ def write_report(
         claims = reuters_claims(summary)
         lines = _reuters_page(suite, summary, results, data_home)
     lines += ["## Claims", "", claims_table(claims), ""]
-    lines += (
-        ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in (missing or {}).items()), ""]
-        if missing
-        else []
-    )
+    if missing:
+        lines += ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in missing.items()), ""]
     if horizon is not None:
         lines += [f"Streams truncated to {horizon} steps: not the paper's protocol.", ""]
     if minutes is not None:
         lines += [f"Run time: {minutes:.1f} min ({len(results)} episodes).", ""]
+    frames, tables = {"results": results, name: summary}, {"summary": summary, "claims": claims}
     return save_report(
-        out_dir,
-        "table.md",
-        "\n".join(lines),
-        {"results": results, name: summary},
-        summary=summary,
-        claims=claims,
-        missing=missing or {},
+        out_dir, "table.md", "\n".join(lines), frames, **tables, missing=missing or {}
     )
 
 
@@ -118,106 +117,80 @@ def spam_summary(results: pd.DataFrame) -> pd.DataFrame:
     Also F1's std and median, Label Efficient's ``beta``, ``seeds`` and
     ``lockup_seeds`` (the seeds with recall below :data:`LOCKUP_RECALL`).
     """
-    reported = results[results["phase"] == "eval"]
-    grouped = reported.groupby(["dataset", "learner", "variant"], sort=False)
+    keys, reported = ["dataset", "learner", "variant"], results[results["phase"] == "eval"]
+    grouped = reported.groupby(keys, sort=False)
     summary = grouped[METRICS].mean()
     summary["f1_std"] = grouped["f1"].std().fillna(0.0)
     summary["f1_median"] = grouped["f1"].median()
     summary["beta"] = grouped["beta"].first()
     summary["seeds"] = grouped["seed"].count()
-    locked = reported[reported["recall"] < LOCKUP_RECALL].groupby(
-        ["dataset", "learner", "variant"], sort=False
-    )["seed"]
+    locked = reported[reported["recall"] < LOCKUP_RECALL].groupby(keys, sort=False)["seed"]
     locked = locked.agg(lambda seeds: " ".join(str(int(s)) for s in seeds))
     summary["lockup_seeds"] = [locked.get(key, "") for key in summary.index]
     return summary
 
 
-def _paper(learner: str, variant: str, column: str, sep: str = " / ") -> str:
-    values = published_spam().loc[(slice(None), learner, variant), column]
-    return sep.join(f"{v:.0f}" if column in ("fn", "fp") else f"{v:.3f}" for v in values)
+def _paper(learner: str, column: str, *variants: str) -> str:
+    """Return the paper's ``column`` for ``learner``'s ``variants``: "a / b against c / d"."""
+    digits = ".0f" if column in ("fn", "fp") else ".3f"
+    values = [published_spam().loc[(slice(None), learner, v), column] for v in variants]
+    return " against ".join(" / ".join(f"{x:{digits}}" for x in row) for row in values)
 
 
 def spam_table(summary: pd.DataFrame, dataset: str) -> pd.DataFrame:
     """Table 1 for ``dataset``: a row per (learner, variant), ours (trec05p-1 / trec06p)."""
     rows = []
-    for (_, learner, variant), cell in summary.xs(dataset, drop_level=False).iterrows():  # type: ignore[misc]
-        label = (
-            f"Label Efficient (β={cell['beta']:g})"
-            if variant == "label_efficient"
-            else (
-                "No margins"
-                if learner.startswith("perceptron") and variant == "one_sided"
-                else ROW_LABELS[variant]
-            )
-        )
+    for (learner, variant), cell in summary.xs(dataset).iterrows():  # type: ignore[misc]
+        if variant == "label_efficient":
+            label = f"Label Efficient (β={cell['beta']:g})"
+        elif learner.startswith("perceptron") and variant == "one_sided":
+            label = "No margins"
+        else:
+            label = ROW_LABELS[variant]
         row = {"learner": NAMES[learner], "variant": label}
-        for column, metric, digits in (
-            ("F1", "f1", ".3f"),
-            ("Rec.", "recall", ".3f"),
-            ("Prec.", "precision", ".3f"),
-            ("#FN", "fn", ".1f"),
-            ("#FP", "fp", ".1f"),
-        ):
-            paper = f" ({_paper(learner, variant, metric)})" if learner != "perceptron_bias" else ""
-            row[column] = f"{cell[metric]:{digits}}{paper}"
-        rows.append(
-            row
-            | {
-                "label requests": f"{cell['label_requests']:.0f}",
-                "sampled": f"{cell['sampled']:.0f}",
-            }
-        )
+        for column, metric in TABLE1.items():
+            ours = f"{cell[metric]:{'.1f' if metric in ('fn', 'fp') else '.3f'}}"
+            paper = f" ({_paper(learner, metric, variant)})" if learner != "perceptron_bias" else ""
+            row[column] = ours + paper
+        row["label requests"] = f"{cell['label_requests']:.0f}"
+        row["sampled"] = f"{cell['sampled']:.0f}"
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
 def spam_claims(summary: pd.DataFrame) -> list[Claim]:
     """Return Table 1's claims per dataset as measured (the paper's: trec05p-1 / trec06p)."""
-    fp = published_spam()["fp"]
-    paper_le = sum(
-        fp[(c, lr, "label_efficient")] < fp[(c, lr, "apple_tasting")]
-        for c in SPAM_CORPORA
-        for lr in ("svm", "margin_perceptron", "perceptron")
-    )
-    paper_at = sum(
-        fp[(c, lr, "one_sided")] < fp[(c, lr, "apple_tasting")]
-        for c in SPAM_CORPORA
-        for lr in MARGIN_LEARNERS
-    )
+    fp = published_spam()["fp"].unstack("variant")
+    # per learner, on how many corpora a variant tastes fewer negatives than Apple Tasting
+    fewer = fp.lt(fp["apple_tasting"], axis=0).groupby(level="learner").sum()
+    paper_le = fewer["label_efficient"].sum()
+    paper_at = fewer.loc[list(MARGIN_LEARNERS), "one_sided"].sum()
     claims = []
     for dataset in dict.fromkeys(summary.index.get_level_values("dataset")):
         cells = summary.xs(dataset)
 
-        def get(lr: str, variant: str, metric: str, cells: pd.DataFrame = cells) -> float:
-            found = (lr, variant) in cells.index and metric in cells
-            return float(cells.loc[(lr, variant), metric]) if found else float("nan")
+        def get(metric: str, lr: str, *variants: str, cells: pd.DataFrame = cells) -> list[float]:
+            """``metric`` of ``lr``'s ``variants`` (NaN where not run)."""
+            rows = cells.reindex([(lr, v) for v in variants])
+            return rows[metric].tolist() if metric in rows else [np.nan] * len(variants)
 
         def has(*values: float) -> bool:
             return not np.isnan(values).any()
 
-        one, full = get("perceptron", "one_sided", "recall"), get("perceptron", "full", "recall")
+        one, full = get("recall", "perceptron", "one_sided", "full")
         if has(one, full):
-            bias = get("perceptron_bias", "one_sided", "recall")
+            (bias,) = get("recall", "perceptron_bias", "one_sided")
+            with_bias = f"; with a bias {bias:.3f}" if has(bias) else ""
             claims.append(
                 Claim(
                     f"{dataset}: the classical perceptron's recall collapses one-sided (by > 0.1)",
-                    f"{_paper('perceptron', 'one_sided', 'recall')} against "
-                    f"{_paper('perceptron', 'full', 'recall')} full",
-                    f"{one:.3f} against {full:.3f}"
-                    + (f"; with a bias {bias:.3f}" if has(bias) else ""),
+                    f"{_paper('perceptron', 'recall', 'one_sided', 'full')} full",
+                    f"{one:.3f} against {full:.3f}{with_bias}",
                     one < full - 0.1,
                 )
             )
-        near = [
-            (
-                lr,
-                get(lr, "one_sided", "f1"),
-                get(lr, "full", "f1"),
-                get(lr, "one_sided", "f1_median"),
-            )
-            for lr in MARGIN_LEARNERS
-        ]
-        near = [entry for entry in near if has(*entry[1:3])]
+        near = [(lr, *get("f1", lr, "one_sided", "full")) for lr in MARGIN_LEARNERS]
+        near = [(lr, o, f, *get("f1_median", lr, "one_sided")) for lr, o, f in near if has(o, f)]
         if near:
             measured = "; ".join(
                 f"{NAMES[lr]} {o:.3f} against {f:.3f}"
@@ -227,67 +200,60 @@ def spam_claims(summary: pd.DataFrame) -> list[Claim]:
             claims.append(
                 Claim(
                     f"{dataset}: unmodified margin learners come within 0.02 F1 of full feedback",
-                    "; ".join(
-                        f"{_paper(lr, 'one_sided', 'f1')} against {_paper(lr, 'full', 'f1')}"
-                        for lr, *_ in near
-                    ),
+                    "; ".join(_paper(lr, "f1", "one_sided", "full") for lr, *_ in near),
                     measured,
                     all(o >= f - 0.02 for _, o, f, _ in near),
                 )
             )
-        le, at, os_ = (get("perceptron", v, "f1") for v in (*SAMPLERS, "one_sided"))
+        le, at, os_ = get("f1", "perceptron", *SAMPLERS, "one_sided")
         if has(le, at, os_):
             claims.append(
                 Claim(
-                    f"{dataset}: Label Efficient and Apple Tasting repair the classical perceptron, "
-                    "Label Efficient better",
-                    f"F1 {_paper('perceptron', 'label_efficient', 'f1')} "
-                    f"against {_paper('perceptron', 'apple_tasting', 'f1')}",
+                    f"{dataset}: Label Efficient and Apple Tasting repair the classical "
+                    "perceptron, Label Efficient better",
+                    f"F1 {_paper('perceptron', 'f1', *SAMPLERS)}",
                     f"F1 {le:.3f} against {at:.3f} (one-sided {os_:.3f})",
                     le > at > os_,
                 )
             )
-        pairs = {
-            lr: [get(lr, v, m) for v in SAMPLERS for m in ("fp", "sampled")]
-            for lr in ("svm", "margin_perceptron", "perceptron")
-        }
-        pairs = {lr: values for lr, values in pairs.items() if has(*values)}
+        pairs = {}  # #FP of Label Efficient and Apple Tasting, then what each sampled
+        for lr in ("svm", "margin_perceptron", "perceptron"):
+            values = get("fp", lr, *SAMPLERS) + get("sampled", lr, *SAMPLERS)
+            if has(*values):
+                pairs[lr] = values
         if pairs:
-            fewer = sum(values[0] < values[2] for values in pairs.values())
+            wins = sum(a < b for a, b, _, _ in pairs.values())
+            recall = {lr: get("recall", lr, *SAMPLERS) for lr in pairs}
             why = "; ".join(
                 f"β is chosen for F1 alone: {NAMES[lr]}'s Label Efficient samples {s:.0f} "
                 f"predicted negatives against {t:.0f} and buys recall "
-                f"({get(lr, SAMPLERS[0], 'recall'):.3f} against "
-                f"{get(lr, SAMPLERS[1], 'recall'):.3f})"
-                for lr, (a, s, b, t) in pairs.items()
+                f"({recall[lr][0]:.3f} against {recall[lr][1]:.3f})"
+                for lr, (a, b, s, t) in pairs.items()
                 if a >= b
             )
             claims.append(
                 Claim(
                     f"{dataset}: Label Efficient tastes fewer negatives (#FP) than Apple Tasting",
                     f"{paper_le} of 6 corpus x learner pairs",
-                    f"{fewer} of {len(pairs)}: "
+                    f"{wins} of {len(pairs)}: "
                     + "; ".join(
                         f"{NAMES[lr]} {a:.0f} against {b:.0f} (sampled {s:.0f} against {t:.0f})"
-                        for lr, (a, s, b, t) in pairs.items()
+                        for lr, (a, b, s, t) in pairs.items()
                     ),
-                    fewer == len(pairs),
+                    wins == len(pairs),
                     why,
                 )
             )
-        inbox = [
-            (lr, get(lr, "one_sided", "fp"), get(lr, "apple_tasting", "fp"))
-            for lr in MARGIN_LEARNERS
-        ]
-        inbox = [entry for entry in inbox if has(*entry[1:])]
+        inbox = [(lr, *get("fp", lr, "one_sided", "apple_tasting")) for lr in MARGIN_LEARNERS]
+        inbox = [(lr, o, a) for lr, o, a in inbox if has(o, a)]
         if inbox:
             wins = sum(o < a for _, o, a in inbox)
             claims.append(
                 Claim(
                     f"{dataset}: unmodified margin learners put less spam in the inbox (#FP) than "
                     "with Apple Tasting",
-                    f"{paper_at} of 4 pairs; SVM {_paper('svm', 'one_sided', 'fp')} against "
-                    f"{_paper('svm', 'apple_tasting', 'fp')}",
+                    f"{paper_at} of 4 pairs; SVM "
+                    f"{_paper('svm', 'fp', 'one_sided', 'apple_tasting')}",
                     f"{wins} of {len(inbox)}: "
                     + "; ".join(f"{NAMES[lr]} {o:.0f} against {a:.0f}" for lr, o, a in inbox),
                     wins == len(inbox),
@@ -312,30 +278,14 @@ def spam_claims(summary: pd.DataFrame) -> list[Claim]:
 
 def tuning_table(results: pd.DataFrame) -> pd.DataFrame:
     """Mean F1 / tasted negatives of Label Efficient per β on the tuning data (chosen: *)."""
-    means = (
-        results[results["phase"] == "tune"]
-        .groupby(["dataset", "learner", "beta"], sort=False)[["f1", "fp"]]
-        .mean()
-    )
+    tuning = results[results["phase"] == "tune"]
+    means = tuning.groupby(["dataset", "learner", "beta"])[["f1", "fp"]].mean()
     chosen = results[(results["phase"] == "eval") & (results["variant"] == "label_efficient")]
     picked = set(zip(chosen["dataset"], chosen["learner"], chosen["beta"], strict=True))
-    frame = pd.Series(
-        {
-            key: f"{row.f1:.3f} / {row.fp:.0f}" + (" *" if key in picked else "")
-            for key, row in means.iterrows()
-        }
-    ).unstack()
-    frame.index.names, frame.columns.name = ["dataset", "learner"], "β: F1 / #FP"
+    text = means["f1"].map("{:.3f}".format) + " / " + means["fp"].map("{:.0f}".format)
+    frame = (text + [" *" if key in picked else "" for key in means.index]).unstack()
+    frame.columns.name = "β: F1 / #FP"
     return frame
-
-
-def _features(text: dict[str, Any]) -> str:
-    kind = (
-        "binary case-preserving character 4-grams"
-        if text.get("features") == "binary"
-        else "lower-cased character 4-gram counts"
-    )
-    return f"{kind} hashed into {text['dim']} buckets"
 
 
 def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list[str]:
@@ -361,15 +311,10 @@ def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list
     for dataset in dict.fromkeys(results["dataset"]):
         first = results[(results["dataset"] == dataset) & (results["phase"] == "eval")].iloc[0]
         n, ham = int(first[["tp", "fp", "tn", "fn"]].sum()), int(first["tp"] + first["fn"])
-        kind = (
-            _features(suite.text)
-            if dataset == "sms_spam"
-            else "standardised, intercept dropped, rows scaled to unit length"
-        )
-        part = f" (its {suite.rows[1]} part)"
+        text = suite.text if dataset == "sms_spam" else {"features": "unit"}
         lines += [
-            f"## {dataset}{part}: {n} messages, {ham} ham ({ham / n:.1%}, the positive "
-            f"class); {kind}",
+            f"## {dataset} (its {suite.rows[1]} part): {n} messages, {ham} ham ({ham / n:.1%}, "
+            f"the positive class); {FEATURES[text['features']].format(**text)}",
             "",
             spam_table(summary, dataset).to_markdown(index=False),
             "",
@@ -377,9 +322,8 @@ def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list
     return lines + [
         "## Tuning of Label Efficient's β",
         "",
-        "Mean F1 / tasted negatives (#FP) of "
-        "Label Efficient on the tuning data, per β; `*` marks the β the tables use "
-        "(the best F1; ties to the smaller β).",
+        "Mean F1 / tasted negatives (#FP) of Label Efficient on the tuning data, per β; `*` "
+        "marks the β the tables use (the best F1; ties to the smaller β).",
         "",
         tuning_table(results).reset_index().to_markdown(index=False),
         "",
@@ -390,6 +334,8 @@ def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list
 def reuters_best(results: pd.DataFrame) -> pd.DataFrame:
     """Best mean F1 over the grid per (weighting, learner, method, topic): f1, value, seeds.
 
+    Ties go to the smallest value.
+
     >>> frame = pd.DataFrame({"weighting": "threshold", "learner": "svm",
     ...                       "method": "apple_tasting", "topic": "ship",
     ...                       "value": [0.0, 0.0, 0.25, 0.25], "seed": [0, 1, 0, 1],
@@ -397,17 +343,10 @@ def reuters_best(results: pd.DataFrame) -> pd.DataFrame:
     >>> reuters_best(frame)[["f1", "value"]].to_dict("records")
     [{'f1': 0.4, 'value': 0.25}]
     """
-    keys = ["weighting", "learner", "method", "topic"]  # ties: the smallest value
-    best = tuned(
-        results.sort_values("value", kind="stable"),
-        "f1",
-        lower_is_better=False,
-        by=keys,
-        over="value",
-    )
-    return best.groupby(keys).agg(
-        f1=("f1", "mean"), value=("value", "first"), seeds=("seed", "count")
-    )
+    keys = ["weighting", "learner", "method", "topic"]
+    grid = results.groupby([*keys, "value"]).agg(f1=("f1", "mean"), seeds=("seed", "count"))
+    best = grid.loc[grid.groupby(level=keys)["f1"].idxmax()].reset_index("value")
+    return best[["f1", "value", "seeds"]]
 
 
 def reuters_table(best: pd.DataFrame, weighting: str, rates: dict[str, float] | None = None):
@@ -417,23 +356,16 @@ def reuters_table(best: pd.DataFrame, weighting: str, rates: dict[str, float] | 
     paper = published_reuters()[0].loc[weighting]
     columns = [(lr, m) for lr in MARGIN_LEARNERS for m in METHODS if (lr, m, topics[0]) in part]
     rows = []
-    for topic in [*topics, "Avg. F1"]:
-        ours = f"{rates[topic]:.1%}, " if rates and topic in rates else ""
-        row = {
-            "topic": topic
-            if topic == "Avg. F1"
-            else f"{topic} ({ours}paper {PAPER_TOPICS[topic]:.1%})"
-        }
+    for topic in [*topics, "Avg. F1"]:  # the average of the topics shown
+        over = topics if topic == "Avg. F1" else [topic]
+        rate = f"{rates[topic]:.1%}, " if rates and topic in rates else ""
+        label = (
+            f"{topic} ({rate}paper {PAPER_TOPICS[topic]:.1%})" if topic in PAPER_TOPICS else topic
+        )
+        row = {"topic": label}
         for lr, m in columns:
-            value, theirs = (
-                (
-                    float(np.mean([part[(lr, m, t)] for t in topics])),
-                    float(paper.loc[(lr, m), topics].mean()),
-                )
-                if topic == "Avg. F1"
-                else (part[(lr, m, topic)], paper.loc[(lr, m), topic])
-            )
-            row[f"{SHORT[lr]} {NAMES[m]}"] = f"{value:.3f} ({theirs:.3f})"
+            value, theirs = np.mean([part[(lr, m, t)] for t in over]), paper.loc[(lr, m), over]
+            row[f"{SHORT[lr]} {NAMES[m]}"] = f"{value:.3f} ({theirs.mean():.3f})"
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -542,7 +474,8 @@ def _reuters_page(
         "gives its positive rate in our stream and in the paper's. Stream: the R8 training "
         "documents in a seeded random order, the first positive moved to the front; "
         f"{'; '.join(runs[lr] for lr in learners)}. Label Efficient β = {suite.betas[0]:g}. "
-        f"Features: {_features(suite.text)}. Threshold biases b (threshold = -b): "
+        f"Features: {FEATURES[suite.text['features']].format(**suite.text)}. Threshold biases b "
+        f"(threshold = -b): "
         f"{list(THRESHOLD_BIASES)}. Example weights: perceptron c_pos "
         f"{[f'{w:g}' for w in PERCEPTRON_WEIGHTS]} (c_neg = 1); SVM C_neg "
         f"{[f'{w:g}' for w in suite.svm_weights]} (C_pos = 100). The Avg. F1 row averages the "
