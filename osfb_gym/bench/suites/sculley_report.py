@@ -104,10 +104,9 @@ def write_report(
         lines += [f"Streams truncated to {horizon} steps: not the paper's protocol.", ""]
     if minutes is not None:
         lines += [f"Run time: {minutes:.1f} min ({len(results)} episodes).", ""]
-    frames, tables = {"results": results, name: summary}, {"summary": summary, "claims": claims}
-    return save_report(
-        out_dir, "table.md", "\n".join(lines), frames, **tables, missing=missing or {}
-    )
+    frames = {"results": results, name: summary}
+    tables = {"summary": summary, "claims": claims, "missing": missing or {}}
+    return save_report(out_dir, "table.md", "\n".join(lines), frames, **tables)
 
 
 # --------------------------------------------------------------------------- Table 1
@@ -290,10 +289,6 @@ def tuning_table(results: pd.DataFrame) -> pd.DataFrame:
 
 def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list[str]:
     seeds = sorted(set(results.loc[results["phase"] == "eval", "seed"]))
-    where = (
-        f"the {suite.rows[0]} part of each corpus (rows i with i mod 4 = 3), the tables "
-        f"reporting its {suite.rows[1]} part"
-    )
     lines = [
         f"# osfb-bench {suite.name}",
         "",
@@ -302,10 +297,11 @@ def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list
         f"Mean over {len(seeds)} seeded stream orders (seeds {seeds}); the paper's Table 1 "
         "in parentheses as (trec05p-1 / trec06p). Its corpora are 17x and 7x larger than "
         "ours, so compare rates and the shape of the effects, not counts. Label Efficient's "
-        f"β was chosen for the best mean F1 over the coarse grid {list(suite.betas)} on "
-        f"{where}, in stream orders {list(suite.tune_seeds)}: tuning data the reported "
-        "episodes never see, as the paper tuned on a separate corpus. label requests: tasted "
-        "examples (TP + FP); sampled: predicted negatives a sampling strategy tasted.",
+        f"β was chosen for the best mean F1 over the coarse grid {list(suite.betas)} on the "
+        f"{suite.rows[0]} part of each corpus (rows i with i mod 4 = 3), the tables reporting "
+        f"its {suite.rows[1]} part, in stream orders {list(suite.tune_seeds)}: tuning data the "
+        "reported episodes never see, as the paper tuned on a separate corpus. label requests: "
+        "tasted examples (TP + FP); sampled: predicted negatives a sampling strategy tasted.",
         "",
     ]
     for dataset in dict.fromkeys(results["dataset"]):
@@ -372,22 +368,16 @@ def reuters_table(best: pd.DataFrame, weighting: str, rates: dict[str, float] | 
 
 def reuters_claims(best: pd.DataFrame) -> list[Claim]:
     """Return the claims of Tables 2-3 as measured, the paper's over the same topics beside."""
-    f1, paper = best["f1"], published_reuters()[0]
-    present = {
-        level: list(dict.fromkeys(f1.index.get_level_values(level)))
-        for level in ("weighting", "learner", "topic")
-    }
-    topics = [t for t in PAPER_TOPICS if t in present["topic"]]
-    learners = [lr for lr in MARGIN_LEARNERS if lr in present["learner"]]
-    weightings = [w for w in ("threshold", "weight") if w in present["weighting"]]
+    # both indexed (weighting, learner, method, topic)
+    tables = {"ours": best["f1"], "paper": published_reuters()[0].stack()}
+    level = best.index.get_level_values
+    topics = [t for t in PAPER_TOPICS if t in level("topic")]
+    learners = [lr for lr in MARGIN_LEARNERS if lr in level("learner")]
+    weightings = [w for w in ("threshold", "weight") if w in level("weighting")]
     cells = [(w, lr, t) for w in weightings for lr in learners for t in topics]
-    get = {
-        "ours": lambda w, lr, m, t: float(f1[(w, lr, m, t)]),
-        "paper": lambda w, lr, m, t: float(paper.loc[(w, lr, m), t]),
-    }
     counts = {}
-    for name, value in get.items():
-        scores = [{m: value(w, lr, m, t) for m in METHODS} for w, lr, t in cells]
+    for name, table in tables.items():
+        scores = [{m: table[w, lr, m, t] for m in METHODS} for w, lr, t in cells]
         counts[name] = [
             sum(s[m] > s["apple_tasting"] for s in scores)
             for m in ("margins_only", "label_efficient")
@@ -410,33 +400,32 @@ def reuters_claims(best: pd.DataFrame) -> list[Claim]:
         ),
     ]
     for learner in learners if len(weightings) == 2 else []:
-        mean = {
-            name: {
-                w: float(np.mean([value(w, learner, m, t) for m in METHODS for t in topics]))
+        (ours_t, ours_w), (paper_t, paper_w) = (
+            [
+                np.mean([table[w, learner, m, t] for m in METHODS for t in topics])
                 for w in weightings
-            }
-            for name, value in get.items()
-        }
-        ours, theirs = mean["ours"], mean["paper"]
+            ]
+            for table in tables.values()
+        )
         claims.append(
             Claim(
                 f"{NAMES[learner]}: mean best F1, threshold biasing against example weighting",
-                f"{theirs['threshold']:.3f} against {theirs['weight']:.3f}",
-                f"{ours['threshold']:.3f} against {ours['weight']:.3f}",
-                (ours["threshold"] > ours["weight"]) == (theirs["threshold"] > theirs["weight"]),
+                f"{paper_t:.3f} against {paper_w:.3f}",
+                f"{ours_t:.3f} against {ours_w:.3f}",
+                (ours_t > ours_w) == (paper_t > paper_w),
             )
         )
     low = {
         name: "; ".join(
-            f"{t} ({SHORT[lr]} {NAMES[m]}, {NAMES[w][9:-1]}, {value(w, lr, m, t):.3f})"
+            f"{t} ({SHORT[lr]} {NAMES[m]}, {NAMES[w][9:-1]}, {table[w, lr, m, t]:.3f})"
             for w in weightings
             for lr in learners
             for m in METHODS
             for t in topics
-            if value(w, lr, m, t) < 0.1
+            if table[w, lr, m, t] < 0.1
         )
         or "none"
-        for name, value in get.items()
+        for name, table in tables.items()
     }
     claims.append(
         Claim(
@@ -459,12 +448,12 @@ def _reuters_page(
     for topic in dict.fromkeys(results["topic"]):
         record = load("reuters_r8", data_home=data_home, topic=topic)
         rates[topic] = float(np.mean(record.y[: int(record.metadata["train_rows"])]))
-    learners = [lr for lr in ("svm", "margin_perceptron") if lr in set(results["learner"])]
+    learners = [lr for lr in MARGIN_LEARNERS if lr in set(results["learner"])]
     runs = {
         "svm": f"Online SVM on seeds {list(suite.seeds)[: suite.svm_seeds]}",
         "margin_perceptron": f"Perceptron with margins on seeds {list(suite.seeds)}",
     }
-    printed = published_reuters()[1]["avg"]
+    paper, printed = published_reuters()
     lines = [
         f"# osfb-bench {suite.name}",
         "",
@@ -474,9 +463,8 @@ def _reuters_page(
         "gives its positive rate in our stream and in the paper's. Stream: the R8 training "
         "documents in a seeded random order, the first positive moved to the front; "
         f"{'; '.join(runs[lr] for lr in learners)}. Label Efficient β = {suite.betas[0]:g}. "
-        f"Features: {FEATURES[suite.text['features']].format(**suite.text)}. Threshold biases b "
-        f"(threshold = -b): "
-        f"{list(THRESHOLD_BIASES)}. Example weights: perceptron c_pos "
+        f"Features: {FEATURES[suite.text['features']].format(**suite.text)}. Threshold biases "
+        f"b (threshold = -b): {list(THRESHOLD_BIASES)}. Example weights: perceptron c_pos "
         f"{[f'{w:g}' for w in PERCEPTRON_WEIGHTS]} (c_neg = 1); SVM C_neg "
         f"{[f'{w:g}' for w in suite.svm_weights]} (C_pos = 100). The Avg. F1 row averages the "
         "topics shown; the paper's own averages over its ten topics are listed below.",
@@ -485,9 +473,9 @@ def _reuters_page(
     for weighting in ("threshold", "weight"):
         if weighting in best.index.get_level_values("weighting"):
             averages = ", ".join(
-                f"{SHORT[lr]} {NAMES[m]} {printed[(weighting, lr, m)]:.3f}"
+                f"{SHORT[lr]} {NAMES[m]} {printed.loc[(weighting, lr, m), 'avg']:.3f}"
                 for lr in learners
-                for m in ("margins_only", "apple_tasting", "label_efficient")
+                for m in METHODS
             )
             lines += [
                 f"## {NAMES[weighting]}",
@@ -497,8 +485,7 @@ def _reuters_page(
                 f"Paper's printed Avg. F1 over its 10 topics: {averages}.",
                 "",
             ]
-    paper, printed_avg = published_reuters()
-    gap = float((paper.mean(axis=1) - printed_avg["avg"]).abs().max())
+    gap = float((paper.mean(axis=1) - printed["avg"]).abs().max())
     topics = [t for t in PAPER_TOPICS if t in rates]
     ours = best["f1"].groupby("topic").mean()
     theirs = paper[topics].mean()
