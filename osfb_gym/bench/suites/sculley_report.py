@@ -8,6 +8,8 @@ The paper's numbers are CSV files in ``osfb_gym/bench/papers/`` (``sculley_table
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +99,7 @@ def write_report(
         summary, name = reuters_best(results), "best"
         claims = reuters_claims(summary)
         lines = _reuters_page(suite, summary, results, data_home)
+    lines = [f"# osfb-bench {suite.name}", "", suite.description, "", *lines]
     lines += ["## Claims", "", claims_table(claims), ""]
     if missing:
         lines += ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in missing.items()), ""]
@@ -162,117 +165,105 @@ def spam_claims(summary: pd.DataFrame) -> list[Claim]:
     fp = published_spam()["fp"].unstack("variant")
     # per learner, on how many corpora a variant tastes fewer negatives than Apple Tasting
     fewer = fp.lt(fp["apple_tasting"], axis=0).groupby(level="learner").sum()
-    paper_le = fewer["label_efficient"].sum()
-    paper_at = fewer.loc[list(MARGIN_LEARNERS), "one_sided"].sum()
-    claims = []
-    for dataset in dict.fromkeys(summary.index.get_level_values("dataset")):
-        cells = summary.xs(dataset)
+    paper = fewer["label_efficient"].sum(), fewer.loc[list(MARGIN_LEARNERS), "one_sided"].sum()
+    return [
+        replace(claim, claim=f"{dataset}: {claim.claim}")
+        for dataset in dict.fromkeys(summary.index.get_level_values("dataset"))
+        for claim in _dataset_claims(summary.xs(dataset), *paper)
+    ]
 
-        def get(metric: str, lr: str, *variants: str, cells: pd.DataFrame = cells) -> list[float]:
-            """``metric`` of ``lr``'s ``variants`` (NaN where not run)."""
-            rows = cells.reindex([(lr, v) for v in variants])
-            return rows[metric].tolist() if metric in rows else [np.nan] * len(variants)
 
-        def has(*values: float) -> bool:
-            return not np.isnan(values).any()
+def _dataset_claims(cells: pd.DataFrame, paper_le: int, paper_at: int) -> Iterator[Claim]:
+    """Table 1's claims on one dataset's ``cells``; ``paper_*``: the paper's #FP counts."""
 
-        one, full = get("recall", "perceptron", "one_sided", "full")
-        if has(one, full):
-            (bias,) = get("recall", "perceptron_bias", "one_sided")
-            with_bias = f"; with a bias {bias:.3f}" if has(bias) else ""
-            claims.append(
-                Claim(
-                    f"{dataset}: the classical perceptron's recall collapses one-sided (by > 0.1)",
-                    f"{_paper('perceptron', 'recall', 'one_sided', 'full')} full",
-                    f"{one:.3f} against {full:.3f}{with_bias}",
-                    one < full - 0.1,
-                )
-            )
-        near = [(lr, *get("f1", lr, "one_sided", "full")) for lr in MARGIN_LEARNERS]
-        near = [(lr, o, f, *get("f1_median", lr, "one_sided")) for lr, o, f in near if has(o, f)]
-        if near:
-            measured = "; ".join(
+    def get(metric: str, lr: str, *variants: str) -> list[float]:
+        """``metric`` of ``lr``'s ``variants`` (NaN where not run)."""
+        rows = cells.reindex([(lr, v) for v in variants])
+        return rows[metric].tolist() if metric in rows else [np.nan] * len(variants)
+
+    def has(*values: float) -> bool:
+        return not np.isnan(values).any()
+
+    one, full = get("recall", "perceptron", "one_sided", "full")
+    if has(one, full):
+        (bias,) = get("recall", "perceptron_bias", "one_sided")
+        with_bias = f"; with a bias {bias:.3f}" if has(bias) else ""
+        yield Claim(
+            "the classical perceptron's recall collapses one-sided (by > 0.1)",
+            f"{_paper('perceptron', 'recall', 'one_sided', 'full')} full",
+            f"{one:.3f} against {full:.3f}{with_bias}",
+            one < full - 0.1,
+        )
+    near = [(lr, *get("f1", lr, "one_sided", "full")) for lr in MARGIN_LEARNERS]
+    near = [(lr, o, f, *get("f1_median", lr, "one_sided")) for lr, o, f in near if has(o, f)]
+    if near:
+        yield Claim(
+            "unmodified margin learners come within 0.02 F1 of full feedback",
+            "; ".join(_paper(lr, "f1", "one_sided", "full") for lr, *_ in near),
+            "; ".join(
                 f"{NAMES[lr]} {o:.3f} against {f:.3f}"
                 + (f" (median over orders {m:.3f})" if has(m) and abs(m - o) >= 0.005 else "")
                 for lr, o, f, m in near
-            )
-            claims.append(
-                Claim(
-                    f"{dataset}: unmodified margin learners come within 0.02 F1 of full feedback",
-                    "; ".join(_paper(lr, "f1", "one_sided", "full") for lr, *_ in near),
-                    measured,
-                    all(o >= f - 0.02 for _, o, f, _ in near),
-                )
-            )
-        le, at, os_ = get("f1", "perceptron", *SAMPLERS, "one_sided")
-        if has(le, at, os_):
-            claims.append(
-                Claim(
-                    f"{dataset}: Label Efficient and Apple Tasting repair the classical "
-                    "perceptron, Label Efficient better",
-                    f"F1 {_paper('perceptron', 'f1', *SAMPLERS)}",
-                    f"F1 {le:.3f} against {at:.3f} (one-sided {os_:.3f})",
-                    le > at > os_,
-                )
-            )
-        pairs = {}  # #FP of Label Efficient and Apple Tasting, then what each sampled
-        for lr in ("svm", "margin_perceptron", "perceptron"):
-            values = get("fp", lr, *SAMPLERS) + get("sampled", lr, *SAMPLERS)
-            if has(*values):
-                pairs[lr] = values
-        if pairs:
-            wins = sum(a < b for a, b, _, _ in pairs.values())
-            recall = {lr: get("recall", lr, *SAMPLERS) for lr in pairs}
-            why = "; ".join(
+            ),
+            all(o >= f - 0.02 for _, o, f, _ in near),
+        )
+    le, at, os_ = get("f1", "perceptron", *SAMPLERS, "one_sided")
+    if has(le, at, os_):
+        yield Claim(
+            "Label Efficient and Apple Tasting repair the classical perceptron, Label Efficient "
+            "better",
+            f"F1 {_paper('perceptron', 'f1', *SAMPLERS)}",
+            f"F1 {le:.3f} against {at:.3f} (one-sided {os_:.3f})",
+            le > at > os_,
+        )
+    pairs = {}  # #FP of Label Efficient and Apple Tasting, then what each sampled
+    for lr in ("svm", "margin_perceptron", "perceptron"):
+        values = get("fp", lr, *SAMPLERS) + get("sampled", lr, *SAMPLERS)
+        if has(*values):
+            pairs[lr] = values
+    if pairs:
+        wins = sum(a < b for a, b, _, _ in pairs.values())
+        recall = {lr: get("recall", lr, *SAMPLERS) for lr in pairs}
+        yield Claim(
+            "Label Efficient tastes fewer negatives (#FP) than Apple Tasting",
+            f"{paper_le} of 6 corpus x learner pairs",
+            f"{wins} of {len(pairs)}: "
+            + "; ".join(
+                f"{NAMES[lr]} {a:.0f} against {b:.0f} (sampled {s:.0f} against {t:.0f})"
+                for lr, (a, b, s, t) in pairs.items()
+            ),
+            wins == len(pairs),
+            "; ".join(
                 f"β is chosen for F1 alone: {NAMES[lr]}'s Label Efficient samples {s:.0f} "
                 f"predicted negatives against {t:.0f} and buys recall "
                 f"({recall[lr][0]:.3f} against {recall[lr][1]:.3f})"
                 for lr, (a, b, s, t) in pairs.items()
                 if a >= b
-            )
-            claims.append(
-                Claim(
-                    f"{dataset}: Label Efficient tastes fewer negatives (#FP) than Apple Tasting",
-                    f"{paper_le} of 6 corpus x learner pairs",
-                    f"{wins} of {len(pairs)}: "
-                    + "; ".join(
-                        f"{NAMES[lr]} {a:.0f} against {b:.0f} (sampled {s:.0f} against {t:.0f})"
-                        for lr, (a, b, s, t) in pairs.items()
-                    ),
-                    wins == len(pairs),
-                    why,
-                )
-            )
-        inbox = [(lr, *get("fp", lr, "one_sided", "apple_tasting")) for lr in MARGIN_LEARNERS]
-        inbox = [(lr, o, a) for lr, o, a in inbox if has(o, a)]
-        if inbox:
-            wins = sum(o < a for _, o, a in inbox)
-            claims.append(
-                Claim(
-                    f"{dataset}: unmodified margin learners put less spam in the inbox (#FP) than "
-                    "with Apple Tasting",
-                    f"{paper_at} of 4 pairs; SVM "
-                    f"{_paper('svm', 'fp', 'one_sided', 'apple_tasting')}",
-                    f"{wins} of {len(inbox)}: "
-                    + "; ".join(f"{NAMES[lr]} {o:.0f} against {a:.0f}" for lr, o, a in inbox),
-                    wins == len(inbox),
-                )
-            )
-        if "lockup_seeds" in cells:
-            locked = [
-                f"{NAMES[lr]} {v.replace('_', ' ')} on seeds {s.replace(' ', ', ')}"
-                for (lr, v), s in cells["lockup_seeds"].items()
-                if s and lr in MARGIN_LEARNERS
-            ]
-            claims.append(
-                Claim(
-                    f"{dataset}: no margin learner locks up on an order (recall < {LOCKUP_RECALL})",
-                    None,
-                    "; ".join(locked) or "none",
-                    not locked,
-                )
-            )
-    return claims
+            ),
+        )
+    inbox = [(lr, *get("fp", lr, "one_sided", "apple_tasting")) for lr in MARGIN_LEARNERS]
+    inbox = [(lr, o, a) for lr, o, a in inbox if has(o, a)]
+    if inbox:
+        wins = sum(o < a for _, o, a in inbox)
+        yield Claim(
+            "unmodified margin learners put less spam in the inbox (#FP) than with Apple Tasting",
+            f"{paper_at} of 4 pairs; SVM {_paper('svm', 'fp', 'one_sided', 'apple_tasting')}",
+            f"{wins} of {len(inbox)}: "
+            + "; ".join(f"{NAMES[lr]} {o:.0f} against {a:.0f}" for lr, o, a in inbox),
+            wins == len(inbox),
+        )
+    if "lockup_seeds" in cells:
+        locked = [
+            f"{NAMES[lr]} {v.replace('_', ' ')} on seeds {s.replace(' ', ', ')}"
+            for (lr, v), s in cells["lockup_seeds"].items()
+            if s and lr in MARGIN_LEARNERS
+        ]
+        yield Claim(
+            f"no margin learner locks up on an order (recall < {LOCKUP_RECALL})",
+            None,
+            "; ".join(locked) or "none",
+            not locked,
+        )
 
 
 def tuning_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -290,10 +281,6 @@ def tuning_table(results: pd.DataFrame) -> pd.DataFrame:
 def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list[str]:
     seeds = sorted(set(results.loc[results["phase"] == "eval", "seed"]))
     lines = [
-        f"# osfb-bench {suite.name}",
-        "",
-        suite.description,
-        "",
         f"Mean over {len(seeds)} seeded stream orders (seeds {seeds}); the paper's Table 1 "
         "in parentheses as (trec05p-1 / trec06p). Its corpora are 17x and 7x larger than "
         "ours, so compare rates and the shape of the effects, not counts. Label Efficient's "
@@ -449,20 +436,14 @@ def _reuters_page(
         record = load("reuters_r8", data_home=data_home, topic=topic)
         rates[topic] = float(np.mean(record.y[: int(record.metadata["train_rows"])]))
     learners = [lr for lr in MARGIN_LEARNERS if lr in set(results["learner"])]
-    runs = {
-        "svm": f"Online SVM on seeds {list(suite.seeds)[: suite.svm_seeds]}",
-        "margin_perceptron": f"Perceptron with margins on seeds {list(suite.seeds)}",
-    }
+    seeds = {"svm": list(suite.seeds)[: suite.svm_seeds], "margin_perceptron": list(suite.seeds)}
+    runs = "; ".join(f"{NAMES[lr]} on seeds {seeds[lr]}" for lr in learners)
     paper, printed = published_reuters()
     lines = [
-        f"# osfb-bench {suite.name}",
-        "",
-        suite.description,
-        "",
         "Best mean F1 over each grid (ours), the paper's in parentheses; a topic's label "
         "gives its positive rate in our stream and in the paper's. Stream: the R8 training "
         "documents in a seeded random order, the first positive moved to the front; "
-        f"{'; '.join(runs[lr] for lr in learners)}. Label Efficient β = {suite.betas[0]:g}. "
+        f"{runs}. Label Efficient β = {suite.betas[0]:g}. "
         f"Features: {FEATURES[suite.text['features']].format(**suite.text)}. Threshold biases "
         f"b (threshold = -b): {list(THRESHOLD_BIASES)}. Example weights: perceptron c_pos "
         f"{[f'{w:g}' for w in PERCEPTRON_WEIGHTS]} (c_neg = 1); SVM C_neg "
