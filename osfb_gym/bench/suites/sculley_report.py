@@ -194,18 +194,18 @@ def _dataset_claims(cells: pd.DataFrame, paper_le: int, paper_at: int) -> Iterat
             f"{one:.3f} against {full:.3f}{with_bias}",
             one < full - 0.1,
         )
-    near = [(lr, *get("f1", lr, "one_sided", "full")) for lr in MARGIN_LEARNERS]
-    near = [(lr, o, f, *get("f1_median", lr, "one_sided")) for lr, o, f in near if has(o, f)]
+    near = {lr: get("f1", lr, "one_sided", "full") for lr in MARGIN_LEARNERS}
+    near = {lr: [*v, *get("f1_median", lr, "one_sided")] for lr, v in near.items() if has(*v)}
     if near:
         yield Claim(
             "unmodified margin learners come within 0.02 F1 of full feedback",
-            "; ".join(_paper(lr, "f1", "one_sided", "full") for lr, *_ in near),
+            "; ".join(_paper(lr, "f1", "one_sided", "full") for lr in near),
             "; ".join(
                 f"{NAMES[lr]} {o:.3f} against {f:.3f}"
                 + (f" (median over orders {m:.3f})" if has(m) and abs(m - o) >= 0.005 else "")
-                for lr, o, f, m in near
+                for lr, (o, f, m) in near.items()
             ),
-            all(o >= f - 0.02 for _, o, f, _ in near),
+            all(o >= f - 0.02 for o, f, _ in near.values()),
         )
     le, at, os_ = get("f1", "perceptron", *SAMPLERS, "one_sided")
     if has(le, at, os_):
@@ -241,15 +241,15 @@ def _dataset_claims(cells: pd.DataFrame, paper_le: int, paper_at: int) -> Iterat
                 if a >= b
             ),
         )
-    inbox = [(lr, *get("fp", lr, "one_sided", "apple_tasting")) for lr in MARGIN_LEARNERS]
-    inbox = [(lr, o, a) for lr, o, a in inbox if has(o, a)]
+    inbox = {lr: get("fp", lr, "one_sided", "apple_tasting") for lr in MARGIN_LEARNERS}
+    inbox = {lr: values for lr, values in inbox.items() if has(*values)}
     if inbox:
-        wins = sum(o < a for _, o, a in inbox)
+        wins = sum(o < a for o, a in inbox.values())
         yield Claim(
             "unmodified margin learners put less spam in the inbox (#FP) than with Apple Tasting",
             f"{paper_at} of 4 pairs; SVM {_paper('svm', 'fp', 'one_sided', 'apple_tasting')}",
             f"{wins} of {len(inbox)}: "
-            + "; ".join(f"{NAMES[lr]} {o:.0f} against {a:.0f}" for lr, o, a in inbox),
+            + "; ".join(f"{NAMES[lr]} {o:.0f} against {a:.0f}" for lr, (o, a) in inbox.items()),
             wins == len(inbox),
         )
     if "lockup_seeds" in cells:
