@@ -138,7 +138,6 @@ def spam_stages(
             kwargs = spam_env(dataset, fb, suite, **env_extra, rows=suite.rows[beta is not None])
             envs.append(EnvSpec(ENV_ID, f"{dataset} {fb}", kwargs, {"dataset": dataset}))
         for learner in suite.learners:
-            runs: list[tuple[str, float]]
             if beta is None:  # Label Efficient at every beta of the grid
                 runs = [("label_efficient", b) for b in suite.betas if learner != "perceptron_bias"]
             else:  # every variant, Label Efficient at its chosen beta

@@ -402,13 +402,11 @@ def reuters_claims(best: pd.DataFrame) -> list[Claim]:
                 (ours_t > ours_w) == (paper_t > paper_w),
             )
         )
+    quads = [(w, lr, m, t) for w in weightings for lr in learners for m in METHODS for t in topics]
     low = {
         name: "; ".join(
             f"{t} ({SHORT[lr]} {NAMES[m]}, {NAMES[w][9:-1]}, {table[w, lr, m, t]:.3f})"
-            for w in weightings
-            for lr in learners
-            for m in METHODS
-            for t in topics
+            for w, lr, m, t in quads
             if table[w, lr, m, t] < 0.1
         )
         or "none"
