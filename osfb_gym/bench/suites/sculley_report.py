@@ -50,6 +50,7 @@ NAMES = {
 SHORT = {"svm": "SVM", "margin_perceptron": "Pcpt. Mgn."}
 ROW_LABELS = {"one_sided": "Margins", "apple_tasting": "With AppleTaste", "full": "Full Fb."}
 MARGIN_LEARNERS = ("svm", "margin_perceptron")
+PAPER_LEARNERS = (*MARGIN_LEARNERS, "perceptron")  # Table 1's
 SAMPLERS = ("label_efficient", "apple_tasting")
 #: Table 1's columns: ours, the paper's beside (counts with one decimal, rates with three)
 TABLE1 = {"F1": "f1", "Rec.": "recall", "Prec.": "precision", "#FN": "fn", "#FP": "fp"}
@@ -216,11 +217,9 @@ def _dataset_claims(cells: pd.DataFrame, paper_le: int, paper_at: int) -> Iterat
             f"F1 {le:.3f} against {at:.3f} (one-sided {os_:.3f})",
             le > at > os_,
         )
-    pairs = {}  # #FP of Label Efficient and Apple Tasting, then what each sampled
-    for lr in ("svm", "margin_perceptron", "perceptron"):
-        values = get("fp", lr, *SAMPLERS) + get("sampled", lr, *SAMPLERS)
-        if has(*values):
-            pairs[lr] = values
+    # #FP of Label Efficient and Apple Tasting, then what each sampled
+    pairs = {lr: get("fp", lr, *SAMPLERS) + get("sampled", lr, *SAMPLERS) for lr in PAPER_LEARNERS}
+    pairs = {lr: values for lr, values in pairs.items() if has(*values)}
     if pairs:
         wins = sum(a < b for a, b, _, _ in pairs.values())
         recall = {lr: get("recall", lr, *SAMPLERS) for lr in pairs}
