@@ -99,7 +99,7 @@ def write_report(
     else:
         summary, name = reuters_best(results), "best"
         claims = reuters_claims(summary)
-        lines = _reuters_page(suite, summary, results, data_home)
+        lines = _reuters_page(suite, summary, data_home)
     lines = [f"# osfb-bench {suite.name}", "", suite.description, "", *lines]
     lines += ["## Claims", "", claims_table(claims), ""]
     if missing:
@@ -422,17 +422,16 @@ def reuters_claims(best: pd.DataFrame) -> list[Claim]:
     return claims
 
 
-def _reuters_page(
-    suite: Any, best: pd.DataFrame, results: pd.DataFrame, data_home: str | None
-) -> list[str]:
+def _reuters_page(suite: Any, best: pd.DataFrame, data_home: str | None) -> list[str]:
     from osfb_gym.bench.suites.sculley import PERCEPTRON_WEIGHTS, THRESHOLD_BIASES
     from osfb_gym.data import load
 
+    level = best.index.get_level_values
     rates = {}
-    for topic in dict.fromkeys(results["topic"]):
+    for topic in level("topic").unique():
         record = load("reuters_r8", data_home=data_home, topic=topic)
         rates[topic] = float(np.mean(record.y[: int(record.metadata["train_rows"])]))
-    learners = [lr for lr in MARGIN_LEARNERS if lr in set(results["learner"])]
+    learners = [lr for lr in MARGIN_LEARNERS if lr in level("learner")]
     seeds = {"svm": list(suite.seeds)[: suite.svm_seeds], "margin_perceptron": list(suite.seeds)}
     runs = "; ".join(f"{NAMES[lr]} on seeds {seeds[lr]}" for lr in learners)
     paper, printed = published_reuters()
@@ -449,7 +448,7 @@ def _reuters_page(
         "",
     ]
     for weighting in ("threshold", "weight"):
-        if weighting in best.index.get_level_values("weighting"):
+        if weighting in level("weighting"):
             averages = ", ".join(
                 f"{SHORT[lr]} {NAMES[m]} {printed.loc[(weighting, lr, m), 'avg']:.3f}"
                 for lr in learners
