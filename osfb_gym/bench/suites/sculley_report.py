@@ -361,6 +361,7 @@ def reuters_claims(best: pd.DataFrame) -> list[Claim]:
     learners = [lr for lr in MARGIN_LEARNERS if lr in level("learner")]
     weightings = [w for w in ("threshold", "weight") if w in level("weighting")]
     cells = [(w, lr, t) for w in weightings for lr in learners for t in topics]
+    quads = [(w, lr, m, t) for w in weightings for lr in learners for m in METHODS for t in topics]
     counts = {}
     for name, table in tables.items():
         scores = [{m: table[w, lr, m, t] for m in METHODS} for w, lr, t in cells]
@@ -387,10 +388,7 @@ def reuters_claims(best: pd.DataFrame) -> list[Claim]:
     ]
     for learner in learners if len(weightings) == 2 else []:
         (ours_t, ours_w), (paper_t, paper_w) = (
-            [
-                np.mean([table[w, learner, m, t] for m in METHODS for t in topics])
-                for w in weightings
-            ]
+            [np.mean([table[q] for q in quads if q[:2] == (w, learner)]) for w in weightings]
             for table in tables.values()
         )
         claims.append(
@@ -401,7 +399,6 @@ def reuters_claims(best: pd.DataFrame) -> list[Claim]:
                 (ours_t > ours_w) == (paper_t > paper_w),
             )
         )
-    quads = [(w, lr, m, t) for w in weightings for lr in learners for m in METHODS for t in topics]
     low = {
         name: "; ".join(
             f"{t} ({SHORT[lr]} {NAMES[m]}, {NAMES[w][9:-1]}, {table[w, lr, m, t]:.3f})"
