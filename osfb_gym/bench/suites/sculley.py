@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from math import nan
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import gymnasium as gym
 import pandas as pd
 
 from agents.base import Agent
-from osfb_gym.bench.report import Report, datasets_found, subset, tuned
+from osfb_gym.bench.report import Report, datasets_found, subset
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.suites.sculley_report import METHODS, PAPER_TOPICS, write_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
@@ -28,9 +29,9 @@ ENV_ID = "AppleTasting-v0"
 REUTERS_TOPICS = tuple(topic for topic in PAPER_TOPICS if topic in R8_TOPICS)
 THRESHOLD_BIASES = (0.0, 0.008, 0.016, 0.032, 0.064, 0.128, 0.25, 0.75, 1.0)  # threshold = -b
 PERCEPTRON_WEIGHTS = tuple(2.0**k for k in range(8))  # Table 3: c_pos, c_neg = 1
-#: Table 3's C_neg with C_pos = 100, "from 0.001 to 128 in rough power of two increments"
-SVM_WEIGHTS_PAPER = (0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.25, 0.5,
-                     1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)  # fmt: skip
+#: Table 3's C_neg with C_pos = 100, "from 0.001 to 128 in rough power of two increments":
+#: 0.001 doubled up to 0.128, then 0.25 doubled up to 128 (18 values)
+SVM_WEIGHTS_PAPER = tuple(0.001 * 2**k for k in range(8)) + tuple(2.0**k for k in range(-2, 8))
 SVM_WEIGHTS = (0.064, 0.25, 1.0, 4.0, 16.0, 64.0, 128.0)  # below 0.064 the SVM tastes everything
 SVM_C = 100.0
 LEARNERS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -59,32 +60,38 @@ class SculleySuite:
     svm_seeds: int = 2  # Reuters: the Online SVM runs the first svm_seeds seeds
     svm_weights: tuple[float, ...] = SVM_WEIGHTS  # Reuters: C_neg (SVM_WEIGHTS_PAPER: full grid)
     text: dict[str, Any] = field(default_factory=lambda: {"features": "binary", "dim": 2**18})
-
-    @property
-    def spam(self) -> bool:
-        """Whether this is Table 1 (else Tables 2-3)."""
-        return self.name == "sculley-spam"
+    spam: bool = True  # Table 1, else Tables 2-3
 
 
 SCULLEY_SUITES = {
     "sculley-spam": SculleySuite(
-        "sculley-spam", "Table 1 of Sculley (2007): spam (ham positive) under one-sided feedback, "
-        "unmodified / Label Efficient / Apple Tasting / full feedback; sms_spam, spambase."),
+        "sculley-spam",
+        "Table 1 of Sculley (2007): spam (ham positive) under one-sided feedback, "
+        "unmodified / Label Efficient / Apple Tasting / full feedback; sms_spam, spambase.",
+    ),
     "sculley-reuters": SculleySuite(
-        "sculley-reuters", "Tables 2-3 of Sculley (2007): R8 topics one vs rest, best F1 over "
+        "sculley-reuters",
+        "Tables 2-3 of Sculley (2007): R8 topics one vs rest, best F1 over "
         "threshold biases and example weights; Online SVM and Perceptron with margins.",
-        datasets=REUTERS_TOPICS, learners=("svm", "margin_perceptron"), betas=(1e-4,),
-        text={"features": "counts", "dim": 4096}),  # the paper's stemmed words are not built
-}  # fmt: skip
+        datasets=REUTERS_TOPICS,
+        learners=("svm", "margin_perceptron"),
+        betas=(1e-4,),
+        text={"features": "counts", "dim": 4096},  # the paper's stemmed words are not built
+        spam=False,
+    ),
+}
 
 
-def learner_params(learner: str, strategy: str = "none", **extra: Any) -> tuple[str, dict]:
+def learner_params(
+    learner: str, strategy: str = "none", beta: float | None = None, **extra: Any
+) -> tuple[str, dict]:
     """Return (agent name, params) of ``learner``, alone or wrapped by ``strategy``.
+
+    ``beta`` is Label Efficient's (other strategies ignore it).
 
     >>> learner_params("perceptron", "label_efficient", beta=0.01)[1]["base__fit_intercept"]
     False
     """
-    beta = extra.pop("beta", None)
     if learner not in LEARNERS:
         raise ValueError(f"learner must be one of {[*LEARNERS]}, got {learner!r}")
     name, params = LEARNERS[learner][0], {**LEARNERS[learner][1], **extra}
@@ -118,57 +125,52 @@ def _agent(tags: dict, envs: tuple[str, ...], learner: str, strategy: str, **ext
     return AgentSpec(*learner_params(learner, strategy, **extra), envs=envs, tags=tags)
 
 
-def spam_stages(suite: SculleySuite, datasets: Sequence[str], env_extra: dict,
-                beta: dict | None) -> SweepSpec:  # fmt: skip
+def spam_stages(
+    suite: SculleySuite, datasets: Sequence[str], env_extra: dict, beta: dict | None
+) -> SweepSpec:
     """Table 1's stages: the tuning of ``beta`` (``beta`` None), else the reported episodes."""
     envs, agents, phase = [], [], "tune" if beta is None else "eval"
-    rows = {"rows": suite.rows[beta is not None]}
     for dataset in datasets:
-        labels = {fb: f"{dataset} {fb}" for fb in ("one_sided", "full")}
-        envs += [EnvSpec(ENV_ID, labels[fb], spam_env(dataset, fb, suite, **env_extra, **rows),
-                         {"dataset": dataset})
-                 for fb in (labels if beta is not None else ("one_sided",))]  # fmt: skip
+        for fb in ("one_sided",) if beta is None else ("one_sided", "full"):
+            kwargs = spam_env(dataset, fb, suite, **env_extra, rows=suite.rows[beta is not None])
+            envs.append(EnvSpec(ENV_ID, f"{dataset} {fb}", kwargs, {"dataset": dataset}))
         for learner in suite.learners:
-            runs: list[tuple[str, float | None]]
             if beta is None:  # Label Efficient at every beta of the grid
                 runs = [("label_efficient", b) for b in suite.betas if learner != "perceptron_bias"]
             else:  # every variant, Label Efficient at its chosen beta
                 variants = ("one_sided", "full") if learner == "perceptron_bias" else VARIANTS
-                runs = [(v, beta[(dataset, learner)] if v == "label_efficient" else None)
-                        for v in variants]  # fmt: skip
+                runs = [
+                    (v, beta[dataset, learner] if v == "label_efficient" else nan) for v in variants
+                ]
             for variant, b in runs:
-                tag = {"learner": learner, "variant": variant, "phase": phase,
-                       "beta": float("nan") if b is None else b}  # fmt: skip
-                env = labels["full" if variant == "full" else "one_sided"]
+                tag = {"learner": learner, "variant": variant, "phase": phase, "beta": b}
+                env = f"{dataset} {'full' if variant == 'full' else 'one_sided'}"
                 strategy = variant if variant in WRAPPERS else "none"
-                extra = {} if b is None else {"beta": b}
-                agents.append(_agent(tag, (env,), learner, strategy, **extra))
+                agents.append(_agent(tag, (env,), learner, strategy, beta=b))
     seeds, name = (suite.tune_seeds if beta is None else suite.seeds), f"{suite.name}-{phase}"
     return SweepSpec(name, tuple(envs), tuple(agents), seeds, suite.description)
 
 
-def reuters_grid(suite: SculleySuite, learner: str) -> list[tuple[str, float]]:
-    """Return ``learner``'s (weighting, value) grid: Table 2's biases, then Table 3's weights."""
-    weights = PERCEPTRON_WEIGHTS if learner == "margin_perceptron" else suite.svm_weights
-    return [("threshold", b) for b in THRESHOLD_BIASES] + [("weight", w) for w in weights]
+def reuters_grid(suite: SculleySuite, learner: str) -> list[tuple[str, float, dict[str, Any]]]:
+    """Return ``learner``'s (weighting, value, params) grid: Table 2's biases, then Table 3's."""
+    grid = [("threshold", b, {"threshold": -b}) for b in THRESHOLD_BIASES]
+    if learner == "svm":  # C_neg = value with C_pos = SVM_C
+        return grid + [("weight", w, {"class_weight": {0: w / SVM_C}}) for w in suite.svm_weights]
+    return grid + [("weight", w, {"class_weight": {1: w}}) for w in PERCEPTRON_WEIGHTS]
 
 
 def reuters_stages(suite: SculleySuite, topics: Sequence[str], env_extra: dict):
     """Tables 2-3: one stage per learner (the SVM runs only its first seeds)."""
-    envs = tuple(EnvSpec(ENV_ID, topic, {"dataset": "reuters_r8", "topic": topic, "rows": "train",
-                                         "first_positive_first": True, **suite.text, **env_extra},
-                         {"topic": topic})
-                 for topic in topics)  # fmt: skip
+    stream = {"dataset": "reuters_r8", "rows": "train", "first_positive_first": True}
+    kwargs, labels = {**stream, **suite.text, **env_extra}, tuple(topics)
+    envs = tuple(EnvSpec(ENV_ID, t, {**kwargs, "topic": t}, {"topic": t}) for t in topics)
     for learner in suite.learners:
         agents = []
-        for weighting, value in reuters_grid(suite, learner):
-            extra: dict[str, Any] = {"threshold": -float(value)} if weighting == "threshold" else {
-                "class_weight": {0: value / SVM_C} if learner == "svm" else {1: value}}  # fmt: skip
+        for weighting, value, params in reuters_grid(suite, learner):
             for method in METHODS:
                 tag = {"learner": learner, "method": method, "weighting": weighting, "value": value}
-                beta = {"beta": suite.betas[0]} if method == "label_efficient" else {}
                 strategy = "none" if method == "margins_only" else method
-                agents.append(_agent(tag, tuple(topics), learner, strategy, **extra, **beta))
+                agents.append(_agent(tag, labels, learner, strategy, beta=suite.betas[0], **params))
         seeds = suite.seeds[: suite.svm_seeds] if learner == "svm" else suite.seeds
         yield SweepSpec(f"{suite.name}-{learner}", envs, tuple(agents), tuple(seeds))
 
@@ -180,10 +182,8 @@ def best_beta(tuning: pd.DataFrame) -> dict[tuple[str, str], float]:
     ...                         "f1": [0.6, 0.6, 0.5, 0.7]}))
     {('d', 'svm'): 0.1}
     """
-    best = tuned(tuning.sort_values("beta", kind="stable"), "f1", lower_is_better=False,
-                 by=("dataset", "learner"), over="beta")  # fmt: skip
-    chosen = best.groupby(["dataset", "learner"])["beta"].first()
-    return {key: float(beta) for key, beta in chosen.items()}
+    means = tuning.groupby(["dataset", "learner", "beta"])["f1"].mean()  # beta ascending
+    return {key[:2]: float(key[2]) for key in means.groupby(level=[0, 1]).idxmax()}
 
 
 def run_sculley(
@@ -207,15 +207,18 @@ def run_sculley(
     paper's whole ``C_neg`` grid; ``horizon`` truncates every stream (quick
     checks only); ``engine`` goes to :func:`~osfb_gym.bench.run.run_cells`.
     """
-    base, datasets = SCULLEY_SUITES[name], datasets if topics is None else topics
-    suite = replace(base, seeds=base.seeds if seeds is None else tuple(seeds),
-                    datasets=subset(datasets, base.datasets if base.spam else R8_TOPICS,
-                                     "datasets" if base.spam else "topics"),
-                    learners=subset(learners, base.learners, "learners"),
-                    svm_seeds=base.svm_seeds if svm_seeds is None else int(svm_seeds),
-                    svm_weights=SVM_WEIGHTS_PAPER if full_grid else base.svm_weights)  # fmt: skip
-    found, missing = datasets_found(suite.datasets if base.spam else ["reuters_r8"], data_home,
-                                    name)  # fmt: skip
+    base = SCULLEY_SUITES[name]
+    allowed, what = (base.datasets, "datasets") if base.spam else (R8_TOPICS, "topics")
+    suite = replace(
+        base,
+        seeds=base.seeds if seeds is None else tuple(seeds),
+        datasets=subset(datasets if topics is None else topics, allowed, what),
+        learners=subset(learners, base.learners, "learners"),
+        svm_seeds=base.svm_seeds if svm_seeds is None else int(svm_seeds),
+        svm_weights=SVM_WEIGHTS_PAPER if full_grid else base.svm_weights,
+    )
+    sources = suite.datasets if base.spam else ["reuters_r8"]
+    found, missing = datasets_found(sources, data_home, name)
     extra = {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v is not None}
     out, started = Path(out_dir), time.perf_counter()
 
@@ -227,10 +230,11 @@ def run_sculley(
         tuning = run(spam_stages(suite, found, extra, None))
         results = pd.concat([tuning, run(spam_stages(suite, found, extra, best_beta(tuning)))])
         order = {v: i for i, v in enumerate(("tune", *found, *suite.learners, *VARIANTS))}
-        results = results.sort_values(["phase", "dataset", "learner", "variant"], kind="stable",
-                                      key=lambda column: column.map(order))  # fmt: skip
+        by = ["phase", "dataset", "learner", "variant"]  # "eval" is not in order: last
+        results = results.sort_values(by, kind="stable", key=lambda column: column.map(order))
     else:
         results = pd.concat([run(stage) for stage in reuters_stages(suite, suite.datasets, extra)])
-    return write_report(suite, results.reset_index(drop=True), out, data_home=data_home,
-                        missing=missing, horizon=horizon,
-                        minutes=(time.perf_counter() - started) / 60)  # fmt: skip
+    results, minutes = results.reset_index(drop=True), (time.perf_counter() - started) / 60
+    return write_report(
+        suite, results, out, data_home=data_home, missing=missing, horizon=horizon, minutes=minutes
+    )

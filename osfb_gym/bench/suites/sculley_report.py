@@ -8,20 +8,34 @@ The paper's numbers are CSV files in ``osfb_gym/bench/papers/`` (``sculley_table
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Claim, Report, claims_table, published, save_report, tuned
+from osfb_gym.bench.report import Claim, Report, claims_table, published, save_report
 
 #: the ten topics of Tables 2-3 and the positive rate the paper prints beside each
 PAPER_TOPICS: dict[str, float] = dict(published("sculley_topics").itertuples(index=False))
 SPAM_CORPORA = {"trec05p-1": (92189, 0.43), "trec06p": (37822, 0.34)}  # size, ham rate (6.1)
 LOCKUP_RECALL = 0.1  # an episode below this recall rejects (and so never sees) nearly all ham
-METRICS = ["tp", "fp", "tn", "fn", "precision", "recall", "f1", "label_requests",
-           "tasted_negatives", "sampled", "updates", "seconds"]  # fmt: skip
+METRICS = [
+    "tp",
+    "fp",
+    "tn",
+    "fn",
+    "precision",
+    "recall",
+    "f1",
+    "label_requests",
+    "tasted_negatives",
+    "sampled",
+    "updates",
+    "seconds",
+]
 NAMES = {
     "svm": "Online SVM",
     "margin_perceptron": "Perceptron with margins",
@@ -36,7 +50,15 @@ NAMES = {
 SHORT = {"svm": "SVM", "margin_perceptron": "Pcpt. Mgn."}
 ROW_LABELS = {"one_sided": "Margins", "apple_tasting": "With AppleTaste", "full": "Full Fb."}
 MARGIN_LEARNERS = ("svm", "margin_perceptron")
+PAPER_LEARNERS = (*MARGIN_LEARNERS, "perceptron")  # Table 1's
 SAMPLERS = ("label_efficient", "apple_tasting")
+#: Table 1's columns: ours, the paper's beside (counts with one decimal, rates with three)
+TABLE1 = {"F1": "f1", "Rec.": "recall", "Prec.": "precision", "#FN": "fn", "#FP": "fp"}
+FEATURES = {  # the page's words for the env's ``features``
+    "binary": "binary case-preserving character 4-grams hashed into {dim} buckets",
+    "counts": "lower-cased character 4-gram counts hashed into {dim} buckets",
+    "unit": "standardised, intercept dropped, rows scaled to unit length",
+}
 METHODS = ("margins_only", "apple_tasting", "label_efficient")  # Tables 2-3's column order
 
 
@@ -59,9 +81,16 @@ def published_reuters() -> tuple[pd.DataFrame, pd.DataFrame]:
     return table[list(PAPER_TOPICS)], table[["avg"]]
 
 
-def write_report(suite: Any, results: pd.DataFrame, out_dir: str | Path, *,
-                 data_home: str | None = None, missing: dict[str, str] | None = None,
-                 horizon: int | None = None, minutes: float | None = None) -> Report:  # fmt: skip
+def write_report(
+    suite: Any,
+    results: pd.DataFrame,
+    out_dir: str | Path,
+    *,
+    data_home: str | None = None,
+    missing: dict[str, str] | None = None,
+    horizon: int | None = None,
+    minutes: float | None = None,
+) -> Report:
     """Summarise ``results`` (a run's rows, or a saved ``results.csv``) and write the files."""
     if suite.spam:
         summary, name = spam_summary(results), "summary"
@@ -70,16 +99,18 @@ def write_report(suite: Any, results: pd.DataFrame, out_dir: str | Path, *,
     else:
         summary, name = reuters_best(results), "best"
         claims = reuters_claims(summary)
-        lines = _reuters_page(suite, summary, results, data_home)
+        lines = _reuters_page(suite, summary, data_home)
+    lines = [f"# osfb-bench {suite.name}", "", suite.description, "", *lines]
     lines += ["## Claims", "", claims_table(claims), ""]
-    lines += ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in (missing or {}).items()),
-              ""] if missing else []  # fmt: skip
+    if missing:
+        lines += ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in missing.items()), ""]
     if horizon is not None:
         lines += [f"Streams truncated to {horizon} steps: not the paper's protocol.", ""]
     if minutes is not None:
         lines += [f"Run time: {minutes:.1f} min ({len(results)} episodes).", ""]
-    return save_report(out_dir, "table.md", "\n".join(lines), {"results": results, name: summary},
-                       summary=summary, claims=claims, missing=missing or {})  # fmt: skip
+    frames = {"results": results, name: summary}
+    tables = {"summary": summary, "claims": claims, "missing": missing or {}}
+    return save_report(out_dir, "table.md", "\n".join(lines), frames, **tables)
 
 
 # --------------------------------------------------------------------------- Table 1
@@ -89,191 +120,203 @@ def spam_summary(results: pd.DataFrame) -> pd.DataFrame:
     Also F1's std and median, Label Efficient's ``beta``, ``seeds`` and
     ``lockup_seeds`` (the seeds with recall below :data:`LOCKUP_RECALL`).
     """
-    reported = results[results["phase"] == "eval"]
-    grouped = reported.groupby(["dataset", "learner", "variant"], sort=False)
+    keys, reported = ["dataset", "learner", "variant"], results[results["phase"] == "eval"]
+    grouped = reported.groupby(keys, sort=False)
     summary = grouped[METRICS].mean()
     summary["f1_std"] = grouped["f1"].std().fillna(0.0)
     summary["f1_median"] = grouped["f1"].median()
     summary["beta"] = grouped["beta"].first()
     summary["seeds"] = grouped["seed"].count()
-    locked = reported[reported["recall"] < LOCKUP_RECALL].groupby(
-        ["dataset", "learner", "variant"], sort=False)["seed"]  # fmt: skip
+    locked = reported[reported["recall"] < LOCKUP_RECALL].groupby(keys, sort=False)["seed"]
     locked = locked.agg(lambda seeds: " ".join(str(int(s)) for s in seeds))
     summary["lockup_seeds"] = [locked.get(key, "") for key in summary.index]
     return summary
 
 
-def _paper(learner: str, variant: str, column: str, sep: str = " / ") -> str:
-    values = published_spam().loc[(slice(None), learner, variant), column]
-    return sep.join(f"{v:.0f}" if column in ("fn", "fp") else f"{v:.3f}" for v in values)
+def _paper(learner: str, column: str, *variants: str) -> str:
+    """Return the paper's ``column`` for ``learner``'s ``variants``: "a / b against c / d"."""
+    digits = ".0f" if column in ("fn", "fp") else ".3f"
+    values = [published_spam().loc[(slice(None), learner, v), column] for v in variants]
+    return " against ".join(" / ".join(f"{x:{digits}}" for x in row) for row in values)
 
 
 def spam_table(summary: pd.DataFrame, dataset: str) -> pd.DataFrame:
     """Table 1 for ``dataset``: a row per (learner, variant), ours (trec05p-1 / trec06p)."""
     rows = []
-    for (_, learner, variant), cell in summary.xs(dataset, drop_level=False).iterrows():  # type: ignore[misc]
-        label = f"Label Efficient (β={cell['beta']:g})" if variant == "label_efficient" else (
-            "No margins" if learner.startswith("perceptron") and variant == "one_sided"
-            else ROW_LABELS[variant])  # fmt: skip
+    for (learner, variant), cell in summary.xs(dataset).iterrows():  # type: ignore[misc]
+        if variant == "label_efficient":
+            label = f"Label Efficient (β={cell['beta']:g})"
+        elif learner.startswith("perceptron") and variant == "one_sided":
+            label = "No margins"
+        else:
+            label = ROW_LABELS[variant]
         row = {"learner": NAMES[learner], "variant": label}
-        for column, metric, digits in (("F1", "f1", ".3f"), ("Rec.", "recall", ".3f"),
-                                       ("Prec.", "precision", ".3f"), ("#FN", "fn", ".1f"),
-                                       ("#FP", "fp", ".1f")):  # fmt: skip
-            paper = f" ({_paper(learner, variant, metric)})" if learner != "perceptron_bias" else ""
-            row[column] = f"{cell[metric]:{digits}}{paper}"
-        rows.append(row | {"label requests": f"{cell['label_requests']:.0f}",
-                           "sampled": f"{cell['sampled']:.0f}"})  # fmt: skip
+        for column, metric in TABLE1.items():
+            ours = f"{cell[metric]:{'.1f' if metric in ('fn', 'fp') else '.3f'}}"
+            paper = f" ({_paper(learner, metric, variant)})" if learner != "perceptron_bias" else ""
+            row[column] = ours + paper
+        row["label requests"] = f"{cell['label_requests']:.0f}"
+        row["sampled"] = f"{cell['sampled']:.0f}"
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
 def spam_claims(summary: pd.DataFrame) -> list[Claim]:
     """Return Table 1's claims per dataset as measured (the paper's: trec05p-1 / trec06p)."""
-    fp = published_spam()["fp"]
-    paper_le = sum(
-        fp[(c, lr, "label_efficient")] < fp[(c, lr, "apple_tasting")]
-        for c in SPAM_CORPORA
-        for lr in ("svm", "margin_perceptron", "perceptron")
-    )
-    paper_at = sum(fp[(c, lr, "one_sided")] < fp[(c, lr, "apple_tasting")]
-                   for c in SPAM_CORPORA for lr in MARGIN_LEARNERS)  # fmt: skip
-    claims = []
-    for dataset in dict.fromkeys(summary.index.get_level_values("dataset")):
-        cells = summary.xs(dataset)
+    fp = published_spam()["fp"].unstack("variant")
+    # per learner, on how many corpora a variant tastes fewer negatives than Apple Tasting
+    fewer = fp.lt(fp["apple_tasting"], axis=0).groupby(level="learner").sum()
+    paper = fewer["label_efficient"].sum(), fewer.loc[list(MARGIN_LEARNERS), "one_sided"].sum()
+    return [
+        replace(claim, claim=f"{dataset}: {claim.claim}")
+        for dataset in dict.fromkeys(summary.index.get_level_values("dataset"))
+        for claim in _dataset_claims(summary.xs(dataset), *paper)
+    ]
 
-        def get(lr: str, variant: str, metric: str, cells: pd.DataFrame = cells) -> float:
-            found = (lr, variant) in cells.index and metric in cells
-            return float(cells.loc[(lr, variant), metric]) if found else float("nan")
 
-        def has(*values: float) -> bool:
-            return not np.isnan(values).any()
+def _dataset_claims(cells: pd.DataFrame, paper_le: int, paper_at: int) -> Iterator[Claim]:
+    """Table 1's claims on one dataset's ``cells``; ``paper_*``: the paper's #FP counts."""
 
-        one, full = get("perceptron", "one_sided", "recall"), get("perceptron", "full", "recall")
-        if has(one, full):
-            bias = get("perceptron_bias", "one_sided", "recall")
-            claims.append(Claim(
-                f"{dataset}: the classical perceptron's recall collapses one-sided (by > 0.1)",
-                f"{_paper('perceptron', 'one_sided', 'recall')} against "
-                f"{_paper('perceptron', 'full', 'recall')} full",
-                f"{one:.3f} against {full:.3f}"
-                + (f"; with a bias {bias:.3f}" if has(bias) else ""),
-                one < full - 0.1))  # fmt: skip
-        near = [(lr, get(lr, "one_sided", "f1"), get(lr, "full", "f1"),
-                 get(lr, "one_sided", "f1_median")) for lr in MARGIN_LEARNERS]  # fmt: skip
-        near = [entry for entry in near if has(*entry[1:3])]
-        if near:
-            measured = "; ".join(
+    def get(metric: str, lr: str, *variants: str) -> list[float]:
+        """``metric`` of ``lr``'s ``variants`` (NaN where not run)."""
+        rows = cells.reindex([(lr, v) for v in variants])
+        return rows[metric].tolist() if metric in rows else [np.nan] * len(variants)
+
+    def has(*values: float) -> bool:
+        return not np.isnan(values).any()
+
+    one, full = get("recall", "perceptron", "one_sided", "full")
+    if has(one, full):
+        (bias,) = get("recall", "perceptron_bias", "one_sided")
+        with_bias = f"; with a bias {bias:.3f}" if has(bias) else ""
+        yield Claim(
+            "the classical perceptron's recall collapses one-sided (by > 0.1)",
+            f"{_paper('perceptron', 'recall', 'one_sided', 'full')} full",
+            f"{one:.3f} against {full:.3f}{with_bias}",
+            one < full - 0.1,
+        )
+    near = {lr: get("f1", lr, "one_sided", "full") for lr in MARGIN_LEARNERS}
+    near = {lr: [*v, *get("f1_median", lr, "one_sided")] for lr, v in near.items() if has(*v)}
+    if near:
+        yield Claim(
+            "unmodified margin learners come within 0.02 F1 of full feedback",
+            "; ".join(_paper(lr, "f1", "one_sided", "full") for lr in near),
+            "; ".join(
                 f"{NAMES[lr]} {o:.3f} against {f:.3f}"
                 + (f" (median over orders {m:.3f})" if has(m) and abs(m - o) >= 0.005 else "")
-                for lr, o, f, m in near)  # fmt: skip
-            claims.append(Claim(
-                f"{dataset}: unmodified margin learners come within 0.02 F1 of full feedback",
-                "; ".join(f"{_paper(lr, 'one_sided', 'f1')} against {_paper(lr, 'full', 'f1')}"
-                          for lr, *_ in near), measured,
-                all(o >= f - 0.02 for _, o, f, _ in near)))  # fmt: skip
-        le, at, os_ = (get("perceptron", v, "f1") for v in (*SAMPLERS, "one_sided"))
-        if has(le, at, os_):
-            claims.append(Claim(
-                f"{dataset}: Label Efficient and Apple Tasting repair the classical perceptron, "
-                "Label Efficient better", f"F1 {_paper('perceptron', 'label_efficient', 'f1')} "
-                f"against {_paper('perceptron', 'apple_tasting', 'f1')}",
-                f"F1 {le:.3f} against {at:.3f} (one-sided {os_:.3f})", le > at > os_))  # fmt: skip
-        pairs = {lr: [get(lr, v, m) for v in SAMPLERS for m in ("fp", "sampled")]
-                 for lr in ("svm", "margin_perceptron", "perceptron")}  # fmt: skip
-        pairs = {lr: values for lr, values in pairs.items() if has(*values)}
-        if pairs:
-            fewer = sum(values[0] < values[2] for values in pairs.values())
-            why = "; ".join(
+                for lr, (o, f, m) in near.items()
+            ),
+            all(o >= f - 0.02 for o, f, _ in near.values()),
+        )
+    le, at, os_ = get("f1", "perceptron", *SAMPLERS, "one_sided")
+    if has(le, at, os_):
+        yield Claim(
+            "Label Efficient and Apple Tasting repair the classical perceptron, Label Efficient "
+            "better",
+            f"F1 {_paper('perceptron', 'f1', *SAMPLERS)}",
+            f"F1 {le:.3f} against {at:.3f} (one-sided {os_:.3f})",
+            le > at > os_,
+        )
+    # #FP of Label Efficient and Apple Tasting, then what each sampled
+    pairs = {lr: get("fp", lr, *SAMPLERS) + get("sampled", lr, *SAMPLERS) for lr in PAPER_LEARNERS}
+    pairs = {lr: values for lr, values in pairs.items() if has(*values)}
+    if pairs:
+        wins = sum(a < b for a, b, _, _ in pairs.values())
+        recall = {lr: get("recall", lr, *SAMPLERS) for lr in pairs}
+        yield Claim(
+            "Label Efficient tastes fewer negatives (#FP) than Apple Tasting",
+            f"{paper_le} of 6 corpus x learner pairs",
+            f"{wins} of {len(pairs)}: "
+            + "; ".join(
+                f"{NAMES[lr]} {a:.0f} against {b:.0f} (sampled {s:.0f} against {t:.0f})"
+                for lr, (a, b, s, t) in pairs.items()
+            ),
+            wins == len(pairs),
+            "; ".join(
                 f"β is chosen for F1 alone: {NAMES[lr]}'s Label Efficient samples {s:.0f} "
                 f"predicted negatives against {t:.0f} and buys recall "
-                f"({get(lr, SAMPLERS[0], 'recall'):.3f} against "
-                f"{get(lr, SAMPLERS[1], 'recall'):.3f})"
-                for lr, (a, s, b, t) in pairs.items() if a >= b)  # fmt: skip
-            claims.append(Claim(
-                f"{dataset}: Label Efficient tastes fewer negatives (#FP) than Apple Tasting",
-                f"{paper_le} of 6 corpus x learner pairs", f"{fewer} of {len(pairs)}: " + "; ".join(
-                    f"{NAMES[lr]} {a:.0f} against {b:.0f} (sampled {s:.0f} against {t:.0f})"
-                    for lr, (a, s, b, t) in pairs.items()), fewer == len(pairs), why))  # fmt: skip
-        inbox = [(lr, get(lr, "one_sided", "fp"), get(lr, "apple_tasting", "fp"))
-                 for lr in MARGIN_LEARNERS]  # fmt: skip
-        inbox = [entry for entry in inbox if has(*entry[1:])]
-        if inbox:
-            wins = sum(o < a for _, o, a in inbox)
-            claims.append(Claim(
-                f"{dataset}: unmodified margin learners put less spam in the inbox (#FP) than "
-                "with Apple Tasting",
-                f"{paper_at} of 4 pairs; SVM {_paper('svm', 'one_sided', 'fp')} against "
-                f"{_paper('svm', 'apple_tasting', 'fp')}",
-                f"{wins} of {len(inbox)}: "
-                + "; ".join(f"{NAMES[lr]} {o:.0f} against {a:.0f}" for lr, o, a in inbox),
-                wins == len(inbox)))  # fmt: skip
-        if "lockup_seeds" in cells:
-            locked = [f"{NAMES[lr]} {v.replace('_', ' ')} on seeds {s.replace(' ', ', ')}"
-                      for (lr, v), s in cells["lockup_seeds"].items()
-                      if s and lr in MARGIN_LEARNERS]  # fmt: skip
-            claims.append(Claim(f"{dataset}: no margin learner locks up on an order (recall < "
-                                f"{LOCKUP_RECALL})", None, "; ".join(locked) or "none",
-                                not locked))  # fmt: skip
-    return claims
+                f"({recall[lr][0]:.3f} against {recall[lr][1]:.3f})"
+                for lr, (a, b, s, t) in pairs.items()
+                if a >= b
+            ),
+        )
+    inbox = {lr: get("fp", lr, "one_sided", "apple_tasting") for lr in MARGIN_LEARNERS}
+    inbox = {lr: values for lr, values in inbox.items() if has(*values)}
+    if inbox:
+        wins = sum(o < a for o, a in inbox.values())
+        yield Claim(
+            "unmodified margin learners put less spam in the inbox (#FP) than with Apple Tasting",
+            f"{paper_at} of 4 pairs; SVM {_paper('svm', 'fp', 'one_sided', 'apple_tasting')}",
+            f"{wins} of {len(inbox)}: "
+            + "; ".join(f"{NAMES[lr]} {o:.0f} against {a:.0f}" for lr, (o, a) in inbox.items()),
+            wins == len(inbox),
+        )
+    if "lockup_seeds" in cells:
+        locked = [
+            f"{NAMES[lr]} {v.replace('_', ' ')} on seeds {s.replace(' ', ', ')}"
+            for (lr, v), s in cells["lockup_seeds"].items()
+            if s and lr in MARGIN_LEARNERS
+        ]
+        yield Claim(
+            f"no margin learner locks up on an order (recall < {LOCKUP_RECALL})",
+            None,
+            "; ".join(locked) or "none",
+            not locked,
+        )
 
 
 def tuning_table(results: pd.DataFrame) -> pd.DataFrame:
     """Mean F1 / tasted negatives of Label Efficient per β on the tuning data (chosen: *)."""
-    means = results[results["phase"] == "tune"].groupby(
-        ["dataset", "learner", "beta"], sort=False)[["f1", "fp"]].mean()  # fmt: skip
+    tuning = results[results["phase"] == "tune"]
+    means = tuning.groupby(["dataset", "learner", "beta"])[["f1", "fp"]].mean()
     chosen = results[(results["phase"] == "eval") & (results["variant"] == "label_efficient")]
     picked = set(zip(chosen["dataset"], chosen["learner"], chosen["beta"], strict=True))
-    frame = pd.Series({key: f"{row.f1:.3f} / {row.fp:.0f}" + (" *" if key in picked else "")
-                       for key, row in means.iterrows()}).unstack()  # fmt: skip
-    frame.index.names, frame.columns.name = ["dataset", "learner"], "β: F1 / #FP"
+    text = means["f1"].map("{:.3f}".format) + " / " + means["fp"].map("{:.0f}".format)
+    frame = (text + [" *" if key in picked else "" for key in means.index]).unstack()
+    frame.columns.name = "β: F1 / #FP"
     return frame
-
-
-def _features(text: dict[str, Any]) -> str:
-    kind = "binary case-preserving character 4-grams" if text.get("features") == "binary" \
-        else "lower-cased character 4-gram counts"  # fmt: skip
-    return f"{kind} hashed into {text['dim']} buckets"
 
 
 def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list[str]:
     seeds = sorted(set(results.loc[results["phase"] == "eval", "seed"]))
-    where = (f"the {suite.rows[0]} part of each corpus (rows i with i mod 4 = 3), the tables "
-             f"reporting its {suite.rows[1]} part")  # fmt: skip
     lines = [
-        f"# osfb-bench {suite.name}",
-        "",
-        suite.description,
-        "",
         f"Mean over {len(seeds)} seeded stream orders (seeds {seeds}); the paper's Table 1 "
         "in parentheses as (trec05p-1 / trec06p). Its corpora are 17x and 7x larger than "
         "ours, so compare rates and the shape of the effects, not counts. Label Efficient's "
-        f"β was chosen for the best mean F1 over the coarse grid {list(suite.betas)} on "
-        f"{where}, in stream orders {list(suite.tune_seeds)}: tuning data the reported "
-        "episodes never see, as the paper tuned on a separate corpus. label requests: tasted "
-        "examples (TP + FP); sampled: predicted negatives a sampling strategy tasted.",
+        f"β was chosen for the best mean F1 over the coarse grid {list(suite.betas)} on the "
+        f"{suite.rows[0]} part of each corpus (rows i with i mod 4 = 3), the tables reporting "
+        f"its {suite.rows[1]} part, in stream orders {list(suite.tune_seeds)}: tuning data the "
+        "reported episodes never see, as the paper tuned on a separate corpus. label requests: "
+        "tasted examples (TP + FP); sampled: predicted negatives a sampling strategy tasted.",
         "",
     ]
     for dataset in dict.fromkeys(results["dataset"]):
         first = results[(results["dataset"] == dataset) & (results["phase"] == "eval")].iloc[0]
         n, ham = int(first[["tp", "fp", "tn", "fn"]].sum()), int(first["tp"] + first["fn"])
-        kind = _features(suite.text) if dataset == "sms_spam" else \
-            "standardised, intercept dropped, rows scaled to unit length"  # fmt: skip
-        part = f" (its {suite.rows[1]} part)"
+        text = suite.text if dataset == "sms_spam" else {"features": "unit"}
         lines += [
-            f"## {dataset}{part}: {n} messages, {ham} ham ({ham / n:.1%}, the positive "
-            f"class); {kind}",
+            f"## {dataset} (its {suite.rows[1]} part): {n} messages, {ham} ham ({ham / n:.1%}, "
+            f"the positive class); {FEATURES[text['features']].format(**text)}",
             "",
             spam_table(summary, dataset).to_markdown(index=False),
             "",
         ]
-    return lines + ["## Tuning of Label Efficient's β", "", "Mean F1 / tasted negatives (#FP) of "
-                    "Label Efficient on the tuning data, per β; `*` marks the β the tables use "
-                    "(the best F1; ties to the smaller β).", "",
-                    tuning_table(results).reset_index().to_markdown(index=False), ""]  # fmt: skip
+    return lines + [
+        "## Tuning of Label Efficient's β",
+        "",
+        "Mean F1 / tasted negatives (#FP) of Label Efficient on the tuning data, per β; `*` "
+        "marks the β the tables use (the best F1; ties to the smaller β).",
+        "",
+        tuning_table(results).reset_index().to_markdown(index=False),
+        "",
+    ]
 
 
 # --------------------------------------------------------------------------- Tables 2-3
 def reuters_best(results: pd.DataFrame) -> pd.DataFrame:
     """Best mean F1 over the grid per (weighting, learner, method, topic): f1, value, seeds.
+
+    Ties go to the smallest value.
 
     >>> frame = pd.DataFrame({"weighting": "threshold", "learner": "svm",
     ...                       "method": "apple_tasting", "topic": "ship",
@@ -282,11 +325,10 @@ def reuters_best(results: pd.DataFrame) -> pd.DataFrame:
     >>> reuters_best(frame)[["f1", "value"]].to_dict("records")
     [{'f1': 0.4, 'value': 0.25}]
     """
-    keys = ["weighting", "learner", "method", "topic"]  # ties: the smallest value
-    best = tuned(results.sort_values("value", kind="stable"), "f1", lower_is_better=False,
-                 by=keys, over="value")  # fmt: skip
-    return best.groupby(keys).agg(f1=("f1", "mean"), value=("value", "first"),
-                                  seeds=("seed", "count"))  # fmt: skip
+    keys = ["weighting", "learner", "method", "topic"]
+    grid = results.groupby([*keys, "value"]).agg(f1=("f1", "mean"), seeds=("seed", "count"))
+    best = grid.loc[grid.groupby(level=keys)["f1"].idxmax()].reset_index("value")
+    return best[["f1", "value", "seeds"]]
 
 
 def reuters_table(best: pd.DataFrame, weighting: str, rates: dict[str, float] | None = None):
@@ -296,63 +338,73 @@ def reuters_table(best: pd.DataFrame, weighting: str, rates: dict[str, float] | 
     paper = published_reuters()[0].loc[weighting]
     columns = [(lr, m) for lr in MARGIN_LEARNERS for m in METHODS if (lr, m, topics[0]) in part]
     rows = []
-    for topic in [*topics, "Avg. F1"]:
-        ours = f"{rates[topic]:.1%}, " if rates and topic in rates else ""
-        row = {"topic": topic if topic == "Avg. F1" else
-               f"{topic} ({ours}paper {PAPER_TOPICS[topic]:.1%})"}  # fmt: skip
+    for topic in [*topics, "Avg. F1"]:  # the average of the topics shown
+        over = topics if topic == "Avg. F1" else [topic]
+        rate = f"{rates[topic]:.1%}, " if rates and topic in rates else ""
+        label = (
+            f"{topic} ({rate}paper {PAPER_TOPICS[topic]:.1%})" if topic in PAPER_TOPICS else topic
+        )
+        row = {"topic": label}
         for lr, m in columns:
-            value, theirs = (float(np.mean([part[(lr, m, t)] for t in topics])),
-                             float(paper.loc[(lr, m), topics].mean())) if topic == "Avg. F1" \
-                else (part[(lr, m, topic)], paper.loc[(lr, m), topic])  # fmt: skip
-            row[f"{SHORT[lr]} {NAMES[m]}"] = f"{value:.3f} ({theirs:.3f})"
+            value, theirs = np.mean([part[(lr, m, t)] for t in over]), paper.loc[(lr, m), over]
+            row[f"{SHORT[lr]} {NAMES[m]}"] = f"{value:.3f} ({theirs.mean():.3f})"
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def reuters_claims(best: pd.DataFrame) -> list[Claim]:
     """Return the claims of Tables 2-3 as measured, the paper's over the same topics beside."""
-    f1, paper = best["f1"], published_reuters()[0]
-    present = {level: list(dict.fromkeys(f1.index.get_level_values(level)))
-               for level in ("weighting", "learner", "topic")}  # fmt: skip
-    topics = [t for t in PAPER_TOPICS if t in present["topic"]]
-    learners = [lr for lr in MARGIN_LEARNERS if lr in present["learner"]]
-    weightings = [w for w in ("threshold", "weight") if w in present["weighting"]]
+    # both indexed (weighting, learner, method, topic)
+    tables = {"ours": best["f1"], "paper": published_reuters()[0].stack()}
+    level = best.index.get_level_values
+    topics = [t for t in PAPER_TOPICS if t in level("topic")]
+    learners = [lr for lr in MARGIN_LEARNERS if lr in level("learner")]
+    weightings = [w for w in ("threshold", "weight") if w in level("weighting")]
     cells = [(w, lr, t) for w in weightings for lr in learners for t in topics]
-    get = {"ours": lambda w, lr, m, t: float(f1[(w, lr, m, t)]),
-           "paper": lambda w, lr, m, t: float(paper.loc[(w, lr, m), t])}  # fmt: skip
-    counts = {}
-    for name, value in get.items():
-        scores = [{m: value(w, lr, m, t) for m in METHODS} for w, lr, t in cells]
-        counts[name] = [
-            sum(s[m] > s["apple_tasting"] for s in scores)
-            for m in ("margins_only", "label_efficient")
-        ]
-        counts[name].append(sum(s["margins_only"] >= max(s.values()) for s in scores))
+    quads = [(w, lr, m, t) for w in weightings for lr in learners for m in METHODS for t in topics]
+    counts = {}  # cells where Marg. Only, Label Eff. beat Apple T.; where Marg. Only is best
+    for name, table in tables.items():
+        scores = pd.DataFrame([{m: table[w, lr, m, t] for m in METHODS} for w, lr, t in cells])
+        beats = scores[["margins_only", "label_efficient"]].gt(scores["apple_tasting"], axis=0)
+        counts[name] = [*beats.sum(), (scores["margins_only"] >= scores.max(axis=1)).sum()]
     (mo, le, top), (p_mo, p_le, p_top), n = counts["ours"], counts["paper"], len(cells)
     claims = [
-        Claim("Apple Tasting is the weakest method: beaten by Marg. Only / Label Eff. (cells: "
-              "topic x learner x weighting)", f"{p_mo} / {p_le} of {n}", f"{mo} / {le} of {n}",
-              mo >= n / 2 and le >= n / 2),
-        Claim("Marg. Only has the best F1 of the three methods (ties counted)", f"{p_top} of {n}",
-              f"{top} of {n}", top >= n / 2),
-    ]  # fmt: skip
+        Claim(
+            "Apple Tasting is the weakest method: beaten by Marg. Only / Label Eff. (cells: "
+            "topic x learner x weighting)",
+            f"{p_mo} / {p_le} of {n}",
+            f"{mo} / {le} of {n}",
+            mo >= n / 2 and le >= n / 2,
+        ),
+        Claim(
+            "Marg. Only has the best F1 of the three methods (ties counted)",
+            f"{p_top} of {n}",
+            f"{top} of {n}",
+            top >= n / 2,
+        ),
+    ]
     for learner in learners if len(weightings) == 2 else []:
-        mean = {name: {w: float(np.mean([value(w, learner, m, t) for m in METHODS for t in topics]))
-                       for w in weightings} for name, value in get.items()}  # fmt: skip
-        ours, theirs = mean["ours"], mean["paper"]
+        (ours_t, ours_w), (paper_t, paper_w) = (
+            [np.mean([table[q] for q in quads if q[:2] == (w, learner)]) for w in weightings]
+            for table in tables.values()
+        )
         claims.append(
             Claim(
                 f"{NAMES[learner]}: mean best F1, threshold biasing against example weighting",
-                f"{theirs['threshold']:.3f} against {theirs['weight']:.3f}",
-                f"{ours['threshold']:.3f} against {ours['weight']:.3f}",
-                (ours["threshold"] > ours["weight"]) == (theirs["threshold"] > theirs["weight"]),
+                f"{paper_t:.3f} against {paper_w:.3f}",
+                f"{ours_t:.3f} against {ours_w:.3f}",
+                (ours_t > ours_w) == (paper_t > paper_w),
             )
         )
-    low = {name: "; ".join(f"{t} ({SHORT[lr]} {NAMES[m]}, {NAMES[w][9:-1]}, "
-                           f"{value(w, lr, m, t):.3f})"
-                           for w in weightings for lr in learners for m in METHODS for t in topics
-                           if value(w, lr, m, t) < 0.1) or "none"
-           for name, value in get.items()}  # fmt: skip
+    low = {
+        name: "; ".join(
+            f"{t} ({SHORT[lr]} {NAMES[m]}, {NAMES[w][9:-1]}, {table[w, lr, m, t]:.3f})"
+            for w, lr, m, t in quads
+            if table[w, lr, m, t] < 0.1
+        )
+        or "none"
+        for name, table in tables.items()
+    }
     claims.append(
         Claim(
             "Best F1 below 0.1 (no grid value lets the learner find the topic) in the same cells",
@@ -364,43 +416,37 @@ def reuters_claims(best: pd.DataFrame) -> list[Claim]:
     return claims
 
 
-def _reuters_page(suite: Any, best: pd.DataFrame, results: pd.DataFrame,
-                  data_home: str | None) -> list[str]:  # fmt: skip
+def _reuters_page(suite: Any, best: pd.DataFrame, data_home: str | None) -> list[str]:
     from osfb_gym.bench.suites.sculley import PERCEPTRON_WEIGHTS, THRESHOLD_BIASES
     from osfb_gym.data import load
 
+    level = best.index.get_level_values
     rates = {}
-    for topic in dict.fromkeys(results["topic"]):
+    for topic in level("topic").unique():
         record = load("reuters_r8", data_home=data_home, topic=topic)
         rates[topic] = float(np.mean(record.y[: int(record.metadata["train_rows"])]))
-    learners = [lr for lr in ("svm", "margin_perceptron") if lr in set(results["learner"])]
-    runs = {
-        "svm": f"Online SVM on seeds {list(suite.seeds)[: suite.svm_seeds]}",
-        "margin_perceptron": f"Perceptron with margins on seeds {list(suite.seeds)}",
-    }
-    printed = published_reuters()[1]["avg"]
+    learners = [lr for lr in MARGIN_LEARNERS if lr in level("learner")]
+    seeds = {"svm": list(suite.seeds)[: suite.svm_seeds], "margin_perceptron": list(suite.seeds)}
+    runs = "; ".join(f"{NAMES[lr]} on seeds {seeds[lr]}" for lr in learners)
+    paper, printed = published_reuters()
     lines = [
-        f"# osfb-bench {suite.name}",
-        "",
-        suite.description,
-        "",
         "Best mean F1 over each grid (ours), the paper's in parentheses; a topic's label "
         "gives its positive rate in our stream and in the paper's. Stream: the R8 training "
         "documents in a seeded random order, the first positive moved to the front; "
-        f"{'; '.join(runs[lr] for lr in learners)}. Label Efficient β = {suite.betas[0]:g}. "
-        f"Features: {_features(suite.text)}. Threshold biases b (threshold = -b): "
-        f"{list(THRESHOLD_BIASES)}. Example weights: perceptron c_pos "
+        f"{runs}. Label Efficient β = {suite.betas[0]:g}. "
+        f"Features: {FEATURES[suite.text['features']].format(**suite.text)}. Threshold biases "
+        f"b (threshold = -b): {list(THRESHOLD_BIASES)}. Example weights: perceptron c_pos "
         f"{[f'{w:g}' for w in PERCEPTRON_WEIGHTS]} (c_neg = 1); SVM C_neg "
         f"{[f'{w:g}' for w in suite.svm_weights]} (C_pos = 100). The Avg. F1 row averages the "
         "topics shown; the paper's own averages over its ten topics are listed below.",
         "",
     ]
     for weighting in ("threshold", "weight"):
-        if weighting in best.index.get_level_values("weighting"):
+        if weighting in level("weighting"):
             averages = ", ".join(
-                f"{SHORT[lr]} {NAMES[m]} {printed[(weighting, lr, m)]:.3f}"
+                f"{SHORT[lr]} {NAMES[m]} {printed.loc[(weighting, lr, m), 'avg']:.3f}"
                 for lr in learners
-                for m in ("margins_only", "apple_tasting", "label_efficient")
+                for m in METHODS
             )
             lines += [
                 f"## {NAMES[weighting]}",
@@ -410,8 +456,7 @@ def _reuters_page(suite: Any, best: pd.DataFrame, results: pd.DataFrame,
                 f"Paper's printed Avg. F1 over its 10 topics: {averages}.",
                 "",
             ]
-    paper, printed_avg = published_reuters()
-    gap = float((paper.mean(axis=1) - printed_avg["avg"]).abs().max())
+    gap = float((paper.mean(axis=1) - printed["avg"]).abs().max())
     topics = [t for t in PAPER_TOPICS if t in rates]
     ours = best["f1"].groupby("topic").mean()
     theirs = paper[topics].mean()

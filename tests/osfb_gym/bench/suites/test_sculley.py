@@ -109,15 +109,29 @@ def test_reuters_grids_follow_the_paper_and_the_bias_is_a_negative_threshold():
     assert svm.seeds == (0, 1) and mgn.seeds == tuple(range(5))  # the SVM: its first seeds
     params = [a.params for a in mgn.agents]
     assert {"threshold": -0.25, "m": 2.0, "eta": 1.0, "fit_intercept": False} in params
-    assert {"base": "MarginPerceptron", "base__class_weight": {1: 8.0}, "base__m": 2.0,
-            "base__eta": 1.0, "base__fit_intercept": False} in params  # fmt: skip
+    assert {
+        "base": "MarginPerceptron",
+        "base__class_weight": {1: 8.0},
+        "base__m": 2.0,
+        "base__eta": 1.0,
+        "base__fit_intercept": False,
+    } in params
     svm_params = [a.params for a in svm.agents]
     # C_neg = 100 * 0.0025 = 0.25 with C_pos = 100
-    assert any(p.get("base__class_weight") == {0: 0.0025} and p.get("beta") == 1e-4
-               for p in svm_params)  # fmt: skip
+    assert any(
+        p.get("base__class_weight") == {0: 0.0025} and p.get("beta") == 1e-4 for p in svm_params
+    )
     assert len(svm.agents) == 3 * (9 + 7) and len(mgn.agents) == 3 * (9 + 8)
-    assert REUTERS_TOPICS == ("earn", "acq", "money-fx", "grain", "crude", "trade", "interest",
-                              "ship")  # fmt: skip
+    assert REUTERS_TOPICS == (
+        "earn",
+        "acq",
+        "money-fx",
+        "grain",
+        "crude",
+        "trade",
+        "interest",
+        "ship",
+    )
 
 
 def test_spam_stages_tune_beta_on_other_orders_then_report_with_it():
@@ -137,8 +151,14 @@ def test_spam_stages_tune_beta_on_other_orders_then_report_with_it():
 
 
 def test_beta_tuning_takes_the_best_mean_and_the_smaller_beta_on_ties():
-    frame = pd.DataFrame({"dataset": "d", "learner": "svm", "beta": [1.0, 0.1, 0.1, 0.01, 0.01],
-                          "f1": [0.1, 0.8, 0.8, 0.9, 0.7]})  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "dataset": "d",
+            "learner": "svm",
+            "beta": [1.0, 0.1, 0.1, 0.01, 0.01],
+            "f1": [0.1, 0.8, 0.8, 0.9, 0.7],
+        }
+    )
     assert best_beta(frame) == {("d", "svm"): 0.01}
     two = frame.assign(learner=["a", "b", "b", "a", "a"])
     assert best_beta(two) == {("d", "a"): 0.01, ("d", "b"): 0.1}
@@ -146,16 +166,11 @@ def test_beta_tuning_takes_the_best_mean_and_the_smaller_beta_on_ties():
 
 # ------------------------------------------------------------------ layout
 def _spam_summary() -> pd.DataFrame:
-    rows = []
-    for learner in SPAM_LEARNERS:
-        for variant in SPAM_VARIANTS:
-            rows.append(
-                {"dataset": "d", "learner": learner, "variant": variant,
-                 "f1": 0.9, "recall": 0.95, "precision": 0.85, "fn": 10.0, "fp": 20.0,
-                 "label_requests": 100.0, "sampled": 5.0,
-                 "beta": 0.01 if variant == "label_efficient" else np.nan}
-            )  # fmt: skip
-    summary = pd.DataFrame(rows).set_index(["dataset", "learner", "variant"])
+    names = ["dataset", "learner", "variant"]
+    index = pd.MultiIndex.from_product([["d"], SPAM_LEARNERS, SPAM_VARIANTS], names=names)
+    cell = {"f1": 0.9, "recall": 0.95, "precision": 0.85, "fn": 10.0, "fp": 20.0}
+    summary = pd.DataFrame(cell | {"label_requests": 100.0, "sampled": 5.0}, index=index)
+    summary["beta"] = np.where(index.get_level_values("variant") == "label_efficient", 0.01, np.nan)
     summary.loc[("d", "perceptron", "one_sided"), "recall"] = 0.2
     summary.loc[("d", "perceptron", "apple_tasting"), "fp"] = 40.0
     return summary
@@ -163,13 +178,29 @@ def _spam_summary() -> pd.DataFrame:
 
 def test_spam_summary_averages_the_reported_orders_and_names_the_lockups():
     rows = [
-        {"dataset": "d", "learner": "svm", "variant": "one_sided", "phase": phase, "seed": seed,
-         "beta": np.nan, "recall": recall, "f1": recall, "sampled": 0.0, "updates": 1.0,
-         "seconds": 0.1, **dict.fromkeys(["tp", "fp", "tn", "fn", "precision",
-                                          "label_requests", "tasted_negatives"], 1.0)}
-        for phase, seed, recall in [("eval", 0, 0.9), ("eval", 1, 0.0), ("eval", 2, 0.8),
-                                    ("tune", 100, 0.0)]
-    ]  # fmt: skip
+        {
+            "dataset": "d",
+            "learner": "svm",
+            "variant": "one_sided",
+            "phase": phase,
+            "seed": seed,
+            "beta": np.nan,
+            "recall": recall,
+            "f1": recall,
+            "sampled": 0.0,
+            "updates": 1.0,
+            "seconds": 0.1,
+            **dict.fromkeys(
+                ["tp", "fp", "tn", "fn", "precision", "label_requests", "tasted_negatives"], 1.0
+            ),
+        }
+        for phase, seed, recall in [
+            ("eval", 0, 0.9),
+            ("eval", 1, 0.0),
+            ("eval", 2, 0.8),
+            ("tune", 100, 0.0),
+        ]
+    ]
     summary = spam_summary(pd.DataFrame(rows))
     cell = summary.loc[("d", "svm", "one_sided")]
     assert (cell["seeds"], cell["f1"], cell["f1_median"]) == (3, pytest.approx(1.7 / 3), 0.8)
@@ -182,8 +213,11 @@ def test_spam_table_has_the_papers_rows_and_its_numbers_beside_ours():
     table = spam_table(_spam_summary(), "d")
     assert list(table.columns[:7]) == ["learner", "variant", "F1", "Rec.", "Prec.", "#FN", "#FP"]
     assert table["variant"].tolist()[:4] == [
-        "Margins", "Label Efficient (β=0.01)", "With AppleTaste", "Full Fb.",
-    ]  # fmt: skip
+        "Margins",
+        "Label Efficient (β=0.01)",
+        "With AppleTaste",
+        "Full Fb.",
+    ]
     assert table.loc[0, "F1"] == "0.900 (0.993 / 0.988)"  # SVM, one-sided
     assert table.loc[8, "variant"] == "No margins"
     assert table.loc[8, "#FN"] == "10.0 (25686 / 12875)"
@@ -210,9 +244,16 @@ def _reuters_results() -> pd.DataFrame:
                             if method == "apple_tasting":
                                 f1 -= 0.15
                             rows.append(
-                                {"weighting": weighting, "learner": learner, "method": method,
-                                 "topic": topic, "value": value, "seed": seed, "f1": f1}
-                            )  # fmt: skip
+                                {
+                                    "weighting": weighting,
+                                    "learner": learner,
+                                    "method": method,
+                                    "topic": topic,
+                                    "value": value,
+                                    "seed": seed,
+                                    "f1": f1,
+                                }
+                            )
     return pd.DataFrame(rows)
 
 
@@ -221,8 +262,11 @@ def test_reuters_tables_take_the_best_grid_value_and_put_the_paper_beside():
     assert best.loc[("threshold", "svm", "margins_only", "ship"), "value"] == 0.25
     assert best.loc[("threshold", "svm", "margins_only", "ship"), "f1"] == pytest.approx(0.55)
     table = reuters_table(best, "threshold", {"earn": 0.518, "ship": 0.02})
-    assert table["topic"].tolist() == ["earn (51.8%, paper 30.0%)", "ship (2.0%, paper 2.0%)",
-                                       "Avg. F1"]  # fmt: skip
+    assert table["topic"].tolist() == [
+        "earn (51.8%, paper 30.0%)",
+        "ship (2.0%, paper 2.0%)",
+        "Avg. F1",
+    ]
     assert table.columns.tolist()[1:4] == ["SVM Marg. Only", "SVM Apple T.", "SVM Label Eff."]
     assert table.loc[1, "SVM Marg. Only"] == "0.550 (0.287)"
     assert table.loc[2, "SVM Marg. Only"] == f"0.550 ({(0.943 + 0.287) / 2:.3f})"
@@ -234,9 +278,7 @@ def test_reuters_tables_take_the_best_grid_value_and_put_the_paper_beside():
 # ------------------------------------------------------------------ CLI
 @needs_data
 def test_cli_runs_a_tiny_spam_reproduction(tmp_path, capsys):
-    argv = ["run", "sculley-spam", "--seeds", "2", "--horizon", "20", "--data-home", str(SHARED),
-            "--out", str(tmp_path), "--no-progress"]  # fmt: skip
-    assert main(argv) == 0
+    assert _run("sculley-spam", SHARED, tmp_path, "--seeds 2 --horizon 20") == 0
     results = pd.read_csv(tmp_path / "results.csv")
     tuning = results[results.phase == "tune"]
     # 2 datasets x 3 learners x 4 variants x 2 seeds, plus the bias perceptron's 2 variants
@@ -250,6 +292,12 @@ def test_cli_runs_a_tiny_spam_reproduction(tmp_path, capsys):
     assert "(0.516 / 0.005)" in text  # the paper's classical perceptron beside ours
     assert "truncated to 20 steps" in text
     assert "the classical perceptron's recall collapses" in capsys.readouterr().out
+
+
+def _run(suite: str, home: Path, out: Path, options: str) -> int:
+    """``osfb-bench run suite`` with ``options`` (space-separated), quietly, into ``out``."""
+    argv = ["run", suite, *options.split(), "--data-home", str(home), "--out", str(out)]
+    return main([*argv, "--no-progress"])
 
 
 def _fake_r8(home: Path) -> None:
@@ -269,10 +317,8 @@ def _fake_r8(home: Path) -> None:
 def test_cli_runs_a_tiny_reuters_reproduction(tmp_path, capsys):
     _fake_r8(tmp_path)
     out = tmp_path / "out"
-    argv = ["run", "sculley-reuters", "--set", "topics=earn", "--seeds", "2",
-            "--set", "svm_seeds=1", "--horizon", "10",
-            "--data-home", str(tmp_path), "--out", str(out), "--no-progress"]  # fmt: skip
-    assert main(argv) == 0
+    options = "--set topics=earn --seeds 2 --set svm_seeds=1 --horizon 10"
+    assert _run("sculley-reuters", tmp_path, out, options) == 0
     results = pd.read_csv(out / "results.csv")
     svm, margins = results[results.learner == "svm"], results[results.learner != "svm"]
     assert set(svm.seed) == {0} and set(margins.seed) == {0, 1}  # the SVM: the first seed
@@ -295,7 +341,6 @@ def test_cli_rejects_options_of_the_other_suite(tmp_path, capsys):
 @pytest.mark.slow
 @pytest.mark.skipif(not (SHARED / "reuters_r8").is_dir(), reason=f"no reuters_r8 at {SHARED}")
 def test_cli_runs_reuters_on_the_real_data(tmp_path):
-    argv = ["run", "sculley-reuters", "--set", "topics=ship", "--seeds", "1", "--horizon", "200",
-            "--data-home", str(SHARED), "--out", str(tmp_path), "--no-progress"]  # fmt: skip
-    assert main(argv) == 0
+    options = "--set topics=ship --seeds 1 --horizon 200"
+    assert _run("sculley-reuters", SHARED, tmp_path, options) == 0
     assert "| ship (2.0%, paper 2.0%)" in (tmp_path / "table.md").read_text()
