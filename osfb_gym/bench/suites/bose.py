@@ -14,14 +14,13 @@ from typing import Any
 
 from osfb_gym.bench.report import Report
 from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.suites.bose_report import NAMES, write_report
+from osfb_gym.bench.suites.bose_report import write_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.data.registry import available_datasets
 
 ENV = "MultiServiceChoice-v0"
-AGENTS = {name: agent for agent, name in NAMES.items()}  # report name -> agent class name
-CURVE_AGENTS = ("AcQUIre", "Uniform", "Greedy")
-FAIR_AGENTS = ("Fair AcQUIre", "Group-balanced uniform", "AcQUIre", "Uniform")
+CURVE_AGENTS = ("AcQUIre", "Uniform", "MaxLossGreedy")
+FAIR_AGENTS = ("FairAcQUIre", "GroupBalancedUniform", "AcQUIre", "Uniform")
 
 
 @dataclass(frozen=True)
@@ -81,18 +80,14 @@ class BoseSuite:
     )
 
     def stages(self) -> dict[str, tuple[tuple[Setting, ...], tuple[str, ...], dict[str, Any]]]:
-        """Return each measurement's populations, agents and env arguments."""
+        """Return each measurement's populations, agents and env arguments (else no reference)."""
         curves = {
             "n_services": self.max_services,
             "reference_restarts": self.reference_restarts,
             "reference_ks": list(self.reference_ks),
         }
-        fairness = {"n_services": max(self.fair_ks), "reference_restarts": 0}
-        dynamics = {
-            "n_services": self.dynamics_services,
-            "dynamics_rounds": self.dynamics_rounds,
-            "reference_restarts": 0,
-        }
+        fairness = {"n_services": max(self.fair_ks)}
+        dynamics = {"n_services": self.dynamics_services, "dynamics_rounds": self.dynamics_rounds}
         # what users report does not change the dynamics: no census with excess reports
         reported = tuple(s for s in CURVE_SETTINGS if s is not CENSUS_EXCESS)
         return {
@@ -104,7 +99,7 @@ class BoseSuite:
 
 def sweep_spec(suite: BoseSuite, found: set[str], data_home: str | None) -> SweepSpec:
     """Return the suite as one sweep: a setting per (measurement, population found)."""
-    envs, runs = [], {name: list[str]() for name in AGENTS}
+    envs, runs = [], {name: list[str]() for name in (*CURVE_AGENTS, *FAIR_AGENTS)}
     for measurement, (settings, agents, kwargs) in suite.stages().items():
         for setting in settings:
             if setting.dataset is not None and setting.dataset not in found:
@@ -112,10 +107,11 @@ def sweep_spec(suite: BoseSuite, found: set[str], data_home: str | None) -> Swee
             home = {} if setting.dataset is None or data_home is None else {"data_home": data_home}
             label = f"{measurement} | {setting.label}"
             tags = {"measurement": measurement, "population": setting.label}
-            envs.append(EnvSpec(ENV, label, {**setting.env_kwargs, **kwargs, **home}, tags))
+            options = {"reference_restarts": 0, **setting.env_kwargs, **kwargs, **home}
+            envs.append(EnvSpec(ENV, label, options, tags))
             for name in agents:
                 runs[name].append(label)
-    specs = tuple(AgentSpec(AGENTS[name], envs=tuple(labels)) for name, labels in runs.items())
+    specs = tuple(AgentSpec(name, envs=tuple(labels)) for name, labels in runs.items())
     return SweepSpec(suite.name, tuple(envs), specs, suite.seeds, suite.description, curve_stride=1)
 
 
@@ -132,17 +128,17 @@ def run_bose(
 
     ``horizon`` is the largest k (services), for quick checks (larger ks are dropped).
     """
-    suite, max_services = BoseSuite() if isinstance(suite, str) else suite, horizon
+    suite = BoseSuite() if isinstance(suite, str) else suite
     if seeds is not None:
         suite = replace(suite, seeds=tuple(seeds))
-    if max_services is not None:
-        cut = lambda ks: tuple(k for k in ks if k <= max_services) or (1,)  # noqa: E731
+    if horizon is not None:
+        cut = lambda ks: tuple(k for k in ks if k <= horizon) or (1,)  # noqa: E731
         suite = replace(
             suite,
-            max_services=max_services,
+            max_services=horizon,
             reference_ks=cut(suite.reference_ks),
             fair_ks=cut(suite.fair_ks),
-            dynamics_services=min(suite.dynamics_services, max_services),
+            dynamics_services=min(suite.dynamics_services, horizon),
         )
     found, missing = available_datasets(["adult", "movielens"], data_home)
     skipped = [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,15 +11,13 @@ import gymnasium as gym
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Report, plot_curves, save_report
+from osfb_gym.bench.report import Report, curves_over_seeds, plot_curves, save_report
 from osfb_gym.bench.sweep import SweepSpec
 
 MATCH_K = 5  # "five AcQUIre services match about 30 uniform ones" (MovieLens)
 FLOORED = ("linear predictors", "census", "MovieLens")  # populations whose loss keeps a floor
-#: agent class name -> report name
+#: the report's names of the agents not called by their class's name
 NAMES = {
-    "AcQUIre": "AcQUIre",
-    "Uniform": "Uniform",
     "MaxLossGreedy": "Greedy",
     "FairAcQUIre": "Fair AcQUIre",
     "GroupBalancedUniform": "Group-balanced uniform",
@@ -28,51 +26,27 @@ NAMES = {
 
 def frames(rows: pd.DataFrame, suite: Any) -> dict[str, pd.DataFrame]:
     """Return the engine's rows as the report's frames: curves, references, fairness, dynamics."""
-    rows = rows.assign(
-        setting=rows["population"], seed=rows["seed"].astype(int), agent=rows["agent"].map(NAMES)
-    )
+    rows = _named(rows)
     key = ["setting", "seed", "agent"]
     curves = rows[rows["measurement"] == "curves"]
-    columns = {
-        "curve_t": "k",
-        "curve_total_loss": "total_loss",
-        "curve_excess_loss": "excess_loss",
-        "curve_fairness": "fairness",
-    }
-    long = curves[key + list(columns)].explode(list(columns)).rename(columns=columns)
-    long = long.astype({"k": int, "total_loss": float, "excess_loss": float, "fairness": float})
+    names = {"curve_t": "k"} | {f"curve_{n}": n for n in ("total_loss", "excess_loss", "fairness")}
+    long = curves[key + list(names)].explode(list(names)).rename(columns=names)
+    long = long.astype(dict.fromkeys(names.values(), float) | {"k": int})
     acquire = curves[curves["agent"] == "AcQUIre"]  # one reference per world
-    references = pd.DataFrame(
-        [
-            {
-                "setting": row.setting,
-                "seed": row.seed,
-                "k": k,
-                "reference_loss": getattr(row, f"reference_loss_k{k}"),
-            }
-            for row in acquire.itertuples()
-            for k in suite.reference_ks
-        ]
+    references = _per_k(
+        acquire[["setting", "seed"]],
+        suite.reference_ks,
+        lambda k: {"reference_loss": acquire[f"reference_loss_k{k}"]},
     )
-    groups = sorted(
-        (c for c in rows if c.startswith("curve_group_loss_")),
-        key=lambda c: int(c.rsplit("_", 1)[1]),
-    )
-    fairness = pd.DataFrame(
-        [
-            {
-                **{c: row[c] for c in key},
-                "k": k,
-                "fairness": row["curve_fairness"][k - 1],
-                **{
-                    f"group {c.rsplit('_', 1)[1]}": row[c][k - 1]
-                    for c in groups
-                    if isinstance(row[c], list)
-                },
-            }
-            for row in rows[rows["measurement"] == "fairness"].to_dict("records")
-            for k in suite.fair_ks
-        ]
+    fair = rows[rows["measurement"] == "fairness"]
+    at_k = {"fairness": fair["curve_fairness"]}
+    for group in sorted(
+        int(c.rsplit("_", 1)[1]) for c in rows if c.startswith("curve_group_loss_")
+    ):
+        if fair[f"curve_group_loss_{group}"].notna().any():  # a group of a fairness population
+            at_k[f"group {group}"] = fair[f"curve_group_loss_{group}"]
+    fairness = _per_k(
+        fair[key], suite.fair_ks, lambda k: {n: v.str[k - 1] for n, v in at_k.items()}
     )
     renamed = {
         "loss_before_dynamics": "after_initialisation",
@@ -85,6 +59,21 @@ def frames(rows: pd.DataFrame, suite: Any) -> dict[str, pd.DataFrame]:
         "fairness": fairness,
         "dynamics": dynamics.reset_index(drop=True),
     }
+
+
+def _named(rows: pd.DataFrame) -> pd.DataFrame:
+    """Return the engine's rows with the report's keys: population as ``setting``, agent names."""
+    return rows.assign(
+        setting=rows["population"],
+        seed=rows["seed"].astype(int),
+        agent=rows["agent"].replace(NAMES),
+    )
+
+
+def _per_k(keys: pd.DataFrame, ks: Sequence[int], values: Callable[[int], dict]) -> pd.DataFrame:
+    """Return a row per row of ``keys`` and k of ``ks`` (in that order): keys, k, ``values(k)``."""
+    parts = [keys.assign(k=k, **values(k)) for k in ks]
+    return pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)
 
 
 def group_names(spec: SweepSpec) -> dict[str, tuple[str, ...]]:
@@ -132,13 +121,16 @@ def match_per_seed(curves: pd.DataFrame, k: int, column: str = "excess_loss") ->
     return pd.DataFrame(rows)
 
 
-def _mean_sem(frame: pd.DataFrame, keys: list[str], column: str) -> pd.Series:
-    grouped = frame.groupby(keys, sort=False)[column]
-    return grouped.mean().map("{:.4g}".format) + " ± " + grouped.sem().map("{:.2g}".format)
+def _stats(
+    frame: pd.DataFrame, keys: list[str], column: str, text: str = "{mean:.4g} ± {sem:.2g}"
+) -> pd.Series:
+    """``text`` of each group's mean, standard error and max of ``column`` (groups in order)."""
+    stats = frame.groupby(keys, sort=False)[column].agg(["mean", "sem", "max"])
+    return stats.apply(lambda row: text.format(**row), axis=1)
 
 
-def _markdown(frame: pd.DataFrame, **options: Any) -> str:
-    return frame.reset_index().to_markdown(index=False, **options)
+def _markdown(frame: pd.DataFrame) -> str:
+    return frame.reset_index().to_markdown(index=False)
 
 
 def _group_claims(fairness: pd.DataFrame, names: dict[str, tuple[str, ...]]) -> list[str]:
@@ -165,16 +157,14 @@ def _group_claims(fairness: pd.DataFrame, names: dict[str, tuple[str, ...]]) -> 
 
 def _curve_table(curves: pd.DataFrame, ks: Sequence[int], column: str) -> str:
     picked = curves[curves["k"].isin(ks)]
-    return _markdown(_mean_sem(picked, ["setting", "agent", "k"], column).unstack("k"))
+    return _markdown(_stats(picked, ["setting", "agent", "k"], column).unstack("k"))
 
 
 def _ratio_table(curves: pd.DataFrame, references: pd.DataFrame) -> str:
     joined = curves.merge(references, on=["setting", "seed", "k"])
-    grouped = (joined["total_loss"] / joined["reference_loss"]).groupby(
-        [joined["setting"], joined["agent"], joined["k"]], sort=False
-    )
-    text = grouped.mean().map("{:.2f}".format) + " (" + grouped.max().map("{:.2f}".format) + ")"
-    return _markdown(text.unstack("k"))
+    joined["ratio"] = joined["total_loss"] / joined["reference_loss"]
+    ratios = _stats(joined, ["setting", "agent", "k"], "ratio", "{mean:.2f} ({max:.2f})")
+    return _markdown(ratios.unstack("k"))
 
 
 def write_report(
@@ -189,7 +179,7 @@ def write_report(
     curves, references, fairness, dynamics = tables.values()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    figure = _plot(curves, out / "total_loss.png")
+    figure = _plot(rows, out / "total_loss.png")
     top, names = suite.max_services, group_names(spec)
     ks = sorted({1, MATCH_K, 10, 20, top} & set(range(1, top + 1)))
     last = curves[curves["k"] == top].pivot_table(
@@ -206,102 +196,75 @@ def write_report(
     increases = int((dyn["after_dynamics"] > dyn["after_initialisation"] * (1 + 1e-9)).sum())
     dyn_table = pd.DataFrame(
         {
-            "after initialisation": _mean_sem(dyn, ["setting", "agent"], "after_initialisation"),
-            "after dynamics": _mean_sem(dyn, ["setting", "agent"], "after_dynamics"),
-            "mean change": dyn.groupby(["setting", "agent"], sort=False)["change"]
-            .mean()
-            .map("{:+.1%}".format),
+            "after initialisation": _stats(dyn, ["setting", "agent"], "after_initialisation"),
+            "after dynamics": _stats(dyn, ["setting", "agent"], "after_dynamics"),
+            "mean change": _stats(dyn, ["setting", "agent"], "change", "{mean:+.1%}"),
         }
     )
-    report = [
+    page = [
         f"# osfb-bench {suite.name}",
-        "",
         suite.description,
-        "",
         f"{len(suite.seeds)} seeds (one world each; every agent sees the same worlds); 500 users "
         "per synthetic population (subpopulations for linear predictors), 10 preference "
         "clusters of Dirichlet(1) shares; the census population is fixed by Adult. Census "
         "and linear populations report their loss (the paper's census protocol); the 'excess "
         "reports' and MovieLens settings report the excess over each subpopulation's own "
         "least-squares floor (Eq. 4), which the subpopulation knows from its own samples.",
-        "",
         "## Total loss against k",
-        "",
         f"Mean ± standard error over seeds of L(Theta_k) (plot: `{figure.name}`).",
-        "",
         _curve_table(curves, ks, "total_loss"),
-        "",
         f"AcQUIre's final loss (k = {top}) is below Uniform's on the same world in this share "
         "of seeds: " + ", ".join(f"{s}: {v:.0%}" for s, v in wins.items()) + ".",
-        "",
         "Linear-predictor subpopulations keep their OLS residual whatever the services; the "
         "excess loss (the total minus those residuals) shows what acquisition changes:",
-        "",
         _curve_table(curves[curves["setting"].str.startswith(FLOORED)], ks, "excess_loss"),
-        "",
         f"Uniform services needed to match {MATCH_K} AcQUIre services (the paper: about 30 on "
         "MovieLens), on the excess loss (the total where there is no floor). Per seed, on the "
         f"same world: median, quartiles and range over seeds; `censored`: seeds where {top} "
         "uniform services did not match (counted as one more):",
-        "",
         match_per_seed(curves, min(MATCH_K, top)).to_markdown(index=False, floatfmt=".3g"),
-        "",
         "## Ratio to the reference optimum",
-        "",
         f"Mean (max) over seeds of L / L_ref; L_ref is the best of {suite.reference_restarts} "
         "restarts of Lloyd-style alternating minimisation (KMeans for the squared family), "
         "solved by the episode metrics once per world: an upper bound on the optimum, so these "
         "ratios are lower bounds on the true ones. Theorem 1's regime is O(log k); ln k + 2 is "
         + ", ".join(f"{np.log(k) + 2:.1f} at k={k}" for k in suite.reference_ks)
         + ".",
-        "",
         _ratio_table(curves, references),
-        "",
         "## Fairness",
-        "",
         "Mean over seeds of each group's average loss and of the fairness objective (the "
         "largest of them, eq. 3). Fair AcQUIre (Algorithm 2) knows the groups; the baseline "
         "picks user i with probability proportional to 1/|G(i)| (Appendix E). The census is "
         "grouped by sex x race, and by sex and by race as the paper reports it.",
-        "",
         _markdown(fair_table),
-        "",
-        *(
+        "\n".join(
             f"Groups of {label}: " + ", ".join(f"{g} = {n}" for g, n in enumerate(group)) + "."
             for label, group in names.items()
         ),
-        "",
         "AcQUIre against Uniform per group (means over seeds; the paper: lower loss for every "
         "census group, 15-25% (sex) and 7-25% (race) lower fairness objective):",
-        "",
-        *_group_claims(fairness, names),
-        "",
+        "\n".join(_group_claims(fairness, names)),
         "## Learning dynamics",
-        "",
         f"k = {suite.dynamics_services} services, then up to {suite.dynamics_rounds} rounds "
         "(users re-choose, services refit; stop when the choices are stable). Mean ± s.e. of "
         f"the total loss. Episodes where the dynamics raised the loss: {increases} of "
         f"{len(dynamics)}.",
-        "",
         _markdown(dyn_table),
-        *(["", "Skipped: " + "; ".join(skipped)] if skipped else []),
-        "",
+        *(["Skipped: " + "; ".join(skipped)] if skipped else []),
         "Env arguments per setting:",
-        "",
-        *(f"- `{env.label}`: `{json.dumps(env.kwargs, sort_keys=True)}`" for env in spec.envs),
+        "\n".join(
+            f"- `{env.label}`: `{json.dumps(env.kwargs, sort_keys=True)}`" for env in spec.envs
+        ),
     ]
-    return save_report(out, "report.md", "\n".join(report) + "\n", tables, [figure])
+    page = [part for part in page if part]  # no census found: no names of its groups
+    return save_report(out, "report.md", "\n\n".join(page) + "\n", tables, [figure])
 
 
-def _plot(curves: pd.DataFrame, path: Path) -> Path:
+def _plot(rows: pd.DataFrame, path: Path) -> Path:
     """Total loss against k, a panel per population: mean over seeds, band one s.e."""
-    runs = {
-        key: (np.asarray(wide.columns), wide.to_numpy())
-        for key, part in curves.groupby(["setting", "agent"], sort=False)
-        for wide in [part.pivot(index="seed", columns="k", values="total_loss")]
-    }
+    curves = _named(rows[rows["measurement"] == "curves"])
     return plot_curves(
-        runs,
+        curves_over_seeds(curves, "curve_total_loss"),
         path,
         ylabel="total loss L(Theta_k)",
         xlabel="services k",

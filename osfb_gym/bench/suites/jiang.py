@@ -45,10 +45,7 @@ LENDING_DATASETS = (
     "australian",
     "churn",
 )
-LARGE_DATASETS = ("adult", "bank", "eeg")  # batch size 1000 for the logistic link
-#: the paper's columns, in its order
-METHODS = ("greedy", "eps-greedy", "os-eps-greedy", "noise", "os-noise", "margin", "ours")
-#: a column of the paper's tables: the agent and its tuned hyperparameter ("ours" = Adaptive)
+#: the paper's columns in its order: the agent and its tuned hyperparameter ("ours" = Adaptive)
 AGENTS: dict[str, tuple[str, str | None]] = {
     "greedy": ("Greedy", None),
     "eps-greedy": ("EpsilonGreedy", "alpha"),
@@ -58,6 +55,7 @@ AGENTS: dict[str, tuple[str, str | None]] = {
     "margin": ("Margin", "alpha"),
     "ours": ("Adaptive", "rho"),
 }
+METHODS = tuple(AGENTS)
 METHOD_OF = {name: method for method, (name, _) in AGENTS.items()}
 #: env and learner arguments per fit (why each: docs/reproductions/jiang.md)
 FITS: dict[str, dict[str, dict[str, Any]]] = {
@@ -109,7 +107,7 @@ class JiangSuite:
 
     def batch_size(self, dataset: str) -> int:
         """Return the paper's batch size for ``dataset`` under this suite's link."""
-        return 1 if self.link == "linear" else 1000 if dataset in LARGE_DATASETS else 100
+        return 1 if self.link == "linear" else 1000 if dataset in ("adult", "bank", "eeg") else 100
 
     def spec(self, data_home: str | None, horizon: int | None) -> SweepSpec:
         """Return the sweep: a setting per (dataset, cutoff), each method's alpha grid."""
@@ -149,9 +147,8 @@ JIANG_SUITES = {
     "jiang-logistic": JiangSuite(
         "jiang-logistic",
         "logistic",
-        description="Table 2 of Jiang, "
-        "Jiang and Pacchiano (2021): logistic regression, batch size "
-        "1000 (Adult, Bank, EEG) or 100.",
+        description="Table 2 of Jiang, Jiang and Pacchiano (2021): logistic regression, batch "
+        "size 1000 (Adult, Bank, EEG) or 100.",
     ),
 }
 
@@ -199,14 +196,11 @@ def _cells(rows: pd.DataFrame) -> pd.DataFrame:
     """Return the engine's rows with the tables' keys: dataset, cutoff, method, alpha."""
     kwargs = [json.loads(text) for text in rows["env_kwargs"]]
     methods = [METHOD_OF[name] for name in rows["agent"]]
-    alphas = [
-        json.loads(text).get(AGENTS[method][1] or "", math.nan)
-        for text, method in zip(rows["params"], methods, strict=True)
-    ]
+    params = [json.loads(text) for text in rows["params"]]
     return rows.assign(
         dataset=[k["dataset"] for k in kwargs],
         method=methods,
-        alpha=alphas,
+        alpha=[p.get(AGENTS[m][1] or "", math.nan) for p, m in zip(params, methods, strict=True)],
         cutoff=[k["cutoff_quantile"] for k in kwargs],
     )
 
@@ -283,11 +277,8 @@ def _table(rows: pd.DataFrame, best: pd.DataFrame, link: str) -> tuple[list[dict
 def _plots(best: pd.DataFrame, out: Path) -> list[Path]:
     """One PNG per dataset: R_t / t of each method at its tuned alpha, a panel per cutoff."""
     files = []
-    for dataset, part in best.groupby("dataset"):
-        curves = {
-            (setting, METHOD_OF[agent]): curve
-            for (setting, agent), curve in curves_over_seeds(part, "curve_average_loss").items()
-        }
+    for dataset, part in best.assign(agent=best["method"]).groupby("dataset"):
+        curves = curves_over_seeds(part, "curve_average_loss")
         if curves:
             files.append(plot_curves(curves, out / f"average_loss-{dataset}.png", title=dataset))
     return files
@@ -318,11 +309,9 @@ def write_report(
     plots = _plots(best, out)
     seeds = [int(seed) for seed in sorted(rows["seed"].unique())]
     grid = ", ".join(f"2^{math.log2(a):g}" for a in sorted(rows["alpha"].dropna().unique()))
-    report = [
+    page = [
         f"# osfb-bench {suite.name}",
-        "",
         suite.description,
-        "",
         f"Fit `{suite.fit}`: {json.dumps(FITS[suite.fit])}. Mean cumulative one-sided loss "
         f"over {len(seeds)} splits (seeds {seeds[0]}-{seeds[-1]}), each method at its best "
         f"alpha in {{{grid}}} (greedy untuned), the paper's number in parentheses. 'lowest (P)':"
@@ -330,50 +319,40 @@ def write_report(
         f"on) and its bootstrap probability over splits ({N_BOOTSTRAP} resamples, each tuned "
         f"again); 'held-out': alpha tuned on splits {seeds[0::2]}, the lowest and its "
         f"probability on splits {seeds[1::2]}.",
-        "",
         text,
-        "",
         f"Adaptive (ours) has the lowest mean loss in {wins['ours']} of {wins['cells']} cells "
         f"under the paper's protocol and in {wins['held_out']} with held-out tuning (the paper: "
         f"{wins['paper']} of the same cells).",
-        "",
-        "Our data against the paper's:",
-        *(_data_note(name, data_home, suite) for name in sorted(rows["dataset"].unique())),
+        "\n".join(
+            ["Our data against the paper's:"]
+            + [_data_note(name, data_home, suite) for name in sorted(rows["dataset"].unique())]
+        ),
     ]
     if plots:
         names = ", ".join(f"`{path.name}`" for path in plots)
-        report += ["", f"R_t / t at the tuned alpha (mean, 1 s.e. over splits): {names}."]
+        page.append(f"R_t / t at the tuned alpha (mean, 1 s.e. over splits): {names}.")
     if missing:
-        report += ["", "Skipped (not found):", *(f"- {k}: {v}" for k, v in missing.items())]
+        page.append(
+            "\n".join(["Skipped (not found):", *(f"- {k}: {v}" for k, v in missing.items())])
+        )
     if any("horizon" in json.loads(kwargs) for kwargs in rows["env_kwargs"]):
         steps = ", ".join(map(str, sorted(set(rows["steps"].astype(int)))))
-        report += ["", f"Streams truncated to {steps} steps: not the paper's protocol."]
+        page.append(f"Streams truncated to {steps} steps: not the paper's protocol.")
     frames = {
         "results": rows.drop(columns=[c for c in rows if c.startswith("curve_")]),
         "tuned": tuned_cells.assign(seeds=cells["seed"].count()),
     }
-    return save_report(
-        out,
-        "table.md",
-        "\n".join(report) + "\n",
-        frames,
-        plots,
-        results=rows,
-        tuned=tuned_cells,
-        table=text,
-        wins=wins,
-        missing=missing or {},
-    )
+    page_text = "\n\n".join(page) + "\n"
+    return save_report(out, "table.md", page_text, frames, plots, results=rows, table=text)
 
 
 def _data_note(name: str, data_home: str | None, suite: JiangSuite) -> str:
     """Rows and columns of a dataset as the suite's fit encodes it, against the paper's."""
-    encoding = FITS[suite.fit]["env"].get("encoding", "onehot")
+    options = {k: v for k, v in FITS[suite.fit]["env"].items() if k == "encoding"}
     if "encoding" not in get_spec(name).options:
-        encoding = "onehot"  # bundled data: as shipped
-    meta = load(
-        name, data_home=data_home, **({"encoding": encoding} if encoding != "onehot" else {})
-    ).metadata
+        options = {}  # bundled data: as shipped
+    meta = load(name, data_home=data_home, **options).metadata
+    encoding = options.get("encoding", "onehot")
     line = f"- {name}: {meta['rows']} rows x {meta['columns']} features ({encoding})"
     if meta.get("paper_rows") not in (None, meta["rows"]):
         line += f" (the paper reports {meta['paper_rows']} rows)"
