@@ -30,7 +30,7 @@ def frames(rows: pd.DataFrame, suite: Any) -> dict[str, pd.DataFrame]:
     key = ["setting", "seed", "agent"]
     curves = rows[rows["measurement"] == "curves"]
     names = {"curve_t": "k"} | {f"curve_{n}": n for n in ("total_loss", "excess_loss", "fairness")}
-    long = curves[key + list(names)].explode(list(names)).rename(columns=names)
+    long = curves[key + list(names)].explode(list(names), ignore_index=True).rename(columns=names)
     long = long.astype(dict.fromkeys(names.values(), float) | {"k": int})
     acquire = curves[curves["agent"] == "AcQUIre"]  # one reference per world
     references = _per_k(
@@ -38,13 +38,10 @@ def frames(rows: pd.DataFrame, suite: Any) -> dict[str, pd.DataFrame]:
         suite.reference_ks,
         lambda k: {"reference_loss": acquire[f"reference_loss_k{k}"]},
     )
-    fair = rows[rows["measurement"] == "fairness"]
+    fair = rows[rows["measurement"] == "fairness"].dropna(axis=1, how="all")  # its groups only
+    groups = sorted(int(c.rsplit("_", 1)[1]) for c in fair if c.startswith("curve_group_loss_"))
     at_k = {"fairness": fair["curve_fairness"]}
-    for group in sorted(
-        int(c.rsplit("_", 1)[1]) for c in rows if c.startswith("curve_group_loss_")
-    ):
-        if fair[f"curve_group_loss_{group}"].notna().any():  # a group of a fairness population
-            at_k[f"group {group}"] = fair[f"curve_group_loss_{group}"]
+    at_k |= {f"group {g}": fair[f"curve_group_loss_{g}"] for g in groups}
     fairness = _per_k(
         fair[key], suite.fair_ks, lambda k: {n: v.str[k - 1] for n, v in at_k.items()}
     )
@@ -52,13 +49,9 @@ def frames(rows: pd.DataFrame, suite: Any) -> dict[str, pd.DataFrame]:
         "loss_before_dynamics": "after_initialisation",
         "loss_after_dynamics": "after_dynamics",
     }
-    dynamics = rows[rows["measurement"] == "dynamics"][key + list(renamed)].rename(columns=renamed)
-    return {
-        "curves": long.reset_index(drop=True),
-        "references": references,
-        "fairness": fairness,
-        "dynamics": dynamics.reset_index(drop=True),
-    }
+    dynamics = rows[rows["measurement"] == "dynamics"].reset_index(drop=True)
+    dynamics = dynamics[key + list(renamed)].rename(columns=renamed)
+    return {"curves": long, "references": references, "fairness": fairness, "dynamics": dynamics}
 
 
 def _named(rows: pd.DataFrame) -> pd.DataFrame:
@@ -133,13 +126,15 @@ def _markdown(frame: pd.DataFrame) -> str:
     return frame.reset_index().to_markdown(index=False)
 
 
-def _group_claims(fairness: pd.DataFrame, names: dict[str, tuple[str, ...]]) -> list[str]:
-    """Per grouped population and k: groups where AcQUIre beats Uniform, fairness change."""
+def _group_claims(mean: pd.DataFrame, names: dict[str, tuple[str, ...]]) -> list[str]:
+    """Per grouped population and k: groups where AcQUIre beats Uniform, fairness change.
+
+    ``mean``: the fairness frame's means per (setting, k, agent).
+    """
     lines = []
-    mean = fairness.groupby(["setting", "k", "agent"], sort=False).mean(numeric_only=True)
-    for setting in fairness["setting"].unique():
+    for setting in mean.index.unique("setting"):
         parts = []
-        for k in sorted(fairness["k"].unique()):
+        for k in sorted(mean.index.unique("k")):
             acq, uni = mean.loc[(setting, k, "AcQUIre")], mean.loc[(setting, k, "Uniform")]
             groups = [c for c in acq.index if c.startswith("group ") and pd.notna(acq[c])]
             worse = [c for c in groups if acq[c] >= uni[c]]
@@ -182,16 +177,10 @@ def write_report(
     figure = _plot(rows, out / "total_loss.png")
     top, names = suite.max_services, group_names(spec)
     ks = sorted({1, MATCH_K, 10, 20, top} & set(range(1, top + 1)))
-    last = curves[curves["k"] == top].pivot_table(
-        index=["setting", "seed"], columns="agent", values="total_loss"
-    )
+    last = curves[curves["k"] == top].pivot_table("total_loss", ["setting", "seed"], "agent")
     wins = (last["AcQUIre"] < last["Uniform"]).groupby(level="setting", sort=False).mean()
-    fair_table = (
-        fairness.groupby(["setting", "k", "agent"], sort=False)
-        .mean(numeric_only=True)
-        .drop(columns="seed")
-        .map(lambda v: "" if pd.isna(v) else f"{v:.4g}")
-    )
+    fair_means = fairness.groupby(["setting", "k", "agent"], sort=False).mean(numeric_only=True)
+    fair_table = fair_means.drop(columns="seed").map(lambda v: "" if pd.isna(v) else f"{v:.4g}")
     dyn = dynamics.assign(change=dynamics["after_dynamics"] / dynamics["after_initialisation"] - 1)
     increases = int((dyn["after_dynamics"] > dyn["after_initialisation"] * (1 + 1e-9)).sum())
     dyn_table = pd.DataFrame(
@@ -243,7 +232,7 @@ def write_report(
         ),
         "AcQUIre against Uniform per group (means over seeds; the paper: lower loss for every "
         "census group, 15-25% (sex) and 7-25% (race) lower fairness objective):",
-        "\n".join(_group_claims(fairness, names)),
+        "\n".join(_group_claims(fair_means, names)),
         "## Learning dynamics",
         f"k = {suite.dynamics_services} services, then up to {suite.dynamics_rounds} rounds "
         "(users re-choose, services refit; stop when the choices are stable). Mean ± s.e. of "
