@@ -31,20 +31,10 @@ from osfb_gym.bench.report import published as _read
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.data import load
-from osfb_gym.data.registry import get_spec
+from osfb_gym.data.registry import SPECS, get_spec
 
-LENDING_DATASETS = (
-    "adult",
-    "bank",
-    "compas",
-    "crime",
-    "german",
-    "blood",
-    "diabetes",
-    "eeg",
-    "australian",
-    "churn",
-)
+#: the lending paper's datasets, in its tables' order: those whose spec has its row count
+LENDING_DATASETS = tuple(spec.name for spec in SPECS if "paper_rows" in spec.metadata)
 #: the paper's columns in its order: the agent and its tuned hyperparameter ("ours" = Adaptive)
 AGENTS: dict[str, tuple[str, str | None]] = {
     "greedy": ("Greedy", None),
@@ -114,27 +104,22 @@ class JiangSuite:
         if self.fit not in FITS:
             raise ValueError(f"fit must be one of {sorted(FITS)}, got {self.fit!r}")
         fit = FITS[self.fit]
+        common = {"link": self.link, **fit["env"]}
+        common |= {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v}
         envs = []
         for dataset in self.datasets:
+            options = dict(common, dataset=dataset, batch_size=self.batch_size(dataset))
+            if "encoding" not in get_spec(dataset).options:  # bundled data: no codes
+                options.pop("encoding", None)
             for cutoff in self.cutoffs:
-                kwargs = dict(
-                    dataset=dataset,
-                    link=self.link,
-                    cutoff_quantile=cutoff,
-                    batch_size=self.batch_size(dataset),
-                    **fit["env"],
-                )
-                if "encoding" not in get_spec(dataset).options:  # bundled data: no codes
-                    kwargs.pop("encoding", None)
-                kwargs |= {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v}
+                kwargs = options | {"cutoff_quantile": cutoff}
                 envs.append(EnvSpec("OneSidedLending-v0", f"{dataset} {cutoff:.0%}", kwargs))
         agents = []
         for method in self.methods:
             name, parameter = AGENTS[method]
             params = {**fit[self.link], **(fit["ours"] if method == "ours" else {})}
-            agents.append(
-                AgentSpec(name, params, {parameter: list(self.alphas)} if parameter else {})
-            )
+            grid = {parameter: list(self.alphas)} if parameter else {}
+            agents.append(AgentSpec(name, params, grid))
         return SweepSpec(self.name, tuple(envs), tuple(agents), self.seeds, self.description)
 
 
