@@ -150,16 +150,9 @@ def _group_claims(mean: pd.DataFrame, names: dict[str, tuple[str, ...]]) -> list
     return lines
 
 
-def _curve_table(curves: pd.DataFrame, ks: Sequence[int], column: str) -> str:
-    picked = curves[curves["k"].isin(ks)]
-    return _markdown(_stats(picked, ["setting", "agent", "k"], column).unstack("k"))
-
-
-def _ratio_table(curves: pd.DataFrame, references: pd.DataFrame) -> str:
-    joined = curves.merge(references, on=["setting", "seed", "k"])
-    joined["ratio"] = joined["total_loss"] / joined["reference_loss"]
-    ratios = _stats(joined, ["setting", "agent", "k"], "ratio", "{mean:.2f} ({max:.2f})")
-    return _markdown(ratios.unstack("k"))
+def _by_k(curves: pd.DataFrame, column: str, text: str = "{mean:.4g} ± {sem:.2g}") -> str:
+    """Return a markdown table of :func:`_stats` per (setting, agent), a column per k."""
+    return _markdown(_stats(curves, ["setting", "agent", "k"], column, text).unstack("k"))
 
 
 def write_report(
@@ -176,7 +169,9 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     figure = _plot(rows, out / "total_loss.png")
     top, names = suite.max_services, group_names(spec)
-    ks = sorted({1, MATCH_K, 10, 20, top} & set(range(1, top + 1)))
+    picked = curves[curves["k"].isin({1, MATCH_K, 10, 20, top})]
+    joined = curves.merge(references, on=["setting", "seed", "k"])
+    joined["ratio"] = joined["total_loss"] / joined["reference_loss"]
     last = curves[curves["k"] == top].pivot_table("total_loss", ["setting", "seed"], "agent")
     wins = (last["AcQUIre"] < last["Uniform"]).groupby(level="setting", sort=False).mean()
     fair_means = fairness.groupby(["setting", "k", "agent"], sort=False).mean(numeric_only=True)
@@ -201,12 +196,12 @@ def write_report(
         "least-squares floor (Eq. 4), which the subpopulation knows from its own samples.",
         "## Total loss against k",
         f"Mean ± standard error over seeds of L(Theta_k) (plot: `{figure.name}`).",
-        _curve_table(curves, ks, "total_loss"),
+        _by_k(picked, "total_loss"),
         f"AcQUIre's final loss (k = {top}) is below Uniform's on the same world in this share "
         "of seeds: " + ", ".join(f"{s}: {v:.0%}" for s, v in wins.items()) + ".",
         "Linear-predictor subpopulations keep their OLS residual whatever the services; the "
         "excess loss (the total minus those residuals) shows what acquisition changes:",
-        _curve_table(curves[curves["setting"].str.startswith(FLOORED)], ks, "excess_loss"),
+        _by_k(picked[picked["setting"].str.startswith(FLOORED)], "excess_loss"),
         f"Uniform services needed to match {MATCH_K} AcQUIre services (the paper: about 30 on "
         "MovieLens), on the excess loss (the total where there is no floor). Per seed, on the "
         f"same world: median, quartiles and range over seeds; `censored`: seeds where {top} "
@@ -219,7 +214,7 @@ def write_report(
         "ratios are lower bounds on the true ones. Theorem 1's regime is O(log k); ln k + 2 is "
         + ", ".join(f"{np.log(k) + 2:.1f} at k={k}" for k in suite.reference_ks)
         + ".",
-        _ratio_table(curves, references),
+        _by_k(joined, "ratio", "{mean:.2f} ({max:.2f})"),
         "## Fairness",
         "Mean over seeds of each group's average loss and of the fairness objective (the "
         "largest of them, eq. 3). Fair AcQUIre (Algorithm 2) knows the groups; the baseline "
