@@ -45,12 +45,11 @@ def frames(rows: pd.DataFrame, suite: Any) -> dict[str, pd.DataFrame]:
     fairness = _per_k(
         fair[key], suite.fair_ks, lambda k: {n: v.str[k - 1] for n, v in at_k.items()}
     )
-    renamed = {
-        "loss_before_dynamics": "after_initialisation",
-        "loss_after_dynamics": "after_dynamics",
-    }
     dynamics = rows[rows["measurement"] == "dynamics"].reset_index(drop=True)
-    dynamics = dynamics[key + list(renamed)].rename(columns=renamed)
+    dynamics = dynamics[key].assign(
+        after_initialisation=dynamics["loss_before_dynamics"],
+        after_dynamics=dynamics["loss_after_dynamics"],
+    )
     return {"curves": long, "references": references, "fairness": fairness, "dynamics": dynamics}
 
 
