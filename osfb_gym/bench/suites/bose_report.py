@@ -55,6 +55,7 @@ def frames(rows: pd.DataFrame, suite: Any) -> dict[str, pd.DataFrame]:
 
 def _named(rows: pd.DataFrame) -> pd.DataFrame:
     """Return the engine's rows with the report's keys: population as ``setting``, agent names."""
+    rows = rows.reset_index(drop=True)  # in order: _per_k sorts by it
     return rows.assign(
         setting=rows["population"],
         seed=rows["seed"].astype(int),
@@ -171,6 +172,7 @@ def write_report(
     picked = curves[curves["k"].isin({1, MATCH_K, 10, 20, top})]
     joined = curves.merge(references, on=["setting", "seed", "k"])
     joined["ratio"] = joined["total_loss"] / joined["reference_loss"]
+    bounds = ", ".join(f"{np.log(k) + 2:.1f} at k={k}" for k in suite.reference_ks)
     last = curves[curves["k"] == top].pivot_table("total_loss", ["setting", "seed"], "agent")
     wins = (last["AcQUIre"] < last["Uniform"]).groupby(level="setting", sort=False).mean()
     fair_means = fairness.groupby(["setting", "k", "agent"], sort=False).mean(numeric_only=True)
@@ -210,9 +212,8 @@ def write_report(
         f"Mean (max) over seeds of L / L_ref; L_ref is the best of {suite.reference_restarts} "
         "restarts of Lloyd-style alternating minimisation (KMeans for the squared family), "
         "solved by the episode metrics once per world: an upper bound on the optimum, so these "
-        "ratios are lower bounds on the true ones. Theorem 1's regime is O(log k); ln k + 2 is "
-        + ", ".join(f"{np.log(k) + 2:.1f} at k={k}" for k in suite.reference_ks)
-        + ".",
+        f"ratios are lower bounds on the true ones. Theorem 1's regime is O(log k); ln k + 2 is "
+        f"{bounds}.",
         _by_k(joined, "ratio", "{mean:.2f} ({max:.2f})"),
         "## Fairness",
         "Mean over seeds of each group's average loss and of the fairness objective (the "
