@@ -291,9 +291,11 @@ def write_report(
     text = pd.DataFrame(table).to_markdown(index=False)
     cells = best.groupby(["dataset", "cutoff", "method"])
     tuned_cells = cells["cumulative_loss"].agg(["mean", "sem"]).join(cells["alpha"].first())
+    tuned_cells["seeds"] = cells["seed"].count()
     plots = _plots(best, out)
     seeds = [int(seed) for seed in sorted(rows["seed"].unique())]
     grid = ", ".join(f"2^{math.log2(a):g}" for a in sorted(rows["alpha"].dropna().unique()))
+    notes = [_data_note(name, data_home, suite) for name in sorted(rows["dataset"].unique())]
     page = [
         f"# osfb-bench {suite.name}",
         suite.description,
@@ -308,10 +310,7 @@ def write_report(
         f"Adaptive (ours) has the lowest mean loss in {wins['ours']} of {wins['cells']} cells "
         f"under the paper's protocol and in {wins['held_out']} with held-out tuning (the paper: "
         f"{wins['paper']} of the same cells).",
-        "\n".join(
-            ["Our data against the paper's:"]
-            + [_data_note(name, data_home, suite) for name in sorted(rows["dataset"].unique())]
-        ),
+        "\n".join(["Our data against the paper's:", *notes]),
     ]
     if plots:
         names = ", ".join(f"`{path.name}`" for path in plots)
@@ -323,10 +322,7 @@ def write_report(
     if any("horizon" in json.loads(kwargs) for kwargs in rows["env_kwargs"]):
         steps = ", ".join(map(str, sorted(set(rows["steps"].astype(int)))))
         page.append(f"Streams truncated to {steps} steps: not the paper's protocol.")
-    frames = {
-        "results": rows.drop(columns=[c for c in rows if c.startswith("curve_")]),
-        "tuned": tuned_cells.assign(seeds=cells["seed"].count()),
-    }
+    frames = {"results": rows.loc[:, ~rows.columns.str.startswith("curve_")], "tuned": tuned_cells}
     page_text = "\n\n".join(page) + "\n"
     return save_report(out, "table.md", page_text, frames, plots, results=rows, table=text)
 
