@@ -16,6 +16,7 @@ from osfb_gym.bench.sweep import SweepSpec
 
 MATCH_K = 5  # "five AcQUIre services match about 30 uniform ones" (MovieLens)
 FLOORED = ("linear predictors", "census", "MovieLens")  # populations whose loss keeps a floor
+MEAN_SEM = "{mean:.4g} ± {sem:.2g}"  # a cell of the loss tables
 #: the report's names of the agents not called by their class's name
 NAMES = {
     "MaxLossGreedy": "Greedy",
@@ -114,9 +115,7 @@ def match_per_seed(curves: pd.DataFrame, k: int, column: str = "excess_loss") ->
     return pd.DataFrame(rows)
 
 
-def _stats(
-    frame: pd.DataFrame, keys: list[str], column: str, text: str = "{mean:.4g} ± {sem:.2g}"
-) -> pd.Series:
+def _stats(frame: pd.DataFrame, keys: list[str], column: str, text: str = MEAN_SEM) -> pd.Series:
     """``text`` of each group's mean, standard error and max of ``column`` (groups in order)."""
     stats = frame.groupby(keys, sort=False)[column].agg(["mean", "sem", "max"])
     return stats.apply(lambda row: text.format(**row), axis=1)
@@ -140,17 +139,16 @@ def _group_claims(mean: pd.DataFrame, names: dict[str, tuple[str, ...]]) -> list
             worse = [c for c in groups if acq[c] >= uni[c]]
             named = [names[setting][int(c.split()[1])] if setting in names else c for c in worse]
             gain = 1 - acq["fairness"] / uni["fairness"]
+            but = f" (not {', '.join(named)})" if named else ""
             parts.append(
-                f"k = {k}: lower for {len(groups) - len(worse)} of {len(groups)} groups"
-                + (f" (not {', '.join(named)})" if named else "")
-                + f", fairness objective {abs(gain):.0%} "
-                + ("lower" if gain > 0 else "higher")
+                f"k = {k}: lower for {len(groups) - len(worse)} of {len(groups)} groups{but}, "
+                f"fairness objective {abs(gain):.0%} {'lower' if gain > 0 else 'higher'}"
             )
         lines.append(f"- {setting}: " + "; ".join(parts) + ".")
     return lines
 
 
-def _by_k(curves: pd.DataFrame, column: str, text: str = "{mean:.4g} ± {sem:.2g}") -> str:
+def _by_k(curves: pd.DataFrame, column: str, text: str = MEAN_SEM) -> str:
     """Return a markdown table of :func:`_stats` per (setting, agent), a column per k."""
     return _markdown(_stats(curves, ["setting", "agent", "k"], column, text).unstack("k"))
 
