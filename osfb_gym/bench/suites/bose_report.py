@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,18 +34,17 @@ def frames(rows: pd.DataFrame, suite: Any) -> dict[str, pd.DataFrame]:
     long = curves[key + list(names)].explode(list(names), ignore_index=True).rename(columns=names)
     long = long.astype(dict.fromkeys(names.values(), float) | {"k": int})
     acquire = curves[curves["agent"] == "AcQUIre"]  # one reference per world
-    references = _per_k(
-        acquire[["setting", "seed"]],
-        suite.reference_ks,
-        lambda k: {"reference_loss": acquire[f"reference_loss_k{k}"]},
-    )
+    ks = {f"reference_loss_k{k}": k for k in suite.reference_ks}
+    wide = acquire.set_index(["setting", "seed"])[list(ks)].rename(columns=ks)
+    references = wide.rename_axis(columns="k").stack().rename("reference_loss").reset_index()
     fair = rows[rows["measurement"] == "fairness"].dropna(axis=1, how="all")  # its groups only
     groups = sorted(int(c.rsplit("_", 1)[1]) for c in fair if c.startswith("curve_group_loss_"))
     at_k = {"fairness": fair["curve_fairness"]}
     at_k |= {f"group {g}": fair[f"curve_group_loss_{g}"] for g in groups}
-    fairness = _per_k(
-        fair[key], suite.fair_ks, lambda k: {n: v.str[k - 1] for n, v in at_k.items()}
-    )
+    parts = [
+        fair[key].assign(k=k, **{n: v.str[k - 1] for n, v in at_k.items()}) for k in suite.fair_ks
+    ]
+    fairness = pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)  # row, then k
     dynamics = rows[rows["measurement"] == "dynamics"].reset_index(drop=True)
     dynamics = dynamics[key].assign(
         after_initialisation=dynamics["loss_before_dynamics"],
@@ -56,18 +55,12 @@ def frames(rows: pd.DataFrame, suite: Any) -> dict[str, pd.DataFrame]:
 
 def _named(rows: pd.DataFrame) -> pd.DataFrame:
     """Return the engine's rows with the report's keys: population as ``setting``, agent names."""
-    rows = rows.reset_index(drop=True)  # in order: _per_k sorts by it
+    rows = rows.reset_index(drop=True)  # in order: the fairness rows are sorted by it
     return rows.assign(
         setting=rows["population"],
         seed=rows["seed"].astype(int),
         agent=rows["agent"].replace(NAMES),
     )
-
-
-def _per_k(keys: pd.DataFrame, ks: Sequence[int], values: Callable[[int], dict]) -> pd.DataFrame:
-    """Return a row per row of ``keys`` and k of ``ks`` (in that order): keys, k, ``values(k)``."""
-    parts = [keys.assign(k=k, **values(k)) for k in ks]
-    return pd.concat(parts).sort_index(kind="stable").reset_index(drop=True)
 
 
 def group_names(spec: SweepSpec) -> dict[str, tuple[str, ...]]:
