@@ -80,7 +80,7 @@ class BoseSuite:
     )
 
     def stages(self) -> dict[str, tuple[tuple[Setting, ...], tuple[str, ...], dict[str, Any]]]:
-        """Return each measurement's populations, agents and env arguments (else no reference)."""
+        """Return each measurement's populations, agents, env arguments (default: no reference)."""
         curves = {
             "n_services": self.max_services,
             "reference_restarts": self.reference_restarts,

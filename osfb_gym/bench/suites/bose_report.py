@@ -109,7 +109,7 @@ def match_per_seed(curves: pd.DataFrame, k: int, column: str = "excess_loss") ->
 
 
 def _stats(frame: pd.DataFrame, keys: list[str], column: str, text: str = MEAN_SEM) -> pd.Series:
-    """``text`` of each group's mean, standard error and max of ``column`` (groups in order)."""
+    """Return ``text`` of each group's mean, standard error and max of ``column`` (in order)."""
     stats = frame.groupby(keys, sort=False)[column].agg(["mean", "sem", "max"])
     return stats.apply(lambda row: text.format(**row), axis=1)
 
