@@ -14,14 +14,13 @@ from typing import Any
 
 from osfb_gym.bench.report import Report
 from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.suites.bose_report import NAMES, write_report
+from osfb_gym.bench.suites.bose_report import write_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.data.registry import available_datasets
 
 ENV = "MultiServiceChoice-v0"
-AGENTS = {name: agent for agent, name in NAMES.items()}  # report name -> agent class name
-CURVE_AGENTS = ("AcQUIre", "Uniform", "Greedy")
-FAIR_AGENTS = ("Fair AcQUIre", "Group-balanced uniform", "AcQUIre", "Uniform")
+CURVE_AGENTS = ("AcQUIre", "Uniform", "MaxLossGreedy")
+FAIR_AGENTS = ("FairAcQUIre", "GroupBalancedUniform", "AcQUIre", "Uniform")
 
 
 @dataclass(frozen=True)
@@ -45,16 +44,21 @@ CENSUS = Setting("census (Adult cells)", {"population": "census"}, "adult")
 CENSUS_EXCESS = Setting(
     "census, excess reports (Eq. 4)", {"population": "census", "report": "excess"}, "adult"
 )
-MOVIELENS = Setting("MovieLens 10M (200 subpopulations, 50 movies)",
-                    {"population": "movielens", "report": "excess"}, "movielens")  # fmt: skip
+MOVIELENS = Setting(
+    "MovieLens 10M (200 subpopulations, 50 movies)",
+    {"population": "movielens", "report": "excess"},
+    "movielens",
+)
 CURVE_SETTINGS = (*SYNTHETIC, CENSUS, CENSUS_EXCESS, MOVIELENS)
 FAIR_SETTINGS = (
-    Setting("clusters, squared, 4 groups (correlation 0.9)",
-            {"loss": "squared", "n_groups": 4, "group_correlation": 0.9}),
+    Setting(
+        "clusters, squared, 4 groups (correlation 0.9)",
+        {"loss": "squared", "n_groups": 4, "group_correlation": 0.9},
+    ),
     CENSUS,
     Setting("census, groups by sex", {"population": "census", "census_groups": "sex"}, "adult"),
     Setting("census, groups by race", {"population": "census", "census_groups": "race"}, "adult"),
-)  # fmt: skip
+)
 
 
 @dataclass(frozen=True)
@@ -76,22 +80,26 @@ class BoseSuite:
     )
 
     def stages(self) -> dict[str, tuple[tuple[Setting, ...], tuple[str, ...], dict[str, Any]]]:
-        """Return each measurement's populations, agents and env arguments."""
-        curves = {"n_services": self.max_services, "reference_restarts": self.reference_restarts,
-                  "reference_ks": list(self.reference_ks)}  # fmt: skip
-        fairness = {"n_services": max(self.fair_ks), "reference_restarts": 0}
-        dynamics = {"n_services": self.dynamics_services, "dynamics_rounds": self.dynamics_rounds,
-                    "reference_restarts": 0}  # fmt: skip
+        """Return each measurement's populations, agents, env arguments (default: no reference)."""
+        curves = {
+            "n_services": self.max_services,
+            "reference_restarts": self.reference_restarts,
+            "reference_ks": list(self.reference_ks),
+        }
+        fairness = {"n_services": max(self.fair_ks)}
+        dynamics = {"n_services": self.dynamics_services, "dynamics_rounds": self.dynamics_rounds}
         # what users report does not change the dynamics: no census with excess reports
         reported = tuple(s for s in CURVE_SETTINGS if s is not CENSUS_EXCESS)
-        return {"curves": (CURVE_SETTINGS, CURVE_AGENTS, curves),
-                "fairness": (FAIR_SETTINGS, FAIR_AGENTS, fairness),
-                "dynamics": (reported, CURVE_AGENTS, dynamics)}  # fmt: skip
+        return {
+            "curves": (CURVE_SETTINGS, CURVE_AGENTS, curves),
+            "fairness": (FAIR_SETTINGS, FAIR_AGENTS, fairness),
+            "dynamics": (reported, CURVE_AGENTS, dynamics),
+        }
 
 
 def sweep_spec(suite: BoseSuite, found: set[str], data_home: str | None) -> SweepSpec:
     """Return the suite as one sweep: a setting per (measurement, population found)."""
-    envs, runs = [], {name: list[str]() for name in AGENTS}
+    envs, runs = [], {name: list[str]() for name in (*CURVE_AGENTS, *FAIR_AGENTS)}
     for measurement, (settings, agents, kwargs) in suite.stages().items():
         for setting in settings:
             if setting.dataset is not None and setting.dataset not in found:
@@ -99,33 +107,45 @@ def sweep_spec(suite: BoseSuite, found: set[str], data_home: str | None) -> Swee
             home = {} if setting.dataset is None or data_home is None else {"data_home": data_home}
             label = f"{measurement} | {setting.label}"
             tags = {"measurement": measurement, "population": setting.label}
-            envs.append(EnvSpec(ENV, label, {**setting.env_kwargs, **kwargs, **home}, tags))
+            options = {"reference_restarts": 0, **setting.env_kwargs, **kwargs, **home}
+            envs.append(EnvSpec(ENV, label, options, tags))
             for name in agents:
                 runs[name].append(label)
-    specs = tuple(AgentSpec(AGENTS[name], envs=tuple(labels)) for name, labels in runs.items())
-    return SweepSpec(suite.name, tuple(envs), specs, suite.seeds, suite.description,
-                     curve_stride=1)  # fmt: skip
+    specs = tuple(AgentSpec(name, envs=tuple(labels)) for name, labels in runs.items())
+    return SweepSpec(suite.name, tuple(envs), specs, suite.seeds, suite.description, curve_stride=1)
 
 
-def run_bose(suite: str | BoseSuite, out_dir: str | Path, *,
-             seeds: tuple[int, ...] | None = None, data_home: str | None = None,
-             horizon: int | None = None, **engine: Any) -> Report:  # fmt: skip
+def run_bose(
+    suite: str | BoseSuite,
+    out_dir: str | Path,
+    *,
+    seeds: tuple[int, ...] | None = None,
+    data_home: str | None = None,
+    horizon: int | None = None,
+    **engine: Any,
+) -> Report:
     """Run the sweep (``engine`` goes to :func:`run_cells`), then report from its stored rows.
 
     ``horizon`` is the largest k (services), for quick checks (larger ks are dropped).
     """
-    suite, max_services = BoseSuite() if isinstance(suite, str) else suite, horizon
+    suite = BoseSuite() if isinstance(suite, str) else suite
     if seeds is not None:
         suite = replace(suite, seeds=tuple(seeds))
-    if max_services is not None:
-        cut = lambda ks: tuple(k for k in ks if k <= max_services) or (1,)  # noqa: E731
-        suite = replace(suite, max_services=max_services, reference_ks=cut(suite.reference_ks),
-                        fair_ks=cut(suite.fair_ks),
-                        dynamics_services=min(suite.dynamics_services, max_services))  # fmt: skip
+    if horizon is not None:
+        cut = lambda ks: tuple(k for k in ks if k <= horizon) or (1,)  # noqa: E731
+        suite = replace(
+            suite,
+            max_services=horizon,
+            reference_ks=cut(suite.reference_ks),
+            fair_ks=cut(suite.fair_ks),
+            dynamics_services=min(suite.dynamics_services, horizon),
+        )
     found, missing = available_datasets(["adult", "movielens"], data_home)
-    skipped = [f"{label} ({name} not found locally; --data-home)"
-               for name, label in (("adult", "census"), ("movielens", MOVIELENS.label))
-               if name in missing]  # fmt: skip
+    skipped = [
+        f"{label} ({name} not found locally; --data-home)"
+        for name, label in (("adult", "census"), ("movielens", MOVIELENS.label))
+        if name in missing
+    ]
     spec = sweep_spec(suite, set(found), data_home)
     rows, _ = run_cells(spec, Path(out_dir), **engine)
     return write_report(rows, spec, suite, out_dir, skipped)

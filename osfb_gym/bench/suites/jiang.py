@@ -31,20 +31,21 @@ from osfb_gym.bench.report import published as _read
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.data import load
-from osfb_gym.data.registry import get_spec
+from osfb_gym.data.registry import SPECS, get_spec
 
-LENDING_DATASETS = ("adult", "bank", "compas", "crime", "german", "blood", "diabetes", "eeg",
-                    "australian", "churn")  # fmt: skip
-LARGE_DATASETS = ("adult", "bank", "eeg")  # batch size 1000 for the logistic link
-#: the paper's columns, in its order
-METHODS = ("greedy", "eps-greedy", "os-eps-greedy", "noise", "os-noise", "margin", "ours")
-#: a column of the paper's tables: the agent and its tuned hyperparameter ("ours" = Adaptive)
+#: the lending paper's datasets, in its tables' order: those whose spec has its row count
+LENDING_DATASETS = tuple(spec.name for spec in SPECS if "paper_rows" in spec.metadata)
+#: the paper's columns in its order: the agent and its tuned hyperparameter ("ours" = Adaptive)
 AGENTS: dict[str, tuple[str, str | None]] = {
-    "greedy": ("Greedy", None), "eps-greedy": ("EpsilonGreedy", "alpha"),
-    "os-eps-greedy": ("OneSidedEpsilonGreedy", "alpha"), "noise": ("Noise", "alpha"),
-    "os-noise": ("OneSidedNoise", "alpha"), "margin": ("Margin", "alpha"),
+    "greedy": ("Greedy", None),
+    "eps-greedy": ("EpsilonGreedy", "alpha"),
+    "os-eps-greedy": ("OneSidedEpsilonGreedy", "alpha"),
+    "noise": ("Noise", "alpha"),
+    "os-noise": ("OneSidedNoise", "alpha"),
+    "margin": ("Margin", "alpha"),
     "ours": ("Adaptive", "rho"),
-}  # fmt: skip
+}
+METHODS = tuple(AGENTS)
 METHOD_OF = {name: method for method, (name, _) in AGENTS.items()}
 #: env and learner arguments per fit (why each: docs/reproductions/jiang.md)
 FITS: dict[str, dict[str, dict[str, Any]]] = {
@@ -96,45 +97,60 @@ class JiangSuite:
 
     def batch_size(self, dataset: str) -> int:
         """Return the paper's batch size for ``dataset`` under this suite's link."""
-        return 1 if self.link == "linear" else 1000 if dataset in LARGE_DATASETS else 100
+        return 1 if self.link == "linear" else 1000 if dataset in ("adult", "bank", "eeg") else 100
 
     def spec(self, data_home: str | None, horizon: int | None) -> SweepSpec:
         """Return the sweep: a setting per (dataset, cutoff), each method's alpha grid."""
         if self.fit not in FITS:
             raise ValueError(f"fit must be one of {sorted(FITS)}, got {self.fit!r}")
         fit = FITS[self.fit]
+        common = {"link": self.link, **fit["env"]}
+        common |= {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v}
         envs = []
         for dataset in self.datasets:
+            options = dict(common, dataset=dataset, batch_size=self.batch_size(dataset))
+            if "encoding" not in get_spec(dataset).options:  # bundled data: no codes
+                options.pop("encoding", None)
             for cutoff in self.cutoffs:
-                kwargs = dict(dataset=dataset, link=self.link, cutoff_quantile=cutoff,
-                              batch_size=self.batch_size(dataset), **fit["env"])  # fmt: skip
-                if "encoding" not in get_spec(dataset).options:  # bundled data: no codes
-                    kwargs.pop("encoding", None)
-                kwargs |= {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v}
+                kwargs = options | {"cutoff_quantile": cutoff}
                 envs.append(EnvSpec("OneSidedLending-v0", f"{dataset} {cutoff:.0%}", kwargs))
         agents = []
         for method in self.methods:
             name, parameter = AGENTS[method]
             params = {**fit[self.link], **(fit["ours"] if method == "ours" else {})}
-            agents.append(AgentSpec(name, params, {parameter: list(self.alphas)} if parameter
-                                    else {}))  # fmt: skip
+            grid = {parameter: list(self.alphas)} if parameter else {}
+            agents.append(AgentSpec(name, params, grid))
         return SweepSpec(self.name, tuple(envs), tuple(agents), self.seeds, self.description)
 
 
 JIANG_SUITES = {
-    "jiang-linear": JiangSuite("jiang-linear", "linear", description="Table 1 of Jiang, Jiang "
-                               "and Pacchiano (2021): least squares, batch size 1."),
-    "jiang-logistic": JiangSuite("jiang-logistic", "logistic", description="Table 2 of Jiang, "
-                                 "Jiang and Pacchiano (2021): logistic regression, batch size "
-                                 "1000 (Adult, Bank, EEG) or 100."),
-}  # fmt: skip
+    "jiang-linear": JiangSuite(
+        "jiang-linear",
+        "linear",
+        description="Table 1 of Jiang, Jiang and Pacchiano (2021): least squares, batch size 1.",
+    ),
+    "jiang-logistic": JiangSuite(
+        "jiang-logistic",
+        "logistic",
+        description="Table 2 of Jiang, Jiang and Pacchiano (2021): logistic regression, batch "
+        "size 1000 (Adult, Bank, EEG) or 100.",
+    ),
+}
 
 
-def run_jiang(suite: str | JiangSuite, out_dir: str | Path, *,
-              datasets: Sequence[str] | None = None, seeds: Sequence[int] | None = None,
-              splits: int | None = None, alphas: Sequence[float] | None = None,
-              fit: str | None = None, data_home: str | None = None, horizon: int | None = None,
-              **engine: Any) -> Report:  # fmt: skip
+def run_jiang(
+    suite: str | JiangSuite,
+    out_dir: str | Path,
+    *,
+    datasets: Sequence[str] | None = None,
+    seeds: Sequence[int] | None = None,
+    splits: int | None = None,
+    alphas: Sequence[float] | None = None,
+    fit: str | None = None,
+    data_home: str | None = None,
+    horizon: int | None = None,
+    **engine: Any,
+) -> Report:
     """Run ``suite`` on the datasets found, then report; ``engine`` goes to :func:`run_cells`.
 
     ``splits`` (the paper's random splits) is another name for ``seeds`` 0..splits-1.
@@ -143,10 +159,16 @@ def run_jiang(suite: str | JiangSuite, out_dir: str | Path, *,
     if splits is not None and seeds is not None:
         raise ValueError("give --seeds or --set splits=, not both (they are the same)")
     seeds = seeds if splits is None else tuple(range(splits))
-    found, missing = datasets_found(suite.datasets if datasets is None else datasets, data_home,
-                                    suite.name)  # fmt: skip
-    suite = replace(suite, datasets=tuple(found), seeds=tuple(seeds or suite.seeds),
-                    alphas=tuple(alphas or suite.alphas), fit=fit or suite.fit)  # fmt: skip
+    found, missing = datasets_found(
+        suite.datasets if datasets is None else datasets, data_home, suite.name
+    )
+    suite = replace(
+        suite,
+        datasets=tuple(found),
+        seeds=tuple(seeds or suite.seeds),
+        alphas=tuple(alphas or suite.alphas),
+        fit=fit or suite.fit,
+    )
     if engine.get("chunk_size") is None:
         # a task per (dataset, cutoff, split): the engine's default chunks (256 cells, closed
         # at a split's end) hold four Adult or Bank splits, the last of which pack worse
@@ -159,10 +181,13 @@ def _cells(rows: pd.DataFrame) -> pd.DataFrame:
     """Return the engine's rows with the tables' keys: dataset, cutoff, method, alpha."""
     kwargs = [json.loads(text) for text in rows["env_kwargs"]]
     methods = [METHOD_OF[name] for name in rows["agent"]]
-    alphas = [json.loads(text).get(AGENTS[method][1] or "", math.nan)
-              for text, method in zip(rows["params"], methods, strict=True)]  # fmt: skip
-    return rows.assign(dataset=[k["dataset"] for k in kwargs], method=methods, alpha=alphas,
-                       cutoff=[k["cutoff_quantile"] for k in kwargs])  # fmt: skip
+    params = [json.loads(text) for text in rows["params"]]
+    return rows.assign(
+        dataset=[k["dataset"] for k in kwargs],
+        method=methods,
+        alpha=[p.get(AGENTS[m][1] or "", math.nan) for p, m in zip(params, methods, strict=True)],
+        cutoff=[k["cutoff_quantile"] for k in kwargs],
+    )
 
 
 def _lowest(frame: pd.DataFrame, chosen: pd.DataFrame | None) -> tuple[str, float]:
@@ -192,12 +217,16 @@ def _verdict(ours: pd.Series, paper: pd.Series | None, low: str, held: str) -> s
     if paper is None:
         return "not in the paper's tables"
     first = paper.idxmin()
-    parts = [("lowest matches" if low == first else f"lowest {low}, paper {first}"),
-             ("held-out agrees" if held == low else f"held-out: {held}")]  # fmt: skip
+    parts = [
+        ("lowest matches" if low == first else f"lowest {low}, paper {first}"),
+        ("held-out agrees" if held == low else f"held-out: {held}"),
+    ]
     if {"greedy", "ours"} <= set(ours.index) and ours["greedy"] > 0:
         change, theirs = ours["ours"] / ours["greedy"] - 1, paper["ours"] / paper["greedy"] - 1
-        parts.append(f"greedy x{ours['greedy'] / paper['greedy']:.2f} the paper's; ours "
-                     f"{change:+.0%} on greedy (paper {theirs:+.0%})")  # fmt: skip
+        parts.append(
+            f"greedy x{ours['greedy'] / paper['greedy']:.2f} the paper's; ours "
+            f"{change:+.0%} on greedy (paper {theirs:+.0%})"
+        )
     return "; ".join(parts)
 
 
@@ -233,18 +262,21 @@ def _table(rows: pd.DataFrame, best: pd.DataFrame, link: str) -> tuple[list[dict
 def _plots(best: pd.DataFrame, out: Path) -> list[Path]:
     """One PNG per dataset: R_t / t of each method at its tuned alpha, a panel per cutoff."""
     files = []
-    for dataset, part in best.groupby("dataset"):
-        curves = {(setting, METHOD_OF[agent]): curve for (setting, agent), curve
-                  in curves_over_seeds(part, "curve_average_loss").items()}  # fmt: skip
+    for dataset, part in best.assign(agent=best["method"]).groupby("dataset"):
+        curves = curves_over_seeds(part, "curve_average_loss")
         if curves:
             files.append(plot_curves(curves, out / f"average_loss-{dataset}.png", title=dataset))
     return files
 
 
 def write_report(
-    results: pd.DataFrame, suite: JiangSuite, out_dir: str | Path, *,
-    data_home: str | None = None, missing: dict | None = None,
-) -> Report:  # fmt: skip
+    results: pd.DataFrame,
+    suite: JiangSuite,
+    out_dir: str | Path,
+    *,
+    data_home: str | None = None,
+    missing: dict | None = None,
+) -> Report:
     """Tune both ways and write results, tuned cells, the table beside the paper's and plots.
 
     ``results`` are the engine's rows (``results.csv`` of one or more runs: a
@@ -259,44 +291,49 @@ def write_report(
     text = pd.DataFrame(table).to_markdown(index=False)
     cells = best.groupby(["dataset", "cutoff", "method"])
     tuned_cells = cells["cumulative_loss"].agg(["mean", "sem"]).join(cells["alpha"].first())
+    tuned_cells["seeds"] = cells["seed"].count()
     plots = _plots(best, out)
     seeds = [int(seed) for seed in sorted(rows["seed"].unique())]
     grid = ", ".join(f"2^{math.log2(a):g}" for a in sorted(rows["alpha"].dropna().unique()))
-    report = [
-        f"# osfb-bench {suite.name}", "", suite.description, "",
+    notes = [_data_note(name, data_home, suite) for name in sorted(rows["dataset"].unique())]
+    page = [
+        f"# osfb-bench {suite.name}",
+        suite.description,
         f"Fit `{suite.fit}`: {json.dumps(FITS[suite.fit])}. Mean cumulative one-sided loss "
         f"over {len(seeds)} splits (seeds {seeds[0]}-{seeds[-1]}), each method at its best "
         f"alpha in {{{grid}}} (greedy untuned), the paper's number in parentheses. 'lowest (P)':"
         " the lowest mean under the paper's protocol (alpha tuned on the splits it is reported "
         f"on) and its bootstrap probability over splits ({N_BOOTSTRAP} resamples, each tuned "
         f"again); 'held-out': alpha tuned on splits {seeds[0::2]}, the lowest and its "
-        f"probability on splits {seeds[1::2]}.", "", text, "",
+        f"probability on splits {seeds[1::2]}.",
+        text,
         f"Adaptive (ours) has the lowest mean loss in {wins['ours']} of {wins['cells']} cells "
         f"under the paper's protocol and in {wins['held_out']} with held-out tuning (the paper: "
-        f"{wins['paper']} of the same cells).", "", "Our data against the paper's:",
-        *(_data_note(name, data_home, suite) for name in sorted(rows["dataset"].unique())),
-    ]  # fmt: skip
+        f"{wins['paper']} of the same cells).",
+        "\n".join(["Our data against the paper's:", *notes]),
+    ]
     if plots:
         names = ", ".join(f"`{path.name}`" for path in plots)
-        report += ["", f"R_t / t at the tuned alpha (mean, 1 s.e. over splits): {names}."]
+        page.append(f"R_t / t at the tuned alpha (mean, 1 s.e. over splits): {names}.")
     if missing:
-        report += ["", "Skipped (not found):", *(f"- {k}: {v}" for k, v in missing.items())]
+        page.append(
+            "\n".join(["Skipped (not found):", *(f"- {k}: {v}" for k, v in missing.items())])
+        )
     if any("horizon" in json.loads(kwargs) for kwargs in rows["env_kwargs"]):
         steps = ", ".join(map(str, sorted(set(rows["steps"].astype(int)))))
-        report += ["", f"Streams truncated to {steps} steps: not the paper's protocol."]
-    frames = {"results": rows.drop(columns=[c for c in rows if c.startswith("curve_")]),
-              "tuned": tuned_cells.assign(seeds=cells["seed"].count())}  # fmt: skip
-    return save_report(out, "table.md", "\n".join(report) + "\n", frames, plots, results=rows,
-                       tuned=tuned_cells, table=text, wins=wins, missing=missing or {})  # fmt: skip
+        page.append(f"Streams truncated to {steps} steps: not the paper's protocol.")
+    frames = {"results": rows.loc[:, ~rows.columns.str.startswith("curve_")], "tuned": tuned_cells}
+    page_text = "\n\n".join(page) + "\n"
+    return save_report(out, "table.md", page_text, frames, plots, results=rows, table=text)
 
 
 def _data_note(name: str, data_home: str | None, suite: JiangSuite) -> str:
     """Rows and columns of a dataset as the suite's fit encodes it, against the paper's."""
-    encoding = FITS[suite.fit]["env"].get("encoding", "onehot")
+    options = {k: v for k, v in FITS[suite.fit]["env"].items() if k == "encoding"}
     if "encoding" not in get_spec(name).options:
-        encoding = "onehot"  # bundled data: as shipped
-    meta = load(name, data_home=data_home,
-                **({"encoding": encoding} if encoding != "onehot" else {})).metadata  # fmt: skip
+        options = {}  # bundled data: as shipped
+    meta = load(name, data_home=data_home, **options).metadata
+    encoding = options.get("encoding", "onehot")
     line = f"- {name}: {meta['rows']} rows x {meta['columns']} features ({encoding})"
     if meta.get("paper_rows") not in (None, meta["rows"]):
         line += f" (the paper reports {meta['paper_rows']} rows)"

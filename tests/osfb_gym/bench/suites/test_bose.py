@@ -30,9 +30,14 @@ def test_the_suite_is_a_spec_on_the_engine_and_reads_no_oracle():
 
 
 def test_a_tiny_run_gives_paired_curves_references_and_dynamics(tmp_path):
-    result = bose.run_bose(bose.BoseSuite(), tmp_path, seeds=(0,),
-                           horizon=3, progress=False,
-                           data_home=str(tmp_path / "no-data"))  # fmt: skip
+    result = bose.run_bose(
+        bose.BoseSuite(),
+        tmp_path,
+        seeds=(0,),
+        horizon=3,
+        progress=False,
+        data_home=str(tmp_path / "no-data"),
+    )
     curves = result.curves
     assert set(curves["k"]) == {1, 2, 3} and set(curves["agent"]) == {
         "AcQUIre",
@@ -54,8 +59,19 @@ def test_a_tiny_run_gives_paired_curves_references_and_dynamics(tmp_path):
 def test_cli_runs_a_tiny_reproduction_under_the_old_name_too(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("OSFB_DATA", raising=False)  # no MovieLens: the synthetic settings
     (tmp_path / "no-data").mkdir()
-    argv = ["run", "dean-services", "--seeds", "2", "--horizon", "5", "--out", str(tmp_path),
-            "--data-home", str(tmp_path / "no-data"), "--no-progress"]  # fmt: skip
+    argv = [
+        "run",
+        "dean-services",
+        "--seeds",
+        "2",
+        "--horizon",
+        "5",
+        "--out",
+        str(tmp_path),
+        "--data-home",
+        str(tmp_path / "no-data"),
+        "--no-progress",
+    ]
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "## Total loss against k" in printed and "## Learning dynamics" in printed
@@ -67,8 +83,15 @@ def test_cli_runs_a_tiny_reproduction_under_the_old_name_too(tmp_path, capsys, m
 
 
 def test_uniform_match_counts_a_seed_never_matched_as_one_more_than_the_range():
-    frame = pd.DataFrame({"setting": "s", "seed": 0, "agent": ["AcQUIre"] * 2 + ["Uniform"] * 2,
-                          "k": [1, 2] * 2, "excess_loss": [5.0, 1.0, 5.0, 4.0]})  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "setting": "s",
+            "seed": 0,
+            "agent": ["AcQUIre"] * 2 + ["Uniform"] * 2,
+            "k": [1, 2] * 2,
+            "excess_loss": [5.0, 1.0, 5.0, 4.0],
+        }
+    )
     per_seed = match_per_seed(frame, k=2)
     assert per_seed["censored"].tolist() == [1] and per_seed["median"].tolist() == [3.0]
 
@@ -78,8 +101,9 @@ def test_movielens_runs_when_its_ratings_are_found_and_reports_excess(tmp_path):
     from tests.osfb_gym.envs.test_services import write_ratings
 
     home = write_ratings(tmp_path / "data", users=260, movies=80)
-    result = bose.run_bose(bose.BoseSuite(), tmp_path / "out", seeds=(0,),
-                           data_home=home, horizon=3, progress=False)  # fmt: skip
+    result = bose.run_bose(
+        bose.BoseSuite(), tmp_path / "out", seeds=(0,), data_home=home, horizon=3, progress=False
+    )
     assert bose.MOVIELENS.label in set(result.curves["setting"])
     assert bose.MOVIELENS.env_kwargs["report"] == "excess"  # the paper's Eq. 4
     movielens = result.curves[result.curves["setting"].str.startswith("MovieLens")]

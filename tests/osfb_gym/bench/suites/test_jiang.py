@@ -42,8 +42,10 @@ def test_the_paper_fit_sets_the_env_and_agents_and_legacy_sets_nothing():
     assert list(ours.grid) == ["rho"] and len(ours.grid["rho"]) == 14
     legacy = type(suite)(suite.name, suite.link, fit="legacy").spec(None, None)
     # the earlier cells exactly, so their stored results (and golden files) still match
-    assert all(set(env.kwargs) == {"dataset", "link", "cutoff_quantile", "batch_size"}
-               for env in legacy.envs)  # fmt: skip
+    assert all(
+        set(env.kwargs) == {"dataset", "link", "cutoff_quantile", "batch_size"}
+        for env in legacy.envs
+    )
     assert all(agent.params == {} for agent in legacy.agents)
     with pytest.raises(ValueError, match="fit must be one of"):
         type(suite)(suite.name, suite.link, fit="mine").spec(None, None)
@@ -54,18 +56,29 @@ def frame(losses: dict[tuple[str, float], list[float]]) -> pd.DataFrame:
     for (method, alpha), values in losses.items():
         agent = {"greedy": "Greedy", "margin": "Margin", "ours": "Adaptive"}[method]
         params = json.dumps({} if np.isnan(alpha) else {"alpha": alpha})
-        rows += [dict(method=method, agent=agent, params=params, seed=seed, cumulative_loss=v)
-                 for seed, v in enumerate(values)]  # fmt: skip
+        rows += [
+            dict(method=method, agent=agent, params=params, seed=seed, cumulative_loss=v)
+            for seed, v in enumerate(values)
+        ]
     return pd.DataFrame(rows)
 
 
 def test_lowest_is_tuned_per_resample_and_its_probability_is_a_bootstrap():
-    clear = frame({("greedy", np.nan): [7.0] * 6, ("ours", 1.0): [1.0, 2.0, 1.0, 2.0, 1.0, 2.0],
-                   ("ours", 2.0): [8.0] * 6})  # fmt: skip
+    clear = frame(
+        {
+            ("greedy", np.nan): [7.0] * 6,
+            ("ours", 1.0): [1.0, 2.0, 1.0, 2.0, 1.0, 2.0],
+            ("ours", 2.0): [8.0] * 6,
+        }
+    )
     assert _lowest(clear, None) == ("ours", 1.0)
     # margin wins on average by a hair, ours on most splits: far from certain either way
-    close = frame({("margin", 1.0): [1.0, 1.0, 1.0, 1.0, 1.0, 0.0],
-                   ("ours", 1.0): [0.9, 0.9, 0.9, 0.9, 0.9, 0.9]})  # fmt: skip
+    close = frame(
+        {
+            ("margin", 1.0): [1.0, 1.0, 1.0, 1.0, 1.0, 0.0],
+            ("ours", 1.0): [0.9, 0.9, 0.9, 0.9, 0.9, 0.9],
+        }
+    )
     winner, probability = _lowest(close, None)
     assert winner == "margin" and 0.2 < probability < 0.8
     # held-out: the chosen alpha only, even where another is better on these splits
@@ -75,9 +88,23 @@ def test_lowest_is_tuned_per_resample_and_its_probability_is_a_bootstrap():
 
 @needs_data
 def test_cli_runs_a_tiny_reproduction_with_both_tunings(tmp_path, capsys):
-    argv = ["run", "jiang-logistic", "--set", "datasets=german,blood", "--set", "splits=4",
-            "--set", "alphas=-1:0", "--horizon", "2", "--data-home", str(SHARED),
-            "--out", str(tmp_path), "--no-progress"]  # fmt: skip
+    argv = [
+        "run",
+        "jiang-logistic",
+        "--set",
+        "datasets=german,blood",
+        "--set",
+        "splits=4",
+        "--set",
+        "alphas=-1:0",
+        "--horizon",
+        "2",
+        "--data-home",
+        str(SHARED),
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    ]
     assert main(argv) == 0
     results = pd.read_csv(tmp_path / "results.csv")
     # 2 datasets x 2 cutoffs x (greedy + 6 methods x 2 alphas) x 4 splits
@@ -96,21 +123,49 @@ def test_cli_runs_a_tiny_reproduction_with_both_tunings(tmp_path, capsys):
 
 def test_missing_datasets_are_skipped_and_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="no dataset of jiang-linear was found"):
-        run_jiang(JIANG_SUITES["jiang-linear"], tmp_path, datasets=["german"],
-                  data_home=str(tmp_path), progress=False)  # fmt: skip
+        run_jiang(
+            JIANG_SUITES["jiang-linear"],
+            tmp_path,
+            datasets=["german"],
+            data_home=str(tmp_path),
+            progress=False,
+        )
 
 
 @needs_data
 def test_table_command_joins_runs_of_grid_parts(tmp_path):
-    common = ["--set", "datasets=blood", "--seeds", "2", "--horizon", "2",
-              "--data-home", str(SHARED), "--no-progress"]  # fmt: skip
+    common = [
+        "--set",
+        "datasets=blood",
+        "--seeds",
+        "2",
+        "--horizon",
+        "2",
+        "--data-home",
+        str(SHARED),
+        "--no-progress",
+    ]
     for part, grid in (("low", "-2:-2"), ("high", "0:0")):
-        argv = ["run", "jiang-linear", "--set", f"alphas={grid}", "--out", str(tmp_path / part),
-                *common]  # fmt: skip
+        argv = [
+            "run",
+            "jiang-linear",
+            "--set",
+            f"alphas={grid}",
+            "--out",
+            str(tmp_path / part),
+            *common,
+        ]
         assert main(argv) == 0
     parts = [str(tmp_path / part / "results.csv") for part in ("low", "high")]
-    argv = ["table", "jiang-linear", *parts, "--out", str(tmp_path / "all"),
-            "--data-home", str(SHARED)]  # fmt: skip
+    argv = [
+        "table",
+        "jiang-linear",
+        *parts,
+        "--out",
+        str(tmp_path / "all"),
+        "--data-home",
+        str(SHARED),
+    ]
     assert main(argv) == 0
     joined = pd.read_csv(tmp_path / "all" / "results.csv")
     # greedy ran in both parts; it is kept once per (cutoff, seed)
@@ -120,8 +175,14 @@ def test_table_command_joins_runs_of_grid_parts(tmp_path):
 
 @needs_data
 def test_tuned_curves_are_plotted(tmp_path):
-    options = dict(datasets=["blood"], seeds=(0, 1), alphas=(0.25, 1.0), data_home=str(SHARED),
-                   horizon=60, progress=False)  # fmt: skip
+    options = dict(
+        datasets=["blood"],
+        seeds=(0, 1),
+        alphas=(0.25, 1.0),
+        data_home=str(SHARED),
+        horizon=60,
+        progress=False,
+    )
     result = run_jiang(JIANG_SUITES["jiang-linear"], tmp_path, **options)
     assert "curve_t" not in pd.read_csv(result.files[0])  # results.csv: one number per episode
     plot = tmp_path / "average_loss-blood.png"
@@ -137,13 +198,26 @@ def test_held_out_tuning_uses_each_settings_own_choice():
     rows = []
     # A: alpha 1 wins on the tuning splits (0, 2) and loses on the reported ones (1, 3);
     # B: alpha 2 wins everywhere. Pooled choices would let A report alpha 2.
-    losses = {("A", 1.0): [1, 9, 1, 9], ("A", 2.0): [9, 1, 9, 1],
-              ("B", 1.0): [9, 9, 9, 9], ("B", 2.0): [1, 1, 1, 1]}  # fmt: skip
+    losses = {
+        ("A", 1.0): [1, 9, 1, 9],
+        ("A", 2.0): [9, 1, 9, 1],
+        ("B", 1.0): [9, 9, 9, 9],
+        ("B", 2.0): [1, 1, 1, 1],
+    }
     for (setting, alpha), values in losses.items():
         for seed, value in enumerate(values):
-            rows.append(dict(setting=setting, dataset=setting, cutoff=0.5, method="ours",
-                             agent="Adaptive", params=json.dumps({"rho": alpha}), seed=seed,
-                             cumulative_loss=float(value)))  # fmt: skip
+            rows.append(
+                dict(
+                    setting=setting,
+                    dataset=setting,
+                    cutoff=0.5,
+                    method="ours",
+                    agent="Adaptive",
+                    params=json.dumps({"rho": alpha}),
+                    seed=seed,
+                    cumulative_loss=float(value),
+                )
+            )
             if alpha == 1.0:
                 greedy = dict(method="greedy", agent="Greedy", params="{}", cumulative_loss=5.0)
                 rows.append(dict(setting=setting, dataset=setting, cutoff=0.5, seed=seed, **greedy))
