@@ -108,8 +108,6 @@ def tuned(
     *,
     lower_is_better: bool = True,
     then: str | None = None,
-    by: Sequence[str] = ("setting", "agent"),
-    over: str = "params",
 ) -> pd.DataFrame:
     """Pick each agent's best hyperparameters per setting, as the papers tune.
 
@@ -118,8 +116,7 @@ def tuned(
     setting of the grid with the best mean ``metric`` over its seeds is
     chosen (ties: the first in ``results``); the rows of that choice are
     returned, with a ``chosen`` column naming the grid values picked (empty
-    when the agent had no grid). ``by`` and ``over`` name other columns for
-    the groups and the candidates (e.g. a suite's ``beta``; no ``chosen`` then).
+    when the agent had no grid).
 
     With ``then`` (a second metric, lower is better) the choice weighs two
     objectives by the one-standard-error rule: among the grid settings whose
@@ -139,8 +136,8 @@ def tuned(
     ['alpha=2']
     """
     chosen = []
-    for _, group in results.groupby(list(by), sort=False):
-        candidates = group.groupby(over, sort=False)
+    for _, group in results.groupby(["setting", "agent"], sort=False):
+        candidates = group.groupby("params", sort=False)
         means = candidates[metric].mean()
         best = means.idxmin() if lower_is_better else means.idxmax()
         if then is not None:
@@ -149,10 +146,9 @@ def tuned(
             near = sign * (means - means[best]) <= stderr[best]
             order = pd.DataFrame({"then": candidates[then].mean(), "metric": sign * means})[near]
             best = order.sort_values(["then", "metric"], kind="stable").index[0]
-        rows = group[group[over] == best].copy()
-        if over == "params":
-            point = json.loads(best)
-            rows["chosen"] = ", ".join(f"{n}={point.get(n)}" for n in _varied(group["params"]))
+        rows = group[group["params"] == best].copy()
+        point = json.loads(best)
+        rows["chosen"] = ", ".join(f"{n}={point.get(n)}" for n in _varied(group["params"]))
         chosen.append(rows)
     return pd.concat(chosen, ignore_index=True)
 
