@@ -72,8 +72,12 @@ def main() -> None:
             import ray
 
             root = str(Path(__file__).resolve().parents[1])
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                     runtime_env={"env_vars": {"PYTHONPATH": root}})  # fmt: skip
+            ray.init(
+                num_cpus=workers,
+                include_dashboard=False,
+                log_to_driver=False,
+                runtime_env={"env_vars": {"PYTHONPATH": root}},
+            )
             timed(cells[:4], executor="ray")  # warm the workers' imports before the clock
         seconds, in_cells, frame = timed(cells, executor=executor, workers=workers)
         if executor == "ray":

@@ -220,8 +220,10 @@ def env_step_ratios(args: Args, rounds: int = 3) -> dict[str, float]:
 
     from osfb_gym.wrappers import rl_env
 
-    stacks = {"rl_cartpole": Monitor(gym.make("CartPole-v1")),
-              "rl_synthetic_logistic": Monitor(rl_env("OneSidedLending-v0"))}  # fmt: skip
+    stacks = {
+        "rl_cartpole": Monitor(gym.make("CartPole-v1")),
+        "rl_synthetic_logistic": Monitor(rl_env("OneSidedLending-v0")),
+    }
     sb3_binary = [action.astype(np.float32) for action in binary]
     totals = dict.fromkeys(["cartpole", *lending, *stacks], 0.0)
     for _ in range(rounds):

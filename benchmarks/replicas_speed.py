@@ -237,8 +237,10 @@ def suite_estimate(args: Args, data_home: str) -> dict[str, object]:
             run = measure("engine", cells)
             tasks[f"{dataset} {cutoff:.0%}"] = round(run["seconds"], 2)
             peaks[f"{dataset} {cutoff:.0%}"] = round(run["peak_mb"])
-            print(f"{dataset} {cutoff:.0%}: {run['seconds']:.2f} CPU s, {run['steps']} steps",
-                  flush=True)  # fmt: skip
+            print(
+                f"{dataset} {cutoff:.0%}: {run['seconds']:.2f} CPU s, {run['steps']} steps",
+                flush=True,
+            )
     with threadpool_limits(1):
         cartpole = (cartpole + cartpole_seconds(args.cartpole_steps)) / 2
     scale = len(base.cutoffs) / len(cutoffs or base.cutoffs)  # untimed cutoffs: the average
@@ -266,8 +268,9 @@ def suite_run(args: Args, data_home: str) -> dict[str, object]:
     it counts every task, the pool's packing and pickling included (not the store's
     writes nor the report, which ``osfb-bench run`` adds).
     """
-    suite = replace(JIANG_SUITES[f"jiang-{args.link}"], seeds=tuple(range(args.suite_run)),
-                    fit=args.fit)  # fmt: skip
+    suite = replace(
+        JIANG_SUITES[f"jiang-{args.link}"], seeds=tuple(range(args.suite_run)), fit=args.fit
+    )
     cells = suite.spec(data_home, args.horizon or None).cells()
     with threadpool_limits(1):
         cartpole = cartpole_seconds(args.cartpole_steps)
@@ -376,8 +379,9 @@ def main(args: Args) -> dict[str, object]:
         warm_rank_one()
         return blas_speed(cells, args.blas_rounds)
     if args.profile:
-        cells = [replace(cell, env_kwargs={**cell.env_kwargs, "horizon": args.profile})
-                 for cell in cells]  # fmt: skip
+        cells = [
+            replace(cell, env_kwargs={**cell.env_kwargs, "horizon": args.profile}) for cell in cells
+        ]
         print(profile(cells))
         return {}
     with threadpool_limits(1):

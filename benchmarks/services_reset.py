@@ -73,27 +73,36 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.resets)))
         return
-    environ = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-                   MKL_NUM_THREADS="1")  # fmt: skip
+    environ = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     print(f"load average before: {' '.join(f'{v:.1f}' for v in os.getloadavg())}", flush=True)
     times: dict[str, dict[str, list[float]]] = {tree: {"env": [], "rl": []} for tree in args.trees}
     for _ in range(args.rounds):
         for tree in args.trees:
             command = [sys.executable, __file__, "--child", "--resets", str(args.resets)]
-            result = subprocess.run(command, env=dict(environ, PYTHONPATH=tree),
-                                    capture_output=True, text=True, check=True)  # fmt: skip
+            result = subprocess.run(
+                command,
+                env=dict(environ, PYTHONPATH=tree),
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             for key, value in json.loads(result.stdout.strip().splitlines()[-1]).items():
                 times[tree][key].append(value)
     print(f"load average after: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
-    medians = {tree: {k: statistics.median(v) for k, v in parts.items()}
-               for tree, parts in times.items()}  # fmt: skip
+    medians = {
+        tree: {k: statistics.median(v) for k, v in parts.items()} for tree, parts in times.items()
+    }
     for tree, parts in medians.items():
-        print(f"{tree}: env.reset {parts['env']:.1f} us, rl_env reset {parts['rl']:.1f} us "
-              f"(median of {args.rounds} rounds of {args.resets})")  # fmt: skip
+        print(
+            f"{tree}: env.reset {parts['env']:.1f} us, rl_env reset {parts['rl']:.1f} us "
+            f"(median of {args.rounds} rounds of {args.resets})"
+        )
     if len(args.trees) == 2:
         old, new = (medians[tree] for tree in args.trees)
-        print(f"ratio new/old: env.reset {new['env'] / old['env']:.3f}, "
-              f"rl_env reset {new['rl'] / old['rl']:.3f}")  # fmt: skip
+        print(
+            f"ratio new/old: env.reset {new['env'] / old['env']:.3f}, "
+            f"rl_env reset {new['rl'] / old['rl']:.3f}"
+        )
 
 
 if __name__ == "__main__":

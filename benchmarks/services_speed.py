@@ -151,8 +151,12 @@ def best_seconds_per_step(measure: Any, env: gym.Env, seed: int, repeats: int) -
 
 def reference_ratios(args: Args) -> dict[str, float]:
     """Episode CPU time with the reference, as ratios to one that asks for none (squared)."""
-    kwargs: dict[str, Any] = {"n_users": args.n_users, "n_services": args.n_services,
-                              "dim": args.dim, "world_seed": args.seed}  # fmt: skip
+    kwargs: dict[str, Any] = {
+        "n_users": args.n_users,
+        "n_services": args.n_services,
+        "dim": args.dim,
+        "world_seed": args.seed,
+    }
     plain = gym.make("MultiServiceChoice-v0", reference_restarts=0, **kwargs)
     base = best_seconds_per_step(full_episode, plain, args.seed, args.repeats)
     default = gym.make("MultiServiceChoice-v0", **kwargs)  # reference_restarts=10, no metric
@@ -176,8 +180,14 @@ def kernel_ratios(args: Args, loss: str, services: int = 30) -> dict[str, Any]:
     compiled loops are on); ``numpy`` the NumPy kernel (absent on code
     before ``osfb_gym.envs.services.kernels``).
     """
-    env = gym.make("MultiServiceChoice-v0", n_users=args.n_users, n_services=args.n_services,
-                   dim=args.dim, loss=loss, reference_restarts=0)  # fmt: skip
+    env = gym.make(
+        "MultiServiceChoice-v0",
+        n_users=args.n_users,
+        n_services=args.n_services,
+        dim=args.dim,
+        loss=loss,
+        reference_restarts=0,
+    )
     env.reset(seed=args.seed)
     world = env.unwrapped._world  # type: ignore[attr-defined]
     order = np.random.default_rng(args.seed).permutation(world.n)[:services]
@@ -259,8 +269,15 @@ def step_parts(args: Args, loss: str) -> dict[str, float]:
             return result
 
         setattr(owner, name, timed)
-    env = gym.make("MultiServiceChoice-v0", n_users=args.n_users, n_services=args.n_services,
-                   dim=args.dim, loss=loss, reference_restarts=0, world_seed=args.seed)  # fmt: skip
+    env = gym.make(
+        "MultiServiceChoice-v0",
+        n_users=args.n_users,
+        n_services=args.n_services,
+        dim=args.dim,
+        loss=loss,
+        reference_restarts=0,
+        world_seed=args.seed,
+    )
     best: dict[str, float] = {}
     try:
         run_episode(env, AcQUIre(), args.seed)  # the world drawn, the constants computed
@@ -359,8 +376,14 @@ def in_training(steps: int, seed: int = 0) -> dict[str, float]:
     cartpole_env = cartpole.layer("Monitor", "step") + cartpole.layer("Monitor", "reset")
     services = LayerTimer()
     started = time.process_time()
-    train("MultiServiceChoice-v0", "PPO", total_timesteps=steps, seed=seed, torch_threads=1,
-          callback=services.callback)  # fmt: skip
+    train(
+        "MultiServiceChoice-v0",
+        "PPO",
+        total_timesteps=steps,
+        seed=seed,
+        torch_threads=1,
+        callback=services.callback,
+    )
     services_total = time.process_time() - started
     n = services.calls[next(k for k in services.calls if k.endswith("Monitor.step"))]
     env = "MultiServiceChoiceEnv"
@@ -390,8 +413,11 @@ def in_training(steps: int, seed: int = 0) -> dict[str, float]:
 def main() -> None:
     """Measure on one core and print a summary."""
     args = parse_args(Args, __doc__.splitlines()[0])
-    results: dict[str, Any] = {"n_users": args.n_users, "n_services": args.n_services,
-                               "dim": args.dim}  # fmt: skip
+    results: dict[str, Any] = {
+        "n_users": args.n_users,
+        "n_services": args.n_services,
+        "dim": args.dim,
+    }
     compiled = compiled_loops_on(args.n_users)
     results["compiled_loops"] = compiled
     print(
@@ -441,9 +467,15 @@ def main() -> None:
             if args.parts:
                 parts = step_parts(args, loss)
                 results[loss]["parts_seconds"] = parts
-                order = ("loss kernel", "best-service update", "group averages",
-                         "rest of the env step", "AcQUIre act", "AcQUIre update",
-                         "metrics")  # fmt: skip
+                order = (
+                    "loss kernel",
+                    "best-service update",
+                    "group averages",
+                    "rest of the env step",
+                    "AcQUIre act",
+                    "AcQUIre update",
+                    "metrics",
+                )
                 print(
                     f"{loss:12s} parts of a step (ms, fastest episode): run_episode "
                     f"{1000 * parts['run_episode']:.2f} = "

@@ -373,9 +373,18 @@ class SharedRLS:
         assert self._kernel is not None
         if self._blas_kernel is not None:
             refits = self._blas_kernel(
-                self.A_inv, self.xty, self.rls_beta, self.beta, self.n, self.refit_limit,
-                slots, np.ascontiguousarray(row), float(target), self._gains, self._batched,
-            )  # fmt: skip
+                self.A_inv,
+                self.xty,
+                self.rls_beta,
+                self.beta,
+                self.n,
+                self.refit_limit,
+                slots,
+                np.ascontiguousarray(row),
+                float(target),
+                self._gains,
+                self._batched,
+            )
             for slot in refits.tolist():
                 self._refit(slot)
             return
@@ -386,10 +395,20 @@ class SharedRLS:
         # the states' RLS predictions before this row (the rank-one update does not touch them)
         predicted = np.matmul(row, self.rls_beta[slots][:, :, None])[:, 0]
         refits = self._kernel(
-            self.A_inv, self.xty, self.rls_beta, self.beta, self.n, self.refit_limit,
-            slots, np.ascontiguousarray(row), float(target), np.ascontiguousarray(gains),
-            denominators, predicted, self._batched,
-        )  # fmt: skip
+            self.A_inv,
+            self.xty,
+            self.rls_beta,
+            self.beta,
+            self.n,
+            self.refit_limit,
+            slots,
+            np.ascontiguousarray(row),
+            float(target),
+            np.ascontiguousarray(gains),
+            denominators,
+            predicted,
+            self._batched,
+        )
         if refits.size:
             for slot in refits.tolist():
                 self._refit(slot)

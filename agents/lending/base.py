@@ -88,9 +88,14 @@ class CutoffAgent(Agent):
                 f"{type(self).__name__} needs a (batch, features) observation space, got {shape}"
             )
         self.model_ = GLMEstimator(
-            self.link_, shape[1], self.l2, self.solver,
-            design_l2=self.design_l2, free_intercept=self.free_intercept, refit=self.refit,
-        )  # fmt: skip
+            self.link_,
+            shape[1],
+            self.l2,
+            self.solver,
+            design_l2=self.design_l2,
+            free_intercept=self.free_intercept,
+            refit=self.refit,
+        )
         warm = feedback.get("warm_start")
         if self.free_intercept:
             self._check_intercept(warm)

@@ -57,11 +57,19 @@ _SHARED_PARAMS: dict[type[CutoffAgent], frozenset[str]] = {
     },
     Adaptive: frozenset(
         {
-            "rho", "l2", "delta", "horizon", "beta_bound", "noise_scale", "project", "solver",
-            "rho_schedule", "per_applicant_A",
+            "rho",
+            "l2",
+            "delta",
+            "horizon",
+            "beta_bound",
+            "noise_scale",
+            "project",
+            "solver",
+            "rho_schedule",
+            "per_applicant_A",
         }
     ),
-}  # fmt: skip
+}
 
 #: options with which a suite's cell runs alone instead of as a replica
 #: (:func:`osfb_gym.bench.executors.replica_groups`): an agent with the paper fit's
@@ -434,8 +442,9 @@ class CutoffReplicas:
             base = self.log_.append(np.asarray(observations[0]))
             shared.update_row(agents, x[0, 0], one, base)
         else:
-            self.agents[0]._check_revealed(x[:0, 0], ys, "observations (revealed rows)",
-                                           "feedback['y']")  # fmt: skip
+            self.agents[0]._check_revealed(
+                x[:0, 0], ys, "observations (revealed rows)", "feedback['y']"
+            )
             # (outcomes in range that differ: those of one equal (state, row) learn together)
             first = np.full(agents.size, self.log_.append(np.asarray(observations[0])))
             shared.update(agents, revealed[agents], outcomes[agents], x[agents], first)
@@ -514,9 +523,8 @@ class CutoffReplicas:
         # their rows of the scores: a slice when they are consecutive (a paper's grid)
         consecutive = bool(adaptive) and adaptive == list(range(adaptive[0], adaptive[-1] + 1))
         self._adaptive_rows: slice | np.ndarray = (
-            slice(adaptive[0], adaptive[-1] + 1) if consecutive
-            else self._shared_adaptive
-        )  # fmt: skip
+            slice(adaptive[0], adaptive[-1] + 1) if consecutive else self._shared_adaptive
+        )
         self._adaptive_positions = self._position_of[self._shared_adaptive]
         self._shared_rhos = np.array([float(self.agents[i].rho) for i in adaptive])  # type: ignore[attr-defined]
         schedules = [getattr(self.agents[i], "rho_schedule", "constant") for i in adaptive]

@@ -88,8 +88,9 @@ def stream_image(
         for code, (colour, label) in legend.items():
             mask = recent == code
             if mask.any():
-                left.scatter(t[mask], np.full(mask.sum(), height), s=14, marker="|",
-                             c=colour, label=label)  # fmt: skip
+                left.scatter(
+                    t[mask], np.full(mask.sum(), height), s=14, marker="|", c=colour, label=label
+                )
     left.set_yticks(range(len(rows)), [name for name, _, _ in reversed(rows)])
     left.set_ylim(-0.7, len(rows) + 0.9)  # room above the strips for the legend
     left.set_xlabel("t")

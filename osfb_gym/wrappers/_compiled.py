@@ -62,7 +62,9 @@ def kernels() -> Kernels | None:
     literal_unroll = numba.literal_unroll
 
     @numba.njit(nogil=True, cache=True)
-    def entries(squashed, squashed_at, coded, tables, coded_at, out):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover - compiled
+    def entries(  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+        squashed, squashed_at, coded, tables, coded_at, out
+    ):
         # a Dict's entries in one call: squash for each of the vectors squashed (written
         # from out[squashed_at[j]] on), codes for each of the vectors coded; False as
         # soon as a code is outside its table: the caller then writes them all.

@@ -245,8 +245,9 @@ def _fused_dict_writer(space: spaces.Dict, write_dict: Writer, compiled: Any) ->
                 return
             vectors.append(values)
         split = len(squashed)
-        if not entries(tuple(vectors[:split]), squashed_at, tuple(vectors[split:]), tables,
-                       coded_at, out):  # fmt: skip
+        if not entries(
+            tuple(vectors[:split]), squashed_at, tuple(vectors[split:]), tables, coded_at, out
+        ):
             write_dict(observation, out)  # a code outside its table
             return
         for key, at, start, scale in discrete:

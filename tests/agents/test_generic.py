@@ -56,9 +56,10 @@ def test_there_are_wrappers_to_check():
 def test_nested_set_params_and_clone_reach_the_wrapped_agent(cls, param, inner):
     agent = cls(**{param: inner})
     name, value = next(
-        (key, v) for key, v in inner.get_params(deep=False).items()
+        (key, v)
+        for key, v in inner.get_params(deep=False).items()
         if isinstance(v, float | int) and not isinstance(v, bool)
-    )  # fmt: skip
+    )
     assert agent.get_params()[f"{param}__{name}"] == value
     agent.set_params(**{f"{param}__{name}": value * 2})
     assert getattr(getattr(agent, param), name) == value * 2

@@ -90,8 +90,14 @@ class _Random(Agent):
 
 def test_ppo_on_a_fixed_lending_world_beats_random_and_always_approve():
     kwargs = {"world_seed": 0, "horizon": 200}
-    model = train("OneSidedLending-v0", "PPO", total_timesteps=2048, env_kwargs=kwargs, seed=0,
-                  algo_kwargs={"n_steps": 256})  # fmt: skip
+    model = train(
+        "OneSidedLending-v0",
+        "PPO",
+        total_timesteps=2048,
+        env_kwargs=kwargs,
+        seed=0,
+        algo_kwargs={"n_steps": 256},
+    )
     held_out = range(100, 105)
     loss = {
         name: evaluate("OneSidedLending-v0", agent, held_out, env_kwargs=kwargs)[
@@ -106,8 +112,13 @@ def test_ppo_on_a_fixed_lending_world_beats_random_and_always_approve():
 def test_a_saved_model_loads_and_acts_the_same(tmp_path):
     import gymnasium as gym
 
-    model = train("RejectOption-v0", "DQN", total_timesteps=64, env_kwargs={"horizon": 30},
-                  algo_kwargs=SMALL["DQN"])  # fmt: skip
+    model = train(
+        "RejectOption-v0",
+        "DQN",
+        total_timesteps=64,
+        env_kwargs={"horizon": 30},
+        algo_kwargs=SMALL["DQN"],
+    )
     path = model_path(tmp_path, "DQN", "RejectOption-v0", 0)
     model.save(path)
     loaded = SB3Agent.load(path)
@@ -121,8 +132,13 @@ def test_a_saved_model_loads_and_acts_the_same(tmp_path):
 def test_recurrent_state_is_carried_and_reset_at_each_episode():
     import gymnasium as gym
 
-    model = train("AppleTasting-v0", "RecurrentPPO", total_timesteps=64,
-                  env_kwargs={"horizon": 30}, algo_kwargs=SMALL["RecurrentPPO"])  # fmt: skip
+    model = train(
+        "AppleTasting-v0",
+        "RecurrentPPO",
+        total_timesteps=64,
+        env_kwargs={"horizon": 30},
+        algo_kwargs=SMALL["RecurrentPPO"],
+    )
     env = gym.make("AppleTasting-v0", horizon=30)
     agent = SB3Agent(model)
     obs, _ = env.reset(seed=0)
@@ -137,8 +153,13 @@ def test_recurrent_state_is_carried_and_reset_at_each_episode():
 def test_stochastic_acting_reproduces_from_the_seed():
     import gymnasium as gym
 
-    model = train("AppleTasting-v0", "PPO", total_timesteps=64, env_kwargs={"horizon": 30},
-                  algo_kwargs=SMALL["PPO"])  # fmt: skip
+    model = train(
+        "AppleTasting-v0",
+        "PPO",
+        total_timesteps=64,
+        env_kwargs={"horizon": 30},
+        algo_kwargs=SMALL["PPO"],
+    )
     env = gym.make("AppleTasting-v0", horizon=30)
     runs = [run_episode(env, SB3Agent(model, deterministic=False), seed=5) for _ in range(2)]
     assert_same(runs[0].actions, runs[1].actions)
@@ -147,8 +168,13 @@ def test_stochastic_acting_reproduces_from_the_seed():
 def test_contract_clone_shares_the_frozen_model_and_bad_uses_are_explained():
     import gymnasium as gym
 
-    model = train("AppleTasting-v0", "A2C", total_timesteps=16, env_kwargs={"horizon": 30},
-                  algo_kwargs=SMALL["A2C"])  # fmt: skip
+    model = train(
+        "AppleTasting-v0",
+        "A2C",
+        total_timesteps=16,
+        env_kwargs={"horizon": 30},
+        algo_kwargs=SMALL["A2C"],
+    )
     agent = SB3Agent(model)
     clone = agent.clone()
     assert clone.model is model and clone.get_params() == agent.get_params()
@@ -171,8 +197,14 @@ def test_observation_statistics_are_applied_frozen_and_travel_with_a_saved_model
     from osfb_gym.bench.rl import normalizer_path
 
     kwargs = {"n_users": 40, "n_services": 5}  # losses in the hundreds: worth normalising
-    model = train("MultiServiceChoice-v0", "PPO", total_timesteps=64, env_kwargs=kwargs,
-                  algo_kwargs=SMALL["PPO"], normalize=True)  # fmt: skip
+    model = train(
+        "MultiServiceChoice-v0",
+        "PPO",
+        total_timesteps=64,
+        env_kwargs=kwargs,
+        algo_kwargs=SMALL["PPO"],
+        normalize=True,
+    )
     normalizer = model.get_vec_normalize_env()
     assert normalizer is not None and normalizer.obs_rms.count > 1
     env = gym.make("MultiServiceChoice-v0", **kwargs)

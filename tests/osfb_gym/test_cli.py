@@ -13,8 +13,19 @@ from osfb_gym.cli import main
 
 @pytest.mark.slow
 def test_quick_suite_writes_results_tables_and_plots(tmp_path, capsys):
-    argv = ["run", "quick", "--seeds", "2", "--horizon", "20", "--set", "total_timesteps=64",
-            "--out", str(tmp_path), "--no-progress"]  # fmt: skip
+    argv = [
+        "run",
+        "quick",
+        "--seeds",
+        "2",
+        "--horizon",
+        "20",
+        "--set",
+        "total_timesteps=64",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    ]
     assert main(argv) == 0
     printed = capsys.readouterr().out
     for family in ("lending", "apple", "reject", "services"):
@@ -53,10 +64,25 @@ def test_console_script_is_installed():
 
 
 def test_train_saves_a_model_and_scores_it_on_held_out_episodes(tmp_path, capsys):
-    argv = ["train", "RejectOption-v0", "--algo", "A2C", "--total-timesteps", "40",
-            "--env-kwargs", '{"horizon": 20}', "--world-seed", "1", "--algo-kwargs",
-            '{"n_steps": 8}', "--save", str(tmp_path), "--eval-seeds", "2",
-            "--no-progress"]  # fmt: skip
+    argv = [
+        "train",
+        "RejectOption-v0",
+        "--algo",
+        "A2C",
+        "--total-timesteps",
+        "40",
+        "--env-kwargs",
+        '{"horizon": 20}',
+        "--world-seed",
+        "1",
+        "--algo-kwargs",
+        '{"n_steps": 8}',
+        "--save",
+        str(tmp_path),
+        "--eval-seeds",
+        "2",
+        "--no-progress",
+    ]
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert (tmp_path / "A2C_RejectOption-v0_seed0.zip").is_file()
@@ -74,9 +100,13 @@ def test_tensorboard_without_its_package_is_explained(tmp_path, capsys):
 
 @pytest.mark.parametrize(
     ("alias", "suite"),
-    [("reject-option", "shah-reject"), ("acquire", "bose-services"),
-     ("dean-services", "bose-services"), ("sculley-minority", "sculley-reuters")],
-)  # fmt: skip
+    [
+        ("reject-option", "shah-reject"),
+        ("acquire", "bose-services"),
+        ("dean-services", "bose-services"),
+        ("sculley-minority", "sculley-reuters"),
+    ],
+)
 def test_the_old_and_the_issues_suite_names_run_the_paper_suites(alias, suite, monkeypatch):
     import dataclasses
 
@@ -100,10 +130,12 @@ def test_version_is_the_packages(capsys):
 
 
 def test_help_imports_nothing_heavy_and_shows_defaults():
-    code = ("import sys\nfrom osfb_gym.cli import build_parser\n"
-            "text = build_parser()._subparsers._group_actions[0].choices['run'].format_help()\n"
-            "print(text)\nprint(sorted(m for m in ('pandas', 'sklearn', 'torch', 'agents') "
-            "if m in sys.modules))")  # fmt: skip
+    code = (
+        "import sys\nfrom osfb_gym.cli import build_parser\n"
+        "text = build_parser()._subparsers._group_actions[0].choices['run'].format_help()\n"
+        "print(text)\nprint(sorted(m for m in ('pandas', 'sklearn', 'torch', 'agents') "
+        "if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().endswith("[]")  # none of them imported
     assert "(default: local)" in done.stdout and "(default: 1)" in done.stdout
@@ -171,11 +203,20 @@ def test_the_train_command_offers_every_algorithm_of_the_bench():
 
 @pytest.mark.parametrize(
     ("kind", "text", "value"),
-    [("count", "1e4", 10_000), ("counts", "20, 40", (20, 40)), ("names", "a,,b ", ("a", "b")),
-     ("gammas", "1,2.5", (1.0, 2.5)), ("alphas", "-1:1", (0.5, 1.0, 2.0)), ("bool", "TRUE", True),
-     ("count", "0", None), ("count", "2.5", None), ("gammas", "0,1", None), ("bool", "yes", None),
-     ("alphas", "2:1", None)],
-)  # fmt: skip
+    [
+        ("count", "1e4", 10_000),
+        ("counts", "20, 40", (20, 40)),
+        ("names", "a,,b ", ("a", "b")),
+        ("gammas", "1,2.5", (1.0, 2.5)),
+        ("alphas", "-1:1", (0.5, 1.0, 2.0)),
+        ("bool", "TRUE", True),
+        ("count", "0", None),
+        ("count", "2.5", None),
+        ("gammas", "0,1", None),
+        ("bool", "yes", None),
+        ("alphas", "2:1", None),
+    ],
+)
 def test_every_kind_of_setting_reads_its_text_or_refuses_it(kind, text, value):
     from osfb_gym.bench.catalog import KINDS
 

@@ -372,9 +372,10 @@ class AppleTastingEnv(FeedbackEnv):
         check_choice(rows, "rows", ROWS)
         if dataset is None:
             data_only: dict[str, tuple[object, object]] = {
-                "positive_class": (positive_class, 1), "rows": (rows, "all"),
+                "positive_class": (positive_class, 1),
+                "rows": (rows, "all"),
                 "features": (features, None),
-            }  # fmt: skip
+            }
             for argument, (setting, neutral) in data_only.items():
                 if setting != neutral:
                     raise ValueError(

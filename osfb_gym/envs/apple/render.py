@@ -12,8 +12,9 @@ LABEL_LEGEND = {1: ("tab:green", "y=1"), 0: ("tab:red", "y=0")}
 HIDDEN = ("lightgray", "hidden")
 
 
-def step_line(t: int, action: int, y: int, revealed: bool, reward: float, loss: float,
-              truth: bool) -> str:  # fmt: skip
+def step_line(
+    t: int, action: int, y: int, revealed: bool, reward: float, loss: float, truth: bool
+) -> str:
     """Return the ``ansi`` line of step ``t``: the hidden label and loss only with ``truth``."""
     line = (
         f"t={t:5d}  {'taste ' if action else 'reject'}  "

@@ -154,9 +154,14 @@ def apple_stream(
         check_choice(features, "features", (*TEXT_FEATURES, *TABULAR_FEATURES))
     text_features = features if features in TEXT_FEATURES else DEFAULT_TEXT_FEATURES
     stream = load_stream(
-        dataset, data_home=data_home, dim=dim, topic=topic, setting="apple tasting",
-        text_features=text_features, encoding=encoding,
-    )  # fmt: skip
+        dataset,
+        data_home=data_home,
+        dim=dim,
+        topic=topic,
+        setting="apple tasting",
+        text_features=text_features,
+        encoding=encoding,
+    )
     text = stream.feature_names is None
     if features is not None and (features in TEXT_FEATURES) != text:
         kind, valid = ("text", TEXT_FEATURES) if text else ("tabular", TABULAR_FEATURES)
@@ -176,6 +181,9 @@ def apple_stream(
         )
         train_rows = record.metadata.get("train_rows")
     return derive_stream(
-        stream, positive_class=positive_class, rows=rows, train_rows=train_rows,
+        stream,
+        positive_class=positive_class,
+        rows=rows,
+        train_rows=train_rows,
         features=None if text else features,
-    )  # fmt: skip
+    )

@@ -391,10 +391,16 @@ class OneSidedLendingEnv(FeedbackEnv):
         else:
             check_synthetic_only(
                 self.dataset,
-                {"dim": dim, "noise_std": noise_std, "beta_norm": beta_norm,
-                 "scenario": scenario, "tau": tau, "trap_probability": trap_probability,
-                 "world_seed": world_seed},
-            )  # fmt: skip
+                {
+                    "dim": dim,
+                    "noise_std": noise_std,
+                    "beta_norm": beta_norm,
+                    "scenario": scenario,
+                    "tau": tau,
+                    "trap_probability": trap_probability,
+                    "world_seed": world_seed,
+                },
+            )
             self._data = dataset_world(record, self.link, self.scaling)
             self.feature_names = self._data.feature_names
             self._stratify = self._data.binary
@@ -488,9 +494,15 @@ class OneSidedLendingEnv(FeedbackEnv):
         data = self._data
         if data is None:
             self._world = draw_world(
-                self.scenario, self.dim, self.beta_norm, self.link, self.cutoff,
-                self.tau, self.trap_probability, world_rng(self.world_seed, self.np_random),
-            )  # fmt: skip
+                self.scenario,
+                self.dim,
+                self.beta_norm,
+                self.link,
+                self.cutoff,
+                self.tau,
+                self.trap_probability,
+                world_rng(self.world_seed, self.np_random),
+            )
             warm_x, _, _, warm_y = self._world.sample_batch(
                 self.warm_start, self.link, self.noise_std, self.np_random
             )
@@ -536,9 +548,15 @@ class OneSidedLendingEnv(FeedbackEnv):
         )
         if self.render_mode is not None:
             self._last_line = record_step(
-                self._history, self._t + 1, (self._x, mu, y, valid), action,
-                feedback["revealed"], reward, loss, self.render_truth,
-            )  # fmt: skip
+                self._history,
+                self._t + 1,
+                (self._x, mu, y, valid),
+                action,
+                feedback["revealed"],
+                reward,
+                loss,
+                self.render_truth,
+            )
         obs, terminated, truncated = self._advance()
         if not with_oracle:
             return obs, reward, terminated, truncated, {FEEDBACK: feedback}

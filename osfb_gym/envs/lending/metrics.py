@@ -161,9 +161,13 @@ class _HeldSteps:
     """
 
     def __init__(
-        self, num_envs: int, action: np.ndarray, bayes: np.ndarray, revealed: np.ndarray,
+        self,
+        num_envs: int,
+        action: np.ndarray,
+        bayes: np.ndarray,
+        revealed: np.ndarray,
         valid: np.ndarray | None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.kind = _kind(action, bayes, revealed, valid)
         self.rows = max(1, HELD_ENTRIES // max(action.size, 1))
         self.n = 0

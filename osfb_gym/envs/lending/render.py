@@ -104,16 +104,28 @@ def render_rgb(
     if truth:
         mu = np.concatenate([h.mu for h in history if h.mu is not None])[-WINDOW:]
         left.scatter(index[approved], mu[approved], s=8, c="tab:green", label="approved")
-        left.scatter(index[~approved], mu[~approved], s=8, facecolors="none",
-                     edgecolors="tab:red", label="denied")  # fmt: skip
+        left.scatter(
+            index[~approved],
+            mu[~approved],
+            s=8,
+            facecolors="none",
+            edgecolors="tab:red",
+            label="denied",
+        )
         left.set_ylabel("true mu(x.beta*)")
     else:
         y = np.concatenate([h.y for h in history])[-WINDOW:]
         revealed = ~np.isnan(y)
         left.scatter(index[revealed], y[revealed], s=8, c="tab:green", label="revealed y")
         hidden = ~revealed
-        left.scatter(index[hidden], np.full(hidden.sum(), cutoff), s=10, marker="x",
-                     c="tab:red", label="denied (y hidden)")  # fmt: skip
+        left.scatter(
+            index[hidden],
+            np.full(hidden.sum(), cutoff),
+            s=10,
+            marker="x",
+            c="tab:red",
+            label="denied (y hidden)",
+        )
         left.set_ylabel("revealed outcome")
     left.axhline(cutoff, color="black", lw=1, label="cutoff c")
     left.set_xlabel("recent applicant")

@@ -169,8 +169,11 @@ class OneSidedLendingVectorEnv(VectorEnv):
         # the one-stream step's constants: all-below and all-above Bayes actions of one
         # applicant, and an all-true mask (read-only; the step hands out copies)
         shape = (self.num_envs, self.batch_size)
-        self._constants = (np.zeros(shape, dtype=np.int8), np.ones(shape, dtype=np.int8),
-                           np.ones(shape, dtype=bool))  # fmt: skip
+        self._constants = (
+            np.zeros(shape, dtype=np.int8),
+            np.ones(shape, dtype=np.int8),
+            np.ones(shape, dtype=bool),
+        )
         for constant in self._constants:
             constant.flags.writeable = False
         self._assigned = False
@@ -276,10 +279,13 @@ class OneSidedLendingVectorEnv(VectorEnv):
             wrong = (bayes != actions) & valid
             loss = np.sum(np.abs(mu - self.cutoff) * wrong, axis=-1)
         info = {
-            FEEDBACK: {"revealed": revealed, "y": np.where(revealed, y, 0.0),
-                       "valid": np.array(valid)},
+            FEEDBACK: {
+                "revealed": revealed,
+                "y": np.where(revealed, y, 0.0),
+                "valid": np.array(valid),
+            },
             ORACLE: {"mu": mu, "y": y, "bayes_action": bayes.astype(np.int8), "loss": loss},
-        }  # fmt: skip
+        }
         reward = revealed_reward(y, self.cutoff, approved)
         advanced = [stream._advance() for stream in self._streams]
         obs = np.stack([advanced[slot][0] for slot in self._slot])

@@ -46,9 +46,13 @@ def open_dataset(
                 f"the data fix the examples and labels, got {key}={value!r}"
             )
     data = load_stream(
-        dataset, data_home=data_home, dim=dim, topic=topic, setting="reject option",
+        dataset,
+        data_home=data_home,
+        dim=dim,
+        topic=topic,
+        setting="reject option",
         encoding=encoding,
-    )  # fmt: skip
+    )
     if replacement:
         return data, DEFAULT_HORIZON if horizon is None else check_int(
             horizon, "horizon", minimum=1

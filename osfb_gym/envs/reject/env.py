@@ -319,14 +319,24 @@ class RejectOptionEnv(FeedbackEnv):
             )
             bound = FEATURE_BOUND
         else:
-            synthetic = {"scenario": (scenario, "overlap"), "separation": (separation, None),
-                         "noise": (noise, 0.0), "world_seed": (world_seed, None)}  # fmt: skip
+            synthetic = {
+                "scenario": (scenario, "overlap"),
+                "separation": (separation, None),
+                "noise": (noise, 0.0),
+                "world_seed": (world_seed, None),
+            }
             self.separation = None
             self._data, self.horizon = open_dataset(
-                dataset, self.dataset, data_home=data_home, dim=dim, topic=topic,
-                horizon=horizon, replacement=replacement, synthetic=synthetic,
+                dataset,
+                self.dataset,
+                data_home=data_home,
+                dim=dim,
+                topic=topic,
+                horizon=horizon,
+                replacement=replacement,
+                synthetic=synthetic,
                 encoding=encoding,
-            )  # fmt: skip
+            )
             self.feature_names = self._data.feature_names
             self.dim = self._data.dim
             bound = self._data.bound

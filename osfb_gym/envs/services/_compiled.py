@@ -87,7 +87,9 @@ def cosine(p, t0, t1, two, scale, norms, weights):  # type: ignore[no-untyped-de
 
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
-def mahalanobis(c0, c1, t0, t1, two, index, matrices, alone, weights, offsets, has_offsets):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
+def mahalanobis(  # type: ignore[no-untyped-def]  # pragma: no cover
+    c0, c1, t0, t1, two, index, matrices, alone, weights, offsets, has_offsets
+):
     """``kernels.mahalanobis_loss`` for ``d <= 2``; ``diff @ M`` rounded as NumPy's product does.
 
     ``matrices`` is ``(m, d * d)``. NumPy hands the product of a matrix's
@@ -239,9 +241,20 @@ def pairwise_sum(values):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
 def _report(  # type: ignore[no-untyped-def]  # pragma: no cover
-    best, choice, minimum, excess, user, reported, reported32, choices, revealed, out, groups, view,
+    best,
+    choice,
+    minimum,
+    excess,
+    user,
+    reported,
+    reported32,
+    choices,
+    revealed,
+    out,
+    groups,
+    view,
     count,
-):  # fmt: skip
+):
     """``kernels.report`` into the arrays given, and the plain view's vector where asked.
 
     ``revealed``: the mask of ``user``. (The caller allocates the arrays:
@@ -290,9 +303,24 @@ def _report(  # type: ignore[no-untyped-def]  # pragma: no cover
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
 def settle(  # type: ignore[no-untyped-def]  # pragma: no cover
-    losses, user, theta, best, choice, t, minimum, excess, services, reported, reported32,
-    choices, revealed, out, groups, view, count,
-):  # fmt: skip
+    losses,
+    user,
+    theta,
+    best,
+    choice,
+    t,
+    minimum,
+    excess,
+    services,
+    reported,
+    reported32,
+    choices,
+    revealed,
+    out,
+    groups,
+    view,
+    count,
+):
     """``kernels.settle`` after its losses, in one loop, then :func:`_report`.
 
     ``t == 0``: ``best = losses``, every choice 0; else :func:`update_best`.
@@ -305,15 +333,43 @@ def settle(  # type: ignore[no-untyped-def]  # pragma: no cover
             choice[i] = 0
     else:
         update_best(losses, best, choice, t)
-    return _report(best, choice, minimum, excess, user, reported, reported32, choices, revealed,
-                   out, groups, view, count)  # fmt: skip
+    return _report(
+        best,
+        choice,
+        minimum,
+        excess,
+        user,
+        reported,
+        reported32,
+        choices,
+        revealed,
+        out,
+        groups,
+        view,
+        count,
+    )
 
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
 def settle_squared(  # type: ignore[no-untyped-def]  # pragma: no cover
-    preferences, user, weights, best, choice, t, minimum, excess, services, reported,
-    reported32, choices, revealed, out, groups, view, count,
-):  # fmt: skip
+    preferences,
+    user,
+    weights,
+    best,
+    choice,
+    t,
+    minimum,
+    excess,
+    services,
+    reported,
+    reported32,
+    choices,
+    revealed,
+    out,
+    groups,
+    view,
+    count,
+):
     """:func:`settle` of :func:`squared`'s losses (``d <= 2``), each computed where it is used.
 
     The service is user ``user``'s preference. Each loss is
@@ -342,5 +398,18 @@ def settle_squared(  # type: ignore[no-untyped-def]  # pragma: no cover
             best[i] = value
             if value < current:
                 choice[i] = t
-    return _report(best, choice, minimum, excess, user, reported, reported32, choices, revealed,
-                   out, groups, view, count)  # fmt: skip
+    return _report(
+        best,
+        choice,
+        minimum,
+        excess,
+        user,
+        reported,
+        reported32,
+        choices,
+        revealed,
+        out,
+        groups,
+        view,
+        count,
+    )

@@ -308,10 +308,16 @@ class MultiServiceChoiceEnv(FeedbackEnv):
                 f"got loss={loss!r}"
             )
         shape = resolve_population(
-            self.population, n_users=n_users, dim=dim, n_clusters=n_clusters,
-            n_groups=n_groups, world_seed=world_seed, dataset=dataset,
-            data_home=data_home, census_groups=self.census_groups,
-        )  # fmt: skip
+            self.population,
+            n_users=n_users,
+            dim=dim,
+            n_clusters=n_clusters,
+            n_groups=n_groups,
+            world_seed=world_seed,
+            dataset=dataset,
+            data_home=data_home,
+            census_groups=self.census_groups,
+        )
         self._fixed: Population | None = shape.fixed
         self.dataset: str | None = shape.dataset
         self.data_home = shape.data_home
@@ -377,10 +383,25 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             return self._fixed.take(self.np_random.permutation(self._fixed.n))
         assert self.n_clusters is not None
         if self.population == "linear":
-            return draw_linear(self.n_users, self.dim, self.samples_per_user, self.n_clusters,
-                               self.n_groups, self.group_correlation, rng)  # fmt: skip
-        return draw_clusters(self.n_users, self.dim, self.loss, self.n_clusters, self.n_groups,
-                             self.group_correlation, rng, self.outlier_fraction)  # fmt: skip
+            return draw_linear(
+                self.n_users,
+                self.dim,
+                self.samples_per_user,
+                self.n_clusters,
+                self.n_groups,
+                self.group_correlation,
+                rng,
+            )
+        return draw_clusters(
+            self.n_users,
+            self.dim,
+            self.loss,
+            self.n_clusters,
+            self.n_groups,
+            self.group_correlation,
+            rng,
+            self.outlier_fraction,
+        )
 
     def _observation(
         self, losses: np.ndarray | None = None, choices: np.ndarray | None = None
@@ -484,8 +505,16 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         groups_at, group_table, group_divisor = -1, choice_table, 1.0
         if self.reveal_groups:
             groups_at, _, group_table, group_divisor = coded["groups"]
-        layout = (losses_at, choice_table, choice_divisor, choices_at, group_table,
-                  group_divisor, groups_at, counted["n_services"][0])  # fmt: skip
+        layout = (
+            losses_at,
+            choice_table,
+            choice_divisor,
+            choices_at,
+            group_table,
+            group_divisor,
+            groups_at,
+            counted["n_services"][0],
+        )
         return plan.size, layout, counted["n_services"]
 
     def step_encoded(self, action: Any, view: tuple[Any, ...]) -> _Step | None:
@@ -528,9 +557,16 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             )
         else:  # (step_encoded) the view's vector in place of the float32 losses
             reported, vector, choices, revealed, total, reported_total = world._settle(
-                world, user, self._best, self._choice, t, self._minimum, excess,
-                self._services, view,
-            )  # fmt: skip
+                world,
+                user,
+                self._best,
+                self._choice,
+                t,
+                self._minimum,
+                excess,
+                self._services,
+                view,
+            )
         self._t = t = t + 1
         terminated = t >= self.n_services
         finish = None
@@ -618,8 +654,9 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             if self.render_truth and self._world is not None and self.service_dim >= 2:
                 truth = (self._world.preferences, self._services[: self._t])
             groups = self._world.groups if self.reveal_groups and self._world else None
-            return services_frame(self._choice, self.n_services, self._reported(),
-                                  self._totals, groups, truth)  # fmt: skip
+            return services_frame(
+                self._choice, self.n_services, self._reported(), self._totals, groups, truth
+            )
         return None
 
     def _check_action(self, action: Any) -> int:

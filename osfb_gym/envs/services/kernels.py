@@ -346,10 +346,16 @@ def pick_settle(world: Population) -> Settle | None:
     squared = world.family == "squared" and world.dim <= 2
 
     def settle(
-        world: Population, user: int, best: np.ndarray, choice: np.ndarray, t: int,
-        minimum: np.ndarray, excess: bool, services: np.ndarray,
+        world: Population,
+        user: int,
+        best: np.ndarray,
+        choice: np.ndarray,
+        t: int,
+        minimum: np.ndarray,
+        excess: bool,
+        services: np.ndarray,
         view: tuple[Any, ...] | None = None,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float]:  # fmt: skip
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float]:
         n = best.size
         reported, choices, revealed = np.empty(n), np.empty(n, INT), np.empty(n, BOOL)
         count = 0.0
@@ -363,16 +369,45 @@ def pick_settle(world: Population) -> Settle | None:
             count = (t + 1 - start) / scale
         if squared:
             total, reported_total = loops.settle_squared(
-                world.preferences, user, world.weights, best, choice, t, minimum, excess,
-                services, reported, reported32, choices, revealed, vector, world.groups, layout,
+                world.preferences,
+                user,
+                world.weights,
+                best,
+                choice,
+                t,
+                minimum,
+                excess,
+                services,
+                reported,
+                reported32,
+                choices,
+                revealed,
+                vector,
+                world.groups,
+                layout,
                 count,
-            )  # fmt: skip
+            )
         else:
             theta = world.preferences[user]
             total, reported_total = loops.settle(
-                world.loss_at(theta), user, theta, best, choice, t, minimum, excess, services,
-                reported, reported32, choices, revealed, vector, world.groups, layout, count,
-            )  # fmt: skip
+                world.loss_at(theta),
+                user,
+                theta,
+                best,
+                choice,
+                t,
+                minimum,
+                excess,
+                services,
+                reported,
+                reported32,
+                choices,
+                revealed,
+                vector,
+                world.groups,
+                layout,
+                count,
+            )
         return reported, out, choices, revealed, total, reported_total
 
     return settle

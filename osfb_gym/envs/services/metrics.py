@@ -107,8 +107,13 @@ class ServiceMetrics(EpisodeMetrics):
         """Return the episode summary."""
         summary = super().get()
         last = self.last
-        for key in ("total_loss", "excess_loss", "fairness", "loss_before_dynamics",
-                    "loss_after_dynamics"):  # fmt: skip
+        for key in (
+            "total_loss",
+            "excess_loss",
+            "fairness",
+            "loss_before_dynamics",
+            "loss_after_dynamics",
+        ):
             if key in last:
                 summary[key] = float(last[key])
         if self.reference_restarts > 0 and "world" in last:

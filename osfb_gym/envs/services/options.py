@@ -89,8 +89,12 @@ def resolve_population(
     fixed_by_data = ["n_clusters", "n_groups", "world_seed"]
     if population == "census":
         fixed_by_data.append("n_users")
-    given = {"n_users": n_users, "n_clusters": n_clusters, "n_groups": n_groups,
-             "world_seed": world_seed}  # fmt: skip
+    given = {
+        "n_users": n_users,
+        "n_clusters": n_clusters,
+        "n_groups": n_groups,
+        "world_seed": world_seed,
+    }
     for name in fixed_by_data:
         if given[name] is not None:
             raise ValueError(

@@ -101,8 +101,14 @@ def fingerprint(population: Population) -> str:
     (True, False)
     """
     digest = hashlib.blake2b(population.family.encode(), digest_size=20)
-    for array in (population.preferences, population.weights, population.matrices,
-                  population.matrix_index, population.deltas, population.offsets):  # fmt: skip
+    for array in (
+        population.preferences,
+        population.weights,
+        population.matrices,
+        population.matrix_index,
+        population.deltas,
+        population.offsets,
+    ):
         if array is None:
             digest.update(b"-")
         else:

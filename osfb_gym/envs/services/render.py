@@ -47,8 +47,7 @@ def services_frame(
     if truth is not None:
         points, services = truth
         left.scatter(points[:, 0], points[:, 1], s=8, c=colour, cmap="tab10")
-        left.scatter(services[:, 0], services[:, 1], s=120, marker="*", c="black",
-                     label="services")  # fmt: skip
+        left.scatter(services[:, 0], services[:, 1], s=120, marker="*", c="black", label="services")
         left.set_title("truth: preferences (colour: chosen service)", fontsize=9)
         if len(services):
             left.legend(fontsize=7)

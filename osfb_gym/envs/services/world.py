@@ -160,8 +160,9 @@ class Population:
         """
         world = object.__new__(cls)
         values = dict(_FIELD_DEFAULTS)
-        values.update(fields, family=family, preferences=preferences, weights=weights,
-                      groups=groups)  # fmt: skip
+        values.update(
+            fields, family=family, preferences=preferences, weights=weights, groups=groups
+        )
         if len(values) != len(_FIELD_DEFAULTS):
             unknown = sorted(set(values) - set(_FIELD_DEFAULTS))
             raise TypeError(f"Population has no field(s) {unknown}")
@@ -185,8 +186,9 @@ class Population:
 
     def __getstate__(self) -> dict[str, Any]:
         """Return the fields alone: per-world constants and the kernel are made again on use."""
-        cached = {name for name, value in vars(Population).items()
-                  if isinstance(value, cached_property)}  # fmt: skip
+        cached = {
+            name for name, value in vars(Population).items() if isinstance(value, cached_property)
+        }
         return {key: value for key, value in self.__dict__.items() if key not in cached}
 
     @property

@@ -101,9 +101,16 @@ def test_options_keep_an_episode_identical_at_their_defaults():
     env = gym.make("OneSidedLending-v0", horizon=150, batch_size=5)
     base = run_episode(env, Adaptive(rho=0.5), seed=3).metrics
     same = run_episode(
-        env, Adaptive(rho=0.5, design_l2=None, free_intercept=False, rho_schedule="constant",
-                      per_applicant_A=False), seed=3,
-    ).metrics  # fmt: skip
+        env,
+        Adaptive(
+            rho=0.5,
+            design_l2=None,
+            free_intercept=False,
+            rho_schedule="constant",
+            per_applicant_A=False,
+        ),
+        seed=3,
+    ).metrics
     assert base == same
     assert (
         run_episode(env, Margin(alpha=1.0, design_l2=1.0), seed=3).metrics

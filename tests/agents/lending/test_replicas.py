@@ -240,8 +240,13 @@ def test_the_suites_paper_fit_task_runs_as_replicas_with_the_rows_each_cell_give
     from osfb_gym.bench.executors import replica_groups, run_cell, run_task
     from osfb_gym.bench.suites.jiang import JIANG_SUITES
 
-    suite = replace(JIANG_SUITES["jiang-linear"], datasets=("breast_cancer",), cutoffs=(0.5,),
-                    seeds=(1,), alphas=(2.0**-10, 2.0**-3, 2.0))  # fmt: skip
+    suite = replace(
+        JIANG_SUITES["jiang-linear"],
+        datasets=("breast_cancer",),
+        cutoffs=(0.5,),
+        seeds=(1,),
+        alphas=(2.0**-10, 2.0**-3, 2.0),
+    )
     cells = suite.spec(None, 150).cells()
     assert [len(group) for group in replica_groups(cells)] == [len(cells)]  # one vector episode
     ignore = {"seconds"}

@@ -29,8 +29,9 @@ def started(agent, dim=3, d=0.25):
 @pytest.mark.parametrize("cls", LEARNERS, ids=lambda c: c.__name__)
 def test_each_learner_beats_always_reject_on_a_separable_stream(cls):
     d = 0.25  # always rejecting costs exactly d per example
-    frame = evaluate(ID, cls(), seeds=range(3), env_kwargs={"scenario": "separable", "d": d,
-                                                           "horizon": 3000})  # fmt: skip
+    frame = evaluate(
+        ID, cls(), seeds=range(3), env_kwargs={"scenario": "separable", "d": d, "horizon": 3000}
+    )
     assert frame["average_risk"].max() < d / 2
     assert (frame["rejection_rate"] < 0.5).all()
 

@@ -32,8 +32,9 @@ def test_ratio_to_the_reference_optimum_stays_in_the_log_k_regime_up_to_k_30():
     """Theorem 1: E[L] <= O(log k) L*; measured ratios stay below ln k + 2."""
     for k in (2, 5, 10, 20, 30):
         env = gym.make(ENV, n_users=300, n_services=k, reference_restarts=3)
-        ratios = [run_episode(env, AcQUIre(), seed=s).metrics["approximation_ratio"]
-                  for s in range(5)]  # fmt: skip
+        ratios = [
+            run_episode(env, AcQUIre(), seed=s).metrics["approximation_ratio"] for s in range(5)
+        ]
         assert min(ratios) >= 1.0 - 1e-9  # the reference is a local optimum, not below it
         assert np.mean(ratios) <= math.log(k) + 2, (k, ratios)
 
@@ -86,8 +87,7 @@ def test_acquire_samples_in_proportion_to_the_loss_and_greedy_takes_the_largest(
 
 def test_no_agent_acquires_a_user_twice_even_when_its_loss_stays_positive():
     """Linear subpopulations keep their OLS residual, so repeats would be drawn."""
-    env = gym.make(ENV, population="linear", n_users=12, dim=2, n_services=12,
-                   reference_restarts=0)  # fmt: skip
+    env = gym.make(ENV, population="linear", n_users=12, dim=2, n_services=12, reference_restarts=0)
     for agent in (AcQUIre(), MaxLossGreedy(), Uniform()):
         actions = run_episode(env, agent, seed=1).actions
         assert sorted(actions.tolist()) == list(range(12))
@@ -99,10 +99,15 @@ def test_no_agent_acquires_a_user_twice_even_when_its_loss_stays_positive():
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "kwargs",
-    [{"loss": "squared"}, {"loss": "mahalanobis"}, {"loss": "huber"},
-     {"loss": "cosine", "dim": 3}, {"population": "linear", "dim": 3}],
+    [
+        {"loss": "squared"},
+        {"loss": "mahalanobis"},
+        {"loss": "huber"},
+        {"loss": "cosine", "dim": 3},
+        {"population": "linear", "dim": 3},
+    ],
     ids=lambda kwargs: "-".join(map(str, kwargs.values())),
-)  # fmt: skip
+)
 def test_full_size_acquire_beats_uniform_and_stays_near_the_reference(kwargs):
     """The bose-services sizes: 500 users, k = 30, 10 seeds, every family."""
     env = gym.make(ENV, n_services=30, reference_restarts=3, **kwargs)

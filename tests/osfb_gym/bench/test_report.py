@@ -14,23 +14,31 @@ from osfb_gym.bench.suites.jiang import METHODS, published
 
 
 def test_tuned_keeps_the_best_mean_per_setting_and_agent():
-    frame = pd.DataFrame({
-        "setting": ["s"] * 4 + ["u"] * 4, "agent": "A", "seed": [0, 1] * 4,
-        "params": [json.dumps({"alpha": a}) for a in (1, 1, 2, 2, 1, 1, 2, 2)],
-        "loss": [3.0, 5.0, 1.0, 2.0, 1.0, 1.0, 4.0, 4.0],
-    })  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "setting": ["s"] * 4 + ["u"] * 4,
+            "agent": "A",
+            "seed": [0, 1] * 4,
+            "params": [json.dumps({"alpha": a}) for a in (1, 1, 2, 2, 1, 1, 2, 2)],
+            "loss": [3.0, 5.0, 1.0, 2.0, 1.0, 1.0, 4.0, 4.0],
+        }
+    )
     best = tuned(frame, "loss")
     assert best.groupby("setting")["chosen"].first().to_dict() == {"s": "alpha=2", "u": "alpha=1"}
-    assert tuned(frame, "loss", lower_is_better=False).groupby("setting")["chosen"].first()[
-        "s"] == "alpha=1"  # fmt: skip
+    assert (
+        tuned(frame, "loss", lower_is_better=False).groupby("setting")["chosen"].first()["s"]
+        == "alpha=1"
+    )
 
 
 def test_claims_table_says_yes_no_or_not_stated():
-    text = claims_table([
-        Claim("a", "A lower", "A 1 < B 2", True),
-        Claim("b", "B lower", "A 1 < B 2", False, why="gamma shared"),
-        Claim("c", None, "x", False),
-    ])  # fmt: skip
+    text = claims_table(
+        [
+            Claim("a", "A lower", "A 1 < B 2", True),
+            Claim("b", "B lower", "A 1 < B 2", False, why="gamma shared"),
+            Claim("c", None, "x", False),
+        ]
+    )
     lines = text.splitlines()
     header = [c.strip() for c in lines[0].split("|")[1:-1]]
     assert header == ["claim", "paper", "measured", "reproduced?", "why"]
@@ -48,8 +56,11 @@ def test_colours_are_one_per_agent_in_order_and_distinct_past_ten():
 
 def test_an_agent_has_the_same_colour_in_every_panel(tmp_path):
     t = np.arange(1, 6)
-    curves = {("left", "B"): (t, np.ones((2, 5))), ("left", "A"): (t, np.zeros((2, 5))),
-              ("right", "A"): (t, np.zeros((2, 5)))}  # fmt: skip
+    curves = {
+        ("left", "B"): (t, np.ones((2, 5))),
+        ("left", "A"): (t, np.zeros((2, 5))),
+        ("right", "A"): (t, np.zeros((2, 5))),
+    }
     seen: dict[str, set[str]] = {}
     original = report.save
 
@@ -83,8 +94,14 @@ def test_published_numbers_come_from_the_shipped_csv():
 def test_save_report_writes_named_indexes_only_and_reads_tables_as_attributes(tmp_path):
     rows = pd.DataFrame({"agent": ["A", "B"], "loss": [1.0, 2.0]})
     means = rows.set_index("agent")
-    saved = report.save_report(tmp_path / "out", "page.md", "# page\n", {"rows": rows,
-                               "means": means}, [tmp_path / "f.png"], note="kept")  # fmt: skip
+    saved = report.save_report(
+        tmp_path / "out",
+        "page.md",
+        "# page\n",
+        {"rows": rows, "means": means},
+        [tmp_path / "f.png"],
+        note="kept",
+    )
     assert (tmp_path / "out/page.md").read_text() == "# page\n"
     assert list(pd.read_csv(tmp_path / "out/rows.csv").columns) == ["agent", "loss"]
     assert list(pd.read_csv(tmp_path / "out/means.csv").columns) == ["agent", "loss"]

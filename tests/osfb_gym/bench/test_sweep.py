@@ -79,8 +79,9 @@ def test_a_toml_spec_expands_into_settings_agents_grids_and_seeds(tmp_path):
     assert len(cells) == 2 * 3 * 3 + 3
     assert len({cell.key for cell in cells}) == len(cells)
     assert {cell.params["alpha"] for cell in cells if cell.agent == "OneSidedEpsilonGreedy"} == {
-        0.5, 2.0
-    }  # fmt: skip
+        0.5,
+        2.0,
+    }
     assert all(cell.params == {"l2": 2.0} for cell in cells if cell.agent == "Greedy")
 
 
@@ -91,42 +92,73 @@ def test_the_example_spec_is_valid():
 
 GOOD = '[[envs]]\nid = "OneSidedLending-v0"\n[[agents]]\nname = "Greedy"'
 BAD = [
-    ('[[envs]]\nid = "Lending-v9"\n[[agents]]\nname = "Greedy"', "Lending-v9",
-     "OneSidedLending-v0"),
-    ('[[envs]]\nid = "OneSidedLending-v0"\nkwargs = { horizn = 3 }\n[[agents]]\nname = "Greedy"',
-     "horizn", "horizon"),
-    ('[[envs]]\nid = "OneSidedLending-v0"\nkwargs = { dataset = "adlt" }\n[[agents]]\n'
-     'name = "Greedy"', "adlt", "adult"),
+    (
+        '[[envs]]\nid = "Lending-v9"\n[[agents]]\nname = "Greedy"',
+        "Lending-v9",
+        "OneSidedLending-v0",
+    ),
+    (
+        '[[envs]]\nid = "OneSidedLending-v0"\nkwargs = { horizn = 3 }\n[[agents]]\nname = "Greedy"',
+        "horizn",
+        "horizon",
+    ),
+    (
+        '[[envs]]\nid = "OneSidedLending-v0"\nkwargs = { dataset = "adlt" }\n[[agents]]\n'
+        'name = "Greedy"',
+        "adlt",
+        "adult",
+    ),
     ('[[envs]]\nid = "OneSidedLending-v0"\n[[agents]]\nname = "Greedie"', "Greedie", "Adaptive"),
-    ('[[envs]]\nid = "OneSidedLending-v0"\n[[agents]]\nname = "Greedy"\ngrid = { alpha = [1] }',
-     "alpha", "l2"),
-    ('[[envs]]\nid = "OneSidedLending-v0"\nlabel = "L"\n[[agents]]\nname = "DSAL"\nenvs = ["L"]',
-     "DSAL", "Adaptive"),
+    (
+        '[[envs]]\nid = "OneSidedLending-v0"\n[[agents]]\nname = "Greedy"\ngrid = { alpha = [1] }',
+        "alpha",
+        "l2",
+    ),
+    (
+        '[[envs]]\nid = "OneSidedLending-v0"\nlabel = "L"\n[[agents]]\nname = "DSAL"\nenvs = ["L"]',
+        "DSAL",
+        "Adaptive",
+    ),
     ('[[envs]]\nid = "OneSidedLending-v0"\n[[agents]]\nname = "DSAL"', "no agent", "Adaptive"),
-    ('[[envs]]\nid = "OneSidedLending-v0"\n[[agents]]\nname = "PPO"\nparams = { steps = 1 }',
-     "steps", "total_timesteps"),
+    (
+        '[[envs]]\nid = "OneSidedLending-v0"\n[[agents]]\nname = "PPO"\nparams = { steps = 1 }',
+        "steps",
+        "total_timesteps",
+    ),
     ('seed = 3\n[[envs]]\nid = "OneSidedLending-v0"', "seed", "seeds"),
     ('seeds = [-1]\n[[envs]]\nid = "OneSidedLending-v0"', "seeds", "non-negative"),
-    ('[[envs]]\nid = "RejectOption-v0"\nkwargs = { d = 0.9 }\n[[agents]]\nname = "DSAL"',
-     "d must be", "RejectOption-v0"),
+    (
+        '[[envs]]\nid = "RejectOption-v0"\nkwargs = { d = 0.9 }\n[[agents]]\nname = "DSAL"',
+        "d must be",
+        "RejectOption-v0",
+    ),
     # each seed, agent, grid value and setting once: a repeat would repeat (or hide) cells
-    ('seeds = [0, 0, 1]\n' + GOOD, "seeds lists 0", "more than once"),
+    ("seeds = [0, 0, 1]\n" + GOOD, "seeds lists 0", "more than once"),
     (GOOD + '\n[[agents]]\nname = "Greedy"', "Greedy", "more than once"),
-    (GOOD + '\n[[agents]]\nname = "Adaptive"\ngrid = { rho = [0.5, 0.5] }', "rho' lists 0.5",
-     "more than once"),
-    ('[[envs]]\nid = "OneSidedLending-v0"\nlabel = "a"\n[[envs]]\nid = "OneSidedLending-v0"\n'
-     'label = "b"\n[[agents]]\nname = "Greedy"', "'a' and 'b'", "same env"),
+    (
+        GOOD + '\n[[agents]]\nname = "Adaptive"\ngrid = { rho = [0.5, 0.5] }',
+        "rho' lists 0.5",
+        "more than once",
+    ),
+    (
+        '[[envs]]\nid = "OneSidedLending-v0"\nlabel = "a"\n[[envs]]\nid = "OneSidedLending-v0"\n'
+        'label = "b"\n[[agents]]\nname = "Greedy"',
+        "'a' and 'b'",
+        "same env",
+    ),
     ('name = "../../x"\n' + GOOD, "../../x", "plain name"),
     ('name = ""\n' + GOOD, "''", "plain name"),
     ('name = ".."\n' + GOOD, "'..'", "plain name"),
-]  # fmt: skip
+]
 BAD_TYPES = [
-    ('[[envs]]\nid = "OneSidedLending-v0"\nkwargs = 5\n[[agents]]\nname = "Greedy"',
-     "envs[0].kwargs must be a table, got 5"),
+    (
+        '[[envs]]\nid = "OneSidedLending-v0"\nkwargs = 5\n[[agents]]\nname = "Greedy"',
+        "envs[0].kwargs must be a table, got 5",
+    ),
     ('agents = [1, 2]\n[[envs]]\nid = "OneSidedLending-v0"', "agents[0] must be a table, got 1"),
     (GOOD + '\nparams = { l2 = "1.0" }', "'l2' parameter of Greedy must be a float"),
     ('envs = 3\n[[agents]]\nname = "Greedy"', "envs must be a list of tables"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("text", "message"), BAD_TYPES)
@@ -247,8 +279,18 @@ def _alive(pid: int) -> bool:
 def test_resume_after_kill_9_loses_and_duplicates_no_cell_and_leaves_no_worker(tmp_path):
     spec_path = tiny(tmp_path, KILL_SPEC)
     out = tmp_path / "killed"
-    command = [sys.executable, "-m", "osfb_gym.cli", "sweep", str(spec_path), "--out", str(out),
-               "--no-progress", "--workers", "2"]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "osfb_gym.cli",
+        "sweep",
+        str(spec_path),
+        "--out",
+        str(out),
+        "--no-progress",
+        "--workers",
+        "2",
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, cwd=ROOT)
     cells = out / "cells"
@@ -282,8 +324,17 @@ def test_resume_after_kill_9_loses_and_duplicates_no_cell_and_leaves_no_worker(t
 @pytest.mark.slow
 def test_quick_on_ray_with_its_ppo_gives_the_rows_of_one_process(tmp_path):
     pytest.importorskip("ray")
-    common = ["run", "quick", "--seeds", "2", "--horizon", "20", "--set", "total_timesteps=64",
-              "--no-progress"]  # fmt: skip
+    common = [
+        "run",
+        "quick",
+        "--seeds",
+        "2",
+        "--horizon",
+        "20",
+        "--set",
+        "total_timesteps=64",
+        "--no-progress",
+    ]
     assert main([*common, "--out", str(tmp_path / "local")]) == 0
     assert (
         main([*common, "--out", str(tmp_path / "ray"), "--executor", "ray", "--workers", "2"]) == 0
@@ -310,8 +361,10 @@ def test_the_readme_spec_is_valid(tmp_path):
 
 def test_the_cli_can_override_the_specs_seeds(tmp_path, capsys):
     out = tmp_path / "out"
-    assert main(["sweep", str(tiny(tmp_path)), "--seeds", "1", "--out", str(out),
-                 "--no-progress"]) == 0  # fmt: skip
+    assert (
+        main(["sweep", str(tiny(tmp_path)), "--seeds", "1", "--out", str(out), "--no-progress"])
+        == 0
+    )
     results = pd.read_csv(out / "results.csv")
     assert set(results["seed"]) == {0} and len(results) == 7  # 21 cells over 3 seeds, now 1
 
@@ -348,9 +401,11 @@ def test_a_custom_cell_runs_through_the_engine_and_is_stored(tmp_path):
     runner = "osfb_gym.bench.experience:constant_cell"
     params = {"regime": "fixed", "split": "test", "budgets": [10], "episodes": 2}
     spec = SweepSpec(
-        "custom", (EnvSpec("OneSidedLending-v0", "lending", {"horizon": 5}),),
-        (AgentSpec("constant", params, envs=("lending",), runner=runner),), seeds=(0, 1),
-    )  # fmt: skip
+        "custom",
+        (EnvSpec("OneSidedLending-v0", "lending", {"horizon": 5}),),
+        (AgentSpec("constant", params, envs=("lending",), runner=runner),),
+        seeds=(0, 1),
+    )
     rows, ran = run_cells(spec, tmp_path, progress=False)
     assert ran == 2 and list(rows["seed"]) == [0, 1] and set(rows["agent"]) == {"constant"}
     assert [len(c) for c in rows["constants"]] == [2, 2]  # deny all, approve all

@@ -40,8 +40,18 @@ TABULAR = {
     "guide": (7089, 4, 4000),
     "spambase": (4601, 57, 1813),
 }
-LENDING = ("adult", "bank", "compas", "crime", "german", "blood", "diabetes", "eeg",
-           "australian", "churn")  # fmt: skip
+LENDING = (
+    "adult",
+    "bank",
+    "compas",
+    "crime",
+    "german",
+    "blood",
+    "diabetes",
+    "eeg",
+    "australian",
+    "churn",
+)
 ALIASES = {
     "bank_marketing": "bank",
     "communities_crime": "crime",

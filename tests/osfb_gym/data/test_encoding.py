@@ -31,12 +31,18 @@ def test_native_codes_keep_numbers_and_number_labels_in_sorted_order():
 
 @pytest.mark.parametrize(
     ("name", "onehot", "native"),
-    [("german", 61, 20), ("australian", 38, 14), ("compas", 15, 8), ("churn", 73, 19),
-     ("crime", 99, 99), ("blood", 4, 4),
-     # the two large files take seconds to parse in each encoding
-     pytest.param("adult", 108, 14, marks=pytest.mark.slow),
-     pytest.param("bank", 51, 16, marks=pytest.mark.slow)],
-)  # fmt: skip
+    [
+        ("german", 61, 20),
+        ("australian", 38, 14),
+        ("compas", 15, 8),
+        ("churn", 73, 19),
+        ("crime", 99, 99),
+        ("blood", 4, 4),
+        # the two large files take seconds to parse in each encoding
+        pytest.param("adult", 108, 14, marks=pytest.mark.slow),
+        pytest.param("bank", 51, 16, marks=pytest.mark.slow),
+    ],
+)
 def test_native_encoding_has_one_column_per_attribute(name, onehot, native, shared):
     wide, narrow = load(name, data_home=shared), load(name, data_home=shared, encoding="native")
     assert (wide.n_features, narrow.n_features) == (onehot, native)

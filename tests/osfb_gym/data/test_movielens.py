@@ -12,8 +12,12 @@ import pytest
 from osfb_gym.data import load, sources
 from osfb_gym.data.movielens import Ratings
 
-LINES = ["5::100::4::978300760", "5::7::2.5::978300761", "9::100::0.5::978300762",
-         "2::3::5::978300763"]  # fmt: skip
+LINES = [
+    "5::100::4::978300760",
+    "5::7::2.5::978300761",
+    "9::100::0.5::978300762",
+    "2::3::5::978300763",
+]
 
 
 def write_copy(root: Path) -> Path:

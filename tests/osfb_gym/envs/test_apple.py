@@ -443,13 +443,20 @@ def _recall(scenario: str, feedback: str, bias: bool, seeds: range) -> float:
     """Mean recall of the Perceptron with margins (m = 2) on 2000-step synthetic worlds."""
     from agents.apple import MarginPerceptron
 
-    return float(np.mean([
-        run_episode(
-            gym.make(ID, scenario=scenario, feedback=feedback, horizon=2000, world_seed=seed),
-            MarginPerceptron(m=2.0, eta=1.0, fit_intercept=bias), seed,
-        ).metrics["recall"]
-        for seed in seeds
-    ]))  # fmt: skip
+    return float(
+        np.mean(
+            [
+                run_episode(
+                    gym.make(
+                        ID, scenario=scenario, feedback=feedback, horizon=2000, world_seed=seed
+                    ),
+                    MarginPerceptron(m=2.0, eta=1.0, fit_intercept=bias),
+                    seed,
+                ).metrics["recall"]
+                for seed in seeds
+            ]
+        )
+    )
 
 
 def test_gappy_and_striped_worlds_stall_a_one_sided_margin_learner_with_a_bias():

@@ -247,7 +247,7 @@ def test_one_shared_stream_is_scored_as_the_general_path_scores_it(kwargs, dtype
         np.full((3, 1), 256, dtype=np.int16),
         np.full((3, 1), -1, dtype=np.int64),
         np.full((3, 1), 2, dtype=np.uint8),
-    ],  # fmt: skip
+    ],
     ids=["int8-negative", "int8-two", "half", "int16-256", "int64-negative", "uint8-two"],
 )
 def test_the_fast_action_check_rejects_what_the_validator_rejects(actions):
@@ -323,8 +323,10 @@ def test_vector_metrics_sum_as_step_by_step(batch, held, monkeypatch):
             if step % 9 == 8:
                 valid[:, batch - 1] = False  # a padded last row
             feedback["valid"] = valid
-        oracle = {"bayes_action": rng.integers(0, 2, (4, batch)).astype(np.int8),
-                  "loss": rng.random(4) * 10.0 ** rng.integers(-8, 8, 4)}  # fmt: skip
+        oracle = {
+            "bayes_action": rng.integers(0, 2, (4, batch)).astype(np.int8),
+            "loss": rng.random(4) * 10.0 ** rng.integers(-8, 8, 4),
+        }
         reward = rng.standard_normal(4) * 10.0 ** rng.integers(-8, 8, 4)
         held_metrics.update(action, reward, feedback, oracle)
         reference.update(action, reward, feedback, oracle)
@@ -334,8 +336,10 @@ def test_vector_metrics_sum_as_step_by_step(batch, held, monkeypatch):
     assert held_metrics.get()["steps"] == 120.0
 
 
-@pytest.mark.parametrize("dtype", [bool, np.int8, np.uint8, np.int16, np.uint32, np.int64,
-                                   np.float16, np.float32, np.float64])  # fmt: skip
+@pytest.mark.parametrize(
+    "dtype",
+    [bool, np.int8, np.uint8, np.int16, np.uint32, np.int64, np.float16, np.float32, np.float64],
+)
 def test_the_action_check_reads_every_binary_dtype_as_the_validator(dtype):
     from osfb_gym.core.validation import check_binary_array
     from osfb_gym.envs.lending.vector import _check_actions

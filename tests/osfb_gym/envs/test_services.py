@@ -92,9 +92,13 @@ def test_reference_solver_beats_or_matches_d2_seeding_and_kmeans_agrees_with_llo
     world = population("squared", 200, 2, 0)
     kmeans = reference_loss(world, 5, restarts=5)
     quadratic = Population(
-        "mahalanobis", world.preferences, world.weights, world.groups,
-        matrices=np.eye(2)[None], matrix_index=np.zeros(200, dtype=int),
-    )  # fmt: skip
+        "mahalanobis",
+        world.preferences,
+        world.weights,
+        world.groups,
+        matrices=np.eye(2)[None],
+        matrix_index=np.zeros(200, dtype=int),
+    )
     lloyd = reference_loss(quadratic, 5, restarts=5)
     assert kmeans == pytest.approx(lloyd, rel=0.05)
     seeded = world.loss_matrix(world.preferences[:5]).min(axis=1).sum()
@@ -106,9 +110,13 @@ def test_a_non_positive_definite_mahalanobis_matrix_is_rejected():
     matrices[1] = -matrices[1]
     with pytest.raises(ValueError, match=r"matrices\[1\] must be positive definite"):
         Population(
-            "mahalanobis", np.zeros((4, 3)), np.ones(4), np.zeros(4, dtype=int),
-            matrices=matrices, matrix_index=np.array([0, 1, 0, 1]),
-        )  # fmt: skip
+            "mahalanobis",
+            np.zeros((4, 3)),
+            np.ones(4),
+            np.zeros(4, dtype=int),
+            matrices=matrices,
+            matrix_index=np.array([0, 1, 0, 1]),
+        )
 
 
 # ------------------------------------------------------------------ the env
@@ -236,8 +244,9 @@ def test_the_reference_is_solved_once_per_world_and_only_when_a_metric_asks(monk
     monkeypatch.setattr(
         services_reference, "reference_loss", lambda *a, **k: calls.append(a[1]) or solve(*a, **k)
     )
-    fixed = gym.make(ENV, n_users=60, n_services=4, world_seed=5, reference_ks=[2, 4],
-                     reference_restarts=2)  # fmt: skip
+    fixed = gym.make(
+        ENV, n_users=60, n_services=4, world_seed=5, reference_ks=[2, 4], reference_restarts=2
+    )
     first = run_episode(fixed, Uniform(), seed=0).metrics
     second = run_episode(fixed, Uniform(), seed=1).metrics  # same world, other actions
     assert sorted(calls) == [2, 4]  # once per k for the fixed world, not per episode
@@ -362,14 +371,19 @@ def test_movielens_subpopulation_loss_is_its_mean_squared_error_on_the_top_movie
 
 def test_movielens_population_passes_the_generic_checks(tmp_path):
     home = write_ratings(tmp_path)
-    case = (ENV, {"population": "movielens", "data_home": home, "n_users": 4, "dim": 6,
-                  "n_services": 3})  # fmt: skip
+    case = (
+        ENV,
+        {"population": "movielens", "data_home": home, "n_users": 4, "dim": 6, "n_services": 3},
+    )
     # one group and no service: the reset observation is the same for every seed, so the
     # generic seed-differs check is the one left out
-    for check in (generic.test_gymnasium_check_env, generic.test_sb3_check_env,
-                  generic.test_hidden_outcomes_do_not_leak,
-                  generic.test_reset_returns_to_the_same_start,
-                  generic.test_vector_env_is_deterministic):  # fmt: skip
+    for check in (
+        generic.test_gymnasium_check_env,
+        generic.test_sb3_check_env,
+        generic.test_hidden_outcomes_do_not_leak,
+        generic.test_reset_returns_to_the_same_start,
+        generic.test_vector_env_is_deterministic,
+    ):
         check(case)
     env = gym.make(ENV, **case[1])
     assert env.unwrapped._world is None and env.observation_space["losses"].shape == (4,)
@@ -413,9 +427,13 @@ def test_the_mahalanobis_kernel_reuses_its_scratch_and_stays_exact_call_after_ca
     # a preference at (-0.0, ...) and theta at 0: the differences are -0.0, whose products
     # sum to -0.0; einsum's 0.0 + ... makes it +0.0, and so must the kernel's clip
     negative_zero = Population(
-        "mahalanobis", np.full((3, dim), -0.0), np.ones(3), np.zeros(3, dtype=np.int64),
-        matrices=world.matrices[:1], matrix_index=np.zeros(3, dtype=np.int64),
-    )  # fmt: skip
+        "mahalanobis",
+        np.full((3, dim), -0.0),
+        np.ones(3),
+        np.zeros(3, dtype=np.int64),
+        matrices=world.matrices[:1],
+        matrix_index=np.zeros(3, dtype=np.int64),
+    )
     fast, reference = (
         negative_zero.loss_at(np.zeros(dim)),
         negative_zero.loss_at_reference(np.zeros(dim)),

@@ -60,9 +60,14 @@ def test_one_applicant_scoring_equals_the_batch_scoring_on_every_outcome():
                 fast = score_batch(mu, y, cutoff, act, valid, one_sided, True)
                 # the same batch as two rows scored by the general path, halved
                 general = score_batch(
-                    np.repeat(mu, 2), np.repeat(y, 2), cutoff, np.repeat(act, 2),
-                    np.ones(2, dtype=bool), one_sided, True,
-                )  # fmt: skip
+                    np.repeat(mu, 2),
+                    np.repeat(y, 2),
+                    cutoff,
+                    np.repeat(act, 2),
+                    np.ones(2, dtype=bool),
+                    one_sided,
+                    True,
+                )
                 assert fast[0] == general[0] / 2 and fast[1] == general[1] / 2
                 for key in ("revealed", "y", "valid"):
                     assert same(fast[2][key], general[2][key][:1])
@@ -114,8 +119,9 @@ def test_float_and_integer_actions_give_the_same_trajectory():
         steps = [obs.tobytes()]
         for coin in coins:
             obs, reward, _, _, info = env.step(np.array([coin], dtype=dtype))
-            steps.append((obs.tobytes(), reward, info["feedback"]["y"].tobytes(),
-                          info["oracle"]["loss"]))  # fmt: skip
+            steps.append(
+                (obs.tobytes(), reward, info["feedback"]["y"].tobytes(), info["oracle"]["loss"])
+            )
         runs.append(steps)
     assert runs[0] == runs[1] == runs[2]
 

@@ -42,8 +42,17 @@ def worlds(family: str, dim: int):
             m = world.matrices.shape[0]
             index = rng.permutation(np.repeat(np.arange(m), np.arange(1, m + 1))[:n])
             index = np.concatenate([index, rng.integers(0, m, n - index.size)])
-            yield Population(family, world.preferences, world.weights, world.groups,
-                             matrices=world.matrices, matrix_index=index), rng  # fmt: skip
+            yield (
+                Population(
+                    family,
+                    world.preferences,
+                    world.weights,
+                    world.groups,
+                    matrices=world.matrices,
+                    matrix_index=index,
+                ),
+                rng,
+            )
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -68,9 +77,13 @@ def test_each_compiled_kernel_equals_the_numpy_kernel_and_the_reference_bit_for_
 
 def test_the_compiled_mahalanobis_kernel_keeps_negative_zero_differences_exact():
     negative_zero = Population(
-        "mahalanobis", np.full((3, 2), -0.0), np.ones(3), np.zeros(3, dtype=np.int64),
-        matrices=np.eye(2)[None], matrix_index=np.zeros(3, dtype=np.int64),
-    )  # fmt: skip
+        "mahalanobis",
+        np.full((3, 2), -0.0),
+        np.ones(3),
+        np.zeros(3, dtype=np.int64),
+        matrices=np.eye(2)[None],
+        matrix_index=np.zeros(3, dtype=np.int64),
+    )
     kernel = kernels._compiled_kernel(negative_zero, kernels.compiled_loops(1))
     assert kernel is not None
     got = kernel(negative_zero, np.zeros(2))
@@ -189,8 +202,15 @@ def test_episodes_are_the_same_with_and_without_the_compiled_loops(monkeypatch, 
     for enabled in ("1", "0"):
         monkeypatch.setenv("OSFB_NUMBA", enabled)
         dynamics = 1 if loss == "huber" else 0
-        env = gym.make(ENV, n_users=3000, n_services=12, loss=loss, n_groups=3,
-                       reference_restarts=0, dynamics_rounds=dynamics)  # fmt: skip
+        env = gym.make(
+            ENV,
+            n_users=3000,
+            n_services=12,
+            loss=loss,
+            n_groups=3,
+            reference_restarts=0,
+            dynamics_rounds=dynamics,
+        )
         episodes = []
         for agent in (AcQUIre(), FairAcQUIre()):
             t = run_episode(env, agent, seed=5)
@@ -225,9 +245,16 @@ def test_the_compiled_pairwise_sum_is_numpys_add_reduce_on_many_sizes():
         values = rng.exponential(size=n) * rng.choice([1e-9, 1.0, 1e9], size=n)
         values[rng.random(n) < 0.3] *= -1.0
         assert bits(loops.pairwise_sum(values)) == bits(np.add.reduce(values)), n
-    for values in (np.full(9, -0.0), np.full(200, -0.0), np.array([-0.0]), np.zeros(0),
-                   np.array([1.0, np.nan, 2.0] * 50), np.array([np.inf, 1.0] * 70),
-                   np.array([np.inf, -np.inf] * 70), np.array([1e308] * 130)):  # fmt: skip
+    for values in (
+        np.full(9, -0.0),
+        np.full(200, -0.0),
+        np.array([-0.0]),
+        np.zeros(0),
+        np.array([1.0, np.nan, 2.0] * 50),
+        np.array([np.inf, 1.0] * 70),
+        np.array([np.inf, -np.inf] * 70),
+        np.array([1e308] * 130),
+    ):
         with np.errstate(invalid="ignore", over="ignore"):
             assert bits(loops.pairwise_sum(values)) == bits(np.add.reduce(values)), values
 
@@ -253,20 +280,27 @@ def test_the_compiled_settle_equals_numpys_settle_bit_for_bit(family, dim):
         for excess in (False, True):
             minimum = rng.exponential(size=n) * 0.1 if excess else np.zeros(n)
             # before t = 0: best and choices hold anything (the first step writes them all)
-            states = [(np.full(n, 7.0), np.full(n, 99), np.full((6, dim), np.nan))
-                      for _ in range(2)]  # fmt: skip
+            states = [
+                (np.full(n, 7.0), np.full(n, 99), np.full((6, dim), np.nan)) for _ in range(2)
+            ]
             for t, user in enumerate(rng.integers(0, n, 6)):
                 if t == 4 and n > 2:  # NaN among the best losses
                     for best, _, _ in states:
                         best[: n // 2] = np.nan
-                got = [settle(world, int(user), best, choice, t, minimum, excess, services)
-                       for settle, (best, choice, services)
-                       in zip((compiled, kernels.settle), states, strict=True)]  # fmt: skip
+                got = [
+                    settle(world, int(user), best, choice, t, minimum, excess, services)
+                    for settle, (best, choice, services) in zip(
+                        (compiled, kernels.settle), states, strict=True
+                    )
+                ]
                 assert bits(got[0]) == bits(got[1]), (t, excess)
                 assert bits(states[0]) == bits(states[1]), (t, excess)
                 reported, reported32, choices, revealed = got[0][:4]
                 assert (reported32.dtype, choices.dtype, revealed.dtype) == (
-                    np.float32, np.int64, bool)  # fmt: skip
+                    np.float32,
+                    np.int64,
+                    bool,
+                )
                 assert not np.shares_memory(reported, states[0][0])
                 assert not np.shares_memory(choices, states[0][1])
 
@@ -307,8 +341,10 @@ def test_step_encoded_writes_the_plain_views_vector_of_step_without_oracle(kwarg
     """The RL plain view's vector written by the step's loop: the view's own bits, the rest too."""
     from osfb_gym.wrappers.views import make_view
 
-    raws = [gym.make(ENV, n_users=60, n_services=6, reference_restarts=0, **kwargs).unwrapped
-            for _ in range(2)]  # fmt: skip
+    raws = [
+        gym.make(ENV, n_users=60, n_services=6, reference_restarts=0, **kwargs).unwrapped
+        for _ in range(2)
+    ]
     view = make_view(raws[0], "plain")
     layout = raws[0].view_layout(view.plan)
     assert layout is not None and layout[0] == view.observation_space.shape[0]

@@ -167,8 +167,13 @@ def test_reset_keeps_its_arrays_and_channels_apart(either_path):
     inner = env
     assert np.isnan(inner._services).all() and inner._services.shape == (4, inner.service_dim)
     assert (inner._choice == 4).all() and inner._choice.dtype == np.int64
-    shared = [obs["groups"], obs["choices"], info["feedback"]["groups"],
-              info["oracle"]["groups"], info["oracle"]["preferences"]]  # fmt: skip
+    shared = [
+        obs["groups"],
+        obs["choices"],
+        info["feedback"]["groups"],
+        info["oracle"]["groups"],
+        info["oracle"]["preferences"],
+    ]
     state = [inner._world.groups, inner._world.preferences, inner._choice, inner._best]
     for i, array in enumerate(shared):
         assert not any(np.shares_memory(array, other) for other in state + shared[i + 1 :])
@@ -194,6 +199,10 @@ def test_a_small_world_alone_imports_no_numba_and_draws_the_same_worlds(either_p
 
     env = gym.make("MultiServiceChoice-v0", reference_restarts=0)  # here: this test's path
     infos = [env.reset(seed=3)[1]] + [env.reset()[1] for _ in range(3)]
-    here = [hashlib.sha1(i["oracle"]["preferences"].tobytes() + i["oracle"]["groups"].tobytes())
-            .hexdigest() for i in infos]  # fmt: skip
+    here = [
+        hashlib.sha1(
+            i["oracle"]["preferences"].tobytes() + i["oracle"]["groups"].tobytes()
+        ).hexdigest()
+        for i in infos
+    ]
     assert here == digests
