@@ -371,20 +371,11 @@ class SharedRLS:
         equal, bit for bit).
         """
         assert self._kernel is not None
+        # the states and the row, as both kernels take them first
+        state = (self.A_inv, self.xty, self.rls_beta, self.beta, self.n, self.refit_limit)
+        given = (*state, slots, np.ascontiguousarray(row), float(target))
         if self._blas_kernel is not None:
-            refits = self._blas_kernel(
-                self.A_inv,
-                self.xty,
-                self.rls_beta,
-                self.beta,
-                self.n,
-                self.refit_limit,
-                slots,
-                np.ascontiguousarray(row),
-                float(target),
-                self._gains,
-                self._batched,
-            )
+            refits = self._blas_kernel(*given, self._gains, self._batched)
             for slot in refits.tolist():
                 self._refit(slot)
             return
@@ -394,21 +385,8 @@ class SharedRLS:
         denominators = 1.0 + np.matmul(row, gains[:, :, None])[:, 0]
         # the states' RLS predictions before this row (the rank-one update does not touch them)
         predicted = np.matmul(row, self.rls_beta[slots][:, :, None])[:, 0]
-        refits = self._kernel(
-            self.A_inv,
-            self.xty,
-            self.rls_beta,
-            self.beta,
-            self.n,
-            self.refit_limit,
-            slots,
-            np.ascontiguousarray(row),
-            float(target),
-            np.ascontiguousarray(gains),
-            denominators,
-            predicted,
-            self._batched,
-        )
+        gains = np.ascontiguousarray(gains)
+        refits = self._kernel(*given, gains, denominators, predicted, self._batched)
         if refits.size:
             for slot in refits.tolist():
                 self._refit(slot)

@@ -324,17 +324,7 @@ def test_resume_after_kill_9_loses_and_duplicates_no_cell_and_leaves_no_worker(t
 @pytest.mark.slow
 def test_quick_on_ray_with_its_ppo_gives_the_rows_of_one_process(tmp_path):
     pytest.importorskip("ray")
-    common = [
-        "run",
-        "quick",
-        "--seeds",
-        "2",
-        "--horizon",
-        "20",
-        "--set",
-        "total_timesteps=64",
-        "--no-progress",
-    ]
+    common = "run quick --seeds 2 --horizon 20 --set total_timesteps=64 --no-progress".split()
     assert main([*common, "--out", str(tmp_path / "local")]) == 0
     assert (
         main([*common, "--out", str(tmp_path / "ray"), "--executor", "ray", "--workers", "2"]) == 0
