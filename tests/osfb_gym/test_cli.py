@@ -14,7 +14,8 @@ from osfb_gym.cli import main
 @pytest.mark.slow
 def test_quick_suite_writes_results_tables_and_plots(tmp_path, capsys):
     argv = "run quick --seeds 2 --horizon 20 --set total_timesteps=64 --no-progress".split()
-    assert main([*argv, "--out", str(tmp_path)]) == 0
+    argv += ["--out", str(tmp_path)]
+    assert main(argv) == 0
     printed = capsys.readouterr().out
     for family in ("lending", "apple", "reject", "services"):
         assert f"## {family}:" in printed
