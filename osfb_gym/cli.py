@@ -64,7 +64,8 @@ def _json_object(text: str) -> dict[str, Any]:
 
 def _file(path: str) -> str:
     if not Path(path).is_file():
-        raise argparse.ArgumentTypeError(f"{path}: no such file")
+        found = "a folder" if Path(path).is_dir() else "no such file"
+        raise argparse.ArgumentTypeError(f"{path}: {found}; give a file")
     return path
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -144,7 +145,8 @@ USER_ERRORS = [
     (["run", "jiang-linear", "--set", "alphas=1", "--no-progress"], "alphas= must read LOW:HIGH"),
     (["run", "quick", "--executor", "dask"], "argument --executor"),
     (["table", "jiang-linear", "/nonexistent.csv", "--out", "x"], "/nonexistent.csv"),
-    (["sweep", "/nonexistent.toml"], "/nonexistent.toml"),
+    (["sweep", "/nonexistent.toml"], "/nonexistent.toml: no such file; give a file"),
+    (["sweep", str(Path(__file__).parent)], f"{Path(__file__).parent}: a folder; give a file"),
     (["train", "RejectOption-v0", "--env-kwargs", "[1]"], "--env-kwargs: expected a JSON object"),
     (["grade", "x.py", "--env", "AppleTasting-v0", "--env-kwargs", "{"], "--env-kwargs: expected"),
     (["train", "RejectOption-v0", "--env-kwargs", '{"d": 0.9}'], "d must be"),
