@@ -367,47 +367,16 @@ def pick_settle(world: Population) -> Settle | None:
             vector = out
             _, start, scale = view[2]  # the count of services after this step, coded
             count = (t + 1 - start) / scale
+        # what both loops take after the service's inputs
+        rest = (best, choice, t, minimum, excess, services, reported, reported32, choices)
+        rest += (revealed, vector, world.groups, layout, count)
         if squared:
             total, reported_total = loops.settle_squared(
-                world.preferences,
-                user,
-                world.weights,
-                best,
-                choice,
-                t,
-                minimum,
-                excess,
-                services,
-                reported,
-                reported32,
-                choices,
-                revealed,
-                vector,
-                world.groups,
-                layout,
-                count,
+                world.preferences, user, world.weights, *rest
             )
         else:
             theta = world.preferences[user]
-            total, reported_total = loops.settle(
-                world.loss_at(theta),
-                user,
-                theta,
-                best,
-                choice,
-                t,
-                minimum,
-                excess,
-                services,
-                reported,
-                reported32,
-                choices,
-                revealed,
-                vector,
-                world.groups,
-                layout,
-                count,
-            )
+            total, reported_total = loops.settle(world.loss_at(theta), user, theta, *rest)
         return reported, out, choices, revealed, total, reported_total
 
     return settle
