@@ -368,8 +368,8 @@ def pick_settle(world: Population) -> Settle | None:
             _, start, scale = view[2]  # the count of services after this step, coded
             count = (t + 1 - start) / scale
         # what both loops take after the service's inputs
-        rest = (best, choice, t, minimum, excess, services, reported, reported32, choices)
-        rest += (revealed, vector, world.groups, layout, count)
+        rest: tuple[Any, ...] = (best, choice, t, minimum, excess, services, reported, reported32)
+        rest += (choices, revealed, vector, world.groups, layout, count)
         if squared:
             total, reported_total = loops.settle_squared(
                 world.preferences, user, world.weights, *rest
