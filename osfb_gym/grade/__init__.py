@@ -39,8 +39,9 @@ from osfb_gym.core.family import FAMILIES, Family
 from osfb_gym.core.family import family_of as _family_of
 from osfb_gym.core.validation import check_float, check_int
 from osfb_gym.grade.boundary import Limits, SubmissionAgent
-from osfb_gym.grade.integrity import impossible
+from osfb_gym.grade.integrity import implausible, impossible
 from osfb_gym.grade.sandbox import Diagnosis
+from osfb_gym.grade.secret import grading_streams, secret_world
 from osfb_gym.runner import Trajectory, evaluate, run_episode
 
 __all__ = [
@@ -80,9 +81,16 @@ class GradeReport:
     plot
         The PNG written, or None.
     suspicious
-        Why some of the submission's results are impossible (no agent can
-        score them, :mod:`osfb_gym.grade.integrity`), one line per episode
-        and reason; empty for an honest grading.
+        Why some of the submission's results are impossible or implausible
+        (no honest agent scores them, :mod:`osfb_gym.grade.integrity`), one
+        line per reason; empty for an honest grading. When it is not empty
+        the verdict places the submission nowhere.
+    mode
+        ``"official"`` (secret seeds from fresh entropy) or
+        ``"reproduction"`` (a ``seed`` was given: a small one can be
+        searched by a submission, so it is no official grading).
+    world
+        What the graded worlds are (e.g. a secret bootstrap replicate of a dataset).
     """
 
     agent: str
@@ -92,9 +100,13 @@ class GradeReport:
     verdict: str
     plot: Path | None = None
     suspicious: list[str] = field(default_factory=list)
+    mode: str = "official"
+    world: str = ""
 
     def __str__(self) -> str:
         lines = [f"Graded {self.agent} on {self.env_id}.", "", self.table, "", self.verdict]
+        if self.mode == "reproduction":
+            lines += ["", "REPRODUCTION (a seed was given): not an official grading."]
         if self.suspicious:
             lines += ["", "SUSPICIOUS: results no agent can reach (report this grading):"]
             lines += [f"- {reason}" for reason in self.suspicious]
@@ -183,13 +195,16 @@ def run_submission(
     class_name: str | None = None,
     time_limit: float = 30.0,
     memory_limit: int = 2048,
+    agent_seeds: Sequence[int] | None = None,
 ) -> tuple[str, list[Trajectory]]:
     """Run the submission at ``path`` in its own process, one episode per seed.
 
     The env is made here and driven by :func:`~osfb_gym.runner.run_episode`;
     the submission's agent answers from its process. Each stage (loading,
     each episode) must finish within ``time_limit`` seconds; the process
-    has ``memory_limit`` MB of address space.
+    has ``memory_limit`` MB of address space. The agent's reset seeds are
+    ``agent_seeds`` (one per seed; None: fresh entropy), never derived
+    from the episode's seed.
 
     Returns
     -------
@@ -209,13 +224,20 @@ def run_submission(
     kwargs = _check_env_kwargs(env_kwargs, family)
     class_name = _check_class_name(class_name)
     limits = _check_limits(time_limit, memory_limit, len(seeds))
+    if agent_seeds is None:
+        agent_seeds = grading_streams(len(seeds), None).agent_seeds
+    agent_seeds = [check_int(value, "agent_seeds", minimum=0) for value in agent_seeds]
+    if len(agent_seeds) != len(seeds):
+        raise ValueError(
+            f"agent_seeds must hold one seed per episode ({len(seeds)}), got {len(agent_seeds)}"
+        )
     env = gym.make(env_id, **kwargs)  # a bad env argument is the caller's error, not the agent's
     try:
         with SubmissionAgent() as agent:
             name = agent.open(file, class_name, env, limits)
             trajectories = []
-            for episode, seed in enumerate(seeds, start=1):
-                agent.begin_episode(episode, len(seeds))
+            for episode, (seed, agent_seed) in enumerate(zip(seeds, agent_seeds, strict=True), 1):
+                agent.begin_episode(episode, len(seeds), agent_seed)
                 trajectories.append(run_episode(env, agent, seed))
     finally:
         env.close()
@@ -365,9 +387,10 @@ def grade(
     memory_limit
         Megabytes of address space of the agent's process (>= 256).
     seed
-        Draws the held-out episode seeds (:func:`held_out_seeds`); None
-        (default) draws fresh secret ones, an int (kept private)
-        reproduces a grading.
+        Draws the held-out episode seeds (:func:`held_out_seeds`), the
+        agents' seeds and the world's secret (:mod:`osfb_gym.grade.secret`);
+        None (default) draws fresh secret ones (an official grading), an
+        int reproduces a grading (``mode="reproduction"`` in the report).
     out
         Folder for the plot (``grade_<file>_<env_id>.png``, one per
         submission); None writes none.
@@ -388,6 +411,8 @@ def grade(
     family = family_of(env_id)
     kwargs = _check_env_kwargs(env_kwargs, family)
     seeds = held_out_seeds(n_seeds, seed)
+    streams = grading_streams(n_seeds, seed)
+    kwargs, world = secret_world(env_id, kwargs, streams.world)
     _check_limits(time_limit, memory_limit, n_seeds)
     _check_class_name(class_name)
     if out is not None:
@@ -401,6 +426,7 @@ def grade(
         class_name=class_name,
         time_limit=time_limit,
         memory_limit=memory_limit,
+        agent_seeds=streams.agent_seeds,
     )
     label = f"{yours.split('(')[0]} (yours)"
     frames = [pd.DataFrame([{"seed": t.seed, "agent": label, **t.metrics} for t in trajectories])]
@@ -418,6 +444,7 @@ def grade(
         frames.append(frame)
         curves[type(agent).__name__] = [trajectory.average_loss for trajectory in references]
     table_frame = pd.concat(frames, ignore_index=True)
+    suspicious += _implausible(table_frame, label, env_id, kwargs, seeds, family)
     table = summary_table(
         table_frame, family.objective, higher_is_better=not family.lower_is_better
     )
@@ -429,7 +456,48 @@ def grade(
         env_id=env_id,
         results=table_frame,
         table=table,
-        verdict=_verdict(table_frame, label, family),
+        verdict=(
+            "Not placed among the references: the results are SUSPICIOUS (below)."
+            if suspicious
+            else _verdict(table_frame, label, family)
+        ),
         plot=plot,
         suspicious=suspicious,
+        mode=streams.mode,
+        world=world,
     )
+
+
+def _implausible(
+    results: pd.DataFrame,
+    label: str,
+    env_id: str,
+    kwargs: dict[str, Any],
+    seeds: list[int],
+    family: Family,
+) -> list[str]:
+    """Compare a submission that beats every reference with the references shown every outcome.
+
+    :func:`osfb_gym.grade.integrity.implausible` on the same worlds and
+    seeds; run only when the submission beats every reference on average,
+    and only for families with a ``feedback="full"`` mode.
+    """
+    table = results.pivot_table(index="seed", columns="agent", values=family.objective)
+    sign = 1.0 if family.lower_is_better else -1.0
+    others = [agent for agent in table.columns if agent != label]
+    if not others or not all(
+        sign * table[label].mean() < sign * table[other].mean() for other in others
+    ):
+        return []
+    try:
+        gym.make(env_id, **{**kwargs, "feedback": "full"}).close()
+    except (TypeError, ValueError):  # no full-information mode
+        return []
+    bounds = {}
+    for spec in family.reference_agents:
+        agent = _reference(spec)
+        frame = evaluate(env_id, agent, seeds, env_kwargs={**kwargs, "feedback": "full"})
+        values = frame.set_index("seed")[family.objective]
+        bounds[f"{type(agent).__name__} (full)"] = {int(s): float(values[s]) for s in seeds}
+    mine = {int(s): float(table.loc[s, label]) for s in seeds}
+    return implausible(mine, bounds, lower_is_better=family.lower_is_better)
