@@ -224,7 +224,7 @@ def load_agent_class(source: str, filename: str, class_name: str | None = None) 
             else _limit_hint(error)
         )
         raise Diagnosis(
-            "limit" if isinstance(error, MemoryError) else "import",
+            "limit" if _limit_hint(error) else "import",
             f"Importing {name} raised {type(error).__name__}: {error}"
             f"{_frames_in(error, filename)}.{hint} Code at the top level of the file runs at "
             "import; keep it to imports and class definitions.",
