@@ -105,6 +105,8 @@ class GradeReport:
 
     def __str__(self) -> str:
         lines = [f"Graded {self.agent} on {self.env_id}.", "", self.table, "", self.verdict]
+        if self.world:
+            lines += ["", f"Worlds: {self.world}."]
         if self.mode == "reproduction":
             lines += ["", "REPRODUCTION (a seed was given): not an official grading."]
         if self.suspicious:
