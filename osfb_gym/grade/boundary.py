@@ -71,6 +71,22 @@ PLAIN_USER = "nobody"
 STARTUP_SECONDS = 30.0
 #: the progress frames the sandbox itself sends while loading (importing, checking)
 LOADING_FRAMES = ("importing the file", "checking ")
+#: the most of the submission's own text (an exception's message, its repr) a report shows
+MESSAGE_CHARS, REPR_CHARS = 2000, 300
+
+
+def _clip(text: Any, most: int) -> str:
+    """``str(text)`` cut to ``most`` characters: the submission writes it, the grader prints it.
+
+    Examples
+    --------
+    >>> _clip("x" * 10, 4), _clip("ok", 4)
+    ('x...', 'ok')
+    """
+    text = str(text)
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
 _PR_GET_DUMPABLE, _PR_SET_DUMPABLE = 3, 4  # <linux/prctl.h>
 
 
@@ -275,8 +291,9 @@ class SubmissionAgent(Agent):
         )
         reply = self._expect("loaded", str)
         self.loading_ = False
-        self.name_ = reply[1].split("(")[0]
-        return str(reply[1])
+        name = _clip(reply[1], REPR_CHARS)
+        self.name_ = name.split("(")[0]
+        return name
 
     def _start(self, limits: Limits) -> None:
         self.closed_ = False
@@ -409,11 +426,12 @@ class SubmissionAgent(Agent):
         if reply[0] == "diagnosis" and len(reply) == 3:
             self.close()
             diagnosed = reply[1] if reply[1] in Diagnosis.KINDS else "raises"
-            raise Diagnosis(diagnosed, str(reply[2]))
+            raise Diagnosis(diagnosed, _clip(reply[2], MESSAGE_CHARS))
         if reply[0] == "raised" and len(reply) == 4:
             self.close()
             diagnosed = reply[1] if reply[1] in Diagnosis.KINDS else "raises"
-            raise Diagnosis(diagnosed, f"{reply[2]}, {self._where()}.{reply[3]}")
+            text = f"{_clip(reply[2], MESSAGE_CHARS)}, {self._where()}.{_clip(reply[3], 400)}"
+            raise Diagnosis(diagnosed, text)
         if (
             reply[0] != kind
             or len(reply) != 1 + len(types)

@@ -23,6 +23,7 @@ from osfb_gym.grade.boundary import unseeded
 from osfb_gym.grade.integrity import IMPLAUSIBLE_FRACTION, implausible
 from osfb_gym.grade.secret import bootstrap_dataset, grading_streams, secret_world
 from tests.osfb_gym.submissions.attacks import (
+    FLOODS_THE_REPORT,
     PUBLIC_TRUTH,
     SEARCHES_THE_SEED,
     SNOOPS_AROUND,
@@ -97,6 +98,28 @@ def test_a_stalling_submission_is_not_graded_within_the_time_limit(
     assert caught.value.kind == kind, str(caught.value)
     assert phrase in caught.value.message
     assert str(caught.value).startswith("NOT GRADED: ")
+
+
+def test_a_flood_of_text_is_cut_in_the_diagnosis(tmp_path):
+    with pytest.raises(Diagnosis) as caught:
+        grade(
+            _write(tmp_path, "verbose", FLOODS_THE_REPORT),
+            LENDING,
+            n_seeds=1,
+            env_kwargs=SMALL,
+            out=None,
+        )
+    assert caught.value.kind == "raises" and "RuntimeError" in caught.value.message
+    assert len(str(caught.value)) < 3000
+
+
+def test_cli_refuses_a_public_world_seed(capsys):
+    from osfb_gym.cli import main
+
+    good = Path(__file__).parent / "submissions" / "good_agent.py"
+    kwargs = '{"horizon": 10, "world_seed": 3}'
+    assert main(["grade", str(good), "--env", LENDING, "--env-kwargs", kwargs]) == 2
+    assert "world_seed" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------- seeds

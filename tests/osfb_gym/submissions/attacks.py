@@ -190,3 +190,17 @@ class SnoopsAround(Agent):
         return np.ones(len(observation), dtype=np.int8)
 """
 )
+
+#: floods the report instead of the pipe: an enormous message and repr
+FLOODS_THE_REPORT = (
+    _HEAD
+    + """
+
+class Verbose(Agent):
+    def __repr__(self):
+        return "Verbose(" + "x" * 10_000_000 + ")"
+
+    def act(self, observation):
+        raise RuntimeError("y" * 10_000_000)
+"""
+)
