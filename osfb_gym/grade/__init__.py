@@ -41,7 +41,7 @@ from osfb_gym.core.validation import check_float, check_int
 from osfb_gym.grade.boundary import Limits, SubmissionAgent
 from osfb_gym.grade.integrity import implausible, impossible
 from osfb_gym.grade.sandbox import Diagnosis
-from osfb_gym.grade.secret import grading_streams, secret_world
+from osfb_gym.grade.secret import grading_streams, secret_worlds
 from osfb_gym.runner import Trajectory, evaluate, run_episode
 
 __all__ = [
@@ -198,6 +198,7 @@ def run_submission(
     time_limit: float = 30.0,
     memory_limit: int = 2048,
     agent_seeds: Sequence[int] | None = None,
+    episode_env_kwargs: Sequence[dict[str, Any]] | None = None,
 ) -> tuple[str, list[Trajectory]]:
     """Run the submission at ``path`` in its own process, one episode per seed.
 
@@ -206,7 +207,9 @@ def run_submission(
     each episode) must finish within ``time_limit`` seconds; the process
     has ``memory_limit`` MB of address space. The agent's reset seeds are
     ``agent_seeds`` (one per seed; None: fresh entropy), never derived
-    from the episode's seed.
+    from the episode's seed. ``episode_env_kwargs`` (one dict per seed)
+    gives each episode a world of its own (:func:`grade` passes its
+    secret worlds); None makes every episode's env from ``env_kwargs``.
 
     Returns
     -------
@@ -233,17 +236,39 @@ def run_submission(
         raise ValueError(
             f"agent_seeds must hold one seed per episode ({len(seeds)}), got {len(agent_seeds)}"
         )
-    env = gym.make(env_id, **kwargs)  # a bad env argument is the caller's error, not the agent's
+    worlds = [kwargs] * len(seeds) if episode_env_kwargs is None else list(episode_env_kwargs)
+    if len(worlds) != len(seeds) or not all(isinstance(world, dict) for world in worlds):
+        raise ValueError(
+            f"episode_env_kwargs must hold one dict per episode ({len(seeds)}), got {worlds!r}"
+        )
+    env = gym.make(env_id, **worlds[0])  # a bad env argument is the caller's error, not the agent's
     try:
         with SubmissionAgent() as agent:
             name = agent.open(file, class_name, env, limits)
             trajectories = []
             for episode, (seed, agent_seed) in enumerate(zip(seeds, agent_seeds, strict=True), 1):
+                if episode > 1 and worlds[episode - 1] is not worlds[episode - 2]:
+                    env.close()
+                    env = gym.make(env_id, **worlds[episode - 1])
                 agent.begin_episode(episode, len(seeds), agent_seed)
                 trajectories.append(run_episode(env, agent, seed))
     finally:
         env.close()
     return name, trajectories
+
+
+def _evaluate_worlds(
+    env_id: str, agent: Agent, seeds: list[int], worlds: list[dict[str, Any]], **extra: Any
+) -> tuple[pd.DataFrame, list[Trajectory]]:
+    """:func:`~osfb_gym.runner.evaluate` with each seed in its own world (``extra`` on top)."""
+    frames, trajectories = [], []
+    for seed, world in zip(seeds, worlds, strict=True):
+        frame, runs = evaluate(
+            env_id, agent, [seed], env_kwargs={**world, **extra}, return_trajectories=True
+        )
+        frames.append(frame)
+        trajectories += runs
+    return pd.concat(frames, ignore_index=True), trajectories
 
 
 def _reference(spec: str) -> Agent:
@@ -414,12 +439,12 @@ def grade(
     kwargs = _check_env_kwargs(env_kwargs, family)
     seeds = held_out_seeds(n_seeds, seed)
     streams = grading_streams(n_seeds, seed)
-    kwargs, world = secret_world(env_id, kwargs, streams.world)
+    gym.make(env_id, **kwargs).close()  # a bad env argument is the caller's error, not the agent's
+    worlds, world = secret_worlds(env_id, kwargs, streams.world, n_seeds)
     _check_limits(time_limit, memory_limit, n_seeds)
     _check_class_name(class_name)
     if out is not None:
         out = _check_path(out, "out")
-    gym.make(env_id, **kwargs).close()  # a bad env argument is the caller's error, not the agent's
     yours, trajectories = run_submission(
         file,
         env_id,
@@ -429,6 +454,7 @@ def grade(
         time_limit=time_limit,
         memory_limit=memory_limit,
         agent_seeds=streams.agent_seeds,
+        episode_env_kwargs=worlds,
     )
     label = f"{yours.split('(')[0]} (yours)"
     frames = [pd.DataFrame([{"seed": t.seed, "agent": label, **t.metrics} for t in trajectories])]
@@ -440,13 +466,11 @@ def grade(
     ]
     for spec in family.reference_agents:
         agent = _reference(spec)
-        frame, references = evaluate(
-            env_id, agent, seeds, env_kwargs=kwargs, return_trajectories=True
-        )
+        frame, references = _evaluate_worlds(env_id, agent, seeds, worlds)
         frames.append(frame)
         curves[type(agent).__name__] = [trajectory.average_loss for trajectory in references]
     table_frame = pd.concat(frames, ignore_index=True)
-    suspicious += _implausible(table_frame, label, env_id, kwargs, seeds, family)
+    suspicious += _implausible(table_frame, label, env_id, worlds, seeds, family)
     table = summary_table(
         table_frame, family.objective, higher_is_better=not family.lower_is_better
     )
@@ -474,7 +498,7 @@ def _implausible(
     results: pd.DataFrame,
     label: str,
     env_id: str,
-    kwargs: dict[str, Any],
+    worlds: list[dict[str, Any]],
     seeds: list[int],
     family: Family,
 ) -> list[str]:
@@ -492,13 +516,13 @@ def _implausible(
     ):
         return []
     try:
-        gym.make(env_id, **{**kwargs, "feedback": "full"}).close()
+        gym.make(env_id, **{**worlds[0], "feedback": "full"}).close()
     except (TypeError, ValueError):  # no full-information mode
         return []
     bounds = {}
     for spec in family.reference_agents:
         agent = _reference(spec)
-        frame = evaluate(env_id, agent, seeds, env_kwargs={**kwargs, "feedback": "full"})
+        frame, _ = _evaluate_worlds(env_id, agent, seeds, worlds, feedback="full")
         values = frame.set_index("seed")[family.objective]
         bounds[f"{type(agent).__name__} (full)"] = {int(s): float(values[s]) for s in seeds}
     mine = {int(s): float(table.loc[s, label]) for s in seeds}

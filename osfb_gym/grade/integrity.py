@@ -44,7 +44,7 @@ from osfb_gym.runner import Trajectory
 #: a result whose probability under any agent is below this counts as impossible
 IMPOSSIBLE_P = 1e-6
 #: a one-sided objective below this share of the best full-information reference's is implausible
-IMPLAUSIBLE_FRACTION = 0.5
+IMPLAUSIBLE_FRACTION = 0.6
 
 
 def _close(a: float, b: float) -> bool:

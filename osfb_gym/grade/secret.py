@@ -138,16 +138,18 @@ def _load_record(env_id: str, kwargs: dict[str, Any]) -> Any:
     return load(dataset, data_home=kwargs.get("data_home"), download=False, **options)
 
 
-def secret_world(
-    env_id: str, kwargs: dict[str, Any], world: np.random.SeedSequence
-) -> tuple[dict[str, Any], str]:
-    """Return the env arguments of the graded world, and one line saying what it is.
+def secret_worlds(
+    env_id: str, kwargs: dict[str, Any], world: np.random.SeedSequence, n_episodes: int
+) -> tuple[list[dict[str, Any]], str]:
+    """Return the env arguments of each graded episode's world, and one line saying what they are.
 
-    A dataset-backed world becomes a bootstrap replicate drawn from
-    ``world`` (the grader's entropy); a synthetic world is drawn by the env
-    from each episode's secret seed, as always. A ``world_seed`` in
-    ``kwargs`` would make the world public (anyone can pass it to
-    ``gym.make``), so it is refused.
+    A dataset-backed world becomes one bootstrap replicate per episode,
+    each drawn from its own child of ``world`` (the grader's entropy), so
+    the grading averages over the data's variability as a bootstrap does
+    and every agent meets the same replicate in the same episode. A
+    synthetic world is drawn by the env from each episode's secret seed,
+    as always. A ``world_seed`` in ``kwargs`` would make the world public
+    (anyone can pass it to ``gym.make``), so it is refused.
 
     Raises
     ------
@@ -161,11 +163,16 @@ def secret_world(
             f"secret seeds, got world_seed={kwargs['world_seed']!r}"
         )
     if kwargs.get("dataset") is None:
-        return dict(kwargs), "synthetic worlds drawn from secret episode seeds"
+        return [dict(kwargs) for _ in range(n_episodes)], (
+            "synthetic worlds drawn from secret episode seeds"
+        )
     record = _load_record(env_id, kwargs)
     name = getattr(record, "name", kwargs["dataset"])
-    secret = dict(kwargs)
-    secret["dataset"] = bootstrap_dataset(record, np.random.default_rng(world))
-    secret.pop("encoding", None)  # applied by the loader already
-    secret.pop("data_home", None)
-    return secret, f"a secret bootstrap replicate of dataset {name!r} (grader-only entropy)"
+    base = {key: value for key, value in kwargs.items() if key not in ("encoding", "data_home")}
+    worlds = [
+        {**base, "dataset": bootstrap_dataset(record, np.random.default_rng(child))}
+        for child in world.spawn(n_episodes)
+    ]
+    return worlds, (
+        f"a secret bootstrap replicate of dataset {name!r} per episode (grader-only entropy)"
+    )

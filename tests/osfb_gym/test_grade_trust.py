@@ -21,7 +21,7 @@ from osfb_gym.core.seeding import spawn_seed
 from osfb_gym.grade import Diagnosis, grade, run_submission
 from osfb_gym.grade.boundary import unseeded
 from osfb_gym.grade.integrity import IMPLAUSIBLE_FRACTION, implausible
-from osfb_gym.grade.secret import bootstrap_dataset, grading_streams, secret_world
+from osfb_gym.grade.secret import bootstrap_dataset, grading_streams, secret_worlds
 from tests.osfb_gym.submissions.attacks import (
     FLOODS_THE_REPORT,
     PUBLIC_TRUTH,
@@ -202,12 +202,25 @@ def test_a_bootstrap_replicate_keeps_the_rows_and_changes_the_world():
     assert np.array_equal(copy.X, again.X)  # the grader's entropy fixes it
 
 
-def test_secret_world_refuses_a_public_world_seed_and_keeps_synthetic_worlds():
+def test_secret_worlds_refuse_a_public_world_seed_and_keep_synthetic_worlds():
     world = np.random.SeedSequence(0)
     with pytest.raises(ValueError, match="world_seed"):
-        secret_world(LENDING, {"world_seed": 3}, world)
-    kwargs, text = secret_world(LENDING, {"horizon": 5}, world)
-    assert kwargs == {"horizon": 5} and "synthetic" in text
+        secret_worlds(LENDING, {"world_seed": 3}, world, 2)
+    worlds, text = secret_worlds(LENDING, {"horizon": 5}, world, 2)
+    assert worlds == [{"horizon": 5}] * 2 and "synthetic" in text
+
+
+def test_secret_worlds_of_a_dataset_are_one_replicate_per_episode():
+    from osfb_gym.data import from_arrays
+
+    rng = np.random.default_rng(0)
+    data = from_arrays(rng.normal(size=(50, 2)), rng.integers(0, 2, 50), name="toy")
+    worlds, text = secret_worlds(LENDING, {"dataset": data}, np.random.SeedSequence(3), 3)
+    replicates = [world["dataset"].X for world in worlds]
+    assert not np.array_equal(replicates[0], replicates[1]) and "per episode" in text
+    again, _ = secret_worlds(LENDING, {"dataset": data}, np.random.SeedSequence(3), 3)
+    for first, second in zip(worlds, again, strict=True):  # the grader's entropy fixes them
+        assert np.array_equal(first["dataset"].X, second["dataset"].X)
 
 
 def test_unseeded_spaces_carry_no_generator_state():
@@ -236,21 +249,24 @@ needs_data = pytest.mark.skipif(
 
 @needs_data
 @pytest.mark.parametrize(
-    ("name", "env_id", "dataset"),
+    ("name", "env_id", "dataset", "horizon"),
     [
-        ("rebuilds_german_beta", LENDING, "german_credit"),
-        ("looks_up_spambase_rows", "AppleTasting-v0", "spambase"),
+        ("rebuilds_german_beta", LENDING, "german_credit", None),  # the whole stream
+        ("looks_up_spambase_rows", "AppleTasting-v0", "spambase", 1000),  # 1000 of 4601 rows
     ],
 )
-def test_public_truth_gets_no_better_than_honest_grade(tmp_path, name, env_id, dataset):
+def test_public_truth_gets_no_better_than_honest_grade(tmp_path, name, env_id, dataset, horizon):
+    # a seed keeps the test deterministic; the cheat does not use it (docs/grading.md gives the
+    # measured spread over fresh gradings)
     source = PUBLIC_TRUTH[name].replace("DATA_HOME", DATA_HOME)
     report = grade(
         _write(tmp_path, name, source),
         env_id,
-        n_seeds=2,
-        env_kwargs={"dataset": dataset, "data_home": DATA_HOME},
+        n_seeds=4,
+        env_kwargs={"dataset": dataset, "data_home": DATA_HOME, "horizon": horizon},
         out=None,
         time_limit=120,
+        seed=2026,
     )
     assert "bootstrap replicate" in report.world
     assert "better than" not in report.verdict
