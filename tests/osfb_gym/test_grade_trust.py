@@ -3,7 +3,9 @@
 Every stalling submission must be NOT GRADED within its time limit plus a
 few seconds (the margin covers starting the agent's interpreter on a loaded
 machine); every submission that reads public truth or searches a seed must
-not be placed above the references.
+not be placed above the references. Each grading spawns the agent's
+process, so the default run keeps one case of each kind and ``-m slow``
+adds the rest.
 """
 
 from __future__ import annotations
@@ -59,6 +61,11 @@ def start_cost(tmp_path_factory):
     return time.monotonic() - start
 
 
+def _slow(*values):
+    """A case run with ``-m slow`` only: each grading spawns a process (seconds)."""
+    return pytest.param(*values, marks=pytest.mark.slow)
+
+
 def _write(folder: Path, name: str, source: str) -> Path:
     path = folder / f"{name}.py"
     path.write_text(source)
@@ -70,12 +77,12 @@ def _write(folder: Path, name: str, source: str) -> Path:
     ("name", "kind", "phrase", "env_kwargs"),
     [
         ("sleeps_at_import", "timeout", "while importing the file", SMALL),
-        ("sleeps_in_act", "timeout", "while running episode 1 of 1", SMALL),
+        _slow("sleeps_in_act", "timeout", "while running episode 1 of 1", SMALL),
         ("floods_stage_frames", "raises", "wrote to the grader's pipe itself", SMALL),
         # a forged frame that says what the sandbox would say is only a label: no more time
-        ("one_forged_frame_then_sleeps", "timeout", "time limit of 2 s", SMALL),
-        ("floods_output", "limit", "at most 1048576 bytes", SMALL),
-        ("floods_the_pipe_with_junk", "raises", "something other than plain data", SMALL),
+        _slow("one_forged_frame_then_sleeps", "timeout", "time limit of 2 s", SMALL),
+        _slow("floods_output", "limit", "at most 1048576 bytes", SMALL),
+        _slow("floods_the_pipe_with_junk", "raises", "something other than plain data", SMALL),
         ("never_answers", "timeout", "while running episode 1 of 1", SMALL),
         (
             "stops_reading_the_pipe",
@@ -163,6 +170,7 @@ def test_grading_streams_are_independent_of_the_episode_seeds_and_reproducible()
     assert fresh.mode == "official" and fresh.agent_seeds != grading_streams(3, None).agent_seeds
 
 
+@pytest.mark.slow
 def test_a_seed_search_gains_nothing_in_an_official_grading(tmp_path):
     source = SEARCHES_THE_SEED.replace("N_SEEDS", "2")
     report = grade(
@@ -252,7 +260,7 @@ needs_data = pytest.mark.skipif(
     ("name", "env_id", "dataset", "horizon"),
     [
         ("rebuilds_german_beta", LENDING, "german_credit", None),  # the whole stream
-        ("looks_up_spambase_rows", "AppleTasting-v0", "spambase", 1000),  # 1000 of 4601 rows
+        _slow("looks_up_spambase_rows", "AppleTasting-v0", "spambase", 1000),  # 1000 of 4601
     ],
 )
 def test_public_truth_gets_no_better_than_honest_grade(tmp_path, name, env_id, dataset, horizon):
