@@ -39,8 +39,9 @@ from osfb_gym.core.family import FAMILIES, Family
 from osfb_gym.core.family import family_of as _family_of
 from osfb_gym.core.validation import check_float, check_int
 from osfb_gym.grade.boundary import Limits, SubmissionAgent
-from osfb_gym.grade.integrity import impossible
+from osfb_gym.grade.integrity import implausible, impossible
 from osfb_gym.grade.sandbox import Diagnosis
+from osfb_gym.grade.secret import grading_streams, secret_worlds
 from osfb_gym.runner import Trajectory, evaluate, run_episode
 
 __all__ = [
@@ -80,9 +81,16 @@ class GradeReport:
     plot
         The PNG written, or None.
     suspicious
-        Why some of the submission's results are impossible (no agent can
-        score them, :mod:`osfb_gym.grade.integrity`), one line per episode
-        and reason; empty for an honest grading.
+        Why some of the submission's results are impossible or implausible
+        (no honest agent scores them, :mod:`osfb_gym.grade.integrity`), one
+        line per reason; empty for an honest grading. When it is not empty
+        the verdict places the submission nowhere.
+    mode
+        ``"official"`` (secret seeds from fresh entropy) or
+        ``"reproduction"`` (a ``seed`` was given: a small one can be
+        searched by a submission, so it is no official grading).
+    world
+        What the graded worlds are (e.g. a secret bootstrap replicate of a dataset).
     """
 
     agent: str
@@ -92,9 +100,15 @@ class GradeReport:
     verdict: str
     plot: Path | None = None
     suspicious: list[str] = field(default_factory=list)
+    mode: str = "official"
+    world: str = ""
 
     def __str__(self) -> str:
         lines = [f"Graded {self.agent} on {self.env_id}.", "", self.table, "", self.verdict]
+        if self.world:
+            lines += ["", f"Worlds: {self.world}."]
+        if self.mode == "reproduction":
+            lines += ["", "REPRODUCTION (a seed was given): not an official grading."]
         if self.suspicious:
             lines += ["", "SUSPICIOUS: results no agent can reach (report this grading):"]
             lines += [f"- {reason}" for reason in self.suspicious]
@@ -183,13 +197,19 @@ def run_submission(
     class_name: str | None = None,
     time_limit: float = 30.0,
     memory_limit: int = 2048,
+    agent_seeds: Sequence[int] | None = None,
+    episode_env_kwargs: Sequence[dict[str, Any]] | None = None,
 ) -> tuple[str, list[Trajectory]]:
     """Run the submission at ``path`` in its own process, one episode per seed.
 
     The env is made here and driven by :func:`~osfb_gym.runner.run_episode`;
     the submission's agent answers from its process. Each stage (loading,
     each episode) must finish within ``time_limit`` seconds; the process
-    has ``memory_limit`` MB of address space.
+    has ``memory_limit`` MB of address space. The agent's reset seeds are
+    ``agent_seeds`` (one per seed; None: fresh entropy), never derived
+    from the episode's seed. ``episode_env_kwargs`` (one dict per seed)
+    gives each episode a world of its own (:func:`grade` passes its
+    secret worlds); None makes every episode's env from ``env_kwargs``.
 
     Returns
     -------
@@ -209,17 +229,46 @@ def run_submission(
     kwargs = _check_env_kwargs(env_kwargs, family)
     class_name = _check_class_name(class_name)
     limits = _check_limits(time_limit, memory_limit, len(seeds))
-    env = gym.make(env_id, **kwargs)  # a bad env argument is the caller's error, not the agent's
+    if agent_seeds is None:
+        agent_seeds = grading_streams(len(seeds), None).agent_seeds
+    agent_seeds = [check_int(value, "agent_seeds", minimum=0) for value in agent_seeds]
+    if len(agent_seeds) != len(seeds):
+        raise ValueError(
+            f"agent_seeds must hold one seed per episode ({len(seeds)}), got {len(agent_seeds)}"
+        )
+    worlds = [kwargs] * len(seeds) if episode_env_kwargs is None else list(episode_env_kwargs)
+    if len(worlds) != len(seeds) or not all(isinstance(world, dict) for world in worlds):
+        raise ValueError(
+            f"episode_env_kwargs must hold one dict per episode ({len(seeds)}), got {worlds!r}"
+        )
+    env = gym.make(env_id, **worlds[0])  # a bad env argument is the caller's error, not the agent's
     try:
         with SubmissionAgent() as agent:
             name = agent.open(file, class_name, env, limits)
             trajectories = []
-            for episode, seed in enumerate(seeds, start=1):
-                agent.begin_episode(episode, len(seeds))
+            for episode, (seed, agent_seed) in enumerate(zip(seeds, agent_seeds, strict=True), 1):
+                if episode > 1 and worlds[episode - 1] is not worlds[episode - 2]:
+                    env.close()
+                    env = gym.make(env_id, **worlds[episode - 1])
+                agent.begin_episode(episode, len(seeds), agent_seed)
                 trajectories.append(run_episode(env, agent, seed))
     finally:
         env.close()
     return name, trajectories
+
+
+def _evaluate_worlds(
+    env_id: str, agent: Agent, seeds: list[int], worlds: list[dict[str, Any]], **extra: Any
+) -> tuple[pd.DataFrame, list[Trajectory]]:
+    """:func:`~osfb_gym.runner.evaluate` with each seed in its own world (``extra`` on top)."""
+    frames, trajectories = [], []
+    for seed, world in zip(seeds, worlds, strict=True):
+        frame, runs = evaluate(
+            env_id, agent, [seed], env_kwargs={**world, **extra}, return_trajectories=True
+        )
+        frames.append(frame)
+        trajectories += runs
+    return pd.concat(frames, ignore_index=True), trajectories
 
 
 def _reference(spec: str) -> Agent:
@@ -365,9 +414,10 @@ def grade(
     memory_limit
         Megabytes of address space of the agent's process (>= 256).
     seed
-        Draws the held-out episode seeds (:func:`held_out_seeds`); None
-        (default) draws fresh secret ones, an int (kept private)
-        reproduces a grading.
+        Draws the held-out episode seeds (:func:`held_out_seeds`), the
+        agents' seeds and the world's secret (:mod:`osfb_gym.grade.secret`);
+        None (default) draws fresh secret ones (an official grading), an
+        int reproduces a grading (``mode="reproduction"`` in the report).
     out
         Folder for the plot (``grade_<file>_<env_id>.png``, one per
         submission); None writes none.
@@ -388,11 +438,13 @@ def grade(
     family = family_of(env_id)
     kwargs = _check_env_kwargs(env_kwargs, family)
     seeds = held_out_seeds(n_seeds, seed)
+    streams = grading_streams(n_seeds, seed)
+    gym.make(env_id, **kwargs).close()  # a bad env argument is the caller's error, not the agent's
+    worlds, world = secret_worlds(env_id, kwargs, streams.world, n_seeds)
     _check_limits(time_limit, memory_limit, n_seeds)
     _check_class_name(class_name)
     if out is not None:
         out = _check_path(out, "out")
-    gym.make(env_id, **kwargs).close()  # a bad env argument is the caller's error, not the agent's
     yours, trajectories = run_submission(
         file,
         env_id,
@@ -401,6 +453,8 @@ def grade(
         class_name=class_name,
         time_limit=time_limit,
         memory_limit=memory_limit,
+        agent_seeds=streams.agent_seeds,
+        episode_env_kwargs=worlds,
     )
     label = f"{yours.split('(')[0]} (yours)"
     frames = [pd.DataFrame([{"seed": t.seed, "agent": label, **t.metrics} for t in trajectories])]
@@ -412,12 +466,11 @@ def grade(
     ]
     for spec in family.reference_agents:
         agent = _reference(spec)
-        frame, references = evaluate(
-            env_id, agent, seeds, env_kwargs=kwargs, return_trajectories=True
-        )
+        frame, references = _evaluate_worlds(env_id, agent, seeds, worlds)
         frames.append(frame)
         curves[type(agent).__name__] = [trajectory.average_loss for trajectory in references]
     table_frame = pd.concat(frames, ignore_index=True)
+    suspicious += _implausible(table_frame, label, env_id, worlds, seeds, family)
     table = summary_table(
         table_frame, family.objective, higher_is_better=not family.lower_is_better
     )
@@ -429,7 +482,48 @@ def grade(
         env_id=env_id,
         results=table_frame,
         table=table,
-        verdict=_verdict(table_frame, label, family),
+        verdict=(
+            "Not placed among the references: the results are SUSPICIOUS (below)."
+            if suspicious
+            else _verdict(table_frame, label, family)
+        ),
         plot=plot,
         suspicious=suspicious,
+        mode=streams.mode,
+        world=world,
     )
+
+
+def _implausible(
+    results: pd.DataFrame,
+    label: str,
+    env_id: str,
+    worlds: list[dict[str, Any]],
+    seeds: list[int],
+    family: Family,
+) -> list[str]:
+    """Compare a submission that beats every reference with the references shown every outcome.
+
+    :func:`osfb_gym.grade.integrity.implausible` on the same worlds and
+    seeds; run only when the submission beats every reference on average,
+    and only for families with a ``feedback="full"`` mode.
+    """
+    table = results.pivot_table(index="seed", columns="agent", values=family.objective)
+    sign = 1.0 if family.lower_is_better else -1.0
+    others = [agent for agent in table.columns if agent != label]
+    if not others or not all(
+        sign * table[label].mean() < sign * table[other].mean() for other in others
+    ):
+        return []
+    try:
+        gym.make(env_id, **{**worlds[0], "feedback": "full"}).close()
+    except (TypeError, ValueError):  # no full-information mode
+        return []
+    bounds = {}
+    for spec in family.reference_agents:
+        agent = _reference(spec)
+        frame, _ = _evaluate_worlds(env_id, agent, seeds, worlds, feedback="full")
+        values = frame.set_index("seed")[family.objective]
+        bounds[f"{type(agent).__name__} (full)"] = {int(s): float(values[s]) for s in seeds}
+    mine = {int(s): float(table.loc[s, label]) for s in seeds}
+    return implausible(mine, bounds, lower_is_better=family.lower_is_better)

@@ -13,14 +13,28 @@ the only reader of the oracle.
 What comes back is not trusted: replies are unpickled with no class
 allowed (plain Python data only, so no code of the submission runs in
 the grader), an action is rebuilt from its dtype, shape and bytes and must
-lie in the action space, every wait has a deadline (a reply cut off half
-way included), and the whole process group is killed when the grading
-ends or a diagnosis stops it.
+lie in the action space, and the whole process group is killed when the
+grading ends or a diagnosis stops it.
+
+The clocks are the grader's own, in wall time: the interpreter's start
+(until the sandbox says ``ready``, before any code of the submission
+runs), loading (import and contract check), each episode, and the whole
+grading. Nothing the submission writes moves them: the two progress
+frames the sandbox sends while loading only name the stage, a third is a
+frame the submission wrote itself and ends the grading, and every read
+and every write on the pipe (a reader that stops reading included) gives
+up at the deadline.
+
+The agent's reset seed is not the runner's (which is derived from the
+episode's seed): :meth:`SubmissionAgent.begin_episode` takes one from the
+grader's own stream, so nothing the agent is given is a function of the
+seed of the world.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import ctypes
 import io
 import math
@@ -53,8 +67,26 @@ from osfb_gym.grade.sandbox import (
 SANDBOX = Path(__file__).with_name("sandbox.py")
 #: the user the agent's process runs as when the grader runs as root
 PLAIN_USER = "nobody"
-#: wall-clock seconds the agent's interpreter may take to start (at least, before the import)
+#: wall-clock seconds the agent's interpreter may take to start, before any of its code runs
 STARTUP_SECONDS = 30.0
+#: the progress frames the sandbox itself sends while loading (importing, checking)
+LOADING_FRAMES = ("importing the file", "checking ")
+#: the most of the submission's own text (an exception's message, its repr) a report shows
+MESSAGE_CHARS, REPR_CHARS = 2000, 300
+
+
+def _clip(text: Any, most: int) -> str:
+    """``str(text)`` cut to ``most`` characters: the submission writes it, the grader prints it.
+
+    Examples
+    --------
+    >>> _clip("x" * 10, 4), _clip("ok", 4)
+    ('x...', 'ok')
+    """
+    text = str(text)
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
 _PR_GET_DUMPABLE, _PR_SET_DUMPABLE = 3, 4  # <linux/prctl.h>
 
 
@@ -66,7 +98,9 @@ class Limits:
     ----------
     time_limit
         Wall-clock seconds for each stage: loading (import and contract
-        check), and each episode (the grader's own steps included).
+        check), and each episode (the grader's own steps included); the
+        whole grading gets ``time_limit`` times the stages. The grader's
+        clocks: nothing the agent's process writes extends them.
     memory_limit
         Megabytes of address space (``RLIMIT_AS``).
     cpu_limit
@@ -153,6 +187,34 @@ def _space_hint(space: gym.Space) -> str:
     return "a value for which `action_space.contains(action)` is True"
 
 
+def unseeded(space: gym.Space) -> gym.Space:
+    """Return a copy of ``space`` without its random generator (nor its subspaces').
+
+    A space pickles its generator's state; the agent gets the space's shape
+    and bounds, and seeds any sampling itself from its own ``seed``.
+
+    Examples
+    --------
+    >>> space = gym.spaces.Discrete(3, seed=5)
+    >>> unseeded(space)._np_random is None, space._np_random is None
+    (True, False)
+    """
+    clean = copy.deepcopy(space)
+    stack = [clean]
+    while stack:
+        current = stack.pop()
+        current._np_random = None  # type: ignore[assignment]  # unseeded, as built
+        inner = getattr(current, "spaces", None)
+        if isinstance(inner, dict):
+            stack.extend(inner.values())
+        elif isinstance(inner, tuple | list):
+            stack.extend(inner)
+        feature = getattr(current, "feature_space", None)
+        if isinstance(feature, gym.Space):
+            stack.append(feature)
+    return clean
+
+
 def _plain_user() -> tuple[int, int] | None:
     try:
         entry = pwd.getpwnam(PLAIN_USER)
@@ -174,7 +236,8 @@ class SubmissionAgent(Agent):
     Use it as a context manager: :meth:`open` starts the process, loads
     the file and checks the Agent contract there (raising
     :class:`Diagnosis`), :meth:`begin_episode` starts the clock of an
-    episode, and leaving the ``with`` block kills the process group.
+    episode (and gives the agent's seed), and leaving the ``with`` block
+    kills the process group.
     """
 
     abstract = True  # a proxy, not an agent to benchmark
@@ -200,9 +263,20 @@ class SubmissionAgent(Agent):
             ) from None
         self.limits_ = limits
         self.name_ = "the agent"
+        self.grading_deadline_ = math.inf
+        self.loading_frames_ = 0
+        self.agent_seed_: int | None = None
+        # the interpreter's start is the grader's cost, not the student's: its own allowance,
+        # spent before any code of the submission runs (the sandbox says "ready" first)
+        self.stage_ = "starting"
+        self.deadline_ = time.monotonic() + max(STARTUP_SECONDS, limits.time_limit)
         self._start(limits)
         env_id = env.spec.id if env.spec is not None else None
         observation, _ = env.reset(seed=0)  # a public seed: only the shape matters here
+        self.loading_ = True
+        self._expect("ready")
+        self.ready_at_ = time.monotonic()
+        self._restart_clock("loading the file")
         self._send(
             (
                 "load",
@@ -210,19 +284,16 @@ class SubmissionAgent(Agent):
                 str(file.resolve()),
                 class_name,
                 env_id,
-                env.observation_space,
-                env.action_space,
+                unseeded(env.observation_space),
+                unseeded(env.action_space),
                 observation,
             )
         )
-        self.loading_ = True
-        self._restart_clock("starting")
-        # the interpreter's start is the grader's cost, not the student's: its own allowance
-        self.deadline_ += max(0.0, STARTUP_SECONDS - limits.time_limit)
         reply = self._expect("loaded", str)
         self.loading_ = False
-        self.name_ = reply[1].split("(")[0]
-        return str(reply[1])
+        name = _clip(reply[1], REPR_CHARS)
+        self.name_ = name.split("(")[0]
+        return name
 
     def _start(self, limits: Limits) -> None:
         self.closed_ = False
@@ -237,6 +308,7 @@ class SubmissionAgent(Agent):
         to_grader, self.writer_ = -1, -1
         self.reader_, to_grader = os.pipe()
         from_grader, self.writer_ = os.pipe()
+        os.set_blocking(self.writer_, False)  # a full pipe waits on the grader's clock, not forever
         threads = {name: "1" for name in ("OMP", "OPENBLAS", "MKL", "NUMEXPR")}
         environment = {f"{name}_NUM_THREADS": value for name, value in threads.items()}
         environment.update(PATH=os.defpath, HOME=self.cwd_, LC_ALL="C.UTF-8")
@@ -268,14 +340,41 @@ class SubmissionAgent(Agent):
 
     # ------------------------------------------------------------------ the pipe
     def _send(self, message: Any) -> None:
+        payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            write_message(self.writer_, pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
-        except (BrokenPipeError, OSError):  # it died; the next read says how
+            write_message(self.writer_, payload, self.deadline_)
+        except TimeoutError:  # it stopped reading: the pipe stayed full until the deadline
+            raise self._timeout() from None
+        except OSError:  # it died (BrokenPipeError); the next read says how
             pass
 
     def _restart_clock(self, stage: str) -> None:
+        """Name the stage and start its clock, never past the whole grading's."""
         self.stage_ = stage
-        self.deadline_ = time.monotonic() + self.limits_.time_limit
+        self.deadline_ = min(time.monotonic() + self.limits_.time_limit, self.grading_deadline_)
+
+    def _timeout(self) -> Diagnosis:
+        self.close()
+        if self.stage_ == "starting":
+            return Diagnosis(
+                "timeout",
+                f"The agent's interpreter did not start within {STARTUP_SECONDS:g} s, before "
+                "any of the file's code ran (the process was stopped): the machine is "
+                "overloaded; grade again.",
+            )
+        whole = time.monotonic() >= self.grading_deadline_
+        limit = (
+            f"the grading's time limit of {self.total_seconds_:g} s"
+            if whole
+            else f"the time limit of {self.limits_.time_limit:g} s"
+        )
+        return Diagnosis(
+            "timeout",
+            f"The agent ran past {limit} while {self.stage_} (the process was stopped). Look "
+            "for a loop that never ends or a sleep at import or in act() or update(), or "
+            "work that grows with every step; an episode of a reference agent takes about "
+            "a second.",
+        )
 
     def _reply(self) -> tuple[Any, ...]:
         """Wait for the next reply; turn a time-out, a death or junk into a Diagnosis."""
@@ -283,14 +382,7 @@ class SubmissionAgent(Agent):
             try:
                 payload = read_message(self.reader_, self.deadline_)
             except TimeoutError:
-                self.close()
-                raise Diagnosis(
-                    "timeout",
-                    f"The agent ran past the time limit of {self.limits_.time_limit:g} s while "
-                    f"{self.stage_} (the process was stopped). Look for a loop that never ends "
-                    "in act() or update(), or work that grows with every step; an episode of "
-                    "a reference agent takes about a second.",
-                ) from None
+                raise self._timeout() from None
             except EOFError:
                 raise self._death() from None
             except ValueError:  # a length over the limit: junk, as below
@@ -307,8 +399,25 @@ class SubmissionAgent(Agent):
                     f"while {self.stage_}: the grader accepts only what the Agent methods "
                     "return (an action, or None).",
                 )
-            if message[0] == "stage" and self.loading_ and isinstance(message[-1], str):
-                self._restart_clock(message[-1])
+            if message[0] == "stage" and self.loading_:
+                # a label for the diagnosis, never more time: the sandbox sends exactly two
+                self.loading_frames_ += 1
+                label = message[-1]
+                if (
+                    self.loading_frames_ > len(LOADING_FRAMES)
+                    or len(message) != 2
+                    or not isinstance(label, str)
+                    or len(label) > 200
+                    or not label.startswith(LOADING_FRAMES[self.loading_frames_ - 1])
+                ):
+                    self.close()
+                    raise Diagnosis(
+                        "raises",
+                        f"The agent's process wrote to the grader's pipe itself while "
+                        f"{self.stage_} (a progress frame the grader did not expect). Leave "
+                        "the file descriptors you did not open alone.",
+                    )
+                self.stage_ = label
                 continue
             return message
 
@@ -317,11 +426,12 @@ class SubmissionAgent(Agent):
         if reply[0] == "diagnosis" and len(reply) == 3:
             self.close()
             diagnosed = reply[1] if reply[1] in Diagnosis.KINDS else "raises"
-            raise Diagnosis(diagnosed, str(reply[2]))
+            raise Diagnosis(diagnosed, _clip(reply[2], MESSAGE_CHARS))
         if reply[0] == "raised" and len(reply) == 4:
             self.close()
             diagnosed = reply[1] if reply[1] in Diagnosis.KINDS else "raises"
-            raise Diagnosis(diagnosed, f"{reply[2]}, {self._where()}.{reply[3]}")
+            text = f"{_clip(reply[2], MESSAGE_CHARS)}, {self._where()}.{_clip(reply[3], 400)}"
+            raise Diagnosis(diagnosed, text)
         if (
             reply[0] != kind
             or len(reply) != 1 + len(types)
@@ -375,16 +485,30 @@ class SubmissionAgent(Agent):
         return Diagnosis(kind, text + (f" Its last output:\n{tail}" if tail else ""))
 
     # ------------------------------------------------------------------ the Agent
-    def begin_episode(self, episode: int, n_episodes: int) -> None:
-        """Start the clock of episode ``episode`` (1-based) of ``n_episodes``."""
+    def begin_episode(self, episode: int, n_episodes: int, agent_seed: int | None = None) -> None:
+        """Start the clock of episode ``episode`` (1-based) of ``n_episodes``.
+
+        ``agent_seed`` is the seed the agent's ``reset`` gets in place of the
+        runner's, which is derived from the episode's seed (None: the
+        runner's). The first episode also starts the whole grading's clock:
+        loading and ``n_episodes`` stages of ``time_limit`` each, from the
+        moment the agent's process was ready.
+        """
+        if self.grading_deadline_ == math.inf:
+            self.total_seconds_ = self.limits_.time_limit * (1 + n_episodes)
+            self.grading_deadline_ = self.ready_at_ + self.total_seconds_
         self.episode_ = f"{episode} of {n_episodes}"
         self.step_ = 0
+        self.agent_seed_ = agent_seed
         self._restart_clock(f"running episode {self.episode_}")
 
     def reset(self, observation_space, action_space, *, seed=None, feedback=None):  # noqa: D102
         self.action_space_ = action_space
         self.step_ = 0
-        self._send(("reset", observation_space, action_space, seed, feedback))
+        if self.agent_seed_ is not None:
+            seed = self.agent_seed_
+        message = ("reset", unseeded(observation_space), unseeded(action_space), seed, feedback)
+        self._send(message)
         self._expect("ok")
 
     def act(self, observation):  # noqa: D102

@@ -20,6 +20,16 @@ metrics class), and flag what no agent could score:
   the risk minus the Bayes risk of a step lies in [-1, 1] and has a
   non-negative conditional mean for any agent);
 - services: a negative total loss.
+
+A third line reads the whole grading (:func:`implausible`): a submission
+that beats every reference is compared with the same reference learners
+shown **every** outcome (``feedback="full"``) on the same worlds and
+seeds, an oracle-informed bound a one-sided learner has no business
+beating by far. An objective better than :data:`IMPLAUSIBLE_FRACTION` of
+the best of them on every episode is what knowledge from outside the
+episode gives (the public file's labels or fit, a searched seed), not
+learning from one-sided feedback; it is reported as SUSPICIOUS, never as
+better.
 """
 
 from __future__ import annotations
@@ -33,6 +43,8 @@ from osfb_gym.runner import Trajectory
 
 #: a result whose probability under any agent is below this counts as impossible
 IMPOSSIBLE_P = 1e-6
+#: a one-sided objective below this share of the best full-information reference's is implausible
+IMPLAUSIBLE_FRACTION = 0.6
 
 
 def _close(a: float, b: float) -> bool:
@@ -141,3 +153,48 @@ def impossible(family: str, trajectory: Trajectory) -> list[str]:
     ['the episode metrics give a cumulative_loss of 0, but the per-step losses add up to 0.5']
     """
     return _common(trajectory) + CHECKS[family](trajectory)
+
+
+def implausible(
+    mine: dict[int, float], bounds: dict[str, dict[int, float]], *, lower_is_better: bool
+) -> list[str]:
+    """Return why a grading's objective is implausibly good (empty if it is not).
+
+    ``mine`` maps each episode seed to the submission's objective,
+    ``bounds`` each full-information reference (a reference learner shown
+    every outcome, on the same worlds and seeds) to its own. Flagged: an
+    objective better than the best reference's on every seed, and, on
+    average, better than :data:`IMPLAUSIBLE_FRACTION` of it (for a score
+    where higher is better, beyond it by that share of its distance to 0).
+
+    Examples
+    --------
+    >>> implausible({1: 0.0, 2: 0.5}, {"Greedy (full)": {1: 9.0, 2: 11.0}}, lower_is_better=True)
+    ['mean objective 0.25 against 10 of Greedy (full), a reference learner shown every outcome \
+(one-sided feedback shows fewer), and better on every one of 2 episodes: knowledge from outside \
+the episode (the public data, a searched seed), not learning']
+    >>> implausible({1: 6.0}, {"Greedy (full)": {1: 9.0}}, lower_is_better=True)
+    []
+    """
+    if not mine or not bounds:
+        return []
+    seeds = sorted(mine)
+    sign = 1.0 if lower_is_better else -1.0
+    means = {name: float(np.mean([values[s] for s in seeds])) for name, values in bounds.items()}
+    best = min(means, key=lambda name: sign * means[name])
+    ours = float(np.mean([mine[s] for s in seeds]))
+    every = all(sign * (mine[s] - bounds[best][s]) < 0 for s in seeds)
+    bound = means[best]
+    far = (
+        (ours < IMPLAUSIBLE_FRACTION * bound)
+        if lower_is_better
+        else (ours > bound + IMPLAUSIBLE_FRACTION * abs(bound))
+    )
+    if not (every and far):
+        return []
+    return [
+        f"mean objective {ours:.4g} against {bound:.4g} of {best}, a reference learner shown "
+        f"every outcome (one-sided feedback shows fewer), and better on every one of "
+        f"{len(seeds)} episodes: knowledge from outside the episode (the public data, a "
+        "searched seed), not learning"
+    ]

@@ -97,11 +97,27 @@ class Diagnosis(Exception):
 
 
 # ---------------------------------------------------------------------------- framing
-def write_message(fd: int, payload: bytes) -> None:
-    """Write one framed message to the file descriptor ``fd``."""
+def write_message(fd: int, payload: bytes, deadline: float | None = None) -> None:
+    """Write one framed message to the file descriptor ``fd``.
+
+    With a monotonic ``deadline`` (the grader's side, whose ``fd`` is
+    non-blocking) a reader that stops reading cannot hold the writer:
+    ``TimeoutError`` once the deadline passes with the pipe still full.
+    """
     view = memoryview(HEADER.pack(len(payload)) + payload)
+    poller = None
     while view:
-        view = view[os.write(fd, view) :]
+        if deadline is not None:
+            if poller is None:
+                poller = select.poll()
+                poller.register(fd, select.POLLOUT)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not poller.poll(max(1, int(remaining * 1000))):
+                raise TimeoutError
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:  # a non-blocking pipe that filled up since the poll
+            continue
 
 
 def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
@@ -208,7 +224,7 @@ def load_agent_class(source: str, filename: str, class_name: str | None = None) 
             else _limit_hint(error)
         )
         raise Diagnosis(
-            "limit" if isinstance(error, MemoryError) else "import",
+            "limit" if _limit_hint(error) else "import",
             f"Importing {name} raised {type(error).__name__}: {error}"
             f"{_frames_in(error, filename)}.{hint} Code at the top level of the file runs at "
             "import; keep it to imports and class definitions.",
@@ -543,6 +559,8 @@ def main() -> None:
     import agents.base  # noqa: F401
 
     confine(setup["limits"])
+    # the grader's clock for loading starts here: nothing of the submission has run yet
+    write_message(to_grader, pickle.dumps(("ready",), protocol=pickle.HIGHEST_PROTOCOL))
     serve(to_grader, from_grader)
 
 
