@@ -257,7 +257,7 @@ def test_a_bug_shows_its_traceback_and_asks_for_a_report(monkeypatch, capsys):
     def broken(name, out, **given):
         raise KeyError("a bug")
 
-    monkeypatch.setitem(catalog.SUITES, "quick", catalog.Suite("quick", "", {}, broken))
+    monkeypatch.setitem(catalog.SUITES, "quick", catalog.Suite("quick", "", None, broken))
     assert main(["run", "quick"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and "KeyError: 'a bug'" in err and "please report it" in err
@@ -295,3 +295,58 @@ def test_every_kind_of_setting_reads_its_text_or_refuses_it(kind, text, value):
             parse(text)
     else:
         assert parse(text) == value
+
+
+@pytest.mark.parametrize("name", ["quick", "jiang-linear", "sculley-reuters", "rl-vs-principled"])
+def test_run_suite_help_lists_its_settings_with_types_defaults_and_the_measured_cost(name, capsys):
+    from osfb_gym.bench.catalog import SUITES, settings_of
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", name, "--help"])
+    assert exit_info.value.code == 0
+    printed = capsys.readouterr().out
+    assert "usage: osfb-bench run" in printed  # the flags first, then the suite's part
+    settings = settings_of(SUITES[name])
+    assert settings
+    for setting in settings.values():
+        assert f"  {setting.key}" in printed and f"{setting.type} = {setting.text()}" in printed
+    cost = [line for line in printed.splitlines() if line.startswith("cost of the default run:")]
+    assert len(cost) == 1 and "docs/" in cost[0]  # a measured number, with where it is written
+
+
+def test_the_settings_are_the_fields_of_each_suites_settings_dataclass():
+    import dataclasses
+
+    from osfb_gym.bench.catalog import SUITES, settings_of
+    from osfb_gym.bench.suites.quick import Settings
+    from osfb_gym.bench.suites.rl_vs_principled import Protocol
+
+    protocol = [f.name for f in dataclasses.fields(Protocol) if f.name not in ("seeds", "horizon")]
+    assert list(settings_of(SUITES["rl-vs-principled"])) == protocol
+    quick = settings_of(SUITES["quick"])
+    assert {key: s.default for key, s in quick.items()} == dataclasses.asdict(Settings())
+    assert quick["total_timesteps"].type == "int" and quick["total_timesteps"].text() == "10000"
+    assert settings_of(SUITES["jiang-logistic"])["alphas"].text() == "-10:3"
+    assert settings_of(SUITES["bose-services"]) == {}
+
+
+def test_every_default_shown_in_a_suites_help_reads_back_as_that_default():
+    from osfb_gym.bench.catalog import KINDS, SUITES, settings_of
+
+    for suite in SUITES.values():
+        for setting in settings_of(suite).values():
+            parse, _ = KINDS[setting.kind]
+            read = parse(setting.text())
+            expected = setting.default
+            if isinstance(expected, tuple) and setting.kind != "names":
+                assert read == pytest.approx(expected), (suite.name, setting.key)
+            else:
+                assert read == expected, (suite.name, setting.key)
+
+
+def test_help_of_an_unknown_suite_is_the_one_line_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "nope", "--help"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "unknown suite 'nope'" in err
+    assert len(err.strip().splitlines()) == 1

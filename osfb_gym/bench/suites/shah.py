@@ -76,6 +76,16 @@ class ShahSuite:
     tune_seeds: tuple[int, ...] = tuple(range(10_000, 10_010))
 
 
+@dataclass(frozen=True)
+class Settings:
+    """The ``--set`` keys of ``shah-reject``, with :class:`ShahSuite`'s defaults."""
+
+    #: the datasets to run
+    datasets: tuple[str, ...] = ShahSuite.datasets
+    #: DSAL's double sigmoid grid, chosen on validation runs (one value: no selection)
+    gammas: tuple[float, ...] = field(default=ShahSuite.gammas, metadata={"kind": "gammas"})
+
+
 def run_shah(
     suite: str | ShahSuite,
     out_dir: str | Path,
