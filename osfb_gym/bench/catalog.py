@@ -157,8 +157,8 @@ SUITES: dict[str, Suite] = {
             "every env family, its principled agents and PPO after equal experience (the main job)",
             f"{_SUITES}quick:Settings",
             f"{_SUITES}quick:run",
-            "about 2.5 min of wall time and 2 min of CPU with 1 worker on a 2-core shared VM "
-            f"(load average 3-7), measured 2026-11-28 ({_BENCH}, Speed)",
+            "99 s of CPU with 1 worker; wall time follows the machine's load: 7 min 55 s on a "
+            f"2-core VM at load average 7-9 ({_BENCH}, Speed, measured 2026-11-28)",
         ),
         Suite(
             "jiang-linear",
