@@ -205,7 +205,9 @@ SUITES: dict[str, Suite] = {
             "Bose et al. (AcQUIre), multi-service user choice",
             None,
             f"{_SUITES}bose:run_bose",
-            "not measured: no page records its run time",
+            "38 min of wall time (17:47-18:25 UTC; 1 worker, resumed with --workers 2) on a "
+            "2-core VM at load average 18-21, MovieLens 10M absent "
+            f"({_RESULTS}bose-services.md, its header, 23 Nov 2026)",
         ),
         Suite(
             "rl-vs-principled",

@@ -297,7 +297,9 @@ def test_every_kind_of_setting_reads_its_text_or_refuses_it(kind, text, value):
         assert parse(text) == value
 
 
-@pytest.mark.parametrize("name", ["quick", "jiang-linear", "sculley-reuters", "rl-vs-principled"])
+@pytest.mark.parametrize(
+    "name", ["quick", "jiang-linear", "sculley-reuters", "shah-reject", "rl-vs-principled"]
+)
 def test_run_suite_help_lists_its_settings_with_types_defaults_and_the_measured_cost(name, capsys):
     from osfb_gym.bench.catalog import SUITES, settings_of
 
@@ -308,6 +310,7 @@ def test_run_suite_help_lists_its_settings_with_types_defaults_and_the_measured_
     assert "usage: osfb-bench run" in printed  # the flags first, then the suite's part
     settings = settings_of(SUITES[name])
     assert settings
+    assert f"{name}: {SUITES[name].summary}" in printed
     for setting in settings.values():
         assert f"  {setting.key}" in printed and f"{setting.type} = {setting.text()}" in printed
     cost = [line for line in printed.splitlines() if line.startswith("cost of the default run:")]
@@ -328,6 +331,7 @@ def test_the_settings_are_the_fields_of_each_suites_settings_dataclass():
     assert quick["total_timesteps"].type == "int" and quick["total_timesteps"].text() == "10000"
     assert settings_of(SUITES["jiang-logistic"])["alphas"].text() == "-10:3"
     assert settings_of(SUITES["bose-services"]) == {}
+    assert all("docs/" in suite.cost for suite in SUITES.values())  # each cost says its source
 
 
 def test_every_default_shown_in_a_suites_help_reads_back_as_that_default():
