@@ -88,6 +88,8 @@ def test_quick_gives_every_agent_of_the_fixed_world_the_same_experience_and_epis
     assert {cell.params["budgets"][0] for cell in cells} == {1_000}
     assert {cell.seed for cell in cells} == {0, 1, 2}  # a run a seed, for every agent
     no_rl = fixed_world(Settings(), seeds=(0,), rl=False).cells()
+    with pytest.raises(ValueError, match="total_timesteps"):
+        Settings(total_timesteps=0)
     assert sorted(cell.agent for cell in no_rl) == ["Adaptive", "Greedy"]
 
 

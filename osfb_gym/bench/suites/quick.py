@@ -29,6 +29,7 @@ from osfb_gym.bench.report import Report, mean_se
 from osfb_gym.bench.run import run_cells, write_outputs
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, env_arguments
 from osfb_gym.core.family import FAMILIES
+from osfb_gym.core.validation import check_int
 
 NAME = "quick"
 LENDING_WORLDS = ("lending default (logistic)", "lending greedy trap (logistic)")
@@ -47,6 +48,10 @@ class Settings:
     total_timesteps: int = 10_000
     #: scored episodes per run of the fixed world (the same reset seeds for every agent)
     episodes: int = 5
+
+    def __post_init__(self) -> None:
+        for name in ("total_timesteps", "episodes"):
+            check_int(getattr(self, name), name, minimum=1)
 
 
 QUICK = SweepSpec(
@@ -133,7 +138,7 @@ def experience_rows(rows: pd.DataFrame) -> pd.DataFrame:
                     "agent": row.agent,
                     "seed": row.seed,
                     "experience": int(point["budget"]),
-                    "cumulative_loss": float(np.mean(point["objective"])),
+                    FAMILIES["lending"].objective: float(np.mean(point["objective"])),
                     "episodes": len(point["objective"]),
                     **{k[len("mean_") :]: v for k, v in point.items() if k.startswith("mean_")},
                 }
