@@ -165,25 +165,27 @@ SUITES: dict[str, Suite] = {
             "Jiang et al. 2021, Table 1 (linear link, real datasets)",
             f"{_SUITES}jiang:Settings",
             f"{_SUITES}jiang:run_jiang",
-            "19 min 27 s of wall time, 2,202 CPU s, with --workers 2 on a 2-core machine "
-            f"({_RESULTS}jiang-linear.md, run of 22 Nov 2026)",
+            "122 CPU minutes (91 + 31: two processes, the run stopped once and resumed) for "
+            "the default 17,000 episodes with fit=paper; the legacy fit's took 37 CPU minutes, "
+            f"19 min 27 s of wall time with --workers 2 ({_RESULTS}jiang-linear.md)",
         ),
         Suite(
             "jiang-logistic",
             "Jiang et al. 2021, Table 2 (logistic link, real datasets)",
             f"{_SUITES}jiang:Settings",
             f"{_SUITES}jiang:run_jiang",
-            "19 min 40 s of wall time, 1,947 CPU s, with --workers 2 on a 2-core machine "
-            f"({_RESULTS}jiang-logistic.md, run of 22 Nov 2026)",
+            "fit=paper: 65 min of wall time for the first 7,140 episodes at load 10-27 (CPU "
+            "not recorded), 10 min 52 s and 604 CPU s for the other 9,860; the legacy fit's "
+            f"17,000: 19 min 40 s wall, 1,947 CPU s, --workers 2 ({_RESULTS}jiang-logistic.md)",
         ),
         Suite(
             "sculley-spam",
             "Sculley 2007, apple tasting on spam streams",
             f"{_SUITES}sculley:SpamSettings",
             f"{_SUITES}sculley:run_sculley",
-            "1 h 53 min of wall time and 1,520 CPU s, plus a second command's 360 CPU s for the "
-            "SVM cells, on a 2-core machine at load average 17-23 "
-            f"({_RESULTS}sculley-spam.md, run of 2026-11-23)",
+            "1 h 53 min of wall time and 1,520 CPU s with --workers 2 at load average 17-23, "
+            "a second command's 360 CPU s beside it, 150 earlier episodes reused from a store "
+            f"({_RESULTS}sculley-spam.md, 2026-11-23)",
         ),
         Suite(
             "sculley-reuters",
@@ -197,8 +199,9 @@ SUITES: dict[str, Suite] = {
             "Shah and Manwani 2020, online reject option",
             f"{_SUITES}shah:Settings",
             f"{_SUITES}shah:run_shah",
-            "phishing 39 min of wall time with --workers 2, guide 67.4 min with 1 worker at "
-            f"load average 10-25 (the two datasets run apart; {_RESULTS}shah-reject.md)",
+            "phishing 39 min of wall time with --workers 2; guide's last invocation (resumed "
+            "after a stop) 67.4 min with 1 worker at load average 10-25 (the datasets run "
+            f"apart; {_RESULTS}shah-reject.md)",
         ),
         Suite(
             "bose-services",
