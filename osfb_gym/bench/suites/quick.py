@@ -15,6 +15,7 @@ own modules here; :mod:`osfb_gym.bench.catalog` names every suite.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import time
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ from osfb_gym.bench.report import Report, mean_se
 from osfb_gym.bench.run import run_cells, write_outputs
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, env_arguments
 from osfb_gym.core.family import FAMILIES
+from osfb_gym.core.optional import missing_message
 from osfb_gym.core.validation import check_int
 
 NAME = "quick"
@@ -81,13 +83,18 @@ QUICK = SweepSpec(
 
 
 def rl_missing() -> str | None:
-    """Return why the PPO row cannot run here (stable-baselines3 missing), or None."""
-    from agents.rl import algorithm
+    """Return why the PPO row cannot run here (the ``[rl]`` extra is missing), or None.
 
-    try:
-        algorithm("PPO")
-    except ImportError as error:  # MissingExtraError: the one line naming the extra
-        return str(error)
+    Looked up, not imported: this process then need not load torch (its workers
+    import what their cells use).
+    """
+    for module in ("stable_baselines3", "torch"):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):  # a broken or hidden install
+            found = False
+        if not found:
+            return missing_message(module, "PPO")
     return None
 
 
