@@ -34,6 +34,26 @@ class _Defaults(argparse.HelpFormatter):
         return text
 
 
+class _SuiteHelp(argparse.Action):
+    """``run --help``; after a suite's name, also its settings, defaults, types and cost."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, *_: Any) -> NoReturn:
+        from osfb_gym.bench.catalog import help_text
+
+        suite, text = getattr(namespace, "suite", None), ""
+        if suite is not None:
+            try:
+                text = f"\n{help_text(suite)}"
+            except ValueError as error:  # an unknown suite: the one-line error
+                parser.error(str(error))
+        parser.print_help()
+        print(text, end="\n" if text else "")
+        parser.exit()
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line: a usage block would bury the error
         self.exit(2, f"{self.prog}: error: {message}\n")
@@ -191,7 +211,7 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
             _f("--data-home", "folder of the dataset files", **_HOME),
             _f(
                 "--set",
-                "a suite's setting (see `osfb-bench list`)",
+                "a suite's setting (`osfb-bench run SUITE --help` lists them)",
                 dest="settings",
                 type=_setting,
                 action="append",
@@ -265,7 +285,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, (summary, flags, handler) in _COMMANDS.items():
-        command = commands.add_parser(name, help=summary, formatter_class=_Defaults)
+        command = commands.add_parser(
+            name, help=summary, formatter_class=_Defaults, add_help=name != "run"
+        )
+        if name == "run":  # SUITE --help adds the suite's settings and cost
+            helps = "show this help; after SUITE, its settings, their defaults and its cost"
+            command.add_argument("-h", "--help", action=_SuiteHelp, help=helps)
         command.set_defaults(handler=handler)
         for flag, kwargs in flags:
             command.add_argument(flag, **kwargs)

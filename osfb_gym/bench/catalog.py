@@ -1,14 +1,21 @@
 """The built-in suites by name, and how ``osfb-bench run NAME`` starts each one.
 
 This module imports nothing heavy, so ``osfb-bench --help`` can name the
-suites at once; a suite's module is imported when the suite runs. Every suite
-takes the same options (:class:`RunOptions`); what only one suite has (a
-paper's datasets, its grid of alphas) is a ``--set key=value`` setting,
-checked here and named in the error when it is unknown or bad.
+suites at once; a suite's module is imported when the suite runs or its help
+is asked for. Every suite takes the same options (:class:`RunOptions`); what
+only one suite has (a paper's datasets, its grid of alphas) is a ``--set
+key=value`` setting: a field of the suite's frozen settings dataclass, whose
+type says how its text is read (:func:`settings_of`), checked here and named
+in the error when it is unknown or bad.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import math
+import re
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,18 +62,42 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class Suite:
-    """A built-in suite: what ``list`` says about it, its settings and its run function.
+    """A built-in suite: what ``list`` says about it, its settings, run function and cost.
 
-    ``settings`` maps each ``--set`` key to how its text is read (a key of
-    :data:`KINDS`). ``run`` is ``"module:function"`` (or the function):
+    ``settings`` is ``"module:Class"`` of a frozen dataclass whose fields (but
+    ``seeds`` and ``horizon``, which are flags) are the ``--set`` keys, with
+    their types and defaults (None: no settings). ``run`` is
+    ``"module:function"`` (or the function):
     ``run(name, out, seeds=, horizon=, data_home=, **engine, **settings)``
-    returns a :class:`~osfb_gym.bench.report.Report`.
+    returns a :class:`~osfb_gym.bench.report.Report`. ``cost`` is the measured
+    cost of the default run and where it was recorded.
     """
 
     name: str
     summary: str
-    settings: dict[str, str]
+    settings: str | None
     run: str | Callable[..., Any]
+    cost: str = "not measured"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One ``--set`` key of a suite: its type, default, how its text is read, what it is."""
+
+    key: str
+    type: str
+    default: Any
+    kind: str
+    help: str = ""
+
+    def text(self) -> str:
+        """Return the default as ``--set key=`` would take it (lists comma-separated)."""
+        value = self.default
+        if self.kind == "alphas":  # powers of 2: LOW:HIGH
+            return f"{round(math.log2(min(value)))}:{round(math.log2(max(value)))}"
+        if isinstance(value, tuple | list):
+            return ",".join(map(str, value))
+        return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -114,73 +145,81 @@ KINDS: dict[str, tuple[Callable[[str], Any], str]] = {
     "bool": (_bool, "expects true or false"),
     "text": (str, ""),
 }
-_JIANG = {"datasets": "names", "alphas": "alphas", "splits": "count", "fit": "text"}
-_RL = {
-    "families": "names",
-    "regimes": "names",
-    "fixed_views": "names",
-    "resampled_views": "names",
-    "algos": "names",
-    "budgets": "counts",
-    "episodes": "count",
-    "validation_seeds": "count",
-    "n_steps": "counts",
-    "ent_coef": "floats",
-    "batch_size": "count",
-}
 _SUITES = "osfb_gym.bench.suites."
+#: where the measured costs below were written down
+_BENCH, _RESULTS = "docs/benchmark.md", "docs/results/"
 
 SUITES: dict[str, Suite] = {
     suite.name: suite
     for suite in (
         Suite(
             "quick",
-            "every env family, its principled agents and PPO (the main job)",
-            {"total_timesteps": "count"},
-            "osfb_gym.bench.suites.quick:run",
+            "every env family, its principled agents and PPO after equal experience (the main job)",
+            f"{_SUITES}quick:Settings",
+            f"{_SUITES}quick:run",
+            "99 s of CPU with 1 worker; wall time follows the machine's load: 7 min 55 s on a "
+            f"2-core VM at load average 7-9 ({_BENCH}, Speed, measured 2026-11-28)",
         ),
         Suite(
             "jiang-linear",
             "Jiang et al. 2021, Table 1 (linear link, real datasets)",
-            _JIANG,
+            f"{_SUITES}jiang:Settings",
             f"{_SUITES}jiang:run_jiang",
+            "122 CPU minutes (91 + 31: two processes, the run stopped once and resumed) for "
+            "the default 17,000 episodes with fit=paper; the legacy fit's took 37 CPU minutes, "
+            f"19 min 27 s of wall time with --workers 2 ({_RESULTS}jiang-linear.md)",
         ),
         Suite(
             "jiang-logistic",
             "Jiang et al. 2021, Table 2 (logistic link, real datasets)",
-            _JIANG,
+            f"{_SUITES}jiang:Settings",
             f"{_SUITES}jiang:run_jiang",
+            "fit=paper: 65 min of wall time for the first 7,140 episodes at load 10-27 (CPU "
+            "not recorded), 10 min 52 s and 604 CPU s for the other 9,860; the legacy fit's "
+            f"17,000: 19 min 40 s wall, 1,947 CPU s, --workers 2 ({_RESULTS}jiang-logistic.md)",
         ),
         Suite(
             "sculley-spam",
             "Sculley 2007, apple tasting on spam streams",
-            {"datasets": "names", "learners": "names"},
+            f"{_SUITES}sculley:SpamSettings",
             f"{_SUITES}sculley:run_sculley",
+            "1 h 53 min of wall time and 1,520 CPU s with --workers 2 at load average 17-23, "
+            "a second command's 360 CPU s beside it, 150 earlier episodes reused from a store "
+            f"({_RESULTS}sculley-spam.md, 2026-11-23)",
         ),
         Suite(
             "sculley-reuters",
             "Sculley 2007, minority topics of Reuters R8",
-            {"topics": "names", "learners": "names", "svm_seeds": "count", "full_grid": "bool"},
+            f"{_SUITES}sculley:ReutersSettings",
             f"{_SUITES}sculley:run_sculley",
+            f"41.0 min, one process, 2,808 episodes ({_RESULTS}sculley-reuters.md)",
         ),
         Suite(
             "shah-reject",
             "Shah and Manwani 2020, online reject option",
-            {"datasets": "names", "gammas": "gammas"},
+            f"{_SUITES}shah:Settings",
             f"{_SUITES}shah:run_shah",
+            "phishing 39 min of wall time with --workers 2; guide's last invocation (resumed "
+            "after a stop) 67.4 min with 1 worker at load average 10-25 (the datasets run "
+            f"apart; {_RESULTS}shah-reject.md)",
         ),
         Suite(
             "bose-services",
             "Bose et al. (AcQUIre), multi-service user choice",
-            {},
+            None,
             f"{_SUITES}bose:run_bose",
+            "38 min of wall time (17:47-18:25 UTC; 1 worker, resumed with --workers 2) on a "
+            "2-core VM at load average 18-21, MovieLens 10M absent "
+            f"({_RESULTS}bose-services.md, its header, 23 Nov 2026)",
         ),
         Suite(
             "rl-vs-principled",
             "does generic RL beat the principled agents? equal experience, "
             "tuned, 5 runs, bootstrap CIs",
-            _RL,
+            f"{_SUITES}rl_vs_principled:Protocol",
             f"{_SUITES}rl_vs_principled:run",
+            "35 min of wall time, 70 worker-minutes, with --workers 2 on a 2-core shared VM "
+            "(docs/reproductions/rl-vs-principled.md, Measured)",
         ),
     )
 }
@@ -192,6 +231,89 @@ ALIASES: dict[str, str] = {
     "sculley-minority": "sculley-reuters",
     "rl-vs-bandit": "rl-vs-principled",
 }
+
+
+#: what a field's type reads as: the key of :data:`KINDS`
+_KIND_OF_TYPE = {
+    tuple[str, ...]: "names",
+    tuple[int, ...]: "counts",
+    tuple[float, ...]: "floats",
+    int: "count",
+    bool: "bool",
+    str: "text",
+}
+#: fields of a settings dataclass given by a flag of every suite, not by --set
+_FLAGS = ("seeds", "horizon")
+
+
+def _comments(cls: type) -> dict[str, str]:
+    """Return each field's ``#:`` comment in ``cls``'s source (what Sphinx documents)."""
+    try:
+        lines = inspect.getsource(cls).splitlines()
+    except (OSError, TypeError):  # pragma: no cover - no source (a frozen app)
+        return {}
+    found, comment = {}, []
+    for line in lines:
+        text = line.strip()
+        if text.startswith("#:"):
+            comment.append(text[2:].strip())
+        elif (match := re.match(r"(\w+)\s*:", text)) and comment:
+            found[match.group(1)] = " ".join(comment)
+            comment = []
+        else:
+            comment = []
+    return found
+
+
+def settings_of(suite: Suite) -> dict[str, Setting]:
+    """Return ``suite``'s ``--set`` settings, read from its settings dataclass.
+
+    A field's kind comes from its type (``tuple[str, ...]`` reads a comma-separated
+    list, ``int`` a positive integer, ...) or from its ``metadata["kind"]`` (e.g.
+    ``"alphas"``: ``LOW:HIGH``, powers of 2); its help from its ``#:`` comment.
+    """
+    if not suite.settings:
+        return {}
+    from osfb_gym.core.family import load
+
+    cls = load(suite.settings)
+    hints, comments = typing.get_type_hints(cls), _comments(cls)
+    found = {}
+    for item in dataclasses.fields(cls):
+        if item.name in _FLAGS:
+            continue
+        kind = item.metadata.get("kind") or _KIND_OF_TYPE.get(hints[item.name])
+        if kind not in KINDS:
+            raise TypeError(f"setting {item.name} of {suite.name}: no reader for {item.type}")
+        found[item.name] = Setting(
+            item.name, str(item.type), item.default, kind, comments.get(item.name, "")
+        )
+    return found
+
+
+def help_text(name: str) -> str:
+    """Return what ``osfb-bench run NAME --help`` adds: the settings and the measured cost."""
+    suite = get(name)
+    settings = settings_of(suite)
+    lines = [f"{suite.name}: {suite.summary}", ""]
+    if settings:
+        lines.append("settings (--set KEY=VALUE; lists comma-separated):")
+        width = max(len(key) for key in settings)
+        for setting in settings.values():
+            lines.append(f"  {setting.key:{width}s}  {setting.type} = {setting.text()}")
+            if setting.help:
+                lines.append(f"  {'':{width}s}    {setting.help}")
+    else:
+        lines.append("settings: none (--set takes no key)")
+    if suite.settings:  # the flags' defaults where the settings hold them
+        from osfb_gym.core.family import load
+
+        flags = [f for f in dataclasses.fields(load(suite.settings)) if f.name in _FLAGS]
+        if flags:
+            given = ", ".join(f"--{f.name} {f.default}" for f in flags)
+            lines += ["", f"this suite's defaults of the flags: {given}"]
+    lines += ["", f"cost of the default run: {suite.cost}"]
+    return "\n".join(lines)
 
 
 def get(name: str) -> Suite:
@@ -207,13 +329,14 @@ def run(name: str, out: str | Path, options: RunOptions) -> str:
     from osfb_gym.core.family import load
 
     suite = get(name)
-    unknown = sorted(set(options.settings) - set(suite.settings))
+    known = settings_of(suite)
+    unknown = sorted(set(options.settings) - set(known))
     if unknown:
         raise ValueError(
             f"--set {unknown[0]}: suite {suite.name} has no such setting; "
-            f"its settings: {', '.join(suite.settings) or 'none'}"
+            f"its settings: {', '.join(known) or 'none'}"
         )
-    settings = {key: options.setting(key, *KINDS[suite.settings[key]]) for key in options.settings}
+    settings = {key: options.setting(key, *KINDS[known[key].kind]) for key in options.settings}
     function = load(suite.run) if isinstance(suite.run, str) else suite.run
     return str(
         function(
@@ -234,12 +357,10 @@ def describe() -> str:
     from osfb_gym.bench.sweep import agents_for
     from osfb_gym.core.family import FAMILIES
 
-    lines = ["suites (settings for --set in brackets):"]
-    lines += [
-        f"  {suite.name:16s} {suite.summary}"
-        + (f" [{', '.join(suite.settings)}]" if suite.settings else "")
-        for suite in SUITES.values()
-    ]
+    lines = ["suites (settings for --set in brackets; `osfb-bench run NAME --help` for more):"]
+    for suite in SUITES.values():
+        keys = ", ".join(settings_of(suite))
+        lines.append(f"  {suite.name:16s} {suite.summary}" + (f" [{keys}]" if keys else ""))
     lines.append("aliases: " + ", ".join(f"{alias} -> {name}" for alias, name in ALIASES.items()))
     lines.append("environments (family: objective, direction):")
     for entry in ENVS:

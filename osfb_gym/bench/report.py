@@ -160,21 +160,25 @@ def tuned_table(
     lower_is_better: bool = True,
     extra: tuple[str, ...] = (),
 ) -> str:
-    """Return a markdown table of each agent's tuned ``metric`` per setting (mean ± std).
+    """Return a markdown table of each agent's tuned ``metric`` per setting (mean ± s.e.).
 
-    ``extra`` metrics are shown as means of the chosen setting's seeds.
+    The spread is the standard error of the mean over seeds (left out with one
+    seed), and the column's header says so. ``extra`` metrics are shown as means
+    of the chosen setting's seeds.
 
     >>> frame = pd.DataFrame({"setting": "s", "agent": "A", "seed": [0, 1], "params": "{}",
     ...                       "loss": [1.0, 3.0]})
-    >>> "2 ± 1.4" in tuned_table(frame, "loss")
-    True
+    >>> print(tuned_table(frame, "loss"))
+    | setting   | agent   | loss (mean ± s.e.)   |   seeds |
+    |:----------|:--------|:---------------------|--------:|
+    | s         | A       | 2 ± 1                |       2 |
     """
     best = tuned(results, metric, lower_is_better=lower_is_better)
     grouped = best.groupby(["setting", "agent"], sort=False)
-    mean, std = grouped[metric].mean(), grouped[metric].std().fillna(0.0)
+    mean, error = grouped[metric].mean(), grouped[metric].sem()
     table = pd.DataFrame(index=mean.index)
     table["chosen"] = grouped["chosen"].first()
-    table[metric] = [f"{m:.4g} ± {s:.2g}" for m, s in zip(mean, std, strict=True)]
+    table[f"{metric} (mean ± s.e.)"] = [mean_se(m, e) for m, e in zip(mean, error, strict=True)]
     for name in extra:
         if name in best:
             table[name] = grouped[name].mean().round(3)
@@ -185,6 +189,15 @@ def tuned_table(
 
 
 # ---------------------------------------------------------------------------- tables
+def mean_se(mean: float, error: float) -> str:
+    """Format ``mean ± error`` (a standard error) as the tables do; a NaN error is left out.
+
+    >>> mean_se(2.0, 1.0), mean_se(0.2979, 0.0443), mean_se(3.0, float("nan"))
+    ('2 ± 1', '0.2979 ± 0.044', '3')
+    """
+    return f"{mean:.4g} ± {error:.2g}" if np.isfinite(error) else f"{mean:.4g}"
+
+
 def cell(mean: float, spread: float, digits: str = ".4g") -> str:
     """Format a table cell ``mean ± spread``; a spread that is not finite is left out.
 

@@ -57,8 +57,8 @@ def train(
         Env copies (each in SB3's ``Monitor``, seeded ``seed + i``) in a
         ``DummyVecEnv`` or (``"subproc"``) processes; ``seed`` seeds the algorithm too.
     tensorboard_log, progress_bar, callback, torch_threads
-        TensorBoard's folder, SB3's progress bar (needs ``rich``), an SB3
-        callback, torch's process-wide thread count (None: left alone).
+        TensorBoard's folder, a progress bar of the env steps (:func:`progress`), an
+        SB3 callback, torch's process-wide thread count (None: left alone).
     normalize, normalize_reward
         SB3's ``VecNormalize`` of observations (its statistics travel with the
         model, and :class:`~agents.rl.SB3Agent` applies them frozen) and of
@@ -82,8 +82,6 @@ def train(
     algorithm_class = algorithm(algo)  # the one-line ImportError first, when [rl] is missing
     if tensorboard_log is not None:
         require_for_argument("tensorboard", "tensorboard_log")
-    if progress_bar:
-        require_for_argument("rich", "progress_bar=True (SB3's progress bar)")
     if torch_threads is not None:
         import torch
 
@@ -120,8 +118,51 @@ def train(
         tensorboard_log=None if tensorboard_log is None else str(tensorboard_log),
         **(algo_kwargs or {}),
     )
-    model.learn(total_timesteps=total_timesteps, progress_bar=progress_bar, callback=callback)
+    if progress_bar:
+        from stable_baselines3.common.callbacks import CallbackList
+
+        bar = progress(f"training {algo} on {env_id}", total_timesteps)
+        callback = bar if callback is None else CallbackList([callback, bar])
+    model.learn(total_timesteps=total_timesteps, callback=callback)
     return model
+
+
+def steps_taken(model: Any, total_timesteps: int) -> int:
+    """Return the env steps ``model.learn(total_timesteps)`` takes: on-policy, whole rollouts.
+
+    PPO, A2C and RecurrentPPO collect ``n_steps`` steps in each of ``n_envs`` envs
+    before they stop, so they end at the next multiple of a rollout; other algorithms
+    (DQN) at ``total_timesteps``.
+    """
+    rollout = int(getattr(model, "n_steps", 0)) * int(getattr(model, "n_envs", 1))
+    return -(-total_timesteps // rollout) * rollout if rollout > 0 else total_timesteps
+
+
+def progress(desc: str, total_timesteps: int) -> Any:
+    """Return an SB3 callback drawing a tqdm bar of the env steps a training run takes.
+
+    The bar's total is the steps the run really takes (:func:`steps_taken`), so it
+    ends at its total, e.g. ``10,240/10,240 step`` for PPO's default rollouts of 2,048
+    asked for 10,000.
+    """
+    from stable_baselines3.common.callbacks import BaseCallback
+    from tqdm.auto import tqdm
+
+    class Progress(BaseCallback):
+        def _on_training_start(self) -> None:
+            total = steps_taken(self.model, total_timesteps)
+            self.bar = tqdm(total=total, desc=desc, unit="step", unit_scale=False)
+
+        def _on_step(self) -> bool:
+            self.bar.update(self.model.num_timesteps - self.bar.n)
+            return True
+
+        def _on_training_end(self) -> None:
+            self.bar.total = max(self.bar.total, self.bar.n)  # never past its total
+            self.bar.refresh()
+            self.bar.close()
+
+    return Progress()
 
 
 def model_path(folder: str | Path, algo: str, env_id: str, seed: int) -> Path:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ def run_cells(
     address: str | None = None,
     chunk_size: int | None = None,
     progress: bool = True,
+    label: str | None = None,
 ) -> tuple[pd.DataFrame, int]:
     """Validate ``spec``, run its unfinished cells into the store; return every row, how many ran.
 
@@ -51,7 +53,8 @@ def run_cells(
     :attr:`~osfb_gym.bench.sweep.Cell.tags`. ``resume`` skips the cells already stored
     (else every cell runs again and replaces its file); RL models are trained
     first, under ``out/models``; the other options are
-    :func:`osfb_gym.bench.executors.execute`'s; ``progress`` shows a bar with the ETA.
+    :func:`osfb_gym.bench.executors.execute`'s; ``progress`` shows a bar of the cells
+    finished, with the ETA, named ``label`` (default: ``osfb-bench <spec name>``).
     """
     validate(spec)
     store = ResultStore(out)
@@ -59,7 +62,8 @@ def run_cells(
     finished = store.done() if resume else set()
     todo = [cell for cell in cells if cell.key not in finished]
     models = train_models(todo, out / "models", progress=progress)
-    with tqdm(total=len(todo), desc=f"osfb-bench {spec.name}", disable=not progress) as bar:
+    desc = label or f"osfb-bench {spec.name}"
+    with tqdm(total=len(todo), desc=desc, unit="cell", disable=not progress) as bar:
 
         def write(rows: list[dict[str, Any]]) -> None:
             for row in rows:
@@ -107,19 +111,27 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, **engine: Any) -> Report:
     return report
 
 
-def write_outputs(spec: SweepSpec, results: pd.DataFrame, out: Path) -> Report:
+def write_outputs(
+    spec: SweepSpec,
+    results: pd.DataFrame,
+    out: Path,
+    *,
+    sections: Sequence[str] = (),
+    frames: dict[str, pd.DataFrame] | None = None,
+) -> Report:
     """Write ``results.csv``, the per-family tuned tables (``table.md``) and plots.
 
     The plots show each agent's tuned setting's curves over seeds (``R_t / t``;
-    the per-step loss for services).
+    the per-step loss for services). ``sections`` (markdown) follow the tables on
+    the page; ``frames`` are more CSVs to write (:func:`~osfb_gym.bench.report.save_report`).
     """
     out.mkdir(parents=True, exist_ok=True)
-    sections, plots = [], []
+    tables, plots = [], []
     for family in dict.fromkeys(family_of(env_id) for env_id in results["env_id"]):
         rows = results[[family_of(env_id) is family for env_id in results["env_id"]]]
         metric, lower = family.objective, family.lower_is_better
         best = tuned(rows, metric, lower_is_better=lower)
-        sections.append(
+        tables.append(
             f"## {family.name}: {metric} ({family.direction} is better; tuned setting per agent)"
             "\n\n" + tuned_table(rows, metric, lower_is_better=lower, extra=family.columns)
         )
@@ -136,14 +148,14 @@ def write_outputs(spec: SweepSpec, results: pd.DataFrame, out: Path) -> Report:
                 title=f"{spec.name}: {family.name}{band}",
             )
         )
-    table = "\n\n".join(sections)
+    table = "\n\n".join([*tables, *sections])
     header = f"# osfb-bench {spec.name}\n\n{spec.description}\n\n" if spec.description else ""
-    frames = {"results": results.drop(columns=[c for c in results if c.startswith("curve_")])}
+    stored = results.drop(columns=[c for c in results if c.startswith("curve_")])
     return save_report(
         out,
         "table.md",
         f"{header or f'# osfb-bench {spec.name}'}\n\n{table}\n",
-        frames,
+        {"results": stored, **(frames or {})},
         plots,
         results=results,
         table=table,

@@ -23,12 +23,20 @@ def test_quick_suite_writes_results_tables_and_plots(tmp_path, capsys):
     for agent in ("Adaptive", "Greedy", "PPO", "MarginPerceptron", "DSAL", "AcQUIre"):
         assert f"| {agent} " in printed
     assert "alpha=" in printed  # the tuned OneSidedEpsilonGreedy reports its chosen alpha
+    assert "cumulative_loss (mean ± s.e.)" in printed and "± std" not in printed
     results = pd.read_csv(tmp_path / "results.csv")
-    # lending 3 settings x 2 agents + 2 x 4 alphas + PPO, apple 3, reject 3, services 4
-    assert len(results) == (6 + 8 + 1 + 3 + 3 + 4) * 2
+    # lending 2 settings x 2 agents + 2 x 4 alphas, apple 3, reject 3, services 4
+    assert len(results) == (4 + 8 + 3 + 3 + 4) * 2
     assert not results.duplicated(["key"]).any()
     horizon = results[results["env_id"] != "MultiServiceChoice-v0"]["steps"]
     assert set(horizon) == {20.0}
+    # the fixed world: every agent scored after 0 and after 64 steps of its run's world
+    experience = pd.read_csv(tmp_path / "experience.csv")
+    assert len(experience) == 3 * 2 * 2  # agents x runs x checkpoints
+    for _, block in experience.groupby("experience"):
+        assert sorted(block["agent"]) == sorted(["Greedy", "Adaptive", "PPO"] * 2)
+    assert set(experience["experience"]) == {0, 64}
+    assert "| experience (env steps)" in printed.replace("|   experience", "| experience")
     assert (tmp_path / "table.md").read_text().startswith("# osfb-bench quick")
     for png in ("average_loss_lending", "average_loss_reject", "loss_vs_k_services"):
         assert (tmp_path / f"{png}.png").read_bytes()[:4] == b"\x89PNG"
@@ -36,6 +44,78 @@ def test_quick_suite_writes_results_tables_and_plots(tmp_path, capsys):
     assert main([*argv, "--resume"]) == 0
     assert "0 run now, 50 resumed" in capsys.readouterr().out
     assert pd.read_csv(tmp_path / "results.csv").equals(results)
+    assert pd.read_csv(tmp_path / "experience.csv").equals(experience)
+
+
+def test_quick_without_the_rl_extra_runs_the_rest_and_skips_ppo_in_one_line(tmp_path):
+    from tests.osfb_gym.core.test_optional import run_without_extras
+
+    printed = run_without_extras(
+        f"""
+        import contextlib, io
+        from osfb_gym.cli import main
+
+        stderr = io.StringIO()
+        argv = ["run", "quick", "--seeds", "2", "--horizon", "10", "--set", "total_timesteps=30",
+                "--no-progress", "--out", {str(tmp_path)!r}]
+        with contextlib.redirect_stderr(stderr):
+            code = main(argv)
+        print("exit", code, repr(stderr.getvalue()))
+        print(sorted(m for m in HIDDEN if m in sys.modules))
+        """
+    )
+    lines = printed.splitlines()
+    assert lines[-2:] == ["exit 0 ''", "[]"]
+    assert "| PPO " not in printed
+    skipped = [line for line in lines if "skipped" in line]
+    assert skipped == [
+        "The PPO row was skipped: PPO needs stable-baselines3: pip install 'osfb-gym[rl]' "
+        "(in a clone: pip install -e '.[rl]')."
+    ]
+    experience = pd.read_csv(tmp_path / "experience.csv")
+    assert set(experience["agent"]) == {"Greedy", "Adaptive"}
+    assert set(experience["experience"]) == {0, 30}
+    assert "## services:" in printed and "| lending fixed world (T=10)" in printed
+
+
+def test_quick_gives_every_agent_of_the_fixed_world_the_same_experience_and_episodes():
+    from osfb_gym.bench.suites.quick import Settings, fixed_world
+
+    cells = fixed_world(Settings(total_timesteps=1_000, episodes=3), seeds=(0, 1, 2)).cells()
+    assert sorted({cell.agent for cell in cells}) == ["Adaptive", "Greedy", "PPO"]
+    for key in ("budgets", "episodes", "regime", "split"):
+        assert len({repr(cell.params[key]) for cell in cells}) == 1, key
+    assert {cell.params["budgets"][0] for cell in cells} == {1_000}
+    assert {cell.seed for cell in cells} == {0, 1, 2}  # a run a seed, for every agent
+    no_rl = fixed_world(Settings(), seeds=(0,), rl=False).cells()
+    with pytest.raises(ValueError, match="total_timesteps"):
+        Settings(total_timesteps=0)
+    assert sorted(cell.agent for cell in no_rl) == ["Adaptive", "Greedy"]
+
+
+def test_the_fixed_world_table_keeps_each_experience_apart_with_standard_errors():
+    from osfb_gym.bench.suites.quick import experience_table
+
+    frame = pd.DataFrame(
+        {
+            "setting": "w",
+            "agent": ["Greedy", "PPO"] * 4,
+            "seed": [0, 0, 1, 1] * 2,
+            "experience": [0] * 4 + [100] * 4,
+            "cumulative_loss": [1.0, 9.0, 3.0, 11.0, 0.5, 1.0, 0.5, 3.0],
+            "approval_rate": 0.5,
+        }
+    )
+    table = experience_table(frame).splitlines()
+    assert "cumulative_loss (mean ± s.e.)" in table[0] and "runs" in table[0]
+    rows = [[part.strip() for part in line.split("|")[1:-1]] for line in table[2:]]
+    assert [row[1:3] for row in rows] == [
+        ["0", "Greedy"],
+        ["0", "PPO"],
+        ["100", "Greedy"],
+        ["100", "PPO"],
+    ]
+    assert [row[3] for row in rows] == ["2 ± 1", "10 ± 1", "0.5 ± 0", "2 ± 1"]
 
 
 def test_list_names_suites_envs_and_agents(capsys):
@@ -179,7 +259,7 @@ def test_a_bug_shows_its_traceback_and_asks_for_a_report(monkeypatch, capsys):
     def broken(name, out, **given):
         raise KeyError("a bug")
 
-    monkeypatch.setitem(catalog.SUITES, "quick", catalog.Suite("quick", "", {}, broken))
+    monkeypatch.setitem(catalog.SUITES, "quick", catalog.Suite("quick", "", None, broken))
     assert main(["run", "quick"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and "KeyError: 'a bug'" in err and "please report it" in err
@@ -217,3 +297,62 @@ def test_every_kind_of_setting_reads_its_text_or_refuses_it(kind, text, value):
             parse(text)
     else:
         assert parse(text) == value
+
+
+@pytest.mark.parametrize(
+    "name", ["quick", "jiang-linear", "sculley-reuters", "shah-reject", "rl-vs-principled"]
+)
+def test_run_suite_help_lists_its_settings_with_types_defaults_and_the_measured_cost(name, capsys):
+    from osfb_gym.bench.catalog import SUITES, settings_of
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", name, "--help"])
+    assert exit_info.value.code == 0
+    printed = capsys.readouterr().out
+    assert "usage: osfb-bench run" in printed  # the flags first, then the suite's part
+    settings = settings_of(SUITES[name])
+    assert settings
+    assert f"{name}: {SUITES[name].summary}" in printed
+    for setting in settings.values():
+        assert f"  {setting.key}" in printed and f"{setting.type} = {setting.text()}" in printed
+    cost = [line for line in printed.splitlines() if line.startswith("cost of the default run:")]
+    assert len(cost) == 1 and "docs/" in cost[0]  # a measured number, with where it is written
+
+
+def test_the_settings_are_the_fields_of_each_suites_settings_dataclass():
+    import dataclasses
+
+    from osfb_gym.bench.catalog import SUITES, settings_of
+    from osfb_gym.bench.suites.quick import Settings
+    from osfb_gym.bench.suites.rl_vs_principled import Protocol
+
+    protocol = [f.name for f in dataclasses.fields(Protocol) if f.name not in ("seeds", "horizon")]
+    assert list(settings_of(SUITES["rl-vs-principled"])) == protocol
+    quick = settings_of(SUITES["quick"])
+    assert {key: s.default for key, s in quick.items()} == dataclasses.asdict(Settings())
+    assert quick["total_timesteps"].type == "int" and quick["total_timesteps"].text() == "10000"
+    assert settings_of(SUITES["jiang-logistic"])["alphas"].text() == "-10:3"
+    assert settings_of(SUITES["bose-services"]) == {}
+    assert all("docs/" in suite.cost for suite in SUITES.values())  # each cost says its source
+
+
+def test_every_default_shown_in_a_suites_help_reads_back_as_that_default():
+    from osfb_gym.bench.catalog import KINDS, SUITES, settings_of
+
+    for suite in SUITES.values():
+        for setting in settings_of(suite).values():
+            parse, _ = KINDS[setting.kind]
+            read = parse(setting.text())
+            expected = setting.default
+            if isinstance(expected, tuple) and setting.kind != "names":
+                assert read == pytest.approx(expected), (suite.name, setting.key)
+            else:
+                assert read == expected, (suite.name, setting.key)
+
+
+def test_help_of_an_unknown_suite_is_the_one_line_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "nope", "--help"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "unknown suite 'nope'" in err
+    assert len(err.strip().splitlines()) == 1

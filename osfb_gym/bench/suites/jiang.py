@@ -138,6 +138,20 @@ JIANG_SUITES = {
 }
 
 
+@dataclass(frozen=True)
+class Settings:
+    """The ``--set`` keys of the ``jiang-*`` suites, with :class:`JiangSuite`'s defaults."""
+
+    #: the datasets to run (of those found under the data home)
+    datasets: tuple[str, ...] = JiangSuite.datasets
+    #: the grid of every method's alpha (Adaptive's rho), LOW:HIGH as powers of 2
+    alphas: tuple[float, ...] = field(default=JiangSuite.alphas, metadata={"kind": "alphas"})
+    #: the paper's random splits: seeds 0..splits-1
+    splits: int = len(JiangSuite.seeds)
+    #: the learners' fit: "paper" or "legacy" (the fit before the fidelity work)
+    fit: str = JiangSuite.fit
+
+
 def run_jiang(
     suite: str | JiangSuite,
     out_dir: str | Path,

@@ -1,45 +1,80 @@
 """``quick``, the main job: every env family, its principled agents and PPO, in minutes.
 
-Lending: Greedy and Adaptive on the default logistic world and on Theorem 1's greedy
-trap, OneSidedEpsilonGreedy tuned over alpha as the paper tunes its baselines, and PPO
-(10,000 env steps) beside them on a fixed world; apple tasting, reject option and
-services: each family's principled agents on its registered defaults. The paper suites
-have their own modules here; :mod:`osfb_gym.bench.catalog` names every suite.
+Two stages on the engine. :data:`QUICK`: lending's Greedy and Adaptive on the
+default logistic world and on Theorem 1's greedy trap, OneSidedEpsilonGreedy
+tuned over alpha as the paper tunes its baselines; apple tasting, reject
+option and services: each family's principled agents on its registered
+defaults. :func:`fixed_world`: Greedy, Adaptive and PPO on a fixed lending
+world, each scored after the same N env steps of that world and at 0, by the
+equal-experience cells of :mod:`osfb_gym.bench.experience` (run ``s`` plays
+world ``s`` and trains on its own seed). Without stable-baselines3 the PPO
+row is left out and the run says so in one line. The paper suites have their
+own modules here; :mod:`osfb_gym.bench.catalog` names every suite.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from osfb_gym.bench.report import Report
-from osfb_gym.bench.run import run_suite
-from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
+import numpy as np
+import pandas as pd
 
-#: the settings of the lending agents tuned on the default and trap worlds
+from osfb_gym.bench.report import Report, mean_se
+from osfb_gym.bench.run import run_cells, write_outputs
+from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, env_arguments
+from osfb_gym.core.family import FAMILIES
+from osfb_gym.core.optional import missing_message
+from osfb_gym.core.validation import check_int
+
+NAME = "quick"
 LENDING_WORLDS = ("lending default (logistic)", "lending greedy trap (logistic)")
-LENDING_ALL = (*LENDING_WORLDS, "lending fixed world (T=200)")
+FIXED_WORLD = "lending fixed world"
+#: PPO's arguments in the fixed world: what rl-vs-principled chose there on its validation
+#: worlds (docs/results/rl-vs-principled.md); a decision's reward does not depend on later ones
+PPO_KWARGS = {"gamma": 0.0, "n_steps": 512, "batch_size": 128}
+EXPERIENCE = "osfb_gym.bench.experience"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a ``quick`` run covers beyond its seeds and horizon; each field is a ``--set`` key."""
+
+    #: env steps of the fixed lending world every agent there sees before it is scored
+    total_timesteps: int = 10_000
+    #: scored episodes per run of the fixed world (the same reset seeds for every agent)
+    episodes: int = 5
+
+    def __post_init__(self) -> None:
+        for name in ("total_timesteps", "episodes"):
+            check_int(getattr(self, name), name, minimum=1)
+
 
 QUICK = SweepSpec(
-    name="quick",
+    name=NAME,
     description=(
-        "Every env family with its principled agents, and PPO on a fixed lending world; "
-        "10 seeds. Tables: each agent's tuned setting, mean ± std over seeds."
+        "Every env family with its principled agents on fresh worlds, 10 seeds; then a fixed "
+        "lending world where every agent, RL or not, is scored after the same experience. "
+        "Tables: each agent's tuned setting, mean ± s.e. (standard error) over seeds."
     ),
     envs=(
         EnvSpec("OneSidedLending-v0", LENDING_WORLDS[0]),
         EnvSpec("OneSidedLending-v0", LENDING_WORLDS[1], {"scenario": "greedy_trap"}),
-        EnvSpec("OneSidedLending-v0", LENDING_ALL[2], {"horizon": 200, "world_seed": 0}),
         EnvSpec("AppleTasting-v0", "apple tasting (separable)"),
         EnvSpec("RejectOption-v0", "reject option (d=0.25)", {"horizon": 2000}),
         EnvSpec("MultiServiceChoice-v0", "services (k=10)", {"reference_restarts": 1}),
     ),
     agents=(
-        *(AgentSpec(name, envs=LENDING_ALL) for name in ("Greedy", "Adaptive")),
+        *(AgentSpec(name, envs=LENDING_WORLDS) for name in ("Greedy", "Adaptive")),
         AgentSpec(
             "OneSidedEpsilonGreedy", grid={"alpha": [0.25, 0.5, 1.0, 2.0]}, envs=LENDING_WORLDS
         ),
-        AgentSpec("PPO", params={"total_timesteps": 10_000}, envs=(LENDING_ALL[2],)),
         *map(AgentSpec, ("Perceptron", "MarginPerceptron", "LabelEfficient")),  # apple tasting
         *map(AgentSpec, ("DSOL", "DRAL", "DSAL")),  # reject option
         *map(AgentSpec, ("AcQUIre", "FairAcQUIre", "Uniform", "MaxLossGreedy")),  # services
@@ -47,6 +82,177 @@ QUICK = SweepSpec(
 )
 
 
-def run(name: str, out: str | Path, **options: Any) -> Report:
-    """Run :data:`QUICK` into ``out`` (``osfb-bench run quick``): :func:`run_suite`."""
-    return run_suite(QUICK, out, **options)
+def rl_missing() -> str | None:
+    """Return why the PPO row cannot run here (the ``[rl]`` extra is missing), or None.
+
+    Looked up, not imported: this process then need not load torch (its workers
+    import what their cells use).
+    """
+    for module in ("stable_baselines3", "torch"):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):  # a broken or hidden install
+            found = False
+        if not found:
+            return missing_message(module, "PPO")
+    return None
+
+
+def fixed_world(
+    settings: Settings, seeds: Sequence[int], horizon: int | None = None, rl: bool = True
+) -> SweepSpec:
+    """Return the equal-experience stage: Greedy, Adaptive (and PPO) after N steps of a world.
+
+    Each seed is a run: world ``world_seed = seed``, PPO's training seed and the
+    principled agents' warm-up episodes of
+    :func:`~osfb_gym.bench.experience.principled_cell`; every agent is scored at 0
+    and at ``settings.total_timesteps`` env steps on the run's ``settings.episodes``
+    held-out episodes.
+    """
+    steps = horizon or 200
+    env = EnvSpec("OneSidedLending-v0", f"{FIXED_WORLD} (T={steps})", {"horizon": steps})
+    common = {
+        "regime": "fixed",
+        "split": "test",
+        "budgets": [settings.total_timesteps],
+        "episodes": settings.episodes,
+    }
+    agents = [
+        AgentSpec(
+            name,
+            common | {"agent": name, "agent_params": {}},
+            envs=(env.label,),
+            runner=f"{EXPERIENCE}:principled_cell",
+        )
+        for name in ("Greedy", "Adaptive")
+    ]
+    if rl:
+        ppo = {"algo": "PPO", "view": "plain", "algo_kwargs": PPO_KWARGS}
+        agents.append(
+            AgentSpec("PPO", common | ppo, envs=(env.label,), runner=f"{EXPERIENCE}:rl_cell")
+        )
+    return SweepSpec(NAME, (env,), tuple(agents), tuple(seeds))
+
+
+def experience_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """Return one row per (agent, run, experience): the means over the run's scored episodes."""
+    out = []
+    for row in rows.itertuples():
+        for point in row.points:
+            out.append(
+                {
+                    "setting": row.setting,
+                    "agent": row.agent,
+                    "seed": row.seed,
+                    "experience": int(point["budget"]),
+                    FAMILIES["lending"].objective: float(np.mean(point["objective"])),
+                    "episodes": len(point["objective"]),
+                    **{k[len("mean_") :]: v for k, v in point.items() if k.startswith("mean_")},
+                }
+            )
+    return pd.DataFrame(out)
+
+
+def experience_table(frame: pd.DataFrame) -> str:
+    """Return the fixed world's table: per experience, each agent's mean ± s.e. over runs."""
+    family = FAMILIES["lending"]
+    objective = f"{family.objective} (mean ± s.e.)"
+    lines = []
+    for (setting, experience, agent), group in frame.groupby(
+        ["setting", "experience", "agent"], sort=False
+    ):
+        values = group[family.objective]
+        lines.append(
+            {
+                "setting": setting,
+                "experience (env steps)": f"{experience:,}",
+                "agent": agent,
+                objective: mean_se(float(values.mean()), float(values.sem())),
+                **{c: round(float(group[c].mean()), 3) for c in family.columns if c in group},
+                "runs": len(values),
+            }
+        )
+    table = pd.DataFrame(lines)
+    order = frame.drop_duplicates("agent")["agent"].tolist()
+    table["_agent"] = table["agent"].map(order.index)
+    table["_steps"] = [int(text.replace(",", "")) for text in table["experience (env steps)"]]
+    table = table.sort_values(["_steps", "_agent"], kind="stable")
+    return table.drop(columns=["_agent", "_steps"]).to_markdown(index=False)
+
+
+def experience_section(frame: pd.DataFrame, settings: Settings, skipped: str | None) -> str:
+    """Return the fixed world's section of the page: what experience means, then the table."""
+    n = settings.total_timesteps
+    text = (
+        f"## lending, fixed world: {FAMILIES['lending'].objective} after equal experience "
+        "(lower is better)\n\n"
+    )
+    if skipped:
+        text += f"The PPO row was skipped: {skipped} (in a clone: pip install -e '.[rl]').\n\n"
+    text += (
+        "Experience: the env steps of the run's world an agent saw before each scored "
+        "episode; every agent of a block had the same. "
+    )
+    if not skipped:
+        text += (
+            f"At {n:,}, PPO has trained for them ({json.dumps(PPO_KWARGS)}; it learns from "
+            f"whole rollouts of {PPO_KWARGS['n_steps']} steps, so from the last complete one) "
+            "and at 0 it is its untrained policy. "
+        )
+    text += (
+        f"At {n:,}, Greedy and Adaptive have played them (episodes of the world, keeping what "
+        "they learned), and each scored episode starts from that state; at 0 they learn "
+        "within the scored episode only. A run is its own world (world_seed = seed) and "
+        "training seed; a row is the mean ± s.e. over runs of each run's mean over its "
+        f"{settings.episodes} scored episodes (the same reset seeds for every agent).\n\n"
+    )
+    return text + experience_table(frame)
+
+
+def run(
+    name: str,
+    out: str | Path,
+    *,
+    seeds: Sequence[int] | None = None,
+    horizon: int | None = None,
+    data_home: str | None = None,
+    **given: Any,
+) -> Report:
+    """Run both stages into ``out`` (``osfb-bench run quick``) and write the page.
+
+    ``seeds``: the seeds of both stages (runs of the fixed world); ``horizon``
+    truncates every episode; ``data_home`` is unused (no dataset). ``given``: the
+    fields of :class:`Settings` (the ``--set`` keys), the rest goes to
+    :func:`~osfb_gym.bench.run.run_cells` (``resume``, ``workers``, ...).
+    """
+    fields = {f.name for f in dataclasses.fields(Settings)}
+    settings = Settings(**{k: given.pop(k) for k in list(given) if k in fields})
+    seeds = QUICK.seeds if seeds is None else tuple(seeds)
+    envs = tuple(
+        EnvSpec(env.id, env.label, env.kwargs | {"horizon": horizon})
+        if horizon is not None and "horizon" in env_arguments(env.id)
+        else env
+        for env in QUICK.envs
+    )
+    main = dataclasses.replace(QUICK, envs=envs, seeds=seeds)
+    skipped = rl_missing()  # a core install runs the rest and says so in one line
+    out = Path(out)
+    started = time.perf_counter()
+    rows, n_main = run_cells(main, out, label=f"{NAME}, fresh worlds", **given)
+    stage = fixed_world(settings, seeds, horizon, rl=skipped is None)
+    # a cell is a whole run (PPO trains in it): one a task, so workers share them out
+    engine = {"chunk_size": 1, **given}
+    fixed, n_fixed = run_cells(stage, out, label=f"{NAME}, fixed world (runs)", **engine)
+    seconds = time.perf_counter() - started
+    frame = experience_rows(fixed)
+    section = experience_section(frame, settings, skipped)
+    report = write_outputs(main, rows, out, sections=[section], frames={"experience": frame})
+    cells, n_run = len(rows) + len(fixed), n_main + n_fixed
+    where = f"{given.get('executor', 'local')} x{given.get('workers', 1)}"
+    report.text = (
+        f"\n{QUICK.description}\n\n"
+        f"osfb-bench {NAME}: {cells} cells ({n_run} run now, {cells - n_run} resumed from the "
+        f"store) in {seconds:.1f} s on {where}\n\n{report.table}\n"
+    )
+    report.tables["experience"] = frame
+    return report

@@ -49,19 +49,31 @@ class Protocol:
     RL gets the views ``fixed_views`` in the fixed world, ``resampled_views`` in the other.
     """
 
-    #: about an hour of a shared 2-core machine; apple and services cost as much again each
+    #: the env families (lending, apple, reject, services); each adds about as much time
     families: tuple[str, ...] = ("lending", "reject")
+    #: "fixed" (run s plays world s across its episodes) and/or "resampled" (a new world each)
     regimes: tuple[str, ...] = ("fixed", "resampled")
+    #: what RL sees in the fixed regime (plain, features, feedback)
     fixed_views: tuple[str, ...] = ("plain",)
+    #: what RL sees in the resampled regime (plain, features, feedback)
     resampled_views: tuple[str, ...] = ("plain", "features")
+    #: the RL algorithms (PPO, A2C, DQN, RecurrentPPO)
     algos: tuple[str, ...] = ("PPO",)
+    #: the checkpoints N: env steps of experience before every agent is scored
     budgets: tuple[int, ...] = (10_000, 30_000)
+    #: test runs per cell (the --seeds flag)
     seeds: int = 5
+    #: held-out episodes scored at each checkpoint of a run
     episodes: int = 20
+    #: validation runs per configuration (the grids are chosen on them)
     validation_seeds: int = 1
+    #: steps per episode (the --horizon flag)
     horizon: int = 200
+    #: PPO's and A2C's rollout lengths on the RL grid
     n_steps: tuple[int, ...] = (512,)
+    #: entropy coefficients on the RL grid
     ent_coef: tuple[float, ...] = (0.0,)
+    #: PPO's minibatch size
     batch_size: int = 128
 
 

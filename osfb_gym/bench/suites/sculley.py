@@ -82,6 +82,30 @@ SCULLEY_SUITES = {
 }
 
 
+@dataclass(frozen=True)
+class SpamSettings:
+    """The ``--set`` keys of ``sculley-spam``, with its defaults."""
+
+    #: the spam datasets to run
+    datasets: tuple[str, ...] = SCULLEY_SUITES["sculley-spam"].datasets
+    #: the learners to run
+    learners: tuple[str, ...] = SCULLEY_SUITES["sculley-spam"].learners
+
+
+@dataclass(frozen=True)
+class ReutersSettings:
+    """The ``--set`` keys of ``sculley-reuters``, with its defaults."""
+
+    #: the R8 topics to run, each one vs the rest
+    topics: tuple[str, ...] = SCULLEY_SUITES["sculley-reuters"].datasets
+    #: the learners to run
+    learners: tuple[str, ...] = SCULLEY_SUITES["sculley-reuters"].learners
+    #: the Online SVM runs the first svm_seeds seeds
+    svm_seeds: int = SCULLEY_SUITES["sculley-reuters"].svm_seeds
+    #: run the SVM over the paper's whole C_neg grid
+    full_grid: bool = False
+
+
 def learner_params(
     learner: str, strategy: str = "none", beta: float | None = None, **extra: Any
 ) -> tuple[str, dict]:

@@ -76,6 +76,16 @@ class ShahSuite:
     tune_seeds: tuple[int, ...] = tuple(range(10_000, 10_010))
 
 
+@dataclass(frozen=True)
+class Settings:
+    """The ``--set`` keys of ``shah-reject``, with :class:`ShahSuite`'s defaults."""
+
+    #: the datasets to run
+    datasets: tuple[str, ...] = ShahSuite.datasets
+    #: DSAL's double sigmoid grid, chosen on validation runs (one value: no selection)
+    gammas: tuple[float, ...] = field(default=ShahSuite.gammas, metadata={"kind": "gammas"})
+
+
 def run_shah(
     suite: str | ShahSuite,
     out_dir: str | Path,
@@ -309,7 +319,7 @@ def write_shah_report(
         suite.description,
         "",
         f"Measured: {table['runs'].min()} runs of T = {curves['t'].max():,} per cell{took}. Means "
-        "over the runs at T (average risk ± its standard deviation over the runs); risk is the "
+        "over the runs at T (average risk ± its standard error over the runs); risk is the "
         "average L_d over the T trials.",
         "",
         *(f"- {name}: not run ({why})" for name, why in (missing or {}).items()),
@@ -319,7 +329,7 @@ def write_shah_report(
         shown = part[["d", "learner", "kernel"]].assign(
             gamma=part["gamma"].map("{:g}".format).where(part["gamma"].notna(), "-"),
             **{
-                "average risk": _cells(part, "average_risk", "average_risk_std"),
+                "average risk (mean ± s.e.)": _cells(part, "average_risk", "average_risk_std"),
                 "labels asked": part["query_rate"].map("{:.3f}".format),
                 "misclassified": part["misclassification_rate"].map("{:.4f}".format),
                 "rejected": part["rejection_rate"].map("{:.4f}".format),
@@ -339,8 +349,10 @@ def write_shah_report(
     return save_report(out, "report.md", "\n".join(lines), frames, figures, selection=selection)
 
 
-def _cells(frame: pd.DataFrame, mean: str, spread: str) -> list[str]:
-    return [cell(m, s, digits=".4f") for m, s in zip(frame[mean], frame[spread], strict=True)]
+def _cells(frame: pd.DataFrame, mean: str, std: str) -> list[str]:
+    """Return ``mean ± standard error`` cells from the means, stds and ``runs`` of ``frame``."""
+    errors = frame[std] / np.sqrt(frame["runs"])
+    return [cell(m, e, digits=".4f") for m, e in zip(frame[mean], errors, strict=True)]
 
 
 def selection_lines(selection: pd.DataFrame) -> list[str]:
