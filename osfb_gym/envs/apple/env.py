@@ -14,7 +14,7 @@ from osfb_gym.core.validation import check_choice, check_data_home, check_float,
 from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render
 from osfb_gym.envs._stream import DatasetStream
 from osfb_gym.envs.apple.metrics import AppleMetrics, check_action, outcome
-from osfb_gym.envs.apple.render import step_line, stream_frame
+from osfb_gym.envs.apple.render import reset_line, step_line, stream_frame
 from osfb_gym.envs.apple.streams import (
     ROWS,
     adversarial_order,
@@ -523,6 +523,8 @@ class AppleTastingEnv(FeedbackEnv):
             self._order = order
         obs = self._advance()
         feedback = {"gain": self.gain, "cost_fp": self.cost_fp}
+        if self.render_mode is not None:
+            self._last_line = reset_line(obs, self.gain, self.cost_fp)
         return obs, make_info(feedback, oracle)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:

@@ -40,7 +40,7 @@ from osfb_gym.envs.lending.options import (
     resolve_dataset,
     resolve_warm_start,
 )
-from osfb_gym.envs.lending.render import Step, record_step
+from osfb_gym.envs.lending.render import Step, record_step, reset_line
 from osfb_gym.envs.lending.world import (
     FEATURE_BOUND,
     LendingWorld,
@@ -521,6 +521,8 @@ class OneSidedLendingEnv(FeedbackEnv):
             "cutoff": self.cutoff,
             "link": self.link.name,
         }
+        if self.render_mode is not None:
+            self._last_line = reset_line(obs, len(warm_y), self.cutoff)
         return obs, make_info(feedback, {"beta": self._world.beta.copy()})
 
     def step(self, action: Any) -> _Step:

@@ -24,7 +24,13 @@ from osfb_gym.core.validation import (
     check_int,
     check_rejection_cost,
 )
-from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render, stream_image
+from osfb_gym.envs._render import (
+    RENDER_MODES,
+    StepTrace,
+    check_render,
+    context_text,
+    stream_image,
+)
 from osfb_gym.envs._stream import DatasetStream
 from osfb_gym.envs.reject.data import DEFAULT_HORIZON, draw_order, open_dataset
 from osfb_gym.envs.reject.metrics import (
@@ -417,6 +423,11 @@ class RejectOptionEnv(FeedbackEnv):
         else:
             self._order = draw_order(data, self.np_random, self.replacement, self.horizon)
         obs = self._advance()
+        if self.render_mode is not None:
+            self._last_line = (
+                f"t={0:5d}  reset: first example x={context_text(obs)}  "
+                f"d {self.d:g}  query_cost {self.query_cost:g}"
+            )
         return obs, make_info({"d": self.d, "query_cost": self.query_cost}, oracle)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:

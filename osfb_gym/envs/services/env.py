@@ -24,7 +24,7 @@ from osfb_gym.envs.services.options import (
     resolve_population,
 )
 from osfb_gym.envs.services.populations import CENSUS_GROUPINGS, draw_clusters, draw_linear
-from osfb_gym.envs.services.render import step_line
+from osfb_gym.envs.services.render import reset_line, step_line
 from osfb_gym.envs.services.world import (
     FAMILIES,
     GroupAverages,
@@ -462,6 +462,9 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             "preferences": self._world.preferences.copy(),
             "groups": self._world.groups.copy(),
         }
+        if self.render_mode is not None:
+            groups = self.n_groups if self.reveal_groups else None
+            self._last_line = reset_line(self.n_users, self.n_services, groups)
         return self._observation(), make_info(feedback, oracle)
 
     def step(self, action: Any) -> _Step:
