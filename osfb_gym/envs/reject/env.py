@@ -198,13 +198,15 @@ class RejectOptionEnv(FeedbackEnv):
     ``ValueError`` with ``dataset`` (``dim`` is allowed for text).
 
     ## Rendering
-    ``render_mode="ansi"`` returns a line about the last step,
+    ``render_mode="ansi"`` returns a line about the last step (right after
+    a reset: what the agent is shown first, the first example and the costs),
     ``"rgb_array"`` a ``(256, 640, 3)`` ``uint8`` frame (matplotlib, Agg).
     The frame shows the recent stream as strips (the decision, the query,
     the revealed label) and the cumulative reward. A render shows what the
     agent was shown; the labels that were not asked for and the losses
     ``L_d`` appear only with ``render_truth=True``, the argument every
-    family uses for it.
+    family uses for it (fixed when the env is made: ``env.render_truth`` is
+    read-only).
 
     ## Time Limit and Vector Envs
     ``horizon`` is an argument (agents may read ``T``) and the env

@@ -170,24 +170,9 @@ def check_rendered(rendered_frame: Any, mode: str) -> None:
         raise AssertionError(f"Unknown render mode: {mode}, add a case to check_rendered")
 
 
-@pytest.mark.parametrize(
-    "env_id", RAW_IDS + [pytest.param(i, marks=pytest.mark.slow) for i in RL_IDS]
-)
+@pytest.mark.parametrize("env_id", ALL_IDS)
 def test_render_modes(env_id):
-    """Every mode of ``metadata["render_modes"]`` renders right after reset and after a step.
-
-    (rgb frames cost a matplotlib draw each: the raw ids and a sample of the RL
-    ids in the default run, every RL id with ``-m slow``.)
-    """
-    _render_modes(env_id)
-
-
-@pytest.mark.parametrize("env_id", RL_SAMPLE)
-def test_render_modes_of_rl_ids(env_id):
-    _render_modes(env_id)
-
-
-def _render_modes(env_id: str) -> None:
+    """Every mode of ``metadata["render_modes"]`` renders right after reset and after a step."""
     spec = spec_of(env_id)
     env = spec.make()
     assert "rgb_array" in env.metadata["render_modes"]
