@@ -76,7 +76,7 @@ def test_ansi_render_is_a_line_of_text(case):
     assert isinstance(env.render(), str) and env.render()
 
 
-@pytest.mark.parametrize("case", PARAMS)
+@pytest.mark.parametrize("case", RGB_PARAMS)  # (every id's defaults; variants with -m slow)
 def test_ansi_render_after_reset_shows_the_first_context(case):
     """Right after reset the line shows what the agent is shown first (Gymnasium's check)."""
     env = make(case, render_mode="ansi")

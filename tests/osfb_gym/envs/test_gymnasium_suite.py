@@ -170,9 +170,18 @@ def check_rendered(rendered_frame: Any, mode: str) -> None:
         raise AssertionError(f"Unknown render mode: {mode}, add a case to check_rendered")
 
 
-@pytest.mark.parametrize("env_id", ALL_IDS)
+@pytest.mark.parametrize(
+    "env_id",
+    RAW_IDS
+    + RL_SAMPLE
+    + [pytest.param(i, marks=pytest.mark.slow) for i in RL_IDS if i not in RL_SAMPLE],
+)
 def test_render_modes(env_id):
-    """Every mode of ``metadata["render_modes"]`` renders right after reset and after a step."""
+    """Every mode of ``metadata["render_modes"]`` renders right after reset and after a step.
+
+    (An rgb frame is a matplotlib draw, about 0.2 s: the raw ids and one plain and
+    one ``-Discrete`` RL id of each family in the default run, every id with ``-m slow``.)
+    """
     spec = spec_of(env_id)
     env = spec.make()
     assert "rgb_array" in env.metadata["render_modes"]
