@@ -160,7 +160,7 @@ class SB3Agent(Agent):
         The env's observation is encoded as :func:`osfb_gym.wrappers.rl_env`'s
         plain view encodes it (:func:`osfb_gym.wrappers.encode`) when the
         model was trained on that vector, and a ``Discrete`` model action is mapped to
-        the env's ``MultiDiscrete`` / ``MultiBinary(1)`` action, as
+        the env's ``MultiDiscrete`` / ``MultiBinary`` action (DiscreteActions' codes), as
         :func:`osfb_gym.wrappers.rl_env` does for training.
         """
         super().reset(observation_space, action_space, seed=seed, feedback=feedback)
@@ -217,8 +217,8 @@ class SB3Agent(Agent):
         if isinstance(model_space, spaces.Discrete):
             if isinstance(env_space, spaces.MultiDiscrete):
                 nvec = tuple(int(n) for n in np.asarray(env_space.nvec).ravel())
-            elif isinstance(env_space, spaces.MultiBinary) and int(np.prod(env_space.shape)) == 1:
-                nvec = (2,)
+            elif isinstance(env_space, spaces.MultiBinary):
+                nvec = (2,) * int(np.prod(env_space.shape))  # DiscreteActions' bits
             else:
                 nvec = ()
             if nvec and int(np.prod(nvec)) == int(model_space.n):

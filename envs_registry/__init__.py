@@ -37,6 +37,13 @@ class EnvEntry:
         ``"plain"`` works for any family; ``"features"`` and ``"feedback"``
         need the family's estimator in :mod:`osfb_gym.wrappers.views`, so a new
         family lists only ``("plain",)`` until it has one.
+    discrete_rl
+        Whether the action space is not ``Discrete`` (lending's
+        ``MultiBinary``, reject's ``MultiDiscrete``): each RL-ready id then
+        has a twin ``...-Discrete-v0`` whose actions are
+        :class:`~osfb_gym.wrappers.DiscreteActions`' codes, for the libraries
+        that take ``Discrete`` actions only (CleanRL's ``ppo.py`` and
+        ``dqn.py``, DQN).
     """
 
     id: str
@@ -46,6 +53,7 @@ class EnvEntry:
     max_episode_steps: int | None = None
     vector_entry_point: str | None = None
     rl_views: tuple[str, ...] = ("plain", "features", "feedback")
+    discrete_rl: bool = False
 
 
 ENVS: tuple[EnvEntry, ...] = (
@@ -55,6 +63,7 @@ ENVS: tuple[EnvEntry, ...] = (
         family="lending",
         # Gymnasium's SyncVectorEnv; lockstep=True: replicas of a paper's grid sharing a stream
         vector_entry_point="osfb_gym.envs.lending.vector:make_vector_env",
+        discrete_rl=True,  # MultiBinary(batch_size): 2 ** batch_size codes (2 by default)
     ),
     EnvEntry(
         id="AppleTasting-v0",
@@ -65,6 +74,7 @@ ENVS: tuple[EnvEntry, ...] = (
         id="RejectOption-v0",
         entry_point="osfb_gym.envs.reject:RejectOptionEnv",
         family="reject",
+        discrete_rl=True,  # MultiDiscrete([3, 2]): 6 codes
     ),
     EnvEntry(
         id="MultiServiceChoice-v0",
@@ -79,21 +89,34 @@ ENVS: tuple[EnvEntry, ...] = (
 #: ``gym.make``). Kept apart from ``ENVS``: their oracle is hidden, so the runner,
 #: the grader and the generic env suite, which read it, iterate ``ENVS`` alone.
 RL_VIEW_SUFFIXES = {"plain": "RL", "features": "RL-Features", "feedback": "RL-Feedback"}
+#: what the ``Discrete`` twin of an RL-ready id adds to its name (``discrete_rl``)
+DISCRETE_SUFFIX = "Discrete"
 
 
 def rl_entries(entries: tuple[EnvEntry, ...]) -> tuple[EnvEntry, ...]:
-    """Return the RL-ready entries of ``entries``: one per view each lists in ``rl_views``."""
-    return tuple(
-        EnvEntry(
-            id=entry.id.replace("-v0", f"-{suffix}-v0"),
-            entry_point="osfb_gym.wrappers:rl_env",
-            family=entry.family,
-            kwargs={"env_id": entry.id, "view": view},
-        )
-        for entry in entries
-        for view, suffix in RL_VIEW_SUFFIXES.items()
-        if view in entry.rl_views
-    )
+    """Return the RL-ready entries of ``entries``: one per view each lists in ``rl_views``.
+
+    An entry with ``discrete_rl`` gets a ``Discrete`` twin of each, right after it:
+    ``<Name>-RL-Discrete-v0``, ``<Name>-RL-Features-Discrete-v0``, ...
+    """
+    out = []
+    for entry in entries:
+        for view, suffix in RL_VIEW_SUFFIXES.items():
+            if view not in entry.rl_views:
+                continue
+            twins: list[tuple[str, dict[str, Any]]] = [(suffix, {})]
+            if entry.discrete_rl:
+                twins.append((f"{suffix}-{DISCRETE_SUFFIX}", {"discrete_actions": True}))
+            for name, extra in twins:
+                out.append(
+                    EnvEntry(
+                        id=entry.id.replace("-v0", f"-{name}-v0"),
+                        entry_point="osfb_gym.wrappers:rl_env",
+                        family=entry.family,
+                        kwargs={"env_id": entry.id, "view": view, **extra},
+                    )
+                )
+    return tuple(out)
 
 
 RL_ENVS: tuple[EnvEntry, ...] = rl_entries(ENVS)
@@ -124,12 +147,32 @@ def env_ids(family: str | None = None) -> list[str]:
     return [entry.id for entry in ENVS if family is None or entry.family == family]
 
 
-def rl_env_ids(family: str | None = None) -> list[str]:
+def rl_env_ids(family: str | None = None, *, discrete: bool | None = None) -> list[str]:
     """Return the RL-ready ids, optionally of one family.
+
+    ``discrete=True`` keeps the ids whose action space is ``Discrete`` (the
+    ``-Discrete`` twins, and every RL id of a family whose actions are
+    ``Discrete`` already): the ids CleanRL's ``ppo.py`` and ``dqn.py`` take;
+    ``discrete=False`` keeps the others; None (default) all.
 
     Examples
     --------
-    >>> rl_env_ids("lending")
-    ['OneSidedLending-RL-v0', 'OneSidedLending-RL-Features-v0', 'OneSidedLending-RL-Feedback-v0']
+    >>> rl_env_ids("reject")  # doctest: +NORMALIZE_WHITESPACE
+    ['RejectOption-RL-v0', 'RejectOption-RL-Discrete-v0', 'RejectOption-RL-Features-v0',
+     'RejectOption-RL-Features-Discrete-v0', 'RejectOption-RL-Feedback-v0',
+     'RejectOption-RL-Feedback-Discrete-v0']
+    >>> rl_env_ids("apple", discrete=True) == rl_env_ids("apple")
+    True
     """
-    return [entry.id for entry in RL_ENVS if family is None or entry.family == family]
+    base = {entry.id: entry for entry in ENVS}
+    ids = []
+    for entry in RL_ENVS:
+        if family is not None and entry.family != family:
+            continue
+        parent = base.get(entry.kwargs["env_id"])
+        is_discrete = bool(entry.kwargs.get("discrete_actions")) or (
+            parent is not None and not parent.discrete_rl
+        )
+        if discrete is None or discrete == is_discrete:
+            ids.append(entry.id)
+    return ids

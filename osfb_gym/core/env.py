@@ -53,6 +53,29 @@ class FeedbackEnv(gym.Env):
             value = replace(value, max_episode_steps=self.horizon)
         self.__dict__["_spec"] = value
 
+    @property
+    def render_truth(self) -> bool:
+        """Whether renders also show hidden truth: fixed when the env is made, read-only after.
+
+        A render shows what the agent was shown; the truth (unrevealed
+        outcomes, the oracle's losses, hidden preferences) only when the env
+        was made with ``render_truth=True``. The constructor sets it once;
+        setting it on a made env raises ``AttributeError``, so no loop can
+        turn a render fed to a policy into a view of the hidden labels.
+        """
+        return bool(self.__dict__.get("_render_truth", False))
+
+    @render_truth.setter
+    def render_truth(self, value: bool) -> None:
+        if "_render_truth" in self.__dict__:
+            raise AttributeError(
+                "render_truth is fixed when the env is made (what a render keeps depends on "
+                "it); make a new env with render_truth=True instead"
+            )
+        if not isinstance(value, bool):
+            raise TypeError(f"render_truth must be True or False, got {value!r}")
+        self.__dict__["_render_truth"] = value
+
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:

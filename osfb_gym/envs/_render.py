@@ -40,6 +40,33 @@ def check_render(render_mode: Any, render_truth: Any) -> tuple[str | None, bool]
     return mode, render_truth
 
 
+def context_text(values: Any, limit: int = 8) -> str:
+    """Return ``values`` (a context the agent is shown) as one short line of text.
+
+    Two decimals; a vector of more than ``limit`` numbers, or a matrix of
+    more than 3 rows, is cut with ``...`` (a dataset's rows or a batch of
+    applicants can be long).
+
+    Examples
+    --------
+    >>> context_text(np.array([0.5, -1.254]))
+    '[0.5, -1.25]'
+    >>> context_text(np.arange(20.0))
+    '[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, ... (20 values)]'
+    >>> context_text(np.ones((5, 2)))
+    '[[1.0, 1.0], [1.0, 1.0], [1.0, 1.0], ... (5 rows)]'
+    """
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim > 1:
+        rows = [context_text(row, limit) for row in array[:3]]
+        more = [f"... ({len(array)} rows)"] if len(array) > 3 else []
+        return "[" + ", ".join(rows + more) + "]"
+    items = [str(round(float(v), 2)) for v in array.ravel()[:limit]]
+    if array.size > limit:
+        items.append(f"... ({array.size} values)")
+    return "[" + ", ".join(items) + "]"
+
+
 def new_figure(ncols: int = 2, nrows: int = 1) -> tuple[Any, Any]:
     """Return an Agg ``Figure`` (no display, no global pyplot state) and its axes."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg

@@ -1,16 +1,18 @@
 """Action wrappers that adapt osfb-gym action spaces to generic RL algorithms.
 
 - :class:`DiscreteActions`: a ``Discrete`` view of a small ``MultiDiscrete``
-  or ``MultiBinary(1)`` action space, for algorithms that only take
-  ``Discrete`` actions (DQN): RejectOption's ``(decision, query)`` pairs
-  become 6 actions, one lending applicant's approve/deny becomes 2.
+  or ``MultiBinary`` action space, for algorithms that only take
+  ``Discrete`` actions (DQN, CleanRL's ``ppo.py`` and ``dqn.py``):
+  RejectOption's ``(decision, query)`` pairs become 6 actions, a lending
+  batch of ``N`` applicants ``2**N`` (2 for the default one applicant a
+  step). The RL ids ``<Family>-RL-...-Discrete-v0`` are these.
 - :class:`BinaryAsMultiDiscrete`: ``MultiBinary(n)`` as
   ``MultiDiscrete([2] * n)``, the same decisions in integer form
   (sb3-contrib 2.9's RecurrentPPO fails on ``MultiBinary``'s ``int8``
   actions in its padded rollout buffer).
 
 The wrapped env keeps the honest-feedback contract: nothing is added to
-what the agent sees.
+what the agent sees, and the wrappers hold no state but the code table.
 """
 
 from __future__ import annotations
@@ -21,19 +23,26 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-#: the most joint actions DiscreteActions enumerates
+#: the most joint actions DiscreteActions enumerates (a lending batch of 6 applicants)
 MAX_DISCRETE_ACTIONS = 64
 
 
 class DiscreteActions(gym.ActionWrapper):
-    """Expose a ``MultiDiscrete`` or ``MultiBinary(1)`` action space as ``Discrete(n)``.
+    """Expose a ``MultiDiscrete`` or ``MultiBinary`` action space as ``Discrete(n)``.
 
     Action ``k`` is the ``k``-th joint action in row-major order
-    (:func:`numpy.unravel_index` over ``nvec``); for ``MultiBinary(1)``,
-    ``k`` is the bit itself. A ``MultiBinary(n)`` space with ``n > 1`` is
-    refused: its ``2**n`` joint actions (every subset of a batch of
-    applicants) are not a sensible output layer; make the env with
-    ``batch_size=1`` (one applicant a step) instead.
+    (:func:`numpy.unravel_index` over ``nvec``, the first entry the most
+    significant): RejectOption's ``k`` is ``(k // 2, k % 2)``, i.e.
+    ``(decision, query)``; for a ``MultiBinary(N)`` lending batch ``k``
+    written in ``N`` bits, the first applicant's decision the highest bit
+    (``MultiBinary(1)``: ``k`` is the bit itself). At most
+    :data:`MAX_DISCRETE_ACTIONS` joint actions: a lending batch of up to 6
+    applicants; a larger batch is refused (its ``2**N`` subsets are not a
+    sensible output layer: use ``batch_size=1``, the RL ids' default, or an
+    algorithm that takes ``MultiBinary`` actions).
+
+    The joint actions are tabled once; a step looks its action up (a copy,
+    so an env may keep what it is given).
 
     Examples
     --------
@@ -41,47 +50,67 @@ class DiscreteActions(gym.ActionWrapper):
     >>> env = DiscreteActions(gym.make("RejectOption-v0", horizon=5))
     >>> env.action_space, env.action(5).tolist(), env.action(1).tolist()
     (Discrete(6), [2, 1], [0, 1])
+    >>> env = DiscreteActions(gym.make("OneSidedLending-v0", batch_size=3, horizon=5))
+    >>> env.action_space, env.action(6).tolist()   # 6 = 0b110: approve the first two
+    (Discrete(8), [1, 1, 0])
     """
 
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
         space = env.action_space
         if isinstance(space, spaces.MultiBinary):
-            n = int(np.prod(space.shape))
-            if n != 1:
-                raise ValueError(
-                    f"DiscreteActions cannot enumerate MultiBinary({n}): {2**n} joint actions "
-                    "(every subset of the batch); make the env with batch_size=1 for a "
-                    "Discrete(2) decision per applicant, or use an algorithm that takes "
-                    "MultiBinary actions (PPO, A2C)"
-                )
-            self._nvec = np.array([2])
-            self._binary = True
+            size = int(np.prod(space.shape))
+            nvec = np.full(size, 2)
         elif isinstance(space, spaces.MultiDiscrete):
-            self._nvec = np.asarray(space.nvec).ravel()
-            self._binary = False
-            if int(np.prod(self._nvec)) > MAX_DISCRETE_ACTIONS:
-                raise ValueError(
-                    f"DiscreteActions enumerates at most {MAX_DISCRETE_ACTIONS} joint actions, "
-                    f"{space} has {int(np.prod(self._nvec))}"
-                )
+            nvec = np.asarray(space.nvec).ravel()
         else:
             raise TypeError(
-                "DiscreteActions adapts MultiDiscrete and MultiBinary(1) action spaces, "
-                f"got {space}"
+                f"DiscreteActions adapts MultiDiscrete and MultiBinary action spaces, got {space}"
             )
+        n = int(np.prod(nvec))
+        if n > MAX_DISCRETE_ACTIONS:
+            advice = (
+                "; make the env with a batch_size of at most 6 (batch_size=1: a Discrete(2) "
+                "decision per applicant), or use an algorithm that takes MultiBinary actions "
+                "(PPO, A2C)"
+                if isinstance(space, spaces.MultiBinary)
+                else ""
+            )
+            raise ValueError(
+                f"DiscreteActions enumerates at most {MAX_DISCRETE_ACTIONS} joint actions, "
+                f"{space} has {n}{advice}"
+            )
+        self._nvec = nvec
         self._shape = space.shape
         self._dtype = space.dtype
-        self._n = int(np.prod(self._nvec))
-        self.action_space = spaces.Discrete(self._n)
+        self._n = n
+        joints = np.array(np.unravel_index(np.arange(n), tuple(int(v) for v in nvec))).T
+        #: joint action k of the wrapped env, in its shape and dtype
+        self._table = joints.reshape((n, *space.shape)).astype(space.dtype)
+        self._table.flags.writeable = False
+        self.action_space = spaces.Discrete(n)
 
     def action(self, action: Any) -> np.ndarray:
         """Return the wrapped env's action for the discrete index ``action``."""
         index = int(np.asarray(action))
         if not 0 <= index < self._n:
             raise ValueError(f"action must be in [0, {self._n}), got {action!r}")
-        joint = np.array(np.unravel_index(index, tuple(self._nvec)))
-        return joint.reshape(self._shape).astype(self._dtype)
+        return self._table[index].copy()
+
+    def code(self, joint: Any) -> int:
+        """Return the discrete index of the wrapped env's action ``joint`` (``action``'s inverse).
+
+        Examples
+        --------
+        >>> import osfb_gym
+        >>> env = DiscreteActions(gym.make("RejectOption-v0", horizon=5))
+        >>> env.code([2, 1]), env.code(env.action(3))
+        (5, 3)
+        """
+        values = np.asarray(joint).ravel()
+        if values.shape != self._nvec.shape or np.any(values < 0) or np.any(values >= self._nvec):
+            raise ValueError(f"joint must be an action of {self.env.action_space}, got {joint!r}")
+        return int(np.ravel_multi_index(tuple(int(v) for v in values), tuple(self._nvec)))
 
 
 class BinaryAsMultiDiscrete(gym.ActionWrapper):

@@ -32,8 +32,22 @@ from osfb_gym.wrappers.views import FeaturesView, FeedbackView, PlainView, View
 if TYPE_CHECKING:
     from agents.base import Agent
 
+
+class _Sentinel:
+    """A named marker that unpickles as itself (a view compares it by identity)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> str:
+        return self.name  # pickled by reference: the module's own object on loading
+
+
 #: what the layers below a view may be for it to step the env itself (see ``_direct_env``)
-_NOT_YET, _NEVER = "not yet", "never"
+_NOT_YET, _NEVER = _Sentinel("_NOT_YET"), _Sentinel("_NEVER")
 
 
 def _direct_env(env: gym.Env) -> tuple[Any, bool]:

@@ -3,10 +3,12 @@
 :func:`rl_env` makes a registered id ready for any RL library; it is also
 the entry point of the RL-ready ids registered in :mod:`envs_registry`
 (``OneSidedLending-RL-v0``, ``OneSidedLending-RL-Features-v0``,
-``OneSidedLending-RL-Feedback-v0`` and the same for every family), so
-``gym.make(name)`` gives the same env to CleanRL, stable-baselines3 or any
-library that takes an id. :func:`apply_view` puts a view on an env without
-hiding the oracle: what a trained policy is scored through.
+``OneSidedLending-RL-Feedback-v0`` and the same for every family, with
+``-Discrete`` twins where the actions are not ``Discrete``:
+``OneSidedLending-RL-Discrete-v0``), so ``gym.make(name)`` gives the same
+env to CleanRL, stable-baselines3 or any library that takes an id.
+:func:`apply_view` puts a view on an env without hiding the oracle: what a
+trained policy is scored through.
 """
 
 from __future__ import annotations

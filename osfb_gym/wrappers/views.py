@@ -26,6 +26,7 @@ order-preserving and invertible, so no information is lost.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -133,7 +134,8 @@ def make_encoder(space: gym.Space) -> Callable[[Any], np.ndarray]:
 
     The same operations as :func:`encode` before its ``float32`` cast (so the
     same values, bit for bit), without re-reading the space's bounds and
-    sizes at every step: a view encodes every observation an RL library sees.
+    sizes at every call. The function is a :func:`functools.partial` of
+    module-level functions, so it pickles (a lambda would not).
 
     Examples
     --------
@@ -142,23 +144,40 @@ def make_encoder(space: gym.Space) -> Callable[[Any], np.ndarray]:
     [0.0, 0.75, 0.5]
     """
     if isinstance(space, spaces.Box):
-        if _unbounded(space):
-            return lambda observation: squash(np.asarray(observation, dtype=np.float64).ravel())
-        return lambda observation: np.asarray(observation, dtype=np.float64).ravel()
+        return functools.partial(_encode_box, _unbounded(space))
     if isinstance(space, spaces.Discrete):
-        start, scale = int(space.start), max(int(space.n) - 1, 1)
-        return lambda observation: np.array([(int(observation) - start) / scale])
+        return functools.partial(_encode_discrete, int(space.start), max(int(space.n) - 1, 1))
     if isinstance(space, spaces.MultiDiscrete):
-        low, scale = space.start, np.maximum(space.nvec - 1, 1)
-        return lambda observation: (
-            (np.asarray(observation, dtype=np.float64) - low) / scale
-        ).ravel()
+        return functools.partial(_encode_multi, space.start, np.maximum(space.nvec - 1, 1))
     if isinstance(space, spaces.MultiBinary):
-        return lambda observation: np.asarray(observation, dtype=np.float64).ravel()
+        return _encode_binary
     if isinstance(space, spaces.Dict):
-        parts = [(key, make_encoder(sub)) for key, sub in space.spaces.items()]
-        return lambda observation: np.concatenate([part(observation[key]) for key, part in parts])
+        parts = tuple((key, make_encoder(sub)) for key, sub in space.spaces.items())
+        return functools.partial(_encode_dict, parts)
     raise TypeError(f"cannot encode an observation of {space}")
+
+
+def _encode_box(squashed: bool, observation: Any) -> np.ndarray:
+    values = np.asarray(observation, dtype=np.float64).ravel()
+    return squash(values) if squashed else values
+
+
+def _encode_discrete(start: int, scale: int, observation: Any) -> np.ndarray:
+    return np.array([(int(observation) - start) / scale])
+
+
+def _encode_multi(low: np.ndarray, scale: np.ndarray, observation: Any) -> np.ndarray:
+    return ((np.asarray(observation, dtype=np.float64) - low) / scale).ravel()
+
+
+def _encode_binary(observation: Any) -> np.ndarray:
+    return np.asarray(observation, dtype=np.float64).ravel()
+
+
+def _encode_dict(
+    parts: tuple[tuple[str, Callable[[Any], np.ndarray]], ...], observation: Any
+) -> np.ndarray:
+    return np.concatenate([part(observation[key]) for key, part in parts])
 
 
 def family_of(env: gym.Env) -> str:
@@ -206,10 +225,28 @@ class View:
     def __init__(self, env: gym.Env) -> None:
         self.source_space: Any = env.observation_space
         self._plain = encode_space(env.observation_space)
-        self._encode_plain = make_encoder(env.observation_space)
         from osfb_gym.wrappers.writers import make_writer  # (it reads this module)
 
         self._plain_size, self._write_plain = make_writer(env.observation_space)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Return the state to pickle: all but the writer, which is rebuilt on unpickling.
+
+        The writer is a closure over the space's constants (a plain function
+        call on every step, the fastest form; a closure does not pickle), so
+        it is left out here and made again from ``source_space`` by
+        :meth:`__setstate__`: the same writer, so the same bits.
+        """
+        state = self.__dict__.copy()
+        del state["_write_plain"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled view, remaking its writer from ``source_space``."""
+        self.__dict__.update(state)
+        from osfb_gym.wrappers.writers import make_writer
+
+        self._plain_size, self._write_plain = make_writer(self.source_space)
 
     def _finish(self, low: Any, high: Any) -> None:
         """Set the output space to the Box ``[low, high]``."""

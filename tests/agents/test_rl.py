@@ -57,8 +57,30 @@ def test_every_algorithm_trains_on_every_family_and_scores_through_the_runner(al
 
 
 def test_dqn_on_a_batch_of_applicants_is_refused_clearly():
+    # 2**7 = 128 joint decisions: more than DiscreteActions enumerates
     with pytest.raises(ValueError, match="batch_size=1"):
-        train("OneSidedLending-v0", "DQN", total_timesteps=10, env_kwargs={"batch_size": 4})
+        train("OneSidedLending-v0", "DQN", total_timesteps=10, env_kwargs={"batch_size": 7})
+
+
+def test_dqn_on_a_small_batch_acts_through_the_joint_decisions():
+    """A batch of 3: Discrete(8), decoded by SB3Agent as DiscreteActions encodes it."""
+    import gymnasium as gym
+
+    from osfb_gym.wrappers import DiscreteActions
+
+    kwargs = {"batch_size": 3, "horizon": 20}
+    model = train("OneSidedLending-v0", "DQN", total_timesteps=64, env_kwargs=kwargs)
+    assert model.action_space == gym.spaces.Discrete(8)
+    codes = DiscreteActions(gym.make("OneSidedLending-v0", **kwargs))
+    agent = SB3Agent(model)
+    agent.reset(codes.observation_space, codes.env.action_space, seed=0)
+    obs, _ = codes.reset(seed=3)
+    for _ in range(10):
+        k, _ = model.predict(obs.reshape(-1), deterministic=True)
+        np.testing.assert_array_equal(agent.act(obs), codes.action(k))
+        obs, *_ = codes.step(k)
+    trajectory = run_episode(gym.make("OneSidedLending-v0", **kwargs), agent, seed=3)
+    assert trajectory.metrics["steps"] == 20
 
 
 def test_unknown_algorithm_and_bad_budget_name_themselves():

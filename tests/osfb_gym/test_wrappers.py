@@ -28,9 +28,27 @@ def test_one_applicant_a_step_becomes_a_binary_choice():
     env.step(1)
 
 
-def test_a_batch_of_applicants_cannot_be_enumerated():
+def test_a_small_batch_is_enumerated_first_applicant_highest_bit():
+    env = DiscreteActions(gym.make("OneSidedLending-v0", batch_size=3, horizon=5))
+    assert env.action_space == gym.spaces.Discrete(8)
+    codes = [env.action(k).tolist() for k in range(8)]
+    assert codes == [[k >> 2 & 1, k >> 1 & 1, k & 1] for k in range(8)]
+    assert all(env.code(env.action(k)) == k for k in range(8))
+    assert env.action(3).dtype == np.int8
+    env.action(3)[0] = 1  # a copy: the table is not changed by what the env is given
+    assert env.action(3).tolist() == [0, 1, 1]
+    env.reset(seed=0)
+    *_, info = env.step(6)
+    assert info["feedback"]["revealed"].tolist() == [True, True, False]
+
+
+def test_a_large_batch_of_applicants_cannot_be_enumerated():
+    env = DiscreteActions(gym.make("OneSidedLending-v0", batch_size=6))
+    assert env.action_space.n == 64
     with pytest.raises(ValueError, match="batch_size=1"):
-        DiscreteActions(gym.make("OneSidedLending-v0", batch_size=4))
+        DiscreteActions(gym.make("OneSidedLending-v0", batch_size=7))
+    with pytest.raises(ValueError, match="joint"):
+        env.code([1, 0])
     with pytest.raises(TypeError, match="MultiDiscrete"):
         DiscreteActions(gym.make("AppleTasting-v0"))
     env = DiscreteActions(gym.make("RejectOption-v0"))

@@ -14,7 +14,7 @@ from osfb_gym.core.validation import check_choice, check_data_home, check_float,
 from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render
 from osfb_gym.envs._stream import DatasetStream
 from osfb_gym.envs.apple.metrics import AppleMetrics, check_action, outcome
-from osfb_gym.envs.apple.render import step_line, stream_frame
+from osfb_gym.envs.apple.render import reset_line, step_line, stream_frame
 from osfb_gym.envs.apple.streams import (
     ROWS,
     adversarial_order,
@@ -253,13 +253,14 @@ class AppleTastingEnv(FeedbackEnv):
     ``max_episode_steps`` because agents (e.g. a label budget) may need it.
 
     ## Rendering
-    ``render_mode="ansi"`` returns a line about the last step,
+    ``render_mode="ansi"`` returns a line about the last step (right after
+    a reset: what the agent is shown first, the first example and the payoffs),
     ``"rgb_array"`` a ``(256, 640, 3)`` ``uint8`` frame (matplotlib, Agg).
     The frame shows the recent stream as strips (the decision, the
     revealed label) and the cumulative reward. A render shows what the
     agent was shown; the labels of rejected (untasted) examples and the
     loss appear only with ``render_truth=True``, the argument every family
-    uses for it.
+    uses for it (fixed when the env is made: ``env.render_truth`` is read-only).
 
     ## Time Limit and Vector Envs
     ``horizon`` is an argument (agents may read ``T``) and the env
@@ -523,6 +524,8 @@ class AppleTastingEnv(FeedbackEnv):
             self._order = order
         obs = self._advance()
         feedback = {"gain": self.gain, "cost_fp": self.cost_fp}
+        if self.render_mode is not None:
+            self._last_line = reset_line(obs, self.gain, self.cost_fp)
         return obs, make_info(feedback, oracle)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from osfb_gym.envs._render import StepTrace, stream_image
+from osfb_gym.envs._render import StepTrace, context_text, stream_image
 
 #: colours and labels of the ``rgb_array`` strips
 DECISION_LEGEND = {1: ("tab:blue", "taste"), 0: ("tab:gray", "reject")}
 LABEL_LEGEND = {1: ("tab:green", "y=1"), 0: ("tab:red", "y=0")}
 HIDDEN = ("lightgray", "hidden")
+
+
+def reset_line(x: np.ndarray, gain: float, cost_fp: float) -> str:
+    """Return the ``ansi`` line of a reset: the first example shown, and the payoffs."""
+    return f"t={0:5d}  reset: first example x={context_text(x)}  gain {gain:g}  cost_fp {cost_fp:g}"
 
 
 def step_line(

@@ -40,7 +40,7 @@ from osfb_gym.envs.lending.options import (
     resolve_dataset,
     resolve_warm_start,
 )
-from osfb_gym.envs.lending.render import Step, record_step
+from osfb_gym.envs.lending.render import Step, record_step, reset_line
 from osfb_gym.envs.lending.world import (
     FEATURE_BOUND,
     LendingWorld,
@@ -237,7 +237,9 @@ class OneSidedLendingEnv(FeedbackEnv):
     bulk of a column towards 0 as they do a standard deviation.
 
     ## Rendering
-    ``render_mode="ansi"`` returns a line about the last step,
+    ``render_mode="ansi"`` returns a line about the last step (right after
+    a reset: what the agent is shown first, the first batch of applicants,
+    the warm start's size and the cutoff),
     ``"rgb_array"`` a ``(256, 640, 3)`` ``uint8`` frame (matplotlib, Agg).
     The frame shows the recent applicants at their revealed outcomes
     (denied ones on the cutoff, their outcome hidden) and, for ``dim ==
@@ -245,7 +247,8 @@ class OneSidedLendingEnv(FeedbackEnv):
     imply, else the cumulative reward. A render shows what the agent was
     shown; the true ``mu`` of every applicant, the hidden outcomes of
     denied ones, the true boundary and the one-sided loss appear only with
-    ``render_truth=True``, the argument every family uses for it.
+    ``render_truth=True``, the argument every family uses for it
+    (fixed when the env is made: ``env.render_truth`` is read-only).
 
     ## Time Limit and Vector Envs
     ``horizon`` is an argument (agents may read ``T``) and the env
@@ -521,6 +524,8 @@ class OneSidedLendingEnv(FeedbackEnv):
             "cutoff": self.cutoff,
             "link": self.link.name,
         }
+        if self.render_mode is not None:
+            self._last_line = reset_line(obs, len(warm_y), self.cutoff)
         return obs, make_info(feedback, {"beta": self._world.beta.copy()})
 
     def step(self, action: Any) -> _Step:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from osfb_gym.core.links import Link
-from osfb_gym.envs._render import WINDOW, figure_to_rgb, new_figure
+from osfb_gym.envs._render import WINDOW, context_text, figure_to_rgb, new_figure
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,14 @@ def record_step(
             f"one-sided loss {loss:.3f}  cumulative {step.total_loss:.3f}"
         )
     return line
+
+
+def reset_line(obs: np.ndarray, n_warm: int, cutoff: float) -> str:
+    """Return the ``ansi`` line of a reset: the first batch shown, the warm start's size."""
+    return (
+        f"t={0:4d}  reset: {len(obs)} applicant(s) to decide, x={context_text(obs)}  "
+        f"warm start: {n_warm} labelled  cutoff {cutoff:.3f}"
+    )
 
 
 def render_rgb(

@@ -24,7 +24,13 @@ from osfb_gym.core.validation import (
     check_int,
     check_rejection_cost,
 )
-from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render, stream_image
+from osfb_gym.envs._render import (
+    RENDER_MODES,
+    StepTrace,
+    check_render,
+    context_text,
+    stream_image,
+)
 from osfb_gym.envs._stream import DatasetStream
 from osfb_gym.envs.reject.data import DEFAULT_HORIZON, draw_order, open_dataset
 from osfb_gym.envs.reject.metrics import (
@@ -192,13 +198,15 @@ class RejectOptionEnv(FeedbackEnv):
     ``ValueError`` with ``dataset`` (``dim`` is allowed for text).
 
     ## Rendering
-    ``render_mode="ansi"`` returns a line about the last step,
+    ``render_mode="ansi"`` returns a line about the last step (right after
+    a reset: what the agent is shown first, the first example and the costs),
     ``"rgb_array"`` a ``(256, 640, 3)`` ``uint8`` frame (matplotlib, Agg).
     The frame shows the recent stream as strips (the decision, the query,
     the revealed label) and the cumulative reward. A render shows what the
     agent was shown; the labels that were not asked for and the losses
     ``L_d`` appear only with ``render_truth=True``, the argument every
-    family uses for it.
+    family uses for it (fixed when the env is made: ``env.render_truth`` is
+    read-only).
 
     ## Time Limit and Vector Envs
     ``horizon`` is an argument (agents may read ``T``) and the env
@@ -417,6 +425,11 @@ class RejectOptionEnv(FeedbackEnv):
         else:
             self._order = draw_order(data, self.np_random, self.replacement, self.horizon)
         obs = self._advance()
+        if self.render_mode is not None:
+            self._last_line = (
+                f"t={0:5d}  reset: first example x={context_text(obs)}  "
+                f"d {self.d:g}  query_cost {self.query_cost:g}"
+            )
         return obs, make_info({"d": self.d, "query_cost": self.query_cost}, oracle)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:

@@ -24,7 +24,7 @@ from osfb_gym.envs.services.options import (
     resolve_population,
 )
 from osfb_gym.envs.services.populations import CENSUS_GROUPINGS, draw_clusters, draw_linear
-from osfb_gym.envs.services.render import step_line
+from osfb_gym.envs.services.render import reset_line, step_line
 from osfb_gym.envs.services.world import (
     FAMILIES,
     GroupAverages,
@@ -197,14 +197,16 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     (``feedback_mode = "one_sided"``): there is no full-information mode.
 
     ## Rendering
-    ``render_mode="ansi"`` returns a line about the last step,
+    ``render_mode="ansi"`` returns a line about the last step (right after
+    a reset: what the agent is shown first, the users to serve),
     ``"rgb_array"`` a ``(256, 640, 3)`` ``uint8`` frame (matplotlib, Agg).
     The frame shows each user's reported loss against the service it chose
     (coloured by group when groups are revealed) and the total loss after
     each step. A render shows what the agent was shown; the hidden
     preferences (and the services placed among them, for ``dim >= 2``) and
     the acquired preference appear only with ``render_truth=True``, the
-    argument every family uses for it.
+    argument every family uses for it (fixed when the env is made:
+    ``env.render_truth`` is read-only).
 
     ## Time Limit and Vector Envs
     An episode lasts ``n_services`` steps: ``horizon`` and
@@ -462,6 +464,9 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             "preferences": self._world.preferences.copy(),
             "groups": self._world.groups.copy(),
         }
+        if self.render_mode is not None:
+            groups = self.n_groups if self.reveal_groups else None
+            self._last_line = reset_line(self.n_users, self.n_services, groups)
         return self._observation(), make_info(feedback, oracle)
 
     def step(self, action: Any) -> _Step:

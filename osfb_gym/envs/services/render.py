@@ -5,6 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 
+def reset_line(n_users: int, n_services: int, n_groups: int | None) -> str:
+    """Return the ``ansi`` line of a reset: the users to serve, no service yet."""
+    groups = "" if n_groups is None else f" in {n_groups} groups"
+    return (
+        f"k={0:3d}/{n_services}  reset: {n_users} users{groups} to serve, no service yet "
+        "(reported losses 0)"
+    )
+
+
 def step_line(
     t: int,
     n_services: int,

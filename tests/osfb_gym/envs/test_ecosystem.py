@@ -39,6 +39,7 @@ from tests.helpers import assert_same, differs
 from tests.osfb_gym.envs.cases import CASES, DEFAULTS, case_param
 
 PARAMS = [case_param(c) for c in CASES]
+DEFAULTS_PARAMS = [case_param(c) for c in CASES if c in DEFAULTS]
 # rgb_array frames cost a matplotlib draw each (about 0.2 s here): every id's defaults in
 # the default run, every variant with -m slow
 RGB_PARAMS = [case_param(c, slow=c not in DEFAULTS) for c in CASES]
@@ -73,6 +74,68 @@ def test_ansi_render_is_a_line_of_text(case):
     assert isinstance(env.render(), str)
     env.step(env.action_space.sample())
     assert isinstance(env.render(), str) and env.render()
+
+
+@pytest.mark.parametrize("case", RGB_PARAMS)  # (every id's defaults; variants with -m slow)
+def test_ansi_render_after_reset_shows_the_first_context(case):
+    """Right after reset the line shows what the agent is shown first (Gymnasium's check)."""
+    env = make(case, render_mode="ansi")
+    obs, _ = env.reset(seed=0)
+    line = env.render()
+    assert isinstance(line, str) and "reset" in line
+    if isinstance(obs, np.ndarray):  # a stream's example or a lending batch: its first values
+        first = str(round(float(np.ravel(obs)[0]), 2))
+        assert f"x=[{first}" in line or f"x=[[{first}" in line, line
+    else:  # services: the users to serve
+        assert f"{env.unwrapped.n_users} users" in line, line
+    with_truth = make(case, render_mode="ansi", render_truth=True)
+    with_truth.reset(seed=0)
+    assert with_truth.render() == line  # nothing hidden is shown at reset
+
+
+@pytest.mark.parametrize("case", DEFAULTS_PARAMS)
+def test_render_truth_is_fixed_when_the_env_is_made(case):
+    """A made env cannot be switched to draw the truth (a public attribute would leak it)."""
+    for truth in (False, True):
+        env = make(case, render_mode="ansi", render_truth=truth)
+        with pytest.raises(AttributeError, match="render_truth"):
+            env.unwrapped.render_truth = not truth
+        assert env.unwrapped.render_truth is truth
+        copy = pickle.loads(pickle.dumps(env))
+        assert copy.unwrapped.render_truth is truth
+        with pytest.raises(AttributeError, match="render_truth"):
+            copy.unwrapped.render_truth = not truth
+
+
+@pytest.mark.parametrize("case", RGB_PARAMS)
+@pytest.mark.parametrize("truth", [False, True], ids=["no-truth", "truth"])
+def test_both_modes_render_through_a_whole_episode(case, truth):
+    """rgb and ansi after reset, after steps and at the episode's end, with and without truth.
+
+    (Lending's rgb render once crashed when the truth was asked for after the
+    steps it draws had been recorded without it.)
+    """
+    # a short episode; a dataset stream that ends within 12 steps is left to end itself
+    natural = make(case).unwrapped
+    short = getattr(natural, "horizon", 0) > 12
+    for mode in ("ansi", "rgb_array"):
+        extra = length_kwargs(case, 5) if short else {}
+        env = make(case, render_mode=mode, render_truth=truth, **extra)
+        env.reset(seed=0)
+        env.action_space.seed(0)
+        frames = [env.render()]
+        done = False
+        while not done:
+            *_, terminated, truncated, _ = env.step(env.action_space.sample())
+            done = terminated or truncated
+            if mode == "ansi" or done or len(frames) == 1:  # (rgb: first step and end)
+                frames.append(env.render())
+        for frame in frames:
+            if mode == "ansi":
+                assert isinstance(frame, str) and frame
+            else:
+                assert isinstance(frame, np.ndarray) and frame.shape == frames[0].shape
+        env.close()
 
 
 @pytest.mark.parametrize("case", RGB_PARAMS)

@@ -254,3 +254,22 @@ def test_ppo_learns_on_a_view_and_is_scored_through_it():
     env = apply_view(gym.make("OneSidedLending-v0", horizon=20), "features")
     trajectory = run_episode(env, SB3Agent(model), seed=7)
     assert trajectory.oracle_loss.shape == (20,)
+
+
+def test_encoders_and_views_pickle_and_encode_the_same_bits():
+    """make_encoder is made of partials; a view's writer closure is remade on unpickling."""
+    import pickle
+
+    from osfb_gym.wrappers.views import encode, make_encoder, make_view
+
+    env = gym.make("MultiServiceChoice-v0", n_users=30, n_services=4)
+    obs, _ = env.reset(seed=0)
+    obs, *_ = env.step(3)
+    space = env.observation_space
+    encoder = pickle.loads(pickle.dumps(make_encoder(space)))
+    np.testing.assert_array_equal(encoder(obs).astype(np.float32), encode(space, obs))
+    for view in VIEWS:
+        original = make_view(env, view)
+        original.reset({})
+        copy = pickle.loads(pickle.dumps(original))
+        assert_same(copy.encode(obs), original.encode(obs))
