@@ -1,0 +1,116 @@
+"""DelayedImpactLending's scoring: one step's reward and loss, and the episode's per-group metrics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from osfb_gym.core.metrics import EpisodeMetrics
+
+
+def score_batch(
+    rho: np.ndarray,
+    repaid: np.ndarray,
+    approved: np.ndarray,
+    loan_gain: float,
+    default_loss: float,
+) -> tuple[float, float, np.ndarray]:
+    """Score one decided batch: ``(reward, one-sided loss, Bayes action)``.
+
+    The reward is the profit of the approved loans, ``+loan_gain`` for each
+    repaid and ``-default_loss`` for each default; denied applicants give 0.
+    The Bayes action approves exactly when the expected profit
+    ``rho * gain - (1 - rho) * loss`` is positive, and the one-sided loss
+    charges each decision that disagrees with it its expected profit's
+    size (Jiang, Jiang and Pacchiano's Definition 1 with the lender's
+    profit as the outcome): the expected regret of the reward.
+
+    Examples
+    --------
+    >>> reward, loss, bayes = score_batch(
+    ...     np.array([0.9, 0.5]), np.array([1.0, 0.0]), np.array([True, True]), 1.0, 4.0)
+    >>> reward, round(loss, 6), bayes.tolist()
+    (-3.0, 1.5, [1, 0])
+    """
+    profit = rho * loan_gain - (1.0 - rho) * default_loss
+    bayes = profit > 0
+    reward = float(np.where(approved, np.where(repaid == 1.0, loan_gain, -default_loss), 0.0).sum())
+    loss = float(np.abs(profit)[bayes != approved].sum())
+    return reward, loss, bayes.astype(np.int8)
+
+
+class ImpactMetrics(EpisodeMetrics):
+    """Episode metrics of delayed-impact lending: profit, one-sided loss, and per group.
+
+    ``get()`` adds to the shared ones (``return`` is the lender's cumulative
+    profit, ``cumulative_loss`` the one-sided loss): the overall
+    ``approval_rate`` and ``default_rate`` (defaults among approved loans),
+    the ``tpr_gap`` (largest minus smallest true-positive rate over the
+    groups: approved repayers among all who would have repaid, an oracle
+    quantity) and, for each group ``g``, ``approval_rate_g``,
+    ``default_rate_g``, ``tpr_g`` and ``score_change_g`` (Delta mu: the
+    change of the group's mean score over the episode). A rate with nothing
+    to count (no applicant, no approval, no repayer) is NaN.
+    :meth:`curves` gives ``mean_score_g``, each group's mean score after
+    every step.
+    """
+
+    def __init__(self, num_envs: int | None = None) -> None:
+        if num_envs is not None:
+            raise ValueError(
+                f"ImpactMetrics follows one episode at a time, got num_envs={num_envs!r}"
+            )
+        super().__init__()
+        self._counts: np.ndarray | None = None  # (5, G): seen, approved, defaults, repayers, TP
+        self._means: list[np.ndarray] = []
+        self._start: np.ndarray | None = None
+
+    def update(
+        self, action: Any, reward: float, feedback: dict[str, Any], oracle: dict[str, Any]
+    ) -> None:
+        """Account for one batch of decisions."""
+        super().update(action, reward, feedback, oracle)
+        group = np.asarray(oracle["group"], dtype=np.intp)
+        repaid = np.asarray(oracle["y"]) == 1.0
+        approved = np.asarray(action).reshape(-1) == 1
+        mean = np.asarray(oracle["mean_score"], dtype=float)
+        if self._counts is None:
+            self._counts = np.zeros((5, mean.size))
+            self._start = mean - np.asarray(oracle["score_change"], dtype=float)
+        for row, mask in enumerate(
+            (np.ones_like(approved), approved, approved & ~repaid, repaid, approved & repaid)
+        ):
+            self._counts[row] += np.bincount(group, weights=mask, minlength=mean.size)
+        self._means.append(mean)
+
+    def curves(self) -> dict[str, np.ndarray]:
+        """Per step: ``mean_score_g``, group ``g``'s mean score after the step."""
+        if not self._means:
+            return {}
+        means = np.stack(self._means)
+        return {f"mean_score_{g}": means[:, g] for g in range(means.shape[1])}
+
+    def get(self) -> dict[str, Any]:
+        """Return the episode summary."""
+        summary = super().get()
+        if self._counts is None or self._start is None:
+            return summary
+        seen, approved, defaults, repayers, hits = self._counts
+        with np.errstate(divide="ignore", invalid="ignore"):
+            approval = approved / seen
+            default = defaults / approved
+            tpr = hits / repayers
+        known = tpr[np.isfinite(tpr)]
+        summary.update(
+            approval_rate=float(approved.sum() / max(seen.sum(), 1.0)),
+            default_rate=float(defaults.sum() / approved.sum()) if approved.sum() else np.nan,
+            tpr_gap=float(known.max() - known.min()) if known.size else np.nan,
+        )
+        change = self._means[-1] - self._start
+        for g in range(seen.size):
+            summary[f"approval_rate_{g}"] = float(approval[g])
+            summary[f"default_rate_{g}"] = float(default[g])
+            summary[f"tpr_{g}"] = float(tpr[g])
+            summary[f"score_change_{g}"] = float(change[g])
+        return summary
