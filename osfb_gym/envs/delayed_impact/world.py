@@ -19,6 +19,22 @@ import numpy as np
 from scipy.special import expit
 from scipy.stats import norm
 
+from osfb_gym.core.thresholds import break_even, expected_profit, threshold_policies, threshold_policy
+
+__all__ = [
+    "ImpactWorld",
+    "break_even",
+    "expected_profit",
+    "expected_score_change",
+    "fico_world",
+    "move_targets",
+    "outcome_curve",
+    "shift_world",
+    "synthetic_world",
+    "threshold_policies",
+    "threshold_policy",
+]
+
 if TYPE_CHECKING:
     from osfb_gym.data.fico import FicoTables
 
@@ -135,29 +151,6 @@ def fico_world(tables: FicoTables, groups: tuple[str, ...]) -> ImpactWorld:
 
 
 # ----------------------------------------------------------------------------- pure model
-def expected_profit(rho: np.ndarray, loan_gain: float, default_loss: float) -> np.ndarray:
-    """The lender's expected profit of approving: ``rho * gain - (1 - rho) * loss``.
-
-    Examples
-    --------
-    >>> expected_profit(np.array([0.8, 0.9]), 1.0, 4.0).round(6).tolist()
-    [0.0, 0.5]
-    """
-    rho = np.asarray(rho, dtype=float)
-    return rho * loan_gain - (1.0 - rho) * default_loss
-
-
-def break_even(loan_gain: float, default_loss: float) -> float:
-    """The repayment probability above which approving pays: ``loss / (gain + loss)``.
-
-    Examples
-    --------
-    >>> break_even(1.0, 4.0)
-    0.8
-    """
-    return default_loss / (loan_gain + default_loss)
-
-
 def move_targets(
     scores: np.ndarray, change: float, dynamics: str
 ) -> np.ndarray:
@@ -213,32 +206,6 @@ def expected_score_change(
     return rho * up + (1.0 - rho) * down
 
 
-def threshold_policy(weights: np.ndarray, target: float) -> np.ndarray:
-    """Approval probabilities that take the top of a grid until ``target`` of ``weights``.
-
-    Bins are filled from the highest score down; the bin where the total
-    reaches ``target`` is approved with the probability that makes the
-    total exactly ``target`` (a randomised threshold, as in Liu et al. and
-    Hardt et al.). ``weights`` are, for a selection rate, the group's score
-    distribution; for a true-positive rate, the repayers' distribution.
-
-    Examples
-    --------
-    >>> threshold_policy(np.array([0.25, 0.5, 0.25]), 0.5).tolist()
-    [0.0, 0.5, 1.0]
-    """
-    weights = np.asarray(weights, dtype=float)
-    total = weights.sum()
-    if total <= 0:
-        return np.zeros_like(weights)
-    target = float(np.clip(target, 0.0, 1.0)) * total
-    # mass strictly above each bin, from the top score down
-    above = np.cumsum(weights[::-1])[::-1] - weights
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(weights > 0, (target - above) / weights, 0.0)
-    return np.clip(share, 0.0, 1.0)
-
-
 def outcome_curve(
     scores: np.ndarray,
     pi: np.ndarray,
@@ -273,5 +240,5 @@ def outcome_curve(
     rates = np.linspace(0.0, 1.0, 101) if rates is None else np.asarray(rates, dtype=float)
     pi = np.asarray(pi, dtype=float)
     move = expected_score_change(scores, rho, repay_change, default_change, dynamics)
-    delta = np.array([np.sum(pi * threshold_policy(pi, rate) * move) for rate in rates])
+    delta = threshold_policies(pi, rates) @ (pi * move)
     return rates, delta
