@@ -11,7 +11,7 @@ import numpy as np
 
 
 def expected_profit(rho: np.ndarray, loan_gain: float, default_loss: float) -> np.ndarray:
-    """The lender's expected profit of approving: ``rho * gain - (1 - rho) * loss``.
+    """Return the lender's expected profit of approving: ``rho * gain - (1 - rho) * loss``.
 
     Examples
     --------
@@ -23,7 +23,7 @@ def expected_profit(rho: np.ndarray, loan_gain: float, default_loss: float) -> n
 
 
 def break_even(loan_gain: float, default_loss: float) -> float:
-    """The repayment probability above which approving pays: ``loss / (gain + loss)``.
+    """Return the repayment probability above which approving pays: ``loss / (gain + loss)``.
 
     Examples
     --------

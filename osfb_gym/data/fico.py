@@ -177,7 +177,13 @@ def _check_cdf(path: Path, cdf: np.ndarray, lines: list[int]) -> None:
                 column,
             )
         if abs(cdf[g, -1] - 100.0) > _CDF_END_TOLERANCE:
-            fail(path, f"{cdf[g, -1]:g} at the last score", "100 (the whole group)", lines[-1], column)
+            fail(
+                path,
+                f"{cdf[g, -1]:g} at the last score",
+                "100 (the whole group)",
+                lines[-1],
+                column,
+            )
 
 
 def _totals(path: Path) -> np.ndarray:
@@ -194,7 +200,9 @@ def _totals(path: Path) -> np.ndarray:
     )
     kinds = frame["Kind"].tolist()
     if "SSA" not in kinds:
-        fail(path, f"no row SSA (found {', '.join(kinds)})", "a row SSA of group sizes", None, "Kind")
+        fail(
+            path, f"no row SSA (found {', '.join(kinds)})", "a row SSA of group sizes", None, "Kind"
+        )
     row = kinds.index("SSA")
     values = frame[list(FILE_COLUMNS.values())].to_numpy()[row]
     for value, column in zip(values, FILE_COLUMNS.values(), strict=True):

@@ -136,7 +136,7 @@ class ImpactConfig:
 
 
 def _check_groups(groups: Any) -> tuple[str, ...]:
-    """Return ``groups`` as a tuple of at least two distinct names (checked against the data later)."""
+    """Return ``groups`` as a tuple of two or more distinct names (the data check them later)."""
     if isinstance(groups, str) or not isinstance(groups, list | tuple):
         raise TypeError(f"groups must be a list of group names, got {groups!r}")
     if not all(isinstance(name, str) for name in groups):

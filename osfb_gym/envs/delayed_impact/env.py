@@ -27,7 +27,7 @@ _Step = tuple[np.ndarray, float, bool, bool, dict[str, Any]]
 
 
 class DelayedImpactLendingEnv(FeedbackEnv):
-    r"""Lend to applicants from groups; a repaid loan raises the group's scores, a default lowers them.
+    r"""Lend to groups' applicants; a repayment raises the group's scores, a default lowers them.
 
     ## Description
     The delayed-impact setting of Liu, Dean, Rolf, Simchowitz and Hardt
@@ -115,7 +115,10 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     |--------------------------|----------------|------------------------------------------------|
     | ``feedback["revealed"]`` | agent          | mask of revealed outcomes ``(N,)`` (step)      |
     | ``feedback["y"]``        | agent          | outcomes where revealed, 0 elsewhere (step)    |
-    | ``feedback["scores"]``, ``["n_groups"]``, ``["loan_gain"]``, ``["default_loss"]``, ``["break_even"]`` | agent | the task's terms (reset) |
+    | ``feedback["scores"]``   | agent          | the score grid ``(B,)`` (reset)                 |
+    | ``feedback["n_groups"]`` | agent          | the number of groups ``G`` (reset)              |
+    | ``feedback["loan_gain"]``, ``["default_loss"]`` | agent | the loan's terms (reset) |
+    | ``feedback["break_even"]`` | agent        | ``loss / (gain + loss)`` (reset)                |
     | ``oracle["repay_prob"]`` | evaluator only | ``rho_g(x)`` of the batch ``(N,)``              |
     | ``oracle["y"]``          | evaluator only | every outcome of the batch ``(N,)``             |
     | ``oracle["group"]``      | evaluator only | the batch's groups ``(N,)`` (for the metrics)   |
@@ -146,9 +149,9 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     | argument            | default        | meaning |
     |---------------------|----------------|---------|
     | ``dataset``         | None           | None (synthetic) or ``"fico"`` (the TransRisk tables) |
-    | ``data_home``       | None           | folder holding ``fico/`` (default: ``OSFB_DATA``) |
-    | ``scenario``        | "two_groups"   | synthetic world: ``"two_groups"`` or ``"bin_shift"`` (ml-fairness-gym) |
-    | ``groups``          | None           | FICO groups, e.g. ``["Black", "White"]`` (the default) |
+    | ``data_home``       | None           | folder of ``fico/`` (default: ``OSFB_DATA``) |
+    | ``scenario``        | "two_groups"   | ``"two_groups"`` or ``"bin_shift"`` (ml-fairness-gym) |
+    | ``groups``          | None           | FICO groups (default ``["Black", "White"]``) |
     | ``batch_size``      | 1              | applicants per step ``N`` |
     | ``horizon``         | 1000           | steps per episode |
     | ``loan_gain``       | None (1.0)     | profit of a repaid loan |

@@ -1,4 +1,4 @@
-"""DelayedImpactLending's scoring: one step's reward and loss, and the episode's per-group metrics."""
+"""DelayedImpactLending's scoring: a step's reward and loss, the episode's per-group metrics."""
 
 from __future__ import annotations
 

@@ -19,7 +19,12 @@ import numpy as np
 from scipy.special import expit
 from scipy.stats import norm
 
-from osfb_gym.core.thresholds import break_even, expected_profit, threshold_policies, threshold_policy
+from osfb_gym.core.thresholds import (
+    break_even,
+    expected_profit,
+    threshold_policies,
+    threshold_policy,
+)
 
 __all__ = [
     "ImpactWorld",
@@ -105,7 +110,7 @@ def synthetic_world() -> ImpactWorld:
 
 
 def _discrete_normal(grid: np.ndarray, mean: float, std: float) -> np.ndarray:
-    """The normal's mass of the cells around each grid point (the tails in the end cells)."""
+    """Return the normal's mass of the cells around each grid point (tails in the end cells)."""
     edges = np.concatenate([[-np.inf], (grid[1:] + grid[:-1]) / 2, [np.inf]])
     mass = np.diff(norm.cdf(edges, loc=mean, scale=std))
     return mass / mass.sum()
@@ -132,7 +137,7 @@ def shift_world() -> ImpactWorld:
 
 
 def fico_world(tables: FicoTables, groups: tuple[str, ...]) -> ImpactWorld:
-    """The TransRisk tables' ``groups``, scores mapped to 300-850 as Liu et al. do.
+    """Return the TransRisk tables' ``groups``, scores mapped to 300-850 as Liu et al. do.
 
     The groups' shares of the applicants are their shares of the tables'
     totals (Black 12%, White 88% for Liu et al.'s pair).
@@ -151,9 +156,7 @@ def fico_world(tables: FicoTables, groups: tuple[str, ...]) -> ImpactWorld:
 
 
 # ----------------------------------------------------------------------------- pure model
-def move_targets(
-    scores: np.ndarray, change: float, dynamics: str
-) -> np.ndarray:
+def move_targets(scores: np.ndarray, change: float, dynamics: str) -> np.ndarray:
     """Return, for each bin, the bin an applicant there moves to after a change of ``change``.
 
     ``dynamics="score_change"`` (Liu et al.): the bin whose score is nearest
@@ -186,7 +189,7 @@ def expected_score_change(
     default_change: float,
     dynamics: str = "score_change",
 ) -> np.ndarray:
-    """Expected change of an approved applicant's score, per bin (Liu et al.'s ``Delta(x)``).
+    """Return an approved applicant's expected score change per bin (Liu et al.'s ``Delta(x)``).
 
     ``rho * c_plus + (1 - rho) * c_minus``, each move measured on the grid
     (:func:`move_targets`), so a move past either end of the range counts
@@ -196,7 +199,8 @@ def expected_score_change(
     Examples
     --------
     >>> grid = np.arange(300.0, 851.0, 25.0)
-    >>> expected_score_change(grid, np.full(grid.size, 0.8), 75.0, -150.0)[[0, 8, 22]].round(6).tolist()
+    >>> change = expected_score_change(grid, np.full(grid.size, 0.8), 75.0, -150.0)
+    >>> change[[0, 8, 22]].round(6).tolist()
     [60.0, 30.0, -30.0]
     """
     scores = np.asarray(scores, dtype=float)
