@@ -1,4 +1,4 @@
-"""The FICO TransRisk loader: on the real tables when ``OSFB_DATA`` has them, on generated files always."""
+"""The FICO TransRisk loader: the real tables when ``OSFB_DATA`` has them, generated ones always."""
 
 from __future__ import annotations
 
