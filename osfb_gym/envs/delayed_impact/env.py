@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any
 
 import numpy as np
@@ -218,6 +219,8 @@ class DelayedImpactLendingEnv(FeedbackEnv):
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012
     metrics_class = ImpactMetrics
+    #: draw one applicant by :meth:`_draw_one` (tests compare it with the batch path)
+    _scalar_path = True
 
     def __init__(
         self,
@@ -269,9 +272,16 @@ class DelayedImpactLendingEnv(FeedbackEnv):
             low.astype(np.float32), high.astype(np.float32), dtype=np.float32
         )
         self.action_space = spaces.MultiBinary(self.batch_size)
+        self._action_shape = (self.batch_size,)
         self._up = move_targets(self.scores, config.repay_score_change, config.dynamics)
         self._down = move_targets(self.scores, config.default_score_change, config.dynamics)
         self._group_cdf = np.cumsum(self._initial.proportions)
+        # the one-applicant path (_draw_one): Python copies, a cumulative distribution per
+        # group kept until a loan moves the group's mass
+        self._group_shares = self._group_cdf.tolist()
+        self._score_list = self.scores.tolist()
+        self._last, self._top = self.n_groups - 1, self.scores.size - 1
+        self._cdf: list[np.ndarray | None] = [None] * self.n_groups
         self._rho = self._initial.rho
         self._pi = self._initial.pi.copy()
         self._group = np.zeros(self.batch_size, dtype=np.intp)
@@ -285,6 +295,8 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     # ------------------------------------------------------------------ dynamics
     def _draw_batch(self) -> np.ndarray:
         """Draw the next applicants from the current distributions; return their observation."""
+        if self.batch_size == 1 and self._scalar_path:
+            return self._draw_one()
         rng = self.np_random
         n = self.batch_size
         group = np.minimum(
@@ -298,8 +310,30 @@ class DelayedImpactLendingEnv(FeedbackEnv):
         self._group, self._bin = group, bins
         return np.stack([group.astype(np.float32), self.scores[bins].astype(np.float32)], axis=1)
 
+    def _draw_one(self) -> np.ndarray:
+        """:meth:`_draw_batch` of one applicant: the same draws and values, fewer NumPy calls.
+
+        ``rng.random()`` is the value ``rng.random(1)`` holds, ``bisect`` and
+        ``searchsorted(side="right")`` count the same cumulative shares below
+        a draw as the batch path's comparison does, and a group's cumulative
+        distribution is kept until a loan moves its mass (``np.cumsum`` of
+        the same row gives the same values). Tested equal, step by step, to
+        the batch path.
+        """
+        rng = self.np_random
+        g = min(bisect_right(self._group_shares, rng.random() * self._group_shares[-1]), self._last)
+        cdf = self._cdf[g]
+        if cdf is None:
+            cdf = self._cdf[g] = np.cumsum(self._pi[g])
+        b = min(int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right")), self._top)
+        self._y = np.array([1.0 if rng.random() < self._rho[g, b] else 0.0])
+        self._group, self._bin = np.array([g]), np.array([b])
+        return np.array([[g, self._score_list[b]]], dtype=np.float32)
+
     def _move_mass(self, approved: np.ndarray) -> None:
         """Move ``shift_mass`` of each approved applicant's group from its score to its new one."""
+        if not approved.any():
+            return
         mass = self.config.shift_mass
         for i in np.flatnonzero(approved):
             g, b = self._group[i], self._bin[i]
@@ -307,6 +341,7 @@ class DelayedImpactLendingEnv(FeedbackEnv):
             moved = min(mass, self._pi[g, b])
             self._pi[g, b] -= moved
             self._pi[g, target] += moved
+            self._cdf[g] = None
 
     def _means(self) -> np.ndarray:
         return self._pi @ self.scores
@@ -317,6 +352,7 @@ class DelayedImpactLendingEnv(FeedbackEnv):
         """Restore the initial distributions and draw the first batch."""
         super().reset(seed=seed, options=options)
         self._pi = self._initial.pi.copy()
+        self._cdf = [None] * self.n_groups
         self._t = 0
         self._started = True
         self._trace = Trace(self.n_groups)
@@ -346,7 +382,15 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     def _step(self, action: Any, with_oracle: bool) -> _Step:
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        decisions = check_binary_array(action, "action", (self.batch_size,))
+        if (
+            type(action) is np.ndarray
+            and action.shape == self._action_shape
+            and action.dtype.kind in "biuf"
+            and ((action == 0) | (action == 1)).all()
+        ):
+            decisions = action.astype(np.int8)
+        else:
+            decisions = check_binary_array(action, "action", self._action_shape)
         approved = decisions == 1
         config = self.config
         group, bins, y = self._group, self._bin, self._y

@@ -20,7 +20,7 @@ from osfb_gym.envs.delayed_impact import (
     threshold_policy,
 )
 from osfb_gym.runner import run_episode
-from tests.helpers import needs_osfb_data, osfb_data
+from tests.helpers import assert_same, needs_osfb_data, osfb_data
 
 SEEDS = range(5)
 
@@ -324,3 +324,18 @@ def test_an_unknown_fico_group_lists_the_known_ones():
         DelayedImpactLendingEnv(
             dataset="fico", data_home=str(osfb_data("fico")), groups=["X", "Black"]
         )
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"scenario": "bin_shift", "shift_mass": 0.3}])
+def test_the_one_applicant_path_is_the_batch_path_step_for_step(kwargs):
+    """``_draw_one`` (the batch_size=1 default) gives the batch path's trajectory, bit for bit."""
+    fast = gym.make("DelayedImpactLending-v0", **kwargs).unwrapped
+    reference = gym.make("DelayedImpactLending-v0", **kwargs).unwrapped
+    reference._scalar_path = False
+    records = []
+    for env in (fast, reference):
+        record = [env.reset(seed=7)]
+        actions = np.random.default_rng(0).integers(0, 2, size=(300, 1))
+        record += [env.step(action.astype(np.int8)) for action in actions]
+        records.append(record)
+    assert_same(*records)
