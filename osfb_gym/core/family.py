@@ -185,6 +185,7 @@ FAMILIES: dict[str, Family] = {
             "loss",
             "mean_score",
             "score_change",
+            "pi",
         ),
     ),
 }

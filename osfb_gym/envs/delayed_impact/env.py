@@ -127,6 +127,7 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     | ``oracle["loss"]``       | evaluator only | one-sided loss of the step (see below)          |
     | ``oracle["mean_score"]`` | evaluator only | each group's mean score after the step ``(G,)`` |
     | ``oracle["score_change"]`` | evaluator only | the step's change of it ``(G,)``              |
+    | ``oracle["pi"]``         | evaluator only | the score distributions after it ``(G, B)``   |
     | ``oracle["pi"]``, ``["rho"]``, ``["mean_score"]`` | evaluator only | the world at reset |
 
     The one-sided loss charges each decision that disagrees with the Bayes
@@ -214,7 +215,7 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     >>> info["feedback"]["revealed"].tolist()
     [True, True, False, False]
     >>> sorted(info["oracle"])
-    ['bayes_action', 'group', 'loss', 'mean_score', 'repay_prob', 'score_change', 'y']
+    ['bayes_action', 'group', 'loss', 'mean_score', 'pi', 'repay_prob', 'score_change', 'y']
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012
@@ -425,6 +426,7 @@ class DelayedImpactLendingEnv(FeedbackEnv):
             "loss": loss,
             "mean_score": after,
             "score_change": after - before,
+            "pi": self._pi.copy(),
         }
         return obs, reward, False, truncated, make_info(feedback, oracle)
 

@@ -53,7 +53,9 @@ class ImpactMetrics(EpisodeMetrics):
     change of the group's mean score over the episode). A rate with nothing
     to count (no applicant, no approval, no repayer) is NaN.
     :meth:`curves` gives ``mean_score_g``, each group's mean score after
-    every step.
+    every step, and ``score_distribution_g``, ``(T, B)``: the group's whole
+    distribution over the score grid after every step (the population's
+    drift, for a figure).
     """
 
     def __init__(self, num_envs: int | None = None) -> None:
@@ -64,6 +66,7 @@ class ImpactMetrics(EpisodeMetrics):
         super().__init__()
         self._counts: np.ndarray | None = None  # (5, G): seen, approved, defaults, repayers, TP
         self._means: list[np.ndarray] = []
+        self._distributions: list[np.ndarray] = []
         self._start: np.ndarray | None = None
 
     def update(
@@ -83,13 +86,18 @@ class ImpactMetrics(EpisodeMetrics):
         ):
             self._counts[row] += np.bincount(group, weights=mask, minlength=mean.size)
         self._means.append(mean)
+        self._distributions.append(np.asarray(oracle["pi"], dtype=float))
 
     def curves(self) -> dict[str, np.ndarray]:
-        """Per step: ``mean_score_g``, group ``g``'s mean score after the step."""
+        """Per step: ``mean_score_g`` and ``score_distribution_g`` (``(T, B)``) of each group."""
         if not self._means:
             return {}
         means = np.stack(self._means)
-        return {f"mean_score_{g}": means[:, g] for g in range(means.shape[1])}
+        distributions = np.stack(self._distributions)
+        curves = {f"mean_score_{g}": means[:, g] for g in range(means.shape[1])}
+        for g in range(means.shape[1]):
+            curves[f"score_distribution_{g}"] = distributions[:, g]
+        return curves
 
     def get(self) -> dict[str, Any]:
         """Return the episode summary."""

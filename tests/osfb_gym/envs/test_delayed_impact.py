@@ -174,6 +174,9 @@ def test_metrics_count_per_group_rates_and_curves():
     assert 0 < metrics["default_rate"] < 1
     curve = trajectory.curves["mean_score_0"]
     assert curve.shape == (40,)
+    distribution = trajectory.curves["score_distribution_0"]
+    assert distribution.shape == (40, 23)
+    np.testing.assert_allclose(distribution @ env.unwrapped.scores, curve)
     _, info = env.reset(seed=2)
     start = info["oracle"]["mean_score"][0]
     assert metrics["score_change_0"] == pytest.approx(curve[-1] - start)
