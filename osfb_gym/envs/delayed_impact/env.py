@@ -176,7 +176,8 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     the mass the applicant's score holds moves.
 
     ## Rendering
-    ``"ansi"`` returns a line about the last step; ``"rgb_array"`` a
+    ``"ansi"`` returns a line about the last step (after a reset, the first
+    applicants); ``"rgb_array"`` a
     ``(256, 640, 3)`` ``uint8`` frame: the recent applicants by score and
     group (approved filled, denied hollow, revealed defaults crossed) and
     the mean score of the applicants seen per group. The hidden outcomes,
@@ -327,9 +328,37 @@ class DelayedImpactLendingEnv(FeedbackEnv):
         if cdf is None:
             cdf = self._cdf[g] = np.cumsum(self._pi[g])
         b = min(int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right")), self._top)
-        self._y = np.array([1.0 if rng.random() < self._rho[g, b] else 0.0])
+        repaid = rng.random() < self._rho[g, b]
+        self._y = np.array([1.0 if repaid else 0.0])
         self._group, self._bin = np.array([g]), np.array([b])
+        self._one = (g, b, bool(repaid))
         return np.array([[g, self._score_list[b]]], dtype=np.float32)
+
+    def _score_one(self, approved: bool) -> tuple[np.ndarray, float, float, np.ndarray]:
+        """:func:`score_batch` and :meth:`_move_mass` of one applicant, on Python scalars.
+
+        The same IEEE operations as the batch path (tested equal to it).
+        Returns the applicant's repayment probability (as an array), the
+        reward, the one-sided loss and the Bayes action; moves the mass of
+        an approved applicant.
+        """
+        gain, lose = self.config.loan_gain, self.config.default_loss
+        g, b, repaid = self._one
+        rho = float(self._rho[g, b])
+        profit = rho * gain - (1.0 - rho) * lose
+        bayes = profit > 0
+        if approved:
+            reward = gain if repaid else -lose
+            # the applicant's move (what _move_mass does for a batch)
+            target = self._up[b] if repaid else self._down[b]
+            moved = min(self.config.shift_mass, self._pi[g, b])
+            self._pi[g, b] -= moved
+            self._pi[g, target] += moved
+            self._cdf[g] = None
+        else:
+            reward = 0.0
+        loss = abs(profit) if bayes != approved else 0.0
+        return np.array([rho]), reward, loss, np.array([bayes], dtype=np.int8)
 
     def _move_mass(self, approved: np.ndarray) -> None:
         """Move ``shift_mass`` of each approved applicant's group from its score to its new one."""
@@ -357,8 +386,9 @@ class DelayedImpactLendingEnv(FeedbackEnv):
         self._t = 0
         self._started = True
         self._trace = Trace(self.n_groups)
-        self._last_line = ""
         obs = self._draw_batch()
+        applicants = [(int(g), round(float(s))) for g, s in obs]
+        self._last_line = f"t=   0  first applicants (group, score) {applicants}"
         config = self.config
         feedback = {
             "scores": self.scores.copy(),
@@ -395,12 +425,17 @@ class DelayedImpactLendingEnv(FeedbackEnv):
         approved = decisions == 1
         config = self.config
         group, bins, y = self._group, self._bin, self._y
-        rho = self._rho[group, bins]
-        reward, loss, bayes = score_batch(rho, y, approved, config.loan_gain, config.default_loss)
+        before = self._means() if with_oracle or self.render_mode is not None else None
+        if self.batch_size == 1 and self._scalar_path:
+            rho, reward, loss, bayes = self._score_one(bool(approved[0]))  # moves the mass too
+        else:
+            rho = self._rho[group, bins]
+            reward, loss, bayes = score_batch(
+                rho, y, approved, config.loan_gain, config.default_loss
+            )
+            self._move_mass(approved)
         revealed = approved.copy() if self.feedback_mode == "one_sided" else np.ones_like(approved)
         feedback = {"revealed": revealed, "y": np.where(revealed, y, 0.0)}
-        before = self._means() if with_oracle or self.render_mode is not None else None
-        self._move_mass(approved)
         after = self._means() if before is not None else None
         if self.render_mode is not None:
             self._last_line = self._trace.add(
