@@ -342,3 +342,23 @@ def test_the_one_applicant_path_is_the_batch_path_step_for_step(kwargs):
         record += [env.step(action.astype(np.int8)) for action in actions]
         records.append(record)
     assert_same(*records)
+
+
+@needs_osfb_data("fico")
+def test_the_fico_outcome_curves_have_liu_et_als_shape():
+    """Black: max profit selects less than the best rate for the group; selecting many harms.
+
+    Measured: Black's curve peaks at a selection rate of 0.23 (+9.3 points),
+    max profit selects 0.17, the curve turns negative from 0.43 and reaches
+    -52.9 when everyone is approved; White's stays positive (+21.5 at 1).
+    """
+    from osfb_gym.data import load
+    from osfb_gym.envs.delayed_impact import fico_world
+
+    world = fico_world(load("fico", data_home=str(osfb_data("fico"))), ("Black", "White"))
+    rates, black = outcome_curve(world.scores, world.pi[0], world.rho[0])
+    max_profit = np.sum(world.pi[0] * (world.rho[0] > 0.8))
+    first_harm = rates[np.argmax(black < 0)]
+    assert 0 < max_profit < rates[np.argmax(black)] < first_harm < 1
+    assert black[-1] < -20
+    assert outcome_curve(world.scores, world.pi[1], world.rho[1])[1].min() > -1e-9
