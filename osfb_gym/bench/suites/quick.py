@@ -2,9 +2,10 @@
 
 Lending: Greedy and Adaptive on the default logistic world and on Theorem 1's greedy
 trap, OneSidedEpsilonGreedy tuned over alpha as the paper tunes its baselines, and PPO
-(10,000 env steps) beside them on a fixed world; apple tasting, reject option and
-services: each family's principled agents on its registered defaults. The paper suites
-have their own modules here; :mod:`osfb_gym.bench.catalog` names every suite.
+(10,000 env steps) beside them on a fixed world; apple tasting, reject option,
+services and delayed impact: each family's principled agents on its registered
+defaults. The paper suites have their own modules here; :mod:`osfb_gym.bench.catalog`
+names every suite.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ QUICK = SweepSpec(
         EnvSpec("AppleTasting-v0", "apple tasting (separable)"),
         EnvSpec("RejectOption-v0", "reject option (d=0.25)", {"horizon": 2000}),
         EnvSpec("MultiServiceChoice-v0", "services (k=10)", {"reference_restarts": 1}),
+        EnvSpec("DelayedImpactLending-v0", "delayed impact (two groups)"),
     ),
     agents=(
         *(AgentSpec(name, envs=LENDING_ALL) for name in ("Greedy", "Adaptive")),
@@ -43,6 +45,7 @@ QUICK = SweepSpec(
         *map(AgentSpec, ("Perceptron", "MarginPerceptron", "LabelEfficient")),  # apple tasting
         *map(AgentSpec, ("DSOL", "DRAL", "DSAL")),  # reject option
         *map(AgentSpec, ("AcQUIre", "FairAcQUIre", "Uniform", "MaxLossGreedy")),  # services
+        *map(AgentSpec, ("MaxProfit", "DemographicParity", "EqualOpportunity")),  # delayed impact
     ),
 )
 
