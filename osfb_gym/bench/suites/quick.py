@@ -34,7 +34,7 @@ QUICK = SweepSpec(
         EnvSpec("AppleTasting-v0", "apple tasting (separable)"),
         EnvSpec("RejectOption-v0", "reject option (d=0.25)", {"horizon": 2000}),
         EnvSpec("MultiServiceChoice-v0", "services (k=10)", {"reference_restarts": 1}),
-        EnvSpec("DelayedImpactLending-v0", "delayed impact (two groups)"),
+        EnvSpec("DelayedImpactLending-v0", "delayed impact (T=500)", {"horizon": 500}),
     ),
     agents=(
         *(AgentSpec(name, envs=LENDING_ALL) for name in ("Greedy", "Adaptive")),
