@@ -71,7 +71,10 @@ class DelayedImpactLendingEnv(FeedbackEnv):
       repayment probabilities of ``lending_params.py``; a repayment moves
       the applicant's mass one cluster up and a default one down
       (``dynamics="bin_shift"``), and a repaid loan gains 1 and a default
-      loses 1 (their lending experiment's ``interest_rate=1.0``).
+      loses 1 (their lending experiment's ``interest_rate=1.0``). Two
+      differences: the cluster is observed as its index (theirs is one-hot),
+      and the bank's cash is not modelled (their episode also ends when it
+      runs out; here at ``horizon``).
 
     ## Action Space
     ``MultiBinary(batch_size)``: entry ``i`` is 1 to approve applicant ``i``
