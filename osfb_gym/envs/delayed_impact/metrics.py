@@ -56,14 +56,17 @@ class ImpactMetrics(EpisodeMetrics):
     every step, and ``score_distribution_g``, ``(T, B)``: the group's whole
     distribution over the score grid after every step (the population's
     drift, for a figure).
+
+    With ``num_envs`` (the lockstep episodes of a vector env, as
+    :func:`osfb_gym.runner.run_vector_episode` runs them) each sub-env's
+    episode is followed by its own metrics and :meth:`get` returns an array
+    per metric (:meth:`split` gives one summary per episode, each what
+    :func:`osfb_gym.runner.run_episode` reports).
     """
 
     def __init__(self, num_envs: int | None = None) -> None:
-        if num_envs is not None:
-            raise ValueError(
-                f"ImpactMetrics follows one episode at a time, got num_envs={num_envs!r}"
-            )
-        super().__init__()
+        super().__init__(num_envs)
+        self._episodes = None if num_envs is None else [ImpactMetrics() for _ in range(num_envs)]
         self._counts: np.ndarray | None = None  # (5, G): seen, approved, defaults, repayers, TP
         self._means: list[np.ndarray] = []
         self._distributions: list[np.ndarray] = []
@@ -72,7 +75,19 @@ class ImpactMetrics(EpisodeMetrics):
     def update(
         self, action: Any, reward: float, feedback: dict[str, Any], oracle: dict[str, Any]
     ) -> None:
-        """Account for one batch of decisions."""
+        """Account for one batch of decisions (one per sub-env with ``num_envs``)."""
+        if self._episodes is not None:
+            self.steps += 1
+            rewards = np.asarray(reward, dtype=float)
+            actions = np.asarray(action)
+            for i, episode in enumerate(self._episodes):
+                episode.update(
+                    actions[i],
+                    float(rewards[i]),
+                    {key: np.asarray(value)[i] for key, value in feedback.items()},
+                    {key: np.asarray(value)[i] for key, value in oracle.items()},
+                )
+            return
         super().update(action, reward, feedback, oracle)
         group = np.asarray(oracle["group"], dtype=np.intp)
         repaid = np.asarray(oracle["y"]) == 1.0
@@ -100,7 +115,10 @@ class ImpactMetrics(EpisodeMetrics):
         return curves
 
     def get(self) -> dict[str, Any]:
-        """Return the episode summary."""
+        """Return the episode summary (arrays over the sub-envs with ``num_envs``)."""
+        if self._episodes is not None:
+            summaries = [episode.get() for episode in self._episodes]
+            return {key: np.array([s[key] for s in summaries]) for key in summaries[0]}
         summary = super().get()
         if self._counts is None or self._start is None:
             return summary

@@ -362,3 +362,25 @@ def test_the_fico_outcome_curves_have_liu_et_als_shape():
     assert 0 < max_profit < rates[np.argmax(black)] < first_harm < 1
     assert black[-1] < -20
     assert outcome_curve(world.scores, world.pi[1], world.rho[1])[1].min() > -1e-9
+
+
+def test_a_vector_episode_reports_what_each_single_episode_reports():
+    from osfb_gym.runner import run_vector_episode
+
+    class ApproveEveryone:
+        def reset(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def act(self, observations: np.ndarray) -> np.ndarray:
+            return np.ones(observations.shape[:2], dtype=np.int8)
+
+        def update(self, *args: Any) -> None:
+            pass
+
+    kwargs = {"batch_size": 3, "horizon": 25}
+    envs = gym.make_vec("DelayedImpactLending-v0", num_envs=2, vectorization_mode="sync", **kwargs)
+    vector = run_vector_episode(envs, ApproveEveryone(), [4, 9])
+    for seed, trajectory in zip([4, 9], vector, strict=True):
+        single = run_episode(gym.make("DelayedImpactLending-v0", **kwargs), ApproveAll(), seed)
+        assert trajectory.metrics == pytest.approx(single.metrics, nan_ok=True)
+        np.testing.assert_array_equal(trajectory.rewards, single.rewards)
