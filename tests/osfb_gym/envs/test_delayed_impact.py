@@ -384,3 +384,15 @@ def test_a_vector_episode_reports_what_each_single_episode_reports():
         single = run_episode(gym.make("DelayedImpactLending-v0", **kwargs), ApproveAll(), seed)
         assert trajectory.metrics == pytest.approx(single.metrics, nan_ok=True)
         np.testing.assert_array_equal(trajectory.rewards, single.rewards)
+
+
+def test_without_monotone_smoothing_the_estimates_are_the_beta_posterior_means():
+    env = gym.make("DelayedImpactLending-v0", batch_size=10, horizon=60)
+    agent = MaxProfit(monotone=False, prior_mean=0.7, prior_strength=4.0)
+    run_episode(env, agent, seed=5)
+    expected = (agent.repaid_ + 0.7 * 4.0) / (agent.outcomes_ + 4.0)
+    np.testing.assert_allclose(agent.rho_, expected)
+    smoothed = MaxProfit(prior_mean=0.7, prior_strength=4.0)
+    run_episode(env, smoothed, seed=5)
+    assert np.all(np.diff(smoothed.rho_, axis=1) >= -1e-12)
+    assert np.any(np.diff(agent.rho_, axis=1) < 0)  # the raw means are not monotone here
