@@ -44,11 +44,11 @@ parser.add_argument("--dataset", default=None, help="None (synthetic two groups)
 parser.add_argument("--horizon", type=int, default=1000, help="steps per episode")
 parser.add_argument("--seeds", type=int, default=10, help="episodes per lender")
 parser.add_argument("--out", default="examples-output/delayed_impact", help="folder for the plot")
-parser.add_argument("--fast", action="store_true", help="2 seeds of 150 steps (tests)")
+parser.add_argument("--fast", action="store_true", help="2 seeds of 100 steps (tests)")
 args = parser.parse_args()
 Path(args.out).mkdir(parents=True, exist_ok=True)
 if args.fast:
-    args.seeds, args.horizon = 2, 150
+    args.seeds, args.horizon = 2, 100
 
 env_kwargs: dict[str, Any] = {"horizon": args.horizon}
 if args.dataset:
