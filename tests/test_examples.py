@@ -23,6 +23,7 @@ SCRIPTS = {
     "reject_option_dsal.py": ("reject_option.png", [], False),
     "services_acquire.py": ("services_acquire.png", [], False),
     "reproduce_lending_tables.py": ("lending_table.png", [], False),
+    "delayed_impact_lending.py": ("delayed_impact.png", [], False),
     # the paper's 2^18 text features: ~45 s
     "apple_tasting_spam.py": ("apple_tasting_spam.png", ["--data-home", str(DATA)], True),
     "rl_vs_adaptive.py": ("rl_vs_adaptive.png", [], True),  # imports torch: ~10 s

@@ -164,6 +164,30 @@ FAMILIES: dict[str, Family] = {
         grade_kwargs={"reference_restarts": 0},
         oracle_keys=("loss", "total_loss", "excess_loss", "fairness", "group_losses", "services"),
     ),
+    "delayed_impact": Family(
+        name="delayed_impact",
+        env_id="DelayedImpactLending-v0",
+        objective="cumulative_loss",
+        lower_is_better=True,
+        metrics="osfb_gym.envs.delayed_impact:ImpactMetrics",
+        reference_agents=(
+            "agents.delayed_impact:MaxProfit",
+            "agents.delayed_impact:DemographicParity",
+            "agents.delayed_impact:EqualOpportunity",
+        ),
+        columns=("approval_rate", "default_rate", "tpr_gap", "score_change_0"),
+        small_kwargs={"horizon": 30, "batch_size": 4},
+        oracle_keys=(
+            "repay_prob",
+            "y",
+            "group",
+            "bayes_action",
+            "loss",
+            "mean_score",
+            "score_change",
+            "pi",
+        ),
+    ),
 }
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from osfb_gym.data import sources
 from osfb_gym.data.dataset import Dataset
+from osfb_gym.data.fico import FicoTables
 from osfb_gym.data.movielens import Ratings
 from osfb_gym.data.sources import DatasetNotFoundError
 from osfb_gym.data.specs import SPECS, DatasetSpec, OpenML
@@ -177,6 +178,14 @@ def load(
 ) -> Ratings: ...
 @overload
 def load(
+    name: Literal["fico", "transrisk", "fico_transrisk"],
+    *,
+    data_home: str | os.PathLike[str] | None = ...,
+    download: bool = ...,
+    **options: Any,
+) -> FicoTables: ...
+@overload
+def load(
     name: str,
     *,
     data_home: str | os.PathLike[str] | None = ...,
@@ -189,7 +198,7 @@ def load(
     data_home: str | os.PathLike[str] | None = None,
     download: bool = True,
     **options: Any,
-) -> Dataset | TextDataset | Ratings:
+) -> Dataset | TextDataset | Ratings | FicoTables:
     """Load a named dataset as a frozen record with provenance metadata.
 
     Parameters
@@ -218,10 +227,11 @@ def load(
 
     Returns
     -------
-    Dataset or TextDataset or Ratings
+    Dataset or TextDataset or Ratings or FicoTables
         A :class:`Dataset` for tabular data, a :class:`TextDataset` for
         ``sms_spam`` and ``reuters_r8``,
-        :class:`~osfb_gym.data.movielens.Ratings` for ``movielens``.
+        :class:`~osfb_gym.data.movielens.Ratings` for ``movielens``,
+        :class:`~osfb_gym.data.fico.FicoTables` for ``fico``.
         Arrays are read-only; repeated calls with the same arguments return
         the same object.
 

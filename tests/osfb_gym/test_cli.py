@@ -25,8 +25,9 @@ def test_quick_suite_writes_results_tables_and_plots(tmp_path, capsys):
     assert "alpha=" in printed  # the tuned OneSidedEpsilonGreedy reports its chosen alpha
     assert "cumulative_loss (mean ± s.e.)" in printed and "± std" not in printed
     results = pd.read_csv(tmp_path / "results.csv")
-    # lending 2 settings x 2 agents + 2 x 4 alphas, apple 3, reject 3, services 4
-    assert len(results) == (4 + 8 + 3 + 3 + 4) * 2
+    # lending 2 settings x 2 agents + 2 x 4 alphas, apple 3, reject 3, services 4,
+    # delayed impact 3
+    assert len(results) == (4 + 8 + 3 + 3 + 4 + 3) * 2
     assert not results.duplicated(["key"]).any()
     horizon = results[results["env_id"] != "MultiServiceChoice-v0"]["steps"]
     assert set(horizon) == {20.0}
@@ -42,7 +43,7 @@ def test_quick_suite_writes_results_tables_and_plots(tmp_path, capsys):
         assert (tmp_path / f"{png}.png").read_bytes()[:4] == b"\x89PNG"
     # a second run with --resume runs nothing and keeps every row
     assert main([*argv, "--resume"]) == 0
-    assert "0 run now, 50 resumed" in capsys.readouterr().out
+    assert "0 run now, 56 resumed" in capsys.readouterr().out
     assert pd.read_csv(tmp_path / "results.csv").equals(results)
     assert pd.read_csv(tmp_path / "experience.csv").equals(experience)
 

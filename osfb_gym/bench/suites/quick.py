@@ -3,8 +3,8 @@
 Two stages on the engine. :data:`QUICK`: lending's Greedy and Adaptive on the
 default logistic world and on Theorem 1's greedy trap, OneSidedEpsilonGreedy
 tuned over alpha as the paper tunes its baselines; apple tasting, reject
-option and services: each family's principled agents on its registered
-defaults. :func:`fixed_world`: Greedy, Adaptive and PPO on a fixed lending
+option, services and delayed impact: each family's principled agents on its
+registered defaults. :func:`fixed_world`: Greedy, Adaptive and PPO on a fixed lending
 world, each scored after the same N env steps of that world and at 0, by the
 equal-experience cells of :mod:`osfb_gym.bench.experience` (run ``s`` plays
 world ``s`` and trains on its own seed). Without stable-baselines3 the PPO
@@ -69,6 +69,7 @@ QUICK = SweepSpec(
         EnvSpec("AppleTasting-v0", "apple tasting (separable)"),
         EnvSpec("RejectOption-v0", "reject option (d=0.25)", {"horizon": 2000}),
         EnvSpec("MultiServiceChoice-v0", "services (k=10)", {"reference_restarts": 1}),
+        EnvSpec("DelayedImpactLending-v0", "delayed impact (T=500)", {"horizon": 500}),
     ),
     agents=(
         *(AgentSpec(name, envs=LENDING_WORLDS) for name in ("Greedy", "Adaptive")),
@@ -78,6 +79,7 @@ QUICK = SweepSpec(
         *map(AgentSpec, ("Perceptron", "MarginPerceptron", "LabelEfficient")),  # apple tasting
         *map(AgentSpec, ("DSOL", "DRAL", "DSAL")),  # reject option
         *map(AgentSpec, ("AcQUIre", "FairAcQUIre", "Uniform", "MaxLossGreedy")),  # services
+        *map(AgentSpec, ("MaxProfit", "DemographicParity", "EqualOpportunity")),  # delayed impact
     ),
 )
 

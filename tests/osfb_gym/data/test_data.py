@@ -201,7 +201,7 @@ def test_reuters_r8_is_one_topic_against_the_rest(shared: Path) -> None:
 
 # --------------------------------------------------------------------------- names and options
 def test_list_datasets_names_every_dataset() -> None:
-    expected = {*TABULAR, "breast_cancer", "sms_spam", "reuters_r8", "movielens"}
+    expected = {*TABULAR, "breast_cancer", "sms_spam", "reuters_r8", "movielens", "fico"}
     assert set(list_datasets()) == expected
     assert list(list_datasets()) == sorted(expected)
 

@@ -87,6 +87,18 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
         "MultiServiceChoice-v0",
         {"population": "census", "data_home": DATA_HOME, "dynamics_rounds": 2},
     ),
+    ("DelayedImpactLending-v0", {"batch_size": 5, "horizon": 30}),
+    ("DelayedImpactLending-v0", {"scenario": "bin_shift", "batch_size": 3, "horizon": 30}),
+    ("DelayedImpactLending-v0", {"feedback": "full", "shift_mass": 0.2, "horizon": 30}),
+    (
+        "DelayedImpactLending-v0",
+        {"dynamics": "bin_shift", "repay_score_change": 2, "default_score_change": -3},
+    ),
+    ("DelayedImpactLending-v0", {"dataset": "fico", "data_home": DATA_HOME, "batch_size": 4}),
+    (
+        "DelayedImpactLending-v0",
+        {"dataset": "fico", "data_home": DATA_HOME, "groups": ["Hispanic", "Asian", "White"]},
+    ),
 ]
 
 CASES: list[tuple[str, dict[str, Any]]] = [(env_id, {}) for env_id in env_ids()] + VARIANTS
