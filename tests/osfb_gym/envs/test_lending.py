@@ -25,7 +25,8 @@ from osfb_gym.envs.lending import (
     stratified_split,
 )
 from osfb_gym.runner import evaluate, run_episode
-from tests.osfb_gym.envs.cases import DATA_HOME, SHARED_DATA
+from tests.helpers import needs_osfb_data
+from tests.osfb_gym.envs.cases import DATA_HOME
 
 ID = "OneSidedLending-v0"
 
@@ -219,9 +220,7 @@ def test_greedy_stalls_in_the_trap_while_adaptive_escapes():
 
 # ----------------------------------------------------------------------------- datasets
 BC = {"dataset": "breast_cancer"}  # 569 rows, 30 features, ships with scikit-learn
-needs_shared_data = pytest.mark.skipif(
-    not SHARED_DATA.is_dir(), reason=f"no local copy of the datasets at {SHARED_DATA}"
-)
+needs_shared_data = needs_osfb_data("adult")
 
 
 def row_keys(x: np.ndarray) -> list[bytes]:
