@@ -164,7 +164,10 @@ def eps_of_largest(values: Any, factor: float = 16.0) -> float:
     For results of a cancellation (a loss near zero, a difference of totals),
     whose rounding error is a few EPS of the terms, not of the result.
     """
-    finite = np.abs(np.asarray(values, dtype=float))
+    array = np.asarray(values)
+    if array.dtype.kind not in "fiub":  # text, objects: nothing rounds
+        return 0.0
+    finite = np.abs(array.astype(float))
     finite = finite[np.isfinite(finite)]
     return factor * EPS * (float(finite.max()) if finite.size else 0.0)
 
