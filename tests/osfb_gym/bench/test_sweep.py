@@ -442,6 +442,7 @@ def test_the_cli_can_override_the_specs_seeds(tmp_path, capsys):
     assert set(results["seed"]) == {0} and len(results) == 7  # 21 cells over 3 seeds, now 1
 
 
+@pytest.mark.crossimpl
 def test_lending_grids_run_as_replicas_with_the_rows_of_one_episode_each(tmp_path):
     from osfb_gym.bench.executors import replica_groups, run_cell, run_task
 
@@ -452,7 +453,14 @@ def test_lending_grids_run_as_replicas_with_the_rows_of_one_episode_each(tmp_pat
     assert sorted(len(group) for group in groups) == [1] * 3 + [3] * 6
     together = pd.DataFrame(run_task((ordered, {})))
     alone = pd.DataFrame([run_cell(cell) for cell in ordered])
-    assert metrics(together).equals(metrics(alone))
+    # replicas are another implementation of each agent: the rows agree within the
+    # episodes' bound (tests.helpers.EPISODE_RTOL says why), not bit for bit
+    from tests.helpers import EPISODE_RTOL, assert_close
+
+    got, want = metrics(together), metrics(alone)
+    assert list(got.columns) == list(want.columns)
+    for mine, theirs in zip(got.to_dict("records"), want.to_dict("records"), strict=True):
+        assert_close(mine, theirs, ulps=0, rtol=EPISODE_RTOL, path=str(theirs["key"]))
 
 
 def test_two_agent_classes_with_one_name_are_an_error_not_a_shadow(monkeypatch):
