@@ -27,7 +27,6 @@ Usage::
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,8 +41,6 @@ from agents.apple import OnlineSVM
 from osfb_gym.bench.suites.sculley import make_learner, make_spam_env
 from osfb_gym.runner import run_episode
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
 
 @dataclass
 class Args:
@@ -56,7 +53,7 @@ class Args:
     seed: int = 0
     """Reset seed: the stream order."""
     data_home: str | None = None
-    """Directory holding the datasets (default: $OSFB_DATA, then ../shared/data)."""
+    """Directory holding the datasets (default: $OSFB_DATA, then the download cache)."""
     out: str | None = None
     """Write the measurements as JSON here."""
 
@@ -77,11 +74,8 @@ class TimedSVM(OnlineSVM):
 
 def data_home(args: Args) -> str | None:
     """The directory to read datasets from, if any."""
-    if args.data_home:
-        return args.data_home
-    if os.environ.get("OSFB_DATA"):
-        return None  # the loader reads it
-    return str(SHARED_DATA) if SHARED_DATA.is_dir() else None
+    # None: the data layer reads $OSFB_DATA, then its cache, and names both when it finds none
+    return args.data_home or None
 
 
 def env_alone(env: gym.Env, seed: int) -> tuple[int, float]:

@@ -73,8 +73,6 @@ from osfb_gym.bench.sweep import Cell, make_agent
 from osfb_gym.core.links import get_link
 from osfb_gym.runner import run_episode, run_vector_episode
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
 
 @dataclass
 class Args:
@@ -120,7 +118,7 @@ class Args:
     cartpole_steps: int = 100_000
     """Steps of the CartPole-v1 yardstick."""
     data_home: str | None = None
-    """Directory holding the datasets (default: $OSFB_DATA, then ../shared/data)."""
+    """Directory holding the datasets (default: $OSFB_DATA, then the download cache)."""
     out: str | None = None
     """Write the measurements as JSON here."""
 
@@ -212,7 +210,7 @@ def profile(cells: list[Cell], top: int = 25) -> str:
     return text.getvalue()
 
 
-def suite_estimate(args: Args, data_home: str) -> dict[str, object]:
+def suite_estimate(args: Args, data_home: str | None) -> dict[str, object]:
     """CPU seconds of one split of every task of the suite (engine); the suite's estimate.
 
     The estimate: each task's CPU time times the suite's splits (and, when only
@@ -261,7 +259,7 @@ def suite_estimate(args: Args, data_home: str) -> dict[str, object]:
     }
 
 
-def suite_run(args: Args, data_home: str) -> dict[str, object]:
+def suite_run(args: Args, data_home: str | None) -> dict[str, object]:
     """Run the suite's cells on its first ``args.suite_run`` splits as its engine does; time it.
 
     CPU time is this process's plus its reaped children's (the pool's workers), so
@@ -362,7 +360,7 @@ def refit_speed(rows: int, dim: int, rounds: int = 5) -> dict[str, object]:
 
 def main(args: Args) -> dict[str, object]:
     """Run the task each way and CartPole; return the measurements."""
-    data_home = args.data_home or os.environ.get("OSFB_DATA") or str(SHARED_DATA)
+    data_home = args.data_home or None  # None: $OSFB_DATA, then the data layer's cache
     if args.suite or args.suite_run:
         result = suite_run(args, data_home) if args.suite_run else suite_estimate(args, data_home)
         if args.out:

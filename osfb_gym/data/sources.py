@@ -247,6 +247,53 @@ def fetch_openml_frame(data_id: int, data_home: Path) -> tuple[Any, Any]:
     return bunch.data, bunch.target
 
 
+def where_to_put(folders: Sequence[str], first: str = "") -> str:
+    """Return how to supply missing dataset ``folders``: the one wording, everywhere.
+
+    The data layer's :class:`DatasetNotFoundError` and the test suite's
+    skips end with it, so a user reads one instruction: the ``OSFB_DATA``
+    variable or the CLI's ``--data-home`` (``data_home=`` in Python),
+    naming a directory that holds the folders; ``first``, when given, is a
+    place named before them (where a download would have landed).
+
+    Examples
+    --------
+    >>> where_to_put(["german_credit"])  # doctest: +NORMALIZE_WHITESPACE
+    'set OSFB_DATA=<dir> or pass --data-home <dir> (data_home=<dir> in Python),
+    where <dir> holds german_credit/ with the original file names'
+    """
+    held = ", ".join(f"{folder}/" for folder in folders) or "one folder per dataset"
+    lead = f"{first}, or " if first else ""
+    return (
+        f"{lead}set {ENV_VAR}=<dir> or pass --data-home <dir> (data_home=<dir> in Python), "
+        f"where <dir> holds {held} with the original file names"
+    )
+
+
+def missing_data_message(
+    subject: str, folders: Sequence[str], looked: Sequence[object], *details: str, first: str = ""
+) -> str:
+    """Return the one-line message for dataset files not found: what, where looked, how to fix.
+
+    ``subject`` names what is missing (a dataset's files, or a test's
+    datasets), ``looked`` every place searched (or why there was none),
+    ``details`` what else was tried (a download and its error), ``first``
+    as in :func:`where_to_put`.
+
+    Examples
+    --------
+    >>> print(missing_data_message("dataset 'blood': transfusion.data", ["blood"],
+    ...       ["OSFB_DATA is not set"]))  # doctest: +NORMALIZE_WHITESPACE
+    dataset 'blood': transfusion.data not found (looked in: OSFB_DATA is not set); set
+    OSFB_DATA=<dir> or pass --data-home <dir> (data_home=<dir> in Python), where <dir>
+    holds blood/ with the original file names
+    """
+    places = ", ".join(map(str, looked)) or "nowhere"
+    return "; ".join(
+        [f"{subject} not found (looked in: {places})", *details, where_to_put(folders, first)]
+    )
+
+
 def not_found_message(
     name: str,
     files: Sequence[str],
@@ -258,25 +305,27 @@ def not_found_message(
     """Compose the one-line :class:`DatasetNotFoundError` message.
 
     It names the files missing from ``destination`` (where a download would
-    land, the place to put them by hand), every directory looked in, what
-    the remote sources answered, and the ways to supply the files.
+    land), every directory looked in, what the remote sources answered, and
+    the ways to supply the files (:func:`where_to_put`).
 
     Examples
     --------
     >>> print(not_found_message("blood", ["transfusion.data"], [Path("/c/blood")],
     ...       Path("/c/blood"), [], download=False))  # doctest: +NORMALIZE_WHITESPACE
-    dataset 'blood': transfusion.data not found (looked in /c/blood); not downloaded
-    (download=False); put transfusion.data in /c/blood/, or in <dir>/blood/ and set
-    OSFB_DATA=<dir> or pass data_home=<dir>
+    dataset 'blood': transfusion.data not found (looked in: /c/blood); not downloaded
+    (download=False); put transfusion.data in /c/blood/, or set OSFB_DATA=<dir> or pass
+    --data-home <dir> (data_home=<dir> in Python), where <dir> holds blood/ with the
+    original file names
     """
     missing = [file for file in files if not (destination / file).is_file()] or list(files)
     if remote_errors:
         remote = "download failed: " + "; ".join(remote_errors)
     else:
         remote = "not downloaded (download=False)" if not download else "no remote source"
-    return (
-        f"dataset {name!r}: {', '.join(missing)} not found "
-        f"(looked in {', '.join(map(str, looked))}); {remote}; "
-        f"put {', '.join(missing)} in {destination}/, or in <dir>/{destination.name}/ "
-        f"and set {ENV_VAR}=<dir> or pass data_home=<dir>"
+    return missing_data_message(
+        f"dataset {name!r}: {', '.join(missing)}",
+        [destination.name],
+        looked,
+        remote,
+        first=f"put {', '.join(missing)} in {destination}/",  # where a download would land
     )

@@ -8,6 +8,7 @@ from sklearn.svm import SVC
 
 from agents.apple import OnlineSVM
 from tests.agents.apple.streams import DIM, Always, mean_metrics, play, spaces_for, stream
+from tests.helpers import assert_close, eps_of_largest
 
 
 def test_a_refit_is_the_batch_svm_over_the_stored_examples():
@@ -122,8 +123,12 @@ def test_sparse_storage_fits_the_same_svm_as_dense(monkeypatch):
     ("dim", "sparse_dim", "kwargs"),
     [(40, 10**6, {}), (64, 8, {"class_weight": {0: 0.3}}), (30, 10**6, {"C": 1.0, "buffer": 60})],
 )
-def test_libsvm_refits_equal_scikit_learns_svc_bit_for_bit(monkeypatch, dim, sparse_dim, kwargs):
-    # the fast path calls libsvm with SVC's arguments: same decisions, same (w, b), exactly
+@pytest.mark.crossimpl
+def test_libsvm_refits_equal_scikit_learns_svc(monkeypatch, dim, sparse_dim, kwargs):
+    # the fast path calls libsvm with SVC's arguments: the same decisions and intercept
+    # (libsvm's own numbers, one code); w = dual coefficients @ support vectors, a product
+    # BLAS may sum in another order: within 8 ULPs or 64 EPS of its largest entry. A
+    # decision sign(w . x + b) flips only within that of zero (~1e-13 per decision).
     from gymnasium import spaces as gym_spaces
 
     import agents.apple.svm as svm_module
@@ -145,4 +150,5 @@ def test_libsvm_refits_equal_scikit_learns_svc_bit_for_bit(monkeypatch, dim, spa
         runs.append((actions, agent.coef_.copy(), agent.intercept_, agent.n_updates_))
     (ref_actions, ref_w, ref_b, ref_n), (actions, w, b, n) = runs
     assert (n, actions) == (ref_n, ref_actions) and n > 20
-    assert np.array_equal(w, ref_w) and b == ref_b
+    assert_close(w, ref_w, ulps=8, atol=eps_of_largest(ref_w, 64))
+    assert b == ref_b

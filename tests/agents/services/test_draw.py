@@ -9,6 +9,11 @@ from agents.services import base
 from agents.services.base import _draw_in_place, draw
 
 pytest.importorskip("numba")  # the compiled draw needs the `fast` extra
+# Compiled against NumPy, compared bit for bit on purpose: the weights are divided by
+# their total (one exactly rounded division each) and summed by a cumulative sum,
+# strictly in order on either path (no SIMD width or FMA can reorder a prefix sum
+# without fast-math, which the loop does not allow): the same bits on any CPU.
+pytestmark = pytest.mark.crossimpl
 
 
 @pytest.fixture(autouse=True)

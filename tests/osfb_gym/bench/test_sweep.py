@@ -214,6 +214,89 @@ def test_a_corrupt_or_mismatched_cell_file_is_named_and_computed_again(tmp_path)
         assert store.rows(["a", "c"]) == [{"key": "c", "value": "c"}]
 
 
+def _rewrite_row(path, edit):
+    """Edit the row inside a cell file as a text editor would, leaving its checksum."""
+    content = json.loads(path.read_text())
+    edit(content["row"])
+    path.write_text(json.dumps(content))
+
+
+def test_an_edited_or_incomplete_cell_file_is_named_and_computed_again(tmp_path):
+    from osfb_gym.bench.store import CorruptCellWarning
+
+    store = ResultStore(tmp_path)
+    for key in ("a", "b", "c", "d"):
+        store.write({"key": key, "cumulative_loss": 1.25, "seed": 0})
+    _rewrite_row(store.path("a"), lambda row: row.update(cumulative_loss=-999))
+    _rewrite_row(store.path("b"), lambda row: row.pop("cumulative_loss"))
+    _rewrite_row(store.path("c"), lambda row: row.update(extra=1))
+    with pytest.warns(CorruptCellWarning) as caught:
+        assert store.done() == {"d"}
+    messages = [str(warning.message) for warning in caught]
+    assert len(messages) == 3
+    for key in "abc":
+        assert any(str(store.path(key)) in m and "checksum" in m for m in messages), key
+    with pytest.warns(CorruptCellWarning, match="does not match its checksum"):
+        assert store.rows() == [{"key": "d", "cumulative_loss": 1.25, "seed": 0}]
+
+
+def test_a_cell_file_without_a_checksum_is_named_and_computed_again(tmp_path):
+    from osfb_gym.bench.store import CorruptCellWarning
+
+    store = ResultStore(tmp_path)
+    # osfb-gym 0.1.0's layout: the bare row; nothing tells an edit from the original
+    store.path("old").write_text(json.dumps({"key": "old", "cumulative_loss": 1.0}))
+    store.path("x").write_text(json.dumps({"format": 2, "row": {"key": "x"}}))
+    store.path("y").write_text("[1, 2]")
+    with pytest.warns(CorruptCellWarning) as caught:
+        assert store.done() == set()
+    messages = " ".join(str(warning.message) for warning in caught)
+    assert f"{store.path('old')} has no checksum" in messages
+    assert f"{store.path('x')} is not a cell file" in messages
+    assert f"{store.path('y')} holds a JSON list" in messages
+
+
+def test_rows_read_back_with_the_checksum_they_were_written_with(tmp_path):
+    import numpy as np
+
+    store = ResultStore(tmp_path)
+    row = {
+        "key": "k",
+        "values": (np.float64(0.1), np.float32(1 / 3), -0.0, float("nan"), float("inf")),
+        "n": np.int64(2**62),
+        "nested": {"z": [1, 2], "a": None, "é": "ü"},
+    }
+    store.write(row)
+    (back,) = store.rows()  # no warning: the checksum of what was read matches
+    assert back["n"] == 2**62 and back["values"][:3] == [0.1, float(np.float32(1 / 3)), -0.0]
+    assert np.isnan(back["values"][3]) and back["nested"]["é"] == "ü"
+
+
+def test_resume_recomputes_an_edited_cell_and_its_true_value_reaches_the_results(tmp_path):
+    from osfb_gym.bench.run import run_cells
+    from osfb_gym.bench.store import CorruptCellWarning
+    from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
+
+    spec = SweepSpec(
+        "edited",
+        (EnvSpec("AppleTasting-v0", "apple", {"horizon": 20}),),
+        (AgentSpec("Perceptron"),),
+        seeds=(0, 1),
+    )
+    rows, _ = run_cells(spec, tmp_path, progress=False)
+    key = rows["key"][0]
+    store = ResultStore(tmp_path)
+    _rewrite_row(store.path(key), lambda row: row.update(cumulative_loss=-999))
+    other = rows["key"][1]
+    _rewrite_row(store.path(other), lambda row: row.pop("cumulative_loss"))
+    with pytest.warns(CorruptCellWarning) as caught:
+        again, ran = run_cells(spec, tmp_path, progress=False, resume=True)
+    messages = " ".join(str(warning.message) for warning in caught)
+    assert str(store.path(key)) in messages and str(store.path(other)) in messages
+    assert ran == 2 and -999 not in again["cumulative_loss"].tolist()
+    assert again["cumulative_loss"].tolist() == rows["cumulative_loss"].tolist()
+
+
 def test_a_sweep_writes_tuned_tables_plots_and_one_file_per_cell(tmp_path):
     result = run_sweep(load_spec(tiny(tmp_path)), tmp_path / "out", progress=False)
     assert len(result.results) == 21 and len(list((tmp_path / "out/cells").glob("*.json"))) == 21
@@ -365,6 +448,7 @@ def test_the_cli_can_override_the_specs_seeds(tmp_path, capsys):
     assert set(results["seed"]) == {0} and len(results) == 7  # 21 cells over 3 seeds, now 1
 
 
+@pytest.mark.crossimpl
 def test_lending_grids_run_as_replicas_with_the_rows_of_one_episode_each(tmp_path):
     from osfb_gym.bench.executors import replica_groups, run_cell, run_task
 
@@ -375,7 +459,14 @@ def test_lending_grids_run_as_replicas_with_the_rows_of_one_episode_each(tmp_pat
     assert sorted(len(group) for group in groups) == [1] * 3 + [3] * 6
     together = pd.DataFrame(run_task((ordered, {})))
     alone = pd.DataFrame([run_cell(cell) for cell in ordered])
-    assert metrics(together).equals(metrics(alone))
+    # replicas are another implementation of each agent: the rows agree within the
+    # episodes' bound (tests.helpers.EPISODE_RTOL says why), not bit for bit
+    from tests.helpers import EPISODE_RTOL, assert_close
+
+    got, want = metrics(together), metrics(alone)
+    assert list(got.columns) == list(want.columns)
+    for mine, theirs in zip(got.to_dict("records"), want.to_dict("records"), strict=True):
+        assert_close(mine, theirs, ulps=0, rtol=EPISODE_RTOL, path=str(theirs["key"]))
 
 
 def test_two_agent_classes_with_one_name_are_an_error_not_a_shadow(monkeypatch):

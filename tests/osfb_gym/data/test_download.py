@@ -173,6 +173,11 @@ def test_a_404_leaves_no_file_and_says_where_to_put_it(
     assert leftovers(folder) == ["svmguide1"]
     assert "svmguide1.t not found" in message and "HTTP Error 404" in message
     assert f"put svmguide1.t in {folder}/" in message and "OSFB_DATA=<dir>" in message
+    # the one wording of missing data (the test suite's skips end with it too)
+    from osfb_gym.data.sources import where_to_put
+
+    assert message.endswith(where_to_put(["svmguide1"], f"put svmguide1.t in {folder}/"))
+    assert "--data-home <dir>" in message
     del server.misbehave["svmguide1.t"]  # the server is back: the download resumes
     assert load("guide").n_samples == 7089
     assert leftovers(folder) == ["svmguide1", "svmguide1.t"]

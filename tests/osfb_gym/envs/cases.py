@@ -7,20 +7,18 @@ dataset-backed worlds).
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from envs_registry import env_ids
+from osfb_gym.data.registry import get_spec
+from tests.helpers import needs_osfb_data, osfb_data
 
-# The papers' datasets: ``OSFB_DATA`` if set, else the shared copy next to the
-# repository (``../shared/data``); machines without it skip the cases that need it.
-SHARED_DATA = Path(
-    os.environ.get("OSFB_DATA") or Path(__file__).resolve().parents[3].parent / "shared" / "data"
-)
-DATA_HOME = str(SHARED_DATA)
+# The papers' datasets, from ``OSFB_DATA`` only; without it, the cases that need
+# them skip with the data layer's message (tests.helpers.skip_reason).
+_ROOT = osfb_data()
+DATA_HOME = str(_ROOT) if _ROOT is not None else None
 # Reading and fitting these takes seconds (Adult: 48,842 rows), so their cases
 # run with ``-m slow``; the small ones keep the default run covered.
 SLOW_DATASETS = frozenset({"adult", "bank", "eeg", "reuters_r8"})
@@ -115,10 +113,18 @@ def case_id(case: tuple[str, dict[str, Any]]) -> str:
 
 def case_param(case: tuple[str, dict[str, Any]], *, slow: bool = False) -> Any:
     """Return ``case`` as a pytest parameter: slow if big or ``slow``, skipped without data."""
-    data_home = case[1].get("data_home")
+    kwargs = case[1]
     marks: list[Any] = []
-    if slow or case[1].get("dataset") in SLOW_DATASETS:
+    if slow or kwargs.get("dataset") in SLOW_DATASETS:
         marks.append(pytest.mark.slow)
-    if data_home is not None and not Path(data_home).is_dir():
-        marks.append(pytest.mark.skip(reason=f"no local copy of the datasets at {data_home}"))
+    if "data_home" in kwargs:  # the real files: skipped where OSFB_DATA lacks them
+        marks.append(needs_osfb_data(*dataset_folders(kwargs)))
     return pytest.param(case, id=case_id(case), marks=marks)
+
+
+def dataset_folders(kwargs: dict[str, Any]) -> tuple[str, ...]:
+    """The data folders an env case reads (the census population reads Adult)."""
+    if kwargs.get("population") == "census":
+        return ("adult",)
+    folder = get_spec(kwargs["dataset"]).folder
+    return (folder,) if folder is not None else ()

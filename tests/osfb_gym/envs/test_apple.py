@@ -25,7 +25,8 @@ from osfb_gym.envs.apple import (
     outcome,
 )
 from osfb_gym.runner import run_episode
-from tests.osfb_gym.envs.cases import DATA_HOME, SHARED_DATA
+from tests.helpers import needs_osfb_data
+from tests.osfb_gym.envs.cases import DATA_HOME
 
 ID = "AppleTasting-v0"
 
@@ -328,9 +329,7 @@ def test_scenario_arguments_belong_to_their_scenario(kwargs, name):
 
 
 # --------------------------------------------------------------------------- text
-needs_data = pytest.mark.skipif(
-    not (SHARED_DATA / "sms_spam").is_dir(), reason=f"no local copy of the datasets at {DATA_HOME}"
-)
+needs_data = needs_osfb_data("sms_spam")
 
 
 @needs_data

@@ -21,8 +21,8 @@ from osfb_gym.envs.reject import (
     draw_world,
 )
 from osfb_gym.runner import run_episode
-from tests.helpers import assert_same
-from tests.osfb_gym.envs.cases import DATA_HOME, SHARED_DATA
+from tests.helpers import assert_same, needs_osfb_data
+from tests.osfb_gym.envs.cases import DATA_HOME
 
 ID = "RejectOption-v0"
 
@@ -233,9 +233,7 @@ def test_a_dataset_without_binary_labels_is_refused():
         gym.make(ID, dataset=data)
 
 
-@pytest.mark.skipif(
-    not SHARED_DATA.is_dir(), reason=f"no local copy of the datasets at {DATA_HOME}"
-)
+@needs_osfb_data("phishing", "svmguide1")
 @pytest.mark.parametrize(("name", "rows", "dim"), [("phishing", 11_055, 31), ("guide", 7_089, 5)])
 def test_the_papers_datasets_stream_with_their_sizes(name, rows, dim):
     env = gym.make(ID, dataset=name, data_home=DATA_HOME)

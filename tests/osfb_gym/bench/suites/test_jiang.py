@@ -12,12 +12,11 @@ import pytest
 
 from osfb_gym.bench.suites.jiang import FITS, JIANG_SUITES, METHODS, _lowest, published, run_jiang
 from osfb_gym.cli import main
+from tests.helpers import needs_osfb_data
 
 # the offline copies of the datasets, named by the environment (see the data layer)
 SHARED = Path(os.environ.get("OSFB_DATA", "/nonexistent"))
-needs_data = pytest.mark.skipif(
-    not (SHARED / "german_credit").is_dir(), reason=f"OSFB_DATA not set or not found: {SHARED}"
-)
+needs_data = needs_osfb_data("german_credit")
 
 
 def test_published_tables_have_every_cell_and_the_papers_win_counts():

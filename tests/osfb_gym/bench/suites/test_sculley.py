@@ -38,14 +38,12 @@ from osfb_gym.bench.suites.sculley_report import (
     spam_table,
 )
 from osfb_gym.cli import main
+from tests.helpers import needs_osfb_data
 
 # the offline copies of the datasets, named by the environment (see the data layer)
 SPAM_LEARNERS = ("svm", "margin_perceptron", "perceptron")  # Table 1's learners, in its order
 SHARED = Path(os.environ.get("OSFB_DATA", "/nonexistent"))
-needs_data = pytest.mark.skipif(
-    not (SHARED / "sms_spam").is_dir() or not (SHARED / "spambase").is_dir(),
-    reason=f"OSFB_DATA (sms_spam, spambase) not found: {SHARED}",
-)
+needs_data = needs_osfb_data("sms_spam", "spambase")
 
 
 # ------------------------------------------------------------------ published numbers
@@ -339,7 +337,7 @@ def test_cli_rejects_options_of_the_other_suite(tmp_path, capsys):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (SHARED / "reuters_r8").is_dir(), reason=f"no reuters_r8 at {SHARED}")
+@needs_osfb_data("reuters_r8")
 def test_cli_runs_reuters_on_the_real_data(tmp_path):
     options = "--set topics=ship --seeds 1 --horizon 200"
     assert _run("sculley-reuters", SHARED, tmp_path, options) == 0

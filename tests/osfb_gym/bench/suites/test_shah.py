@@ -8,7 +8,7 @@ import pytest
 
 from osfb_gym.bench.suites.shah import ShahSuite, run_shah, summary
 from osfb_gym.cli import main
-from tests.osfb_gym.envs.cases import DATA_HOME, SHARED_DATA
+from tests.helpers import osfb_data
 
 TINY = ShahSuite(
     name="tiny",
@@ -101,12 +101,13 @@ def test_cli_runs_the_suite_on_the_papers_data_or_says_what_is_missing(tmp_path,
         "--no-progress",
         "--data-home",
     ]
-    if not SHARED_DATA.is_dir():
+    root = osfb_data("phishing")
+    if root is None:
         (tmp_path / "nowhere").mkdir()
         assert main([*argv, str(tmp_path / "nowhere")]) == 2
         assert "phishing" in capsys.readouterr().err
         return
-    assert main([*argv, DATA_HOME]) == 0
+    assert main([*argv, str(root)]) == 0
     results = pd.read_csv(tmp_path / "results.csv")
     assert set(results["dataset"]) == {"phishing"} and len(results) == 9
     assert "## phishing" in capsys.readouterr().out
