@@ -13,6 +13,14 @@ resource limit becomes a one-paragraph :class:`Diagnosis` instead of a
 traceback or a hang; a result no agent can reach is flagged
 (:mod:`osfb_gym.grade.integrity`). See docs/grading.md for the trust model.
 
+The report places the submission beside each reference by the paired
+differences of their objective over the same seeds (:func:`compare` holds
+the tie rule), adds a one-line hint when the submission does worse than a
+policy that learns nothing or is far from every reference, and can be
+written as Gradescope's ``results.json`` (:mod:`osfb_gym.grade.gradescope`).
+A grading with ``seed=S`` is reproducible: the same file, env, arguments and
+seed print the same report (:data:`GradeReport.mode`).
+
 Examples
 --------
 >>> FAMILIES["lending"].objective, FAMILIES["apple"].lower_is_better
@@ -25,6 +33,7 @@ import importlib
 import os
 import re
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,27 +47,70 @@ from agents.base import Agent
 from osfb_gym.core.family import FAMILIES, Family
 from osfb_gym.core.family import family_of as _family_of
 from osfb_gym.core.validation import check_float, check_int
+from osfb_gym.grade import cache as _cache
 from osfb_gym.grade.boundary import Limits, SubmissionAgent
 from osfb_gym.grade.integrity import impossible
 from osfb_gym.grade.sandbox import Diagnosis
 from osfb_gym.runner import Trajectory, evaluate, run_episode
 
 __all__ = [
+    "CONSTANT_POLICIES",
     "FAMILIES",
+    "TIE_RULE",
+    "ConstantPolicy",
     "Diagnosis",
     "Family",
     "GradeReport",
     "Limits",
+    "compare",
     "family_of",
     "grade",
+    "gradescope_results",
     "held_out_seeds",
+    "paired_comparisons",
     "run_submission",
     "summary_table",
+    "write_gradescope",
 ]
 
 #: a difference to a reference within this many standard errors (of the paired
 #: per-seed differences) is called a tie
 TIE_STANDARD_ERRORS = 2.0
+#: the tie rule of :func:`compare`, as the report states it under the table
+TIE_RULE = (
+    "Tie rule: paired over the same seeds, yours and a reference tie when the mean of the "
+    f"per-seed differences is within {TIE_STANDARD_ERRORS:g} standard errors of 0 (one seed: "
+    "only an exact tie); otherwise the sign names the better."
+)
+
+
+def compare(differences: np.ndarray, *, lower_is_better: bool) -> str:
+    """Decide ``"better"``, ``"tied"`` or ``"worse"`` from per-seed differences (yours − theirs).
+
+    The one home of the grader's tie decision (:data:`TIE_RULE` says it in
+    words): a tie when the mean difference is within
+    :data:`TIE_STANDARD_ERRORS` standard errors of 0; with one seed there is
+    no standard error, and only an exact tie is called.
+
+    Examples
+    --------
+    >>> compare(np.array([1.0, 2.0, 3.0]), lower_is_better=True)
+    'worse'
+    >>> compare(np.array([0.1, -0.1, 0.05]), lower_is_better=True)
+    'tied'
+    >>> compare(np.array([-0.5]), lower_is_better=True)
+    'better'
+    """
+    differences = np.asarray(differences, dtype=float)
+    mean = float(differences.mean())
+    error = (
+        float(differences.std(ddof=1) / np.sqrt(differences.size))
+        if differences.size > 1
+        else np.nan
+    )
+    if mean == 0 or (np.isfinite(error) and abs(mean) <= TIE_STANDARD_ERRORS * error):
+        return "tied"
+    return "better" if (mean < 0) == lower_is_better else "worse"
 
 
 @dataclass
@@ -74,7 +126,9 @@ class GradeReport:
     results
         One row per agent and seed: ``agent``, ``seed``, the episode metrics.
     table
-        A markdown table: mean ± standard error of the family's objective per agent.
+        A markdown table: mean ± standard error of the family's objective per
+        agent, and against each reference the paired difference (yours minus
+        theirs, per seed) with its standard error and the verdict.
     verdict
         One sentence placing the submission among the references.
     plot
@@ -83,6 +137,31 @@ class GradeReport:
         Why some of the submission's results are impossible (no agent can
         score them, :mod:`osfb_gym.grade.integrity`), one line per episode
         and reason; empty for an honest grading.
+    seed
+        The seed the held-out seeds were drawn from, or None for a fresh,
+        secret draw (see :attr:`mode`).
+    seeds
+        The held-out episode seeds (known once the agent's process is gone).
+    objective, lower_is_better
+        The family's objective and its direction.
+    yours
+        The submission's label in ``results`` (``"<Class> (yours)"``).
+    comparisons
+        One row per reference: ``agent``, ``mean_difference`` and
+        ``standard_error`` of yours minus theirs per seed, ``seeds`` and
+        ``verdict`` (``"better"``, ``"tied"``, ``"worse"``: yours against it).
+    baselines
+        The policies that learn nothing (:data:`CONSTANT_POLICIES`) on the
+        same seeds: ``agent``, ``seed`` and the objective; empty when they
+        did not run (a submission that ties or beats every reference).
+    hint
+        One line for a submission that does worse than a constant policy or
+        is far from every reference, else empty.
+    cached
+        The cache file the references' scores were read from, or None.
+    elapsed
+        Wall-clock seconds of the grading (not printed: the report of a
+        reproduced grading is identical).
     """
 
     agent: str
@@ -92,9 +171,40 @@ class GradeReport:
     verdict: str
     plot: Path | None = None
     suspicious: list[str] = field(default_factory=list)
+    seed: int | None = None
+    seeds: list[int] = field(default_factory=list)
+    objective: str = ""
+    lower_is_better: bool = True
+    yours: str = ""
+    comparisons: pd.DataFrame = field(default_factory=pd.DataFrame)
+    baselines: pd.DataFrame = field(default_factory=pd.DataFrame)
+    hint: str = ""
+    cached: Path | None = None
+    elapsed: float = 0.0
+
+    @property
+    def mode(self) -> str:
+        """``"fresh"`` (new secret seeds: an official grading) or ``"reproduced"`` (``seed``)."""
+        return "fresh" if self.seed is None else "reproduced"
+
+    def mode_line(self) -> str:
+        """Say which seeds ran: fresh and secret, or drawn from ``seed`` (reproducible)."""
+        n = len(self.seeds)
+        if self.seed is None:
+            return (
+                f"Seeds: {n} held-out episodes, drawn fresh and kept secret (a new draw at every "
+                "grading; --seed S reproduces a grading)."
+            )
+        return (
+            f"Seeds: {n} held-out episodes drawn from --seed {self.seed} (a reproduction: the "
+            "same file, env, arguments and seed give this report again)."
+        )
 
     def __str__(self) -> str:
-        lines = [f"Graded {self.agent} on {self.env_id}.", "", self.table, "", self.verdict]
+        lines = [f"Graded {self.agent} on {self.env_id}.", self.mode_line(), "", self.table]
+        lines += ["", TIE_RULE, "", self.verdict]
+        if self.hint:
+            lines.append(self.hint)
         if self.suspicious:
             lines += ["", "SUSPICIOUS: results no agent can reach (report this grading):"]
             lines += [f"- {reason}" for reason in self.suspicious]
@@ -228,8 +338,172 @@ def _reference(spec: str) -> Agent:
     return agent
 
 
-def summary_table(results: pd.DataFrame, objective: str, *, higher_is_better: bool) -> str:
+# ---------------------------------------------------------------------------- constant policies
+class ConstantPolicy(Agent):
+    """Play the same action every step and learn nothing: the floor a learner must clear.
+
+    ``value`` fills the action space: a 0/1 per applicant (``MultiBinary``),
+    an int (``Discrete``) or one entry per component (``MultiDiscrete``).
+
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> from osfb_gym.runner import run_episode
+    >>> env = gym.make("OneSidedLending-v0", horizon=3, batch_size=2)
+    >>> run_episode(env, ConstantPolicy(value=0), seed=0).actions.tolist()
+    [[0, 0], [0, 0], [0, 0]]
+    """
+
+    abstract = True  # a yardstick of the grader, not an agent to benchmark
+
+    def __init__(self, value: int | tuple[int, ...] = 0) -> None:
+        self.value = value
+
+    def act(self, observation: Any) -> Any:  # noqa: D102
+        space = self.action_space_
+        if isinstance(space, gym.spaces.Discrete):
+            return int(self.value)  # type: ignore[arg-type]
+        return np.broadcast_to(np.asarray(self.value, dtype=space.dtype), space.shape or ()).copy()
+
+    def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:  # noqa: D102
+        return None
+
+
+#: per family, the policies that learn nothing, by name: a submission doing worse than one
+#: of them gets a hint (services: every service at one user is a single service)
+CONSTANT_POLICIES: dict[str, dict[str, int | tuple[int, ...]]] = {
+    "lending": {"deny everyone": 0, "approve everyone": 1},
+    "apple": {"never taste": 0, "always taste": 1},
+    "reject": {
+        "reject everything": (1, 0),
+        "always predict -1": (0, 0),
+        "always predict +1": (2, 0),
+    },
+    "services": {"always ask user 0": 0},
+}
+
+#: per family, where a submission that a constant policy beats usually goes wrong
+_TIPS = {
+    "lending": (
+        "is your score x·beta_hat on the scale of the cutoff c? A least-squares fit needs an "
+        "intercept column (lending.md, step 1), and approving everyone explores but never exploits"
+    ),
+    "apple": "check that action 1 tastes and that you learn from the tasted examples' labels",
+    "reject": (
+        "check the decision codes (0 predicts -1, 1 rejects, 2 predicts +1) and that rejecting "
+        "costs d"
+    ),
+    "services": "check that you pick users by their reported losses, not always the same one",
+}
+
+
+def _episode_rows(label: str, trajectories: Sequence[Trajectory]) -> list[dict[str, Any]]:
+    return [{"seed": t.seed, "agent": label, **t.metrics} for t in trajectories]
+
+
+def _mean_curve(runs: Sequence[np.ndarray]) -> np.ndarray:
+    length = min(run.size for run in runs)
+    return np.mean([run[:length] for run in runs], axis=0)
+
+
+def _run_agents(
+    env_id: str,
+    agents: dict[str, Agent],
+    seeds: Sequence[int],
+    kwargs: dict[str, Any],
+    folder: Path | None,
+) -> tuple[dict[str, Any], Path | None]:
+    """Run ``agents`` (by label) on ``seeds``; read or write the cache in ``folder`` (None: none).
+
+    Returns, per label, the episode rows and the mean curve R_t/t, and the
+    cache file they were read from (None when they ran).
+    """
+    key = ""
+    if folder is not None:
+        specs = [f"{label}={agent!r}" for label, agent in agents.items()]
+        key = _cache.entry_key(env_id, kwargs, seeds, specs)
+        entry = _cache.load(folder, key)
+        if entry is not None and set(entry["agents"]) == set(agents):
+            return {
+                label: {"rows": value["rows"], "curve": np.asarray(value["curve"], dtype=float)}
+                for label, value in entry["agents"].items()
+            }, folder / f"{key}.json"
+    scored: dict[str, Any] = {}
+    env = gym.make(env_id, **kwargs)
+    try:
+        for label, agent in agents.items():
+            _, trajectories = evaluate(env, agent, seeds, return_trajectories=True)
+            scored[label] = {
+                "rows": _episode_rows(label, trajectories),
+                "curve": _mean_curve([t.average_loss for t in trajectories]),
+            }
+    finally:
+        env.close()
+    if folder is not None:
+        _cache.store(folder, key, scored)
+    return scored, None
+
+
+# ---------------------------------------------------------------------------- the report
+def paired_comparisons(
+    results: pd.DataFrame, yours: str, objective: str, *, lower_is_better: bool
+) -> pd.DataFrame:
+    """Compare ``yours`` with every other agent of ``results`` over the seeds they share.
+
+    Returns one row per other agent: ``agent``, ``mean_difference`` and
+    ``standard_error`` of ``objective`` (yours minus theirs, per seed),
+    ``seeds`` and ``verdict`` (:func:`compare`: yours is ``"better"``,
+    ``"tied"`` or ``"worse"``).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"agent": ["me", "me", "B", "B"], "seed": [0, 1, 0, 1],
+    ...                       "loss": [1.0, 3.0, 2.0, 5.0]})
+    >>> row = paired_comparisons(frame, "me", "loss", lower_is_better=True).iloc[0]
+    >>> row["agent"], float(row["mean_difference"]), float(row["standard_error"]), row["verdict"]
+    ('B', -1.5, 0.5, 'better')
+    """
+    table = results.pivot_table(index="seed", columns="agent", values=objective, sort=False)
+    rows = []
+    for agent in results["agent"].unique():
+        if agent == yours:
+            continue
+        differences = (table[yours] - table[agent]).dropna().to_numpy(dtype=float)
+        n = differences.size
+        rows.append(
+            {
+                "agent": str(agent),
+                "mean_difference": float(differences.mean()) if n else np.nan,
+                "standard_error": (
+                    float(differences.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
+                ),
+                "seeds": int(n),
+                "verdict": compare(differences, lower_is_better=lower_is_better) if n else "",
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["agent", "mean_difference", "standard_error", "seeds", "verdict"]
+    )
+
+
+def _plus_minus(mean: float, error: float, *, signed: bool = False) -> str:
+    text = f"{mean:+.4g}" if signed else f"{mean:.4g}"
+    return f"{text} ± {error:.2g}" if np.isfinite(error) else f"{text} (one seed)"
+
+
+def summary_table(
+    results: pd.DataFrame,
+    objective: str,
+    *,
+    higher_is_better: bool,
+    yours: str | None = None,
+) -> str:
     """Markdown table of mean ± standard error of ``objective`` per agent, best first.
+
+    With ``yours`` (an agent of ``results``), two columns compare every
+    other agent with it over the seeds they share: the mean of the per-seed
+    differences, yours minus theirs, with its standard error, and the
+    verdict of :func:`compare` (read it as "yours is ... than this agent").
 
     Examples
     --------
@@ -239,18 +513,42 @@ def summary_table(results: pd.DataFrame, objective: str, *, higher_is_better: bo
     |:--------|:---------------------|--------:|
     | B       | 0.5 ± 0              |       2 |
     | A       | 2 ± 1                |       2 |
+    >>> frame["seed"] = [0, 1, 0, 1]
+    >>> print(summary_table(frame, "loss", higher_is_better=False, yours="A"))
+    | agent   | loss (mean ± s.e.)   | yours − this, paired (± s.e.)   | yours is   |   seeds |
+    |:--------|:---------------------|:--------------------------------|:-----------|--------:|
+    | B       | 0.5 ± 0              | +1.5 ± 1                        | tied       |       2 |
+    | A       | 2 ± 1                |                                 | (yours)    |       2 |
     """
     grouped = results.groupby("agent", sort=False)[objective]
     means, errors, counts = grouped.mean(), grouped.sem(), grouped.count()
-    order = means.sort_values(ascending=not higher_is_better).index
-    rows = [
-        {
+    order = means.sort_values(ascending=not higher_is_better, kind="stable").index
+    comparisons = (
+        paired_comparisons(
+            results, yours, objective, lower_is_better=not higher_is_better
+        ).set_index("agent")
+        if yours is not None
+        else None
+    )
+    rows = []
+    for agent in order:
+        row: dict[str, Any] = {
             "agent": agent,
             f"{objective} (mean ± s.e.)": f"{means[agent]:.4g} ± {errors[agent]:.2g}",
-            "seeds": int(counts[agent]),
         }
-        for agent in order
-    ]
+        if comparisons is not None:
+            if agent == yours:
+                difference, verdict = "", "(yours)"
+            else:
+                compared = comparisons.loc[agent]
+                difference = _plus_minus(
+                    compared["mean_difference"], compared["standard_error"], signed=True
+                )
+                verdict = compared["verdict"]
+            row["yours − this, paired (± s.e.)"] = difference
+            row["yours is"] = verdict
+        row["seeds"] = int(counts[agent])
+        rows.append(row)
     return str(pd.DataFrame(rows).to_markdown(index=False))
 
 
@@ -258,25 +556,14 @@ def _verdict(results: pd.DataFrame, yours: str, family: Family) -> str:
     """Place ``yours`` among the references: better, tied (within the standard errors) or worse.
 
     Every agent ran on the same seeds, so each comparison uses the per-seed
-    differences: a tie when their mean is within :data:`TIE_STANDARD_ERRORS`
-    standard errors of 0 (with one seed there is no standard error, and
-    only an exact tie is called).
+    differences (:func:`paired_comparisons`, decided by :func:`compare`).
     """
-    table = results.pivot_table(index="seed", columns="agent", values=family.objective)
-    mine = table[yours]
+    comparisons = paired_comparisons(
+        results, yours, family.objective, lower_is_better=family.lower_is_better
+    )
     groups: dict[str, list[str]] = {"better": [], "tied": [], "worse": []}
-    for agent in results["agent"].unique():
-        if agent == yours:
-            continue
-        difference = mine - table[agent]
-        mean, error = float(difference.mean()), float(difference.sem())
-        if mean == 0 or (np.isfinite(error) and abs(mean) <= TIE_STANDARD_ERRORS * error):
-            groups["tied"].append(str(agent))
-        elif (mean < 0) == family.lower_is_better:
-            groups["better"].append(str(agent))
-        else:
-            groups["worse"].append(str(agent))
-    direction = "lower" if family.lower_is_better else "higher"
+    for row in comparisons.itertuples():
+        groups[str(row.verdict)].append(str(row.agent))
     parts = []
     if groups["better"]:
         parts.append(f"better than {', '.join(groups['better'])}")
@@ -287,23 +574,62 @@ def _verdict(results: pd.DataFrame, yours: str, family: Family) -> str:
         )
     if groups["worse"]:
         parts.append(f"worse than {', '.join(groups['worse'])}")
-    return f"Your mean {family.objective} is {mine.mean():.4g} ({direction} is better): " + (
+    mine = results.loc[results["agent"] == yours, family.objective]
+    return f"Your mean {family.objective} is {mine.mean():.4g} ({family.direction} is better): " + (
         "; ".join(parts) + "."
     )
 
 
-def _plot(
-    results: pd.DataFrame, curves: dict[str, list[np.ndarray]], family: Family, path: Path
-) -> Path:
-    import matplotlib
+#: a submission whose objective is this many times the nearest reference's is "far" from them
+FAR_FACTOR = 2.0
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    for agent, runs in curves.items():
-        length = min(run.size for run in runs)
-        left.plot(np.mean([run[:length] for run in runs], axis=0), label=agent)
+def _hint(
+    results: pd.DataFrame,
+    baselines: pd.DataFrame,
+    yours: str,
+    family: Family,
+) -> str:
+    """One line for a submission worse than a policy that learns nothing, or far from them all."""
+    objective, sign = family.objective, 1.0 if family.lower_is_better else -1.0
+    mine = float(results.loc[results["agent"] == yours, objective].mean())
+    tip = _TIPS.get(family.name, "")
+    if not baselines.empty:
+        means = baselines.groupby("agent", sort=False)[objective].mean()
+        beaten_by = [
+            (str(name), float(value)) for name, value in means.items() if sign * (mine - value) > 0
+        ]
+        if beaten_by:
+            name, value = min(beaten_by, key=lambda item: sign * item[1])
+            return (
+                f"Hint: a policy that learns nothing, '{name}', scores {value:.4g} on the same "
+                f"seeds, better than your {mine:.4g}: {tip}."
+            )
+    references = results[results["agent"] != yours].groupby("agent", sort=False)[objective].mean()
+    if references.empty or not np.isfinite(mine):
+        return ""
+    nearest_name = str(min(references.index, key=lambda name: abs(mine - references[name])))
+    nearest = float(references[nearest_name])
+    worse_than_all = bool(np.all(sign * (mine - references.to_numpy(dtype=float)) > 0))
+    if worse_than_all and abs(mine - nearest) > (FAR_FACTOR - 1) * abs(nearest):
+        ratio = f"{mine / nearest:.3g} times" if nearest else "far from"
+        return (
+            f"Hint: your {objective} is {ratio} the nearest reference's ({nearest_name}, "
+            f"{nearest:.4g}), far from every reference: {tip}."
+        )
+    return ""
+
+
+def _plot(results: pd.DataFrame, curves: dict[str, np.ndarray], family: Family, path: Path) -> Path:
+    # the object-oriented API without pyplot: no GUI backend, no global figure registry
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(11, 4))
+    FigureCanvasAgg(figure)
+    left, right = figure.subplots(1, 2)
+    for agent, curve in curves.items():
+        left.plot(curve, label=agent)
     left.set(xlabel="step t", ylabel="average loss R_t / t", title="loss over the episode")
     left.legend()
     grouped = results.groupby("agent", sort=False)[family.objective]
@@ -316,7 +642,6 @@ def _plot(
     handle, temporary = tempfile.mkstemp(suffix=".png", dir=path.parent)
     with os.fdopen(handle, "wb") as stream:
         figure.savefig(stream, format="png", dpi=100)
-    plt.close(figure)
     os.replace(temporary, path)
     return path
 
@@ -333,6 +658,14 @@ def plot_path(out: str | os.PathLike[str], submission: str | os.PathLike[str], e
     return Path(out) / f"grade_{stem}_{env_id}.png"
 
 
+def _check_cache(cache: Any) -> Path | None:
+    if cache is True:
+        return _cache.default_folder()
+    if cache is False or cache is None:
+        return None
+    return _check_path(cache, "cache")
+
+
 def grade(
     path: str | os.PathLike[str],
     env_id: str,
@@ -344,6 +677,7 @@ def grade(
     memory_limit: int = 2048,
     seed: int | None = None,
     out: str | os.PathLike[str] | None = "osfb-results/grade",
+    cache: bool | str | os.PathLike[str] = True,
 ) -> GradeReport:
     """Grade the agent in the file at ``path`` on ``env_id`` beside the family's references.
 
@@ -366,11 +700,17 @@ def grade(
         Megabytes of address space of the agent's process (>= 256).
     seed
         Draws the held-out episode seeds (:func:`held_out_seeds`); None
-        (default) draws fresh secret ones, an int (kept private)
-        reproduces a grading.
+        (default) draws fresh secret ones (an official grading), an int
+        (kept private) reproduces a grading exactly: the same file, env,
+        arguments and seed give the same report.
     out
         Folder for the plot (``grade_<file>_<env_id>.png``, one per
         submission); None writes none.
+    cache
+        Where a reproduced grading (``seed`` given) keeps the references'
+        scores (:mod:`osfb_gym.grade.cache`): True (default) the user cache
+        folder, a path that folder, False none. A fresh grading's seeds
+        match no entry, so it neither reads nor writes one.
 
     Returns
     -------
@@ -384,6 +724,7 @@ def grade(
     TypeError, ValueError
         For a bad argument, naming it.
     """
+    started = time.monotonic()
     file = _check_path(path, "path")
     family = family_of(env_id)
     kwargs = _check_env_kwargs(env_kwargs, family)
@@ -392,6 +733,7 @@ def grade(
     _check_class_name(class_name)
     if out is not None:
         out = _check_path(out, "out")
+    folder = _check_cache(cache) if seed is not None else None
     gym.make(env_id, **kwargs).close()  # a bad env argument is the caller's error, not the agent's
     yours, trajectories = run_submission(
         file,
@@ -403,33 +745,74 @@ def grade(
         memory_limit=memory_limit,
     )
     label = f"{yours.split('(')[0]} (yours)"
-    frames = [pd.DataFrame([{"seed": t.seed, "agent": label, **t.metrics} for t in trajectories])]
-    curves: dict[str, list[np.ndarray]] = {label: [t.average_loss for t in trajectories]}
     suspicious = [
         f"episode {episode}: {reason}"
         for episode, trajectory in enumerate(trajectories, start=1)
-        for reason in impossible(family_of(env_id).name, trajectory)
+        for reason in impossible(family.name, trajectory)
     ]
-    for spec in family.reference_agents:
-        agent = _reference(spec)
-        frame, references = evaluate(
-            env_id, agent, seeds, env_kwargs=kwargs, return_trajectories=True
-        )
-        frames.append(frame)
-        curves[type(agent).__name__] = [trajectory.average_loss for trajectory in references]
-    table_frame = pd.concat(frames, ignore_index=True)
+    references = {type(agent).__name__: agent for agent in map(_reference, family.reference_agents)}
+    scored, cached = _run_agents(env_id, references, seeds, kwargs, folder)
+    rows = _episode_rows(label, trajectories)
+    curves = {label: _mean_curve([t.average_loss for t in trajectories])}
+    for name, value in scored.items():
+        rows += value["rows"]
+        curves[name] = value["curve"]
+    results = pd.DataFrame(rows)
+    comparisons = paired_comparisons(
+        results, label, family.objective, lower_is_better=family.lower_is_better
+    )
+    baselines = pd.DataFrame(columns=["seed", "agent", family.objective])
+    if (comparisons["verdict"] == "worse").any():  # else the references are the bar it clears
+        constants = {
+            name: ConstantPolicy(value=value)
+            for name, value in CONSTANT_POLICIES.get(family.name, {}).items()
+        }
+        if constants:
+            constant_scores, _ = _run_agents(env_id, constants, seeds, kwargs, folder)
+            baselines = pd.DataFrame(
+                [row for value in constant_scores.values() for row in value["rows"]]
+            )
     table = summary_table(
-        table_frame, family.objective, higher_is_better=not family.lower_is_better
+        results, family.objective, higher_is_better=not family.lower_is_better, yours=label
     )
     plot = None
     if out is not None:
-        plot = _plot(table_frame, curves, family, plot_path(out, file, env_id))
+        plot = _plot(results, curves, family, plot_path(out, file, env_id))
     return GradeReport(
         agent=yours,
         env_id=env_id,
-        results=table_frame,
+        results=results,
         table=table,
-        verdict=_verdict(table_frame, label, family),
+        verdict=_verdict(results, label, family),
         plot=plot,
         suspicious=suspicious,
+        seed=seed,
+        seeds=list(seeds),
+        objective=family.objective,
+        lower_is_better=family.lower_is_better,
+        yours=label,
+        comparisons=comparisons,
+        baselines=baselines,
+        hint=_hint(results, baselines, label, family),
+        cached=cached,
+        elapsed=time.monotonic() - started,
     )
+
+
+def gradescope_results(outcome: GradeReport | Diagnosis, **options: Any) -> dict[str, Any]:
+    """Return Gradescope's ``results.json`` of a grading (see :mod:`osfb_gym.grade.gradescope`)."""
+    from osfb_gym.grade import gradescope
+
+    return gradescope.results(outcome, **options)
+
+
+def write_gradescope(
+    outcome: GradeReport | Diagnosis, path: str | os.PathLike[str], **options: Any
+) -> Path:
+    """Write Gradescope's ``results.json`` of a grading to ``path``.
+
+    The options are :func:`gradescope_results`'s.
+    """
+    from osfb_gym.grade import gradescope
+
+    return gradescope.write(outcome, _check_path(path, "path"), **options)
