@@ -385,15 +385,12 @@ CONSTANT_POLICIES: dict[str, dict[str, int | tuple[int, ...]]] = {
 #: per family, where a submission that a constant policy beats usually goes wrong
 _TIPS = {
     "lending": (
-        "is your score x·beta_hat on the scale of the cutoff c? A least-squares fit needs an "
-        "intercept column (lending.md, step 1), and approving everyone explores but never exploits"
+        "is your score on the scale of the cutoff c (a least-squares fit needs an intercept "
+        "column: lending.md, step 1), and do you deny the applicants scored below it?"
     ),
-    "apple": "check that action 1 tastes and that you learn from the tasted examples' labels",
-    "reject": (
-        "check the decision codes (0 predicts -1, 1 rejects, 2 predicts +1) and that rejecting "
-        "costs d"
-    ),
-    "services": "check that you pick users by their reported losses, not always the same one",
+    "apple": "does action 1 taste, and do you learn from the tasted examples' labels?",
+    "reject": "are the decision codes right (0 predicts -1, 1 rejects, 2 predicts +1)?",
+    "services": "do you pick users by their reported losses, and not the same one twice?",
 }
 
 
@@ -580,13 +577,15 @@ def _verdict(results: pd.DataFrame, yours: str, family: Family) -> str:
     )
 
 
-#: a submission whose objective is this many times the nearest reference's is "far" from them
-FAR_FACTOR = 2.0
+#: a submission worse than every reference (by :func:`compare`) with an objective this many
+#: times the nearest reference's is "far" from them
+FAR_FACTOR = 3.0
 
 
 def _hint(
     results: pd.DataFrame,
     baselines: pd.DataFrame,
+    comparisons: pd.DataFrame,
     yours: str,
     family: Family,
 ) -> str:
@@ -603,19 +602,19 @@ def _hint(
             name, value = min(beaten_by, key=lambda item: sign * item[1])
             return (
                 f"Hint: a policy that learns nothing, '{name}', scores {value:.4g} on the same "
-                f"seeds, better than your {mine:.4g}: {tip}."
+                f"seeds, better than your {mine:.4g}: {tip}"
             )
     references = results[results["agent"] != yours].groupby("agent", sort=False)[objective].mean()
     if references.empty or not np.isfinite(mine):
         return ""
     nearest_name = str(min(references.index, key=lambda name: abs(mine - references[name])))
     nearest = float(references[nearest_name])
-    worse_than_all = bool(np.all(sign * (mine - references.to_numpy(dtype=float)) > 0))
+    worse_than_all = bool((comparisons["verdict"] == "worse").all())
     if worse_than_all and abs(mine - nearest) > (FAR_FACTOR - 1) * abs(nearest):
         ratio = f"{mine / nearest:.3g} times" if nearest else "far from"
         return (
             f"Hint: your {objective} is {ratio} the nearest reference's ({nearest_name}, "
-            f"{nearest:.4g}), far from every reference: {tip}."
+            f"{nearest:.4g}), far from every reference: {tip}"
         )
     return ""
 
@@ -793,7 +792,7 @@ def grade(
         yours=label,
         comparisons=comparisons,
         baselines=baselines,
-        hint=_hint(results, baselines, label, family),
+        hint=_hint(results, baselines, comparisons, label, family),
         cached=cached,
         elapsed=time.monotonic() - started,
     )
