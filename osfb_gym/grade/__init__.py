@@ -657,6 +657,37 @@ def plot_path(out: str | os.PathLike[str], submission: str | os.PathLike[str], e
     return Path(out) / f"grade_{stem}_{env_id}.png"
 
 
+def _baselines(
+    env_id: str,
+    results: pd.DataFrame,
+    comparisons: pd.DataFrame,
+    yours: str,
+    family: Family,
+    seeds: Sequence[int],
+    kwargs: dict[str, Any],
+    folder: Path | None,
+) -> pd.DataFrame:
+    """Run the family's constant policies on ``seeds`` until one beats ``yours``.
+
+    None runs for a submission that ties or beats every reference (the
+    references are then the bar it clears); the policies run in
+    :data:`CONSTANT_POLICIES` order and stop at the first that does better
+    than the submission, which is all the hint needs.
+    """
+    rows: list[dict[str, Any]] = []
+    if not (comparisons["verdict"] == "worse").any():
+        return pd.DataFrame(rows, columns=["seed", "agent", family.objective])
+    sign = 1.0 if family.lower_is_better else -1.0
+    mine = float(results.loc[results["agent"] == yours, family.objective].mean())
+    for name, value in CONSTANT_POLICIES.get(family.name, {}).items():
+        scored, _ = _run_agents(env_id, {name: ConstantPolicy(value=value)}, seeds, kwargs, folder)
+        rows += scored[name]["rows"]
+        theirs = float(np.mean([row[family.objective] for row in scored[name]["rows"]]))
+        if sign * (mine - theirs) > 0:
+            break
+    return pd.DataFrame(rows)
+
+
 def _check_cache(cache: Any) -> Path | None:
     if cache is True:
         return _cache.default_folder()
@@ -760,17 +791,7 @@ def grade(
     comparisons = paired_comparisons(
         results, label, family.objective, lower_is_better=family.lower_is_better
     )
-    baselines = pd.DataFrame(columns=["seed", "agent", family.objective])
-    if (comparisons["verdict"] == "worse").any():  # else the references are the bar it clears
-        constants = {
-            name: ConstantPolicy(value=value)
-            for name, value in CONSTANT_POLICIES.get(family.name, {}).items()
-        }
-        if constants:
-            constant_scores, _ = _run_agents(env_id, constants, seeds, kwargs, folder)
-            baselines = pd.DataFrame(
-                [row for value in constant_scores.values() for row in value["rows"]]
-            )
+    baselines = _baselines(env_id, results, comparisons, label, family, seeds, kwargs, folder)
     table = summary_table(
         results, family.objective, higher_is_better=not family.lower_is_better, yours=label
     )
