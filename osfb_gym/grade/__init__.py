@@ -592,7 +592,7 @@ def _hint(
     """One line for a submission worse than a policy that learns nothing, or far from them all."""
     objective, sign = family.objective, 1.0 if family.lower_is_better else -1.0
     mine = float(results.loc[results["agent"] == yours, objective].mean())
-    tip = _TIPS.get(family.name, "")
+    tip = f": {_TIPS[family.name]}" if family.name in _TIPS else "."
     if not baselines.empty:
         means = baselines.groupby("agent", sort=False)[objective].mean()
         beaten_by = [
@@ -602,7 +602,7 @@ def _hint(
             name, value = min(beaten_by, key=lambda item: sign * item[1])
             return (
                 f"Hint: a policy that learns nothing, '{name}', scores {value:.4g} on the same "
-                f"seeds, better than your {mine:.4g}: {tip}"
+                f"seeds, better than your {mine:.4g}{tip}"
             )
     references = results[results["agent"] != yours].groupby("agent", sort=False)[objective].mean()
     if references.empty or not np.isfinite(mine):
@@ -614,7 +614,7 @@ def _hint(
         ratio = f"{mine / nearest:.3g} times" if nearest else "far from"
         return (
             f"Hint: your {objective} is {ratio} the nearest reference's ({nearest_name}, "
-            f"{nearest:.4g}), far from every reference: {tip}"
+            f"{nearest:.4g}), far from every reference{tip}"
         )
     return ""
 
