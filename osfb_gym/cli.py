@@ -165,7 +165,7 @@ def _grade(args: argparse.Namespace) -> str | int:
             class_name=args.agent,
             time_limit=args.time_limit,
             seed=args.seed,
-            out=args.out,
+            out=None if args.no_plot else args.out,
             cache=cache,
         )
     except Diagnosis as diagnosis:  # the submission's fault, explained at length
@@ -258,6 +258,7 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
                 type=_seed,
             ),
             _f("--out", "folder for the plot", default="osfb-results/grade"),
+            _f("--no-plot", "write no plot (saves importing matplotlib)", action="store_true"),
             _f("--gradescope", "also write Gradescope's results.json here", metavar="PATH"),
             _f(
                 "--cache",

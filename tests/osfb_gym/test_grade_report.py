@@ -62,6 +62,7 @@ def test_grading_twice_with_the_same_seed_prints_the_same_report(tmp_path, capsy
     assert main(arguments) == 0  # the references' scores now come from the cache
     second = capsys.readouterr().out
     assert first == second
+    assert (tmp_path / "grade_good_agent_OneSidedLending-v0.png").exists()
     assert "drawn from --seed 123 (a reproduction" in first
     assert "| BonusLending (yours)" in first and "yours − this, paired (± s.e.)" in first
     assert TIE_RULE in first
@@ -383,10 +384,10 @@ def test_gradescope_options_are_checked(good_report_small):
 def test_the_cli_writes_gradescope_results_graded_or_not(tmp_path, capsys):
     results = tmp_path / "autograder" / "results" / "results.json"
     common = ["--env", LENDING, "--seeds", "1", "--env-kwargs", json.dumps(SMALL)]
-    assert (
-        main(["grade", str(GOOD), *common, "--out", str(tmp_path), "--gradescope", str(results)])
-        == 0
-    )
+    out = tmp_path / "plots"
+    arguments = ["--out", str(out), "--no-plot", "--gradescope", str(results)]
+    assert main(["grade", str(GOOD), *common, *arguments]) == 0
+    assert not out.exists()  # --no-plot
     graded = json.loads(results.read_text())
     check_gradescope(graded)
     assert graded["leaderboard"] and graded["output"] == capsys.readouterr().out.rstrip("\n")
