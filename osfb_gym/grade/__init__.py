@@ -763,7 +763,9 @@ def grade(
     _check_class_name(class_name)
     if out is not None:
         out = _check_path(out, "out")
-    folder = _check_cache(cache) if seed is not None else None
+    folder = _check_cache(cache)
+    if seed is None:
+        folder = None  # fresh secret seeds match no entry: nothing to read, nothing worth writing
     gym.make(env_id, **kwargs).close()  # a bad env argument is the caller's error, not the agent's
     yours, trajectories = run_submission(
         file,

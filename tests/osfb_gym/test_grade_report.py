@@ -117,6 +117,11 @@ def test_a_damaged_cache_entry_is_recomputed(tmp_path):
     assert source is None and again["deny"]["rows"] == first["deny"]["rows"]
 
 
+def test_a_bad_cache_argument_is_named():
+    with pytest.raises(TypeError, match="cache must be a path"):
+        grade(GOOD, LENDING, n_seeds=1, out=None, cache=5)  # type: ignore[arg-type]
+
+
 def test_the_code_version_covers_every_source_file():
     version = grade_cache.code_version()
     assert len(version) == 64 and version == grade_cache.code_version()
