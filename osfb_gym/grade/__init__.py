@@ -589,7 +589,10 @@ def _hint(
     yours: str,
     family: Family,
 ) -> str:
-    """One line for a submission worse than a policy that learns nothing, or far from them all."""
+    """One line for a submission worse than (or the same as) a policy that learns nothing.
+
+    Else one line for a submission worse than every reference and far from them all.
+    """
     objective, sign = family.objective, 1.0 if family.lower_is_better else -1.0
     mine = float(results.loc[results["agent"] == yours, objective].mean())
     tip = f": {_TIPS[family.name]}" if family.name in _TIPS else "."
@@ -604,6 +607,15 @@ def _hint(
                 f"Hint: a policy that learns nothing, '{name}', scores {value:.4g} on the same "
                 f"seeds, better than your {mine:.4g}{tip}"
             )
+    if not baselines.empty:
+        own = results.loc[results["agent"] == yours].set_index("seed")[objective]
+        for name, group in baselines.groupby("agent", sort=False):
+            theirs = group.set_index("seed")[objective].reindex(own.index)
+            if np.array_equal(theirs.to_numpy(dtype=float), own.to_numpy(dtype=float)):
+                return (
+                    f"Hint: your agent scored exactly as '{name}', a policy that learns "
+                    f"nothing, on every seed{tip}"
+                )
     references = results[results["agent"] != yours].groupby("agent", sort=False)[objective].mean()
     if references.empty or not np.isfinite(mine):
         return ""

@@ -217,6 +217,7 @@ def _frame(mine: list[float], **references: list[float]) -> pd.DataFrame:
         ([30.0, 31.0, 29.0], [20.0, 21.0, 19.0], "'deny everyone', scores 20"),
         ([30.0, 31.0, 29.0], [40.0, 41.0, 39.0], "8.57 times the nearest reference's (B, 3.5)"),
         ([5.0, 6.0, 4.0], [40.0, 41.0, 39.0], ""),  # worse, but not far: no hint
+        ([5.0, 6.0, 4.0], [5.0, 6.0, 4.0], "scored exactly as 'deny everyone'"),
     ],
 )
 def test_the_hint_names_a_better_constant_policy_or_the_distance(mine, baseline, phrase):
