@@ -173,8 +173,9 @@ def _train(args: argparse.Namespace) -> str:
 
 
 def _grade(args: argparse.Namespace) -> str | int:
-    from osfb_gym.grade import Diagnosis, grade
+    from osfb_gym.grade import Diagnosis, family_of, grade, write_gradescope
 
+    cache: bool | str = args.cache if args.cache is not None else not args.no_cache
     try:
         report = grade(
             args.path,
@@ -183,12 +184,25 @@ def _grade(args: argparse.Namespace) -> str | int:
             env_kwargs=args.env_kwargs,
             class_name=args.agent,
             time_limit=args.time_limit,
-            out=args.out,
+            seed=args.seed,
+            out=None if args.no_plot else args.out,
+            cache=cache,
         )
     except Diagnosis as diagnosis:  # the submission's fault, explained at length
+        if args.gradescope is not None:
+            references = tuple(spec.split(":")[1] for spec in family_of(args.env).reference_agents)
+            write_gradescope(diagnosis, args.gradescope, references=references)
         print(diagnosis, file=sys.stderr)
         return 1
+    if args.gradescope is not None:
+        write_gradescope(report, args.gradescope)
     return str(report)
+
+
+def _seed(text: str) -> int:
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return int(text)
 
 
 _N, _HOME = {"type": _positive_int}, {"type": lambda path: _folder(path, exists=True)}
@@ -257,7 +271,22 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
             _f("--seeds", "held-out episodes", default=10, **_N),
             _f("--env-kwargs", "env arguments as JSON (default: the family's)", type=_json_object),
             _f("--time-limit", "seconds per episode", type=float, default=30.0),
+            _f(
+                "--seed",
+                "reproduce a grading: draw the held-out seeds from this integer (default: "
+                "fresh secret seeds, an official grading)",
+                type=_seed,
+            ),
             _f("--out", "folder for the plot", default="osfb-results/grade"),
+            _f("--no-plot", "write no plot (saves importing matplotlib)", action="store_true"),
+            _f("--gradescope", "also write Gradescope's results.json here", metavar="PATH"),
+            _f(
+                "--cache",
+                "folder of the references' cached scores for --seed gradings (default: "
+                "$OSFB_GRADE_CACHE or ~/.cache/osfb-gym/grade)",
+                metavar="DIR",
+            ),
+            _f("--no-cache", "run the references even if cached", action="store_true"),
         ],
         _grade,
     ),

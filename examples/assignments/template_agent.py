@@ -21,12 +21,19 @@ subclass in the file. The rules of the contract (the grader checks them):
   revealed: ``feedback["revealed"]`` (a mask) and ``feedback["y"]`` (the
   outcomes where revealed). You never see the outcome of a denied applicant.
 
+The observation has no constant column, and the world's mean outcome at
+x = 0 is not 0 (it is 0.5 under the logistic link), so a linear fit needs an
+intercept: the template stores each applicant as ``with_intercept(x)``, x
+with a 1 appended, and scores applicants the same way (lending.md, step 1).
+
 The grader runs your agent in a process of its own that receives only these
 calls' arguments (never the hidden truth), with 2048 MB of memory, 1 MiB of
 printed output and no subprocesses or threads: use numpy, single-threaded.
 
 For the other families change ``env_ids`` and the action ``act`` returns
-(see the assignment of your family in this folder).
+(see the assignment of your family in this folder); the bookkeeping here
+then runs as it is (an apple-tasting or reject-option observation is one
+row), and for MultiServiceChoice ``update`` stores nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +43,16 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+
+
+def with_intercept(rows: Any) -> np.ndarray:
+    """Return the rows of ``rows`` (one applicant each) with a 1 appended: the intercept column.
+
+    Fit and score on these rows, so that ``with_intercept(x) . beta`` can reach
+    the cutoff c even where ``x . beta`` is 0.
+    """
+    rows = np.atleast_2d(np.asarray(rows, dtype=float))
+    return np.column_stack([rows, np.ones(len(rows))])
 
 
 class MyAgent(Agent):
@@ -61,25 +78,32 @@ class MyAgent(Agent):
         feedback = feedback or {}
         # The cutoff c and the warm-start sample (X, y) are public terms of the task.
         self.cutoff_ = float(feedback.get("cutoff", 0.5))
-        warm = feedback.get("warm_start", {"X": [], "y": []})
-        self.X_: list[np.ndarray] = list(np.asarray(warm["X"]))
-        self.y_: list[float] = list(np.asarray(warm["y"], dtype=float))
-        # TODO: create the state your algorithm needs (e.g. A = l2 * I and b = 0).
+        warm = feedback.get("warm_start")
+        # every applicant seen, with its intercept column, and their revealed outcomes
+        self.X_: list[np.ndarray] = []
+        self.y_: list[float] = []
+        if warm is not None and len(warm["y"]):
+            self.X_ += list(with_intercept(warm["X"]))
+            self.y_ += [float(y) for y in warm["y"]]
+        # TODO: create the state your algorithm needs, e.g. A = l2 * I and b = 0 of the size
+        # of a row with its intercept (observation_space.shape[1] + 1), plus the warm start.
 
     def act(self, observation: Any) -> np.ndarray:
         """Approve (1) or deny (0) each applicant (a row of ``observation``)."""
-        applicants = np.asarray(observation, dtype=float)
-        # TODO: estimate each applicant's mean outcome from what you have seen,
+        # TODO: estimate each applicant's mean outcome from what you have seen
+        # (with_intercept(observation) @ beta_hat: one row per applicant, a 1 appended),
         # add an exploration bonus scaled by self.alpha, and approve when it beats
         # self.cutoff_. Approving everyone explores fully and never exploits.
-        return np.ones(len(applicants), dtype=np.int8)
+        return np.ones(len(observation), dtype=np.int8)
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Store the outcomes the step revealed (only those of approved applicants)."""
-        revealed = np.asarray(feedback["revealed"], dtype=bool)
-        for x, y in zip(
-            np.asarray(observation)[revealed], np.asarray(feedback["y"])[revealed], strict=True
-        ):
+        if "y" not in feedback:  # MultiServiceChoice reveals losses, not outcomes: see services.md
+            return
+        revealed = np.atleast_1d(np.asarray(feedback["revealed"], dtype=bool))
+        rows = with_intercept(observation)[revealed]
+        outcomes = np.atleast_1d(np.asarray(feedback["y"], dtype=float))[revealed]
+        for x, y in zip(rows, outcomes, strict=True):
             self.X_.append(x)
             self.y_.append(float(y))
         # TODO: update your estimate (refit, or a rank-one update of A and b).

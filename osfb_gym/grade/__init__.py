@@ -13,6 +13,14 @@ resource limit becomes a one-paragraph :class:`Diagnosis` instead of a
 traceback or a hang; a result no agent can reach is flagged
 (:mod:`osfb_gym.grade.integrity`). See docs/grading.md for the trust model.
 
+The report places the submission beside each reference by the paired
+differences of their objective over the same seeds (:func:`compare` holds
+the tie rule), adds a one-line hint when the submission does worse than a
+policy that learns nothing or is far from every reference, and can be
+written as Gradescope's ``results.json`` (:mod:`osfb_gym.grade.gradescope`).
+A grading with ``seed=S`` is reproducible: the same file, env, arguments and
+seed print the same report (:data:`GradeReport.mode`).
+
 Examples
 --------
 >>> FAMILIES["lending"].objective, FAMILIES["apple"].lower_is_better
@@ -25,6 +33,7 @@ import importlib
 import os
 import re
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +47,7 @@ from agents.base import Agent
 from osfb_gym.core.family import FAMILIES, Family
 from osfb_gym.core.family import family_of as _family_of
 from osfb_gym.core.validation import check_float, check_int
+from osfb_gym.grade import cache as _cache
 from osfb_gym.grade.boundary import Limits, SubmissionAgent
 from osfb_gym.grade.integrity import implausible, impossible
 from osfb_gym.grade.sandbox import Diagnosis
@@ -45,21 +55,63 @@ from osfb_gym.grade.secret import grading_streams, secret_worlds
 from osfb_gym.runner import Trajectory, evaluate, run_episode
 
 __all__ = [
+    "CONSTANT_POLICIES",
     "FAMILIES",
+    "TIE_RULE",
+    "ConstantPolicy",
     "Diagnosis",
     "Family",
     "GradeReport",
     "Limits",
+    "compare",
     "family_of",
     "grade",
+    "gradescope_results",
     "held_out_seeds",
+    "paired_comparisons",
     "run_submission",
     "summary_table",
+    "write_gradescope",
 ]
 
 #: a difference to a reference within this many standard errors (of the paired
 #: per-seed differences) is called a tie
 TIE_STANDARD_ERRORS = 2.0
+#: the tie rule of :func:`compare`, as the report states it under the table
+TIE_RULE = (
+    "Tie rule: paired over the same seeds, yours and a reference tie when the mean of the "
+    f"per-seed differences is within {TIE_STANDARD_ERRORS:g} standard errors of 0 (one seed: "
+    "only an exact tie); otherwise the sign names the better."
+)
+
+
+def compare(differences: np.ndarray, *, lower_is_better: bool) -> str:
+    """Decide ``"better"``, ``"tied"`` or ``"worse"`` from per-seed differences (yours − theirs).
+
+    The one home of the grader's tie decision (:data:`TIE_RULE` says it in
+    words): a tie when the mean difference is within
+    :data:`TIE_STANDARD_ERRORS` standard errors of 0; with one seed there is
+    no standard error, and only an exact tie is called.
+
+    Examples
+    --------
+    >>> compare(np.array([1.0, 2.0, 3.0]), lower_is_better=True)
+    'worse'
+    >>> compare(np.array([0.1, -0.1, 0.05]), lower_is_better=True)
+    'tied'
+    >>> compare(np.array([-0.5]), lower_is_better=True)
+    'better'
+    """
+    differences = np.asarray(differences, dtype=float)
+    mean = float(differences.mean())
+    error = (
+        float(differences.std(ddof=1) / np.sqrt(differences.size))
+        if differences.size > 1
+        else np.nan
+    )
+    if mean == 0 or (np.isfinite(error) and abs(mean) <= TIE_STANDARD_ERRORS * error):
+        return "tied"
+    return "better" if (mean < 0) == lower_is_better else "worse"
 
 
 @dataclass
@@ -75,7 +127,9 @@ class GradeReport:
     results
         One row per agent and seed: ``agent``, ``seed``, the episode metrics.
     table
-        A markdown table: mean ± standard error of the family's objective per agent.
+        A markdown table: mean ± standard error of the family's objective per
+        agent, and against each reference the paired difference (yours minus
+        theirs, per seed) with its standard error and the verdict.
     verdict
         One sentence placing the submission among the references.
     plot
@@ -85,12 +139,33 @@ class GradeReport:
         (no honest agent scores them, :mod:`osfb_gym.grade.integrity`), one
         line per reason; empty for an honest grading. When it is not empty
         the verdict places the submission nowhere.
-    mode
-        ``"official"`` (secret seeds from fresh entropy) or
-        ``"reproduction"`` (a ``seed`` was given: a small one can be
-        searched by a submission, so it is no official grading).
     world
         What the graded worlds are (e.g. a secret bootstrap replicate of a dataset).
+    seed
+        The seed the held-out seeds were drawn from, or None for a fresh,
+        secret draw (see :attr:`mode`).
+    seeds
+        The held-out episode seeds (known once the agent's process is gone).
+    objective, lower_is_better
+        The family's objective and its direction.
+    yours
+        The submission's label in ``results`` (``"<Class> (yours)"``).
+    comparisons
+        One row per reference: ``agent``, ``mean_difference`` and
+        ``standard_error`` of yours minus theirs per seed, ``seeds`` and
+        ``verdict`` (``"better"``, ``"tied"``, ``"worse"``: yours against it).
+    baselines
+        The policies that learn nothing (:data:`CONSTANT_POLICIES`) on the
+        same seeds: ``agent``, ``seed`` and the objective; empty when they
+        did not run (a submission that ties or beats every reference).
+    hint
+        One line for a submission that does worse than a constant policy or
+        is far from every reference, else empty.
+    cached
+        The cache file the references' scores were read from, or None.
+    elapsed
+        Wall-clock seconds of the grading (not printed: the report of a
+        reproduced grading is identical).
     """
 
     agent: str
@@ -100,15 +175,47 @@ class GradeReport:
     verdict: str
     plot: Path | None = None
     suspicious: list[str] = field(default_factory=list)
-    mode: str = "official"
+    seed: int | None = None
+    seeds: list[int] = field(default_factory=list)
+    objective: str = ""
+    lower_is_better: bool = True
+    yours: str = ""
+    comparisons: pd.DataFrame = field(default_factory=pd.DataFrame)
+    baselines: pd.DataFrame = field(default_factory=pd.DataFrame)
+    hint: str = ""
+    cached: Path | None = None
+    elapsed: float = 0.0
     world: str = ""
 
+    @property
+    def mode(self) -> str:
+        """``"official"`` (fresh secret seeds) or ``"reproduction"`` (drawn from ``seed``).
+
+        A small seed can be searched by a submission (the streams are public
+        code), so a reproduction is never an official grading.
+        """
+        return "official" if self.seed is None else "reproduction"
+
+    def mode_line(self) -> str:
+        """Say which seeds ran: fresh and secret, or drawn from ``seed`` (reproducible)."""
+        n = len(self.seeds)
+        if self.seed is None:
+            return (
+                f"Seeds: {n} held-out episodes, drawn fresh and kept secret (a new draw at every "
+                "grading; --seed S reproduces a grading)."
+            )
+        return (
+            f"REPRODUCTION, not an official grading: {n} held-out episodes drawn from --seed "
+            f"{self.seed} (the same file, env, arguments and seed give this report again)."
+        )
+
     def __str__(self) -> str:
-        lines = [f"Graded {self.agent} on {self.env_id}.", "", self.table, "", self.verdict]
+        lines = [f"Graded {self.agent} on {self.env_id}.", self.mode_line(), "", self.table]
+        lines += ["", TIE_RULE, "", self.verdict]
         if self.world:
-            lines += ["", f"Worlds: {self.world}."]
-        if self.mode == "reproduction":
-            lines += ["", "REPRODUCTION (a seed was given): not an official grading."]
+            lines.append(f"Worlds: {self.world}.")
+        if self.hint:
+            lines.append(self.hint)
         if self.suspicious:
             lines += ["", "SUSPICIOUS: results no agent can reach (report this grading):"]
             lines += [f"- {reason}" for reason in self.suspicious]
@@ -258,17 +365,27 @@ def run_submission(
 
 
 def _evaluate_worlds(
-    env_id: str, agent: Agent, seeds: list[int], worlds: list[dict[str, Any]], **extra: Any
-) -> tuple[pd.DataFrame, list[Trajectory]]:
-    """:func:`~osfb_gym.runner.evaluate` with each seed in its own world (``extra`` on top)."""
-    frames, trajectories = [], []
-    for seed, world in zip(seeds, worlds, strict=True):
-        frame, runs = evaluate(
-            env_id, agent, [seed], env_kwargs={**world, **extra}, return_trajectories=True
-        )
-        frames.append(frame)
-        trajectories += runs
-    return pd.concat(frames, ignore_index=True), trajectories
+    env_id: str, agent: Agent, seeds: Sequence[int], worlds: Sequence[dict[str, Any]], **extra: Any
+) -> list[Trajectory]:
+    """Run ``agent`` one episode per seed, each in its world (``extra`` on top).
+
+    Consecutive episodes given the same world (the same dict) share one env.
+    """
+    trajectories: list[Trajectory] = []
+    env: gym.Env[Any, Any] | None = None
+    current: dict[str, Any] | None = None
+    try:
+        for seed, world in zip(seeds, worlds, strict=True):
+            if env is None or world is not current:
+                if env is not None:
+                    env.close()
+                env, current = gym.make(env_id, **{**world, **extra}), world
+            _, runs = evaluate(env, agent, [seed], return_trajectories=True)
+            trajectories += runs
+    finally:
+        if env is not None:
+            env.close()
+    return trajectories
 
 
 def _reference(spec: str) -> Agent:
@@ -277,8 +394,168 @@ def _reference(spec: str) -> Agent:
     return agent
 
 
-def summary_table(results: pd.DataFrame, objective: str, *, higher_is_better: bool) -> str:
+# ---------------------------------------------------------------------------- constant policies
+class ConstantPolicy(Agent):
+    """Play the same action every step and learn nothing: the floor a learner must clear.
+
+    ``value`` fills the action space: a 0/1 per applicant (``MultiBinary``),
+    an int (``Discrete``) or one entry per component (``MultiDiscrete``).
+
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> from osfb_gym.runner import run_episode
+    >>> env = gym.make("OneSidedLending-v0", horizon=3, batch_size=2)
+    >>> run_episode(env, ConstantPolicy(value=0), seed=0).actions.tolist()
+    [[0, 0], [0, 0], [0, 0]]
+    """
+
+    abstract = True  # a yardstick of the grader, not an agent to benchmark
+
+    def __init__(self, value: int | tuple[int, ...] = 0) -> None:
+        self.value = value
+
+    def act(self, observation: Any) -> Any:  # noqa: D102
+        space = self.action_space_
+        if isinstance(space, gym.spaces.Discrete):
+            return int(self.value)  # type: ignore[arg-type]
+        return np.broadcast_to(np.asarray(self.value, dtype=space.dtype), space.shape or ()).copy()
+
+    def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:  # noqa: D102
+        return None
+
+
+#: per family, the policies that learn nothing, by name: a submission doing worse than one
+#: of them gets a hint (services: every service at one user is a single service)
+CONSTANT_POLICIES: dict[str, dict[str, int | tuple[int, ...]]] = {
+    "lending": {"deny everyone": 0, "approve everyone": 1},
+    "apple": {"never taste": 0, "always taste": 1},
+    "reject": {
+        "reject everything": (1, 0),
+        "always predict -1": (0, 0),
+        "always predict +1": (2, 0),
+    },
+    "services": {"always ask user 0": 0},
+}
+
+#: per family, where a submission that a constant policy beats usually goes wrong
+_TIPS = {
+    "lending": (
+        "is your score on the scale of the cutoff c (a least-squares fit needs an intercept "
+        "column: lending.md, step 1), and do you deny the applicants scored below it?"
+    ),
+    "apple": "does action 1 taste, and do you learn from the tasted examples' labels?",
+    "reject": "are the decision codes right (0 predicts -1, 1 rejects, 2 predicts +1)?",
+    "services": "do you pick users by their reported losses, and not the same one twice?",
+}
+
+
+def _episode_rows(label: str, trajectories: Sequence[Trajectory]) -> list[dict[str, Any]]:
+    return [{"seed": t.seed, "agent": label, **t.metrics} for t in trajectories]
+
+
+def _mean_curve(runs: Sequence[np.ndarray]) -> np.ndarray:
+    length = min(run.size for run in runs)
+    return np.mean([run[:length] for run in runs], axis=0)
+
+
+def _run_agents(
+    env_id: str,
+    agents: dict[str, Agent],
+    seeds: Sequence[int],
+    worlds: Sequence[dict[str, Any]],
+    folder: Path | None,
+) -> tuple[dict[str, Any], Path | None]:
+    """Run ``agents`` (by label) on ``seeds`` in ``worlds``; cache in ``folder`` (None: none).
+
+    The cache is used only when every episode has the same, public world
+    (:func:`grade` passes None otherwise).
+
+    Returns, per label, the episode rows and the mean curve R_t/t, and the
+    cache file they were read from (None when they ran).
+    """
+    key = ""
+    if folder is not None:
+        specs = [f"{label}={agent!r}" for label, agent in agents.items()]
+        key = _cache.entry_key(env_id, worlds[0], seeds, specs)
+        entry = _cache.load(folder, key)
+        if entry is not None and set(entry["agents"]) == set(agents):
+            return {
+                label: {"rows": value["rows"], "curve": np.asarray(value["curve"], dtype=float)}
+                for label, value in entry["agents"].items()
+            }, folder / f"{key}.json"
+    scored: dict[str, Any] = {}
+    for label, agent in agents.items():
+        trajectories = _evaluate_worlds(env_id, agent, seeds, worlds)
+        scored[label] = {
+            "rows": _episode_rows(label, trajectories),
+            "curve": _mean_curve([t.average_loss for t in trajectories]),
+        }
+    if folder is not None:
+        _cache.store(folder, key, scored)
+    return scored, None
+
+
+# ---------------------------------------------------------------------------- the report
+def paired_comparisons(
+    results: pd.DataFrame, yours: str, objective: str, *, lower_is_better: bool
+) -> pd.DataFrame:
+    """Compare ``yours`` with every other agent of ``results`` over the seeds they share.
+
+    Returns one row per other agent: ``agent``, ``mean_difference`` and
+    ``standard_error`` of ``objective`` (yours minus theirs, per seed),
+    ``seeds`` and ``verdict`` (:func:`compare`: yours is ``"better"``,
+    ``"tied"`` or ``"worse"``).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"agent": ["me", "me", "B", "B"], "seed": [0, 1, 0, 1],
+    ...                       "loss": [1.0, 3.0, 2.0, 5.0]})
+    >>> row = paired_comparisons(frame, "me", "loss", lower_is_better=True).iloc[0]
+    >>> row["agent"], float(row["mean_difference"]), float(row["standard_error"]), row["verdict"]
+    ('B', -1.5, 0.5, 'better')
+    """
+    table = results.pivot_table(index="seed", columns="agent", values=objective, sort=False)
+    rows = []
+    for agent in results["agent"].unique():
+        if agent == yours:
+            continue
+        differences = (table[yours] - table[agent]).dropna().to_numpy(dtype=float)
+        n = differences.size
+        rows.append(
+            {
+                "agent": str(agent),
+                "mean_difference": float(differences.mean()) if n else np.nan,
+                "standard_error": (
+                    float(differences.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
+                ),
+                "seeds": int(n),
+                "verdict": compare(differences, lower_is_better=lower_is_better) if n else "",
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["agent", "mean_difference", "standard_error", "seeds", "verdict"]
+    )
+
+
+def _plus_minus(mean: float, error: float, *, signed: bool = False) -> str:
+    text = f"{mean:+.4g}" if signed else f"{mean:.4g}"
+    return f"{text} ± {error:.2g}" if np.isfinite(error) else f"{text} (one seed)"
+
+
+def summary_table(
+    results: pd.DataFrame,
+    objective: str,
+    *,
+    higher_is_better: bool,
+    yours: str | None = None,
+) -> str:
     """Markdown table of mean ± standard error of ``objective`` per agent, best first.
+
+    With ``yours`` (an agent of ``results``), two columns compare every
+    other agent with it over the seeds they share: the mean of the per-seed
+    differences, yours minus theirs, with its standard error, and the
+    verdict of :func:`compare` (read it as "yours is ... than this agent").
 
     Examples
     --------
@@ -288,18 +565,42 @@ def summary_table(results: pd.DataFrame, objective: str, *, higher_is_better: bo
     |:--------|:---------------------|--------:|
     | B       | 0.5 ± 0              |       2 |
     | A       | 2 ± 1                |       2 |
+    >>> frame["seed"] = [0, 1, 0, 1]
+    >>> print(summary_table(frame, "loss", higher_is_better=False, yours="A"))
+    | agent   | loss (mean ± s.e.)   | yours − this, paired (± s.e.)   | yours is   |   seeds |
+    |:--------|:---------------------|:--------------------------------|:-----------|--------:|
+    | B       | 0.5 ± 0              | +1.5 ± 1                        | tied       |       2 |
+    | A       | 2 ± 1                |                                 | (yours)    |       2 |
     """
     grouped = results.groupby("agent", sort=False)[objective]
     means, errors, counts = grouped.mean(), grouped.sem(), grouped.count()
-    order = means.sort_values(ascending=not higher_is_better).index
-    rows = [
-        {
+    order = means.sort_values(ascending=not higher_is_better, kind="stable").index
+    comparisons = (
+        paired_comparisons(
+            results, yours, objective, lower_is_better=not higher_is_better
+        ).set_index("agent")
+        if yours is not None
+        else None
+    )
+    rows = []
+    for agent in order:
+        row: dict[str, Any] = {
             "agent": agent,
             f"{objective} (mean ± s.e.)": f"{means[agent]:.4g} ± {errors[agent]:.2g}",
-            "seeds": int(counts[agent]),
         }
-        for agent in order
-    ]
+        if comparisons is not None:
+            if agent == yours:
+                difference, verdict = "", "(yours)"
+            else:
+                compared = comparisons.loc[agent]
+                difference = _plus_minus(
+                    compared["mean_difference"], compared["standard_error"], signed=True
+                )
+                verdict = compared["verdict"]
+            row["yours − this, paired (± s.e.)"] = difference
+            row["yours is"] = verdict
+        row["seeds"] = int(counts[agent])
+        rows.append(row)
     return str(pd.DataFrame(rows).to_markdown(index=False))
 
 
@@ -307,25 +608,14 @@ def _verdict(results: pd.DataFrame, yours: str, family: Family) -> str:
     """Place ``yours`` among the references: better, tied (within the standard errors) or worse.
 
     Every agent ran on the same seeds, so each comparison uses the per-seed
-    differences: a tie when their mean is within :data:`TIE_STANDARD_ERRORS`
-    standard errors of 0 (with one seed there is no standard error, and
-    only an exact tie is called).
+    differences (:func:`paired_comparisons`, decided by :func:`compare`).
     """
-    table = results.pivot_table(index="seed", columns="agent", values=family.objective)
-    mine = table[yours]
+    comparisons = paired_comparisons(
+        results, yours, family.objective, lower_is_better=family.lower_is_better
+    )
     groups: dict[str, list[str]] = {"better": [], "tied": [], "worse": []}
-    for agent in results["agent"].unique():
-        if agent == yours:
-            continue
-        difference = mine - table[agent]
-        mean, error = float(difference.mean()), float(difference.sem())
-        if mean == 0 or (np.isfinite(error) and abs(mean) <= TIE_STANDARD_ERRORS * error):
-            groups["tied"].append(str(agent))
-        elif (mean < 0) == family.lower_is_better:
-            groups["better"].append(str(agent))
-        else:
-            groups["worse"].append(str(agent))
-    direction = "lower" if family.lower_is_better else "higher"
+    for row in comparisons.itertuples():
+        groups[str(row.verdict)].append(str(row.agent))
     parts = []
     if groups["better"]:
         parts.append(f"better than {', '.join(groups['better'])}")
@@ -336,23 +626,76 @@ def _verdict(results: pd.DataFrame, yours: str, family: Family) -> str:
         )
     if groups["worse"]:
         parts.append(f"worse than {', '.join(groups['worse'])}")
-    return f"Your mean {family.objective} is {mine.mean():.4g} ({direction} is better): " + (
+    mine = results.loc[results["agent"] == yours, family.objective]
+    return f"Your mean {family.objective} is {mine.mean():.4g} ({family.direction} is better): " + (
         "; ".join(parts) + "."
     )
 
 
-def _plot(
-    results: pd.DataFrame, curves: dict[str, list[np.ndarray]], family: Family, path: Path
-) -> Path:
-    import matplotlib
+#: a submission worse than every reference (by :func:`compare`) with an objective this many
+#: times the nearest reference's is "far" from them
+FAR_FACTOR = 3.0
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    for agent, runs in curves.items():
-        length = min(run.size for run in runs)
-        left.plot(np.mean([run[:length] for run in runs], axis=0), label=agent)
+def _hint(
+    results: pd.DataFrame,
+    baselines: pd.DataFrame,
+    comparisons: pd.DataFrame,
+    yours: str,
+    family: Family,
+) -> str:
+    """One line for a submission worse than (or the same as) a policy that learns nothing.
+
+    Else one line for a submission worse than every reference and far from them all.
+    """
+    objective, sign = family.objective, 1.0 if family.lower_is_better else -1.0
+    mine = float(results.loc[results["agent"] == yours, objective].mean())
+    tip = f": {_TIPS[family.name]}" if family.name in _TIPS else "."
+    if not baselines.empty:
+        means = baselines.groupby("agent", sort=False)[objective].mean()
+        beaten_by = [
+            (str(name), float(value)) for name, value in means.items() if sign * (mine - value) > 0
+        ]
+        if beaten_by:
+            name, value = min(beaten_by, key=lambda item: sign * item[1])
+            return (
+                f"Hint: a policy that learns nothing, '{name}', scores {value:.4g} on the same "
+                f"seeds, better than your {mine:.4g}{tip}"
+            )
+    if not baselines.empty:
+        own = results.loc[results["agent"] == yours].set_index("seed")[objective]
+        for name, group in baselines.groupby("agent", sort=False):
+            theirs = group.set_index("seed")[objective].reindex(own.index)
+            if np.array_equal(theirs.to_numpy(dtype=float), own.to_numpy(dtype=float)):
+                return (
+                    f"Hint: your agent scored exactly as '{name}', a policy that learns "
+                    f"nothing, on every seed{tip}"
+                )
+    references = results[results["agent"] != yours].groupby("agent", sort=False)[objective].mean()
+    if references.empty or not np.isfinite(mine):
+        return ""
+    nearest_name = str(min(references.index, key=lambda name: abs(mine - references[name])))
+    nearest = float(references[nearest_name])
+    worse_than_all = bool((comparisons["verdict"] == "worse").all())
+    if worse_than_all and abs(mine - nearest) > (FAR_FACTOR - 1) * abs(nearest):
+        ratio = f"{mine / nearest:.3g} times" if nearest else "far from"
+        return (
+            f"Hint: your {objective} is {ratio} the nearest reference's ({nearest_name}, "
+            f"{nearest:.4g}), far from every reference{tip}"
+        )
+    return ""
+
+
+def _plot(results: pd.DataFrame, curves: dict[str, np.ndarray], family: Family, path: Path) -> Path:
+    # the object-oriented API without pyplot: no GUI backend, no global figure registry
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(11, 4))
+    FigureCanvasAgg(figure)
+    left, right = figure.subplots(1, 2)
+    for agent, curve in curves.items():
+        left.plot(curve, label=agent)
     left.set(xlabel="step t", ylabel="average loss R_t / t", title="loss over the episode")
     left.legend()
     grouped = results.groupby("agent", sort=False)[family.objective]
@@ -365,7 +708,6 @@ def _plot(
     handle, temporary = tempfile.mkstemp(suffix=".png", dir=path.parent)
     with os.fdopen(handle, "wb") as stream:
         figure.savefig(stream, format="png", dpi=100)
-    plt.close(figure)
     os.replace(temporary, path)
     return path
 
@@ -382,6 +724,46 @@ def plot_path(out: str | os.PathLike[str], submission: str | os.PathLike[str], e
     return Path(out) / f"grade_{stem}_{env_id}.png"
 
 
+def _baselines(
+    env_id: str,
+    results: pd.DataFrame,
+    comparisons: pd.DataFrame,
+    yours: str,
+    family: Family,
+    seeds: Sequence[int],
+    worlds: Sequence[dict[str, Any]],
+    folder: Path | None,
+) -> pd.DataFrame:
+    """Run the family's constant policies on ``seeds`` in ``worlds`` until one beats ``yours``.
+
+    None runs for a submission that ties or beats every reference (the
+    references are then the bar it clears); the policies run in
+    :data:`CONSTANT_POLICIES` order and stop at the first that does better
+    than the submission, which is all the hint needs.
+    """
+    rows: list[dict[str, Any]] = []
+    if not (comparisons["verdict"] == "worse").any():
+        return pd.DataFrame(rows, columns=["seed", "agent", family.objective])
+    sign = 1.0 if family.lower_is_better else -1.0
+    mine = float(results.loc[results["agent"] == yours, family.objective].mean())
+    for name, value in CONSTANT_POLICIES.get(family.name, {}).items():
+        policy = {name: ConstantPolicy(value=value)}
+        scored, _ = _run_agents(env_id, policy, seeds, worlds, folder)
+        rows += scored[name]["rows"]
+        theirs = float(np.mean([row[family.objective] for row in scored[name]["rows"]]))
+        if sign * (mine - theirs) > 0:
+            break
+    return pd.DataFrame(rows)
+
+
+def _check_cache(cache: Any) -> Path | None:
+    if cache is True:
+        return _cache.default_folder()
+    if cache is False or cache is None:
+        return None
+    return _check_path(cache, "cache")
+
+
 def grade(
     path: str | os.PathLike[str],
     env_id: str,
@@ -393,6 +775,7 @@ def grade(
     memory_limit: int = 2048,
     seed: int | None = None,
     out: str | os.PathLike[str] | None = "osfb-results/grade",
+    cache: bool | str | os.PathLike[str] = True,
 ) -> GradeReport:
     """Grade the agent in the file at ``path`` on ``env_id`` beside the family's references.
 
@@ -417,10 +800,17 @@ def grade(
         Draws the held-out episode seeds (:func:`held_out_seeds`), the
         agents' seeds and the world's secret (:mod:`osfb_gym.grade.secret`);
         None (default) draws fresh secret ones (an official grading), an
-        int reproduces a grading (``mode="reproduction"`` in the report).
+        int reproduces a grading exactly: the same file, env, arguments and
+        seed give the same report (``mode="reproduction"``: a small seed
+        can be searched, so it is no official grading).
     out
         Folder for the plot (``grade_<file>_<env_id>.png``, one per
         submission); None writes none.
+    cache
+        Where a reproduced grading (``seed`` given) keeps the references'
+        scores (:mod:`osfb_gym.grade.cache`): True (default) the user cache
+        folder, a path that folder, False none. A fresh grading's seeds
+        match no entry, so it neither reads nor writes one.
 
     Returns
     -------
@@ -434,17 +824,22 @@ def grade(
     TypeError, ValueError
         For a bad argument, naming it.
     """
+    started = time.monotonic()
     file = _check_path(path, "path")
     family = family_of(env_id)
     kwargs = _check_env_kwargs(env_kwargs, family)
     seeds = held_out_seeds(n_seeds, seed)
     streams = grading_streams(n_seeds, seed)
-    gym.make(env_id, **kwargs).close()  # a bad env argument is the caller's error, not the agent's
-    worlds, world = secret_worlds(env_id, kwargs, streams.world, n_seeds)
     _check_limits(time_limit, memory_limit, n_seeds)
     _check_class_name(class_name)
     if out is not None:
         out = _check_path(out, "out")
+    folder = _check_cache(cache)
+    gym.make(env_id, **kwargs).close()  # a bad env argument is the caller's error, not the agent's
+    worlds, world = secret_worlds(env_id, kwargs, streams.world, n_seeds)
+    if seed is None or any(episode is not worlds[0] for episode in worlds):
+        # fresh secret seeds match no entry, and a secret world per episode must not be kept
+        folder = None
     yours, trajectories = run_submission(
         file,
         env_id,
@@ -457,39 +852,52 @@ def grade(
         episode_env_kwargs=worlds,
     )
     label = f"{yours.split('(')[0]} (yours)"
-    frames = [pd.DataFrame([{"seed": t.seed, "agent": label, **t.metrics} for t in trajectories])]
-    curves: dict[str, list[np.ndarray]] = {label: [t.average_loss for t in trajectories]}
     suspicious = [
         f"episode {episode}: {reason}"
         for episode, trajectory in enumerate(trajectories, start=1)
-        for reason in impossible(family_of(env_id).name, trajectory)
+        for reason in impossible(family.name, trajectory)
     ]
-    for spec in family.reference_agents:
-        agent = _reference(spec)
-        frame, references = _evaluate_worlds(env_id, agent, seeds, worlds)
-        frames.append(frame)
-        curves[type(agent).__name__] = [trajectory.average_loss for trajectory in references]
-    table_frame = pd.concat(frames, ignore_index=True)
-    suspicious += _implausible(table_frame, label, env_id, worlds, seeds, family)
+    references = {type(agent).__name__: agent for agent in map(_reference, family.reference_agents)}
+    scored, cached = _run_agents(env_id, references, seeds, worlds, folder)
+    rows = _episode_rows(label, trajectories)
+    curves = {label: _mean_curve([t.average_loss for t in trajectories])}
+    for name, value in scored.items():
+        rows += value["rows"]
+        curves[name] = value["curve"]
+    results = pd.DataFrame(rows)
+    comparisons = paired_comparisons(
+        results, label, family.objective, lower_is_better=family.lower_is_better
+    )
+    suspicious += _implausible(results, label, env_id, worlds, seeds, family)
+    baselines = _baselines(env_id, results, comparisons, label, family, seeds, worlds, folder)
     table = summary_table(
-        table_frame, family.objective, higher_is_better=not family.lower_is_better
+        results, family.objective, higher_is_better=not family.lower_is_better, yours=label
     )
     plot = None
     if out is not None:
-        plot = _plot(table_frame, curves, family, plot_path(out, file, env_id))
+        plot = _plot(results, curves, family, plot_path(out, file, env_id))
     return GradeReport(
         agent=yours,
         env_id=env_id,
-        results=table_frame,
+        results=results,
         table=table,
         verdict=(
             "Not placed among the references: the results are SUSPICIOUS (below)."
             if suspicious
-            else _verdict(table_frame, label, family)
+            else _verdict(results, label, family)
         ),
         plot=plot,
         suspicious=suspicious,
-        mode=streams.mode,
+        seed=seed,
+        seeds=list(seeds),
+        objective=family.objective,
+        lower_is_better=family.lower_is_better,
+        yours=label,
+        comparisons=comparisons,
+        baselines=baselines,
+        hint=_hint(results, baselines, comparisons, label, family),
+        cached=cached,
+        elapsed=time.monotonic() - started,
         world=world,
     )
 
@@ -498,8 +906,8 @@ def _implausible(
     results: pd.DataFrame,
     label: str,
     env_id: str,
-    worlds: list[dict[str, Any]],
-    seeds: list[int],
+    worlds: Sequence[dict[str, Any]],
+    seeds: Sequence[int],
     family: Family,
 ) -> list[str]:
     """Compare a submission that beats every reference with the references shown every outcome.
@@ -522,8 +930,28 @@ def _implausible(
     bounds = {}
     for spec in family.reference_agents:
         agent = _reference(spec)
-        frame, _ = _evaluate_worlds(env_id, agent, seeds, worlds, feedback="full")
-        values = frame.set_index("seed")[family.objective]
-        bounds[f"{type(agent).__name__} (full)"] = {int(s): float(values[s]) for s in seeds}
+        runs = _evaluate_worlds(env_id, agent, seeds, worlds, feedback="full")
+        bounds[f"{type(agent).__name__} (full)"] = {
+            int(seed): float(run.metrics[family.objective]) for seed, run in zip(seeds, runs, strict=True)
+        }
     mine = {int(s): float(table.loc[s, label]) for s in seeds}
     return implausible(mine, bounds, lower_is_better=family.lower_is_better)
+
+
+def gradescope_results(outcome: GradeReport | Diagnosis, **options: Any) -> dict[str, Any]:
+    """Return Gradescope's ``results.json`` of a grading (see :mod:`osfb_gym.grade.gradescope`)."""
+    from osfb_gym.grade import gradescope
+
+    return gradescope.results(outcome, **options)
+
+
+def write_gradescope(
+    outcome: GradeReport | Diagnosis, path: str | os.PathLike[str], **options: Any
+) -> Path:
+    """Write Gradescope's ``results.json`` of a grading to ``path``.
+
+    The options are :func:`gradescope_results`'s.
+    """
+    from osfb_gym.grade import gradescope
+
+    return gradescope.write(outcome, _check_path(path, "path"), **options)

@@ -60,6 +60,7 @@ from agents.base import Agent
 from osfb_gym.grade.sandbox import (
     ACTION_DTYPE_KINDS,
     Diagnosis,
+    describe,
     read_message,
     write_message,
 )
@@ -515,6 +516,7 @@ class SubmissionAgent(Agent):
         self.step_ += 1
         self._send(("act", observation))
         _, encoded, description = self._expect("action", tuple, str)
+        action = None
         try:
             action = decode_action(encoded)
             valid = bool(self.action_space_.contains(action))
@@ -522,6 +524,8 @@ class SubmissionAgent(Agent):
             valid = False
         if not valid:
             self.close()
+            if not description:  # a numpy action: described here, from its dtype, shape, bytes
+                description = "an action that is no array" if action is None else describe(action)
             raise Diagnosis(
                 "invalid_action",
                 f"{self.name_}.act() returned {str(description)[:400]} {self._where()}, which "

@@ -533,7 +533,11 @@ def serve(to_grader: int, from_grader: int) -> None:
                 send(("ok",))
             elif command == "act":
                 action = session.call("act", *arguments)
-                send(("action", encode_action(action), describe(action)))
+                encoded = encode_action(action)
+                # numpy's repr is most of a step's cost (about 0.1 ms): the grader rebuilds a
+                # numpy action from the same dtype, shape and bytes and describes it itself
+                plain = encoded[0] == "array" and type(action).__module__ == "numpy"
+                send(("action", encoded, "" if plain else describe(action)))
             elif command == "update":
                 session.call("update", *arguments)
                 send(("ok",))

@@ -163,7 +163,8 @@ def secret_worlds(
             f"secret seeds, got world_seed={kwargs['world_seed']!r}"
         )
     if kwargs.get("dataset") is None:
-        return [dict(kwargs) for _ in range(n_episodes)], (
+        public = dict(kwargs)  # one world for every episode: the env is made once
+        return [public] * n_episodes, (
             "synthetic worlds drawn from secret episode seeds"
         )
     record = _load_record(env_id, kwargs)

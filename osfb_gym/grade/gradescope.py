@@ -1,0 +1,237 @@
+"""A grading as Gradescope's autograder ``results.json``.
+
+Gradescope runs an autograder's ``run_autograder`` script in a container
+with the student's files in ``/autograder/submission`` and uploads
+``/autograder/results/results.json``, whose fields are documented in
+Gradescope's *Autograder Specifications*
+(https://gradescope-autograders.readthedocs.io/en/latest/specs/): a
+top-level ``score``, ``execution_time`` (seconds), ``output``,
+``visibility`` and ``stdout_visibility``, ``tests`` (each with ``name``,
+``score``, ``max_score``, ``status`` ``"passed"``/``"failed"``,
+``output``, ``visibility``) and ``leaderboard`` (each with ``name``,
+``value`` and ``order`` ``"asc"``/``"desc"``).
+
+:func:`results` maps a grading onto them:
+
+- one informational test per contract check (:data:`CONTRACT_CHECKS`, the
+  grader's part of :func:`agents.base.check_agent` and the episodes): the
+  checks before a failed one passed, the failed one carries the
+  diagnosis, later ones did not run;
+- one scored test per reference comparison: ``max_score / n_references``
+  points when the submission is better than or tied with the reference
+  (:func:`osfb_gym.grade.compare`), none when it is worse or was not graded;
+- the top-level ``score`` is the sum of the tests' scores, ``output`` the
+  report the CLI prints (or the diagnosis);
+- a leaderboard entry: the mean objective, sorted ``"asc"`` when lower is
+  better.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from osfb_gym.core.validation import check_float
+from osfb_gym.grade.sandbox import Diagnosis
+
+if TYPE_CHECKING:
+    from osfb_gym.grade import GradeReport
+
+#: Gradescope's visibility settings (tests, the whole result, stdout)
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+
+#: the checks of a grading, in the order the grader makes them: (name, what passing means)
+CONTRACT_CHECKS: tuple[tuple[str, str], ...] = (
+    ("loads", "the file imports and defines one agents.base.Agent subclass"),
+    ("env_ids", "env_ids (if declared) lists the graded env"),
+    ("hyperparameters", "the class is built with no arguments: every hyperparameter has a default"),
+    ("init stores only", "__init__ stores each hyperparameter under its own name, nothing else"),
+    ("set_params", "set_params refuses an unknown hyperparameter"),
+    ("clone", "sklearn.base.clone gives an equal agent, twice over"),
+    ("signatures", "reset, act and update have the runner's signatures"),
+    ("episodes", "every held-out episode runs: no exception, invalid action, time-out or limit"),
+)
+_NAMES = [name for name, _ in CONTRACT_CHECKS]
+# check_agent's name for an __init__ that raises: part of building the class
+_ALIASES = {"init raises": "hyperparameters"}
+
+
+def failed_check(diagnosis: Diagnosis) -> str:
+    """Return the name of the check (:data:`CONTRACT_CHECKS`) a diagnosis failed.
+
+    Examples
+    --------
+    >>> failed_check(Diagnosis("contract", "Forgetful: init stores only: __init__ does not ..."))
+    'init stores only'
+    >>> failed_check(Diagnosis("invalid_action", "MyAgent.act() returned 0.7 ..."))
+    'episodes'
+    """
+    message = diagnosis.message
+    if diagnosis.kind == "import":
+        return "loads"
+    parts = message.split(": ", 2)
+    if len(parts) == 3 and _ALIASES.get(parts[1], parts[1]) in _NAMES:
+        return _ALIASES.get(parts[1], parts[1])
+    if diagnosis.kind == "contract":
+        if "has the signature" in message:
+            return "signatures"
+        if ".env_ids is" in message:
+            return "env_ids"
+        return "loads"  # no, or several, Agent subclasses in the file
+    if "while importing the file" in message:
+        return "loads"
+    if "while checking" in message:
+        return "hyperparameters"
+    return "episodes"
+
+
+def _check_visibility(value: Any, name: str) -> str:
+    if value not in VISIBILITIES:
+        raise ValueError(f"{name} must be one of {VISIBILITIES}, got {value!r}")
+    return str(value)
+
+
+def results(
+    outcome: GradeReport | Diagnosis,
+    *,
+    max_score: float = 100.0,
+    execution_time: float | None = None,
+    visibility: str = "visible",
+    stdout_visibility: str = "hidden",
+    references: tuple[str, ...] | None = None,
+) -> dict[str, Any]:
+    """Return the ``results.json`` of a grading (a report) or of a submission not graded.
+
+    Parameters
+    ----------
+    outcome
+        What :func:`osfb_gym.grade.grade` returned, or the :class:`Diagnosis` it raised.
+    max_score
+        The points of the assignment (> 0), shared equally by the reference comparisons.
+    execution_time
+        Seconds the grading took (default: the report's ``elapsed``; 0 for a diagnosis).
+    visibility, stdout_visibility
+        Gradescope's settings for the result and the autograder's stdout.
+    references
+        The reference agents' names, to list their comparisons as failed
+        when the submission was not graded (a diagnosis carries none).
+
+    Returns
+    -------
+    dict
+        The JSON object, with only the fields Gradescope documents.
+    """
+    max_score = check_float(max_score, "max_score", low=0, low_inclusive=False)
+    visibility = _check_visibility(visibility, "visibility")
+    stdout_visibility = _check_visibility(stdout_visibility, "stdout_visibility")
+    graded = not isinstance(outcome, Diagnosis)
+    failed = None if graded else failed_check(outcome)  # type: ignore[arg-type]
+    tests: list[dict[str, Any]] = []
+    state = "passed"
+    for name, meaning in CONTRACT_CHECKS:
+        if name == failed:
+            state = "failed"
+            tests.append(_test(f"contract: {name}", "failed", str(outcome), visibility))
+            state = "not run"
+            continue
+        output = meaning if state == "passed" else "not run: an earlier check failed"
+        tests.append(
+            _test(
+                f"contract: {name}", "passed" if state == "passed" else "failed", output, visibility
+            )
+        )
+    leaderboard: list[dict[str, Any]] = []
+    if graded:
+        report: GradeReport = outcome  # type: ignore[assignment]
+        rows = list(report.comparisons.itertuples())
+        points = max_score / max(len(rows), 1)
+        for row in rows:
+            earned = points if row.verdict in ("better", "tied") else 0.0
+            error = row.standard_error
+            text = (
+                f"yours minus {row.agent}, paired over {row.seeds} seeds: "
+                f"{row.mean_difference:+.4g}"
+                + (f" ± {error:.2g} (s.e.)" if math.isfinite(error) else "")
+                + f"; yours is {row.verdict} ({'lower' if report.lower_is_better else 'higher'} "
+                f"{report.objective} is better)"
+            )
+            tests.append(
+                _test(
+                    f"{report.objective} against {row.agent}",
+                    "passed" if earned else "failed",
+                    text,
+                    visibility,
+                    score=earned,
+                    max_score=points,
+                )
+            )
+        mine = report.results.loc[report.results["agent"] == report.yours, report.objective]
+        if math.isfinite(float(mine.mean())):
+            leaderboard.append(
+                {
+                    "name": report.objective,
+                    "value": float(mine.mean()),
+                    "order": "asc" if report.lower_is_better else "desc",
+                }
+            )
+        output = str(report)
+        seconds = report.elapsed if execution_time is None else execution_time
+    else:
+        names = references or ()
+        points = max_score / max(len(names), 1)
+        for name in names:
+            tests.append(
+                _test(
+                    f"against {name}",
+                    "failed",
+                    "not run: the submission was not graded",
+                    visibility,
+                    score=0.0,
+                    max_score=points,
+                )
+            )
+        output = str(outcome)
+        seconds = 0.0 if execution_time is None else execution_time
+    seconds = check_float(seconds, "execution_time", low=0)
+    return {
+        "score": float(sum(test.get("score", 0.0) for test in tests)),
+        "execution_time": int(math.ceil(seconds)),
+        "output": output,
+        "visibility": visibility,
+        "stdout_visibility": stdout_visibility,
+        "tests": tests,
+        "leaderboard": leaderboard,
+    }
+
+
+def _test(
+    name: str,
+    status: str,
+    output: str,
+    visibility: str,
+    *,
+    score: float | None = None,
+    max_score: float | None = None,
+) -> dict[str, Any]:
+    test: dict[str, Any] = {"name": name, "status": status, "output": output}
+    if score is not None:
+        test["score"] = float(score)
+        test["max_score"] = float(max_score if max_score is not None else score)
+    test["visibility"] = visibility
+    return test
+
+
+def write(outcome: GradeReport | Diagnosis, path: Path, **options: Any) -> Path:
+    """Write :func:`results` as JSON to ``path`` (atomically, creating its folder)."""
+    data = results(outcome, **options)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(suffix=".json", dir=path.parent)
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        json.dump(data, stream, indent=2, allow_nan=False)
+    os.replace(temporary, path)
+    return path
