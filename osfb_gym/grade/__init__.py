@@ -932,7 +932,8 @@ def _implausible(
         agent = _reference(spec)
         runs = _evaluate_worlds(env_id, agent, seeds, worlds, feedback="full")
         bounds[f"{type(agent).__name__} (full)"] = {
-            int(seed): float(run.metrics[family.objective]) for seed, run in zip(seeds, runs, strict=True)
+            int(seed): float(run.metrics[family.objective])
+            for seed, run in zip(seeds, runs, strict=True)
         }
     mine = {int(s): float(table.loc[s, label]) for s in seeds}
     return implausible(mine, bounds, lower_is_better=family.lower_is_better)

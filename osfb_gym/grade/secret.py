@@ -164,9 +164,7 @@ def secret_worlds(
         )
     if kwargs.get("dataset") is None:
         public = dict(kwargs)  # one world for every episode: the env is made once
-        return [public] * n_episodes, (
-            "synthetic worlds drawn from secret episode seeds"
-        )
+        return [public] * n_episodes, ("synthetic worlds drawn from secret episode seeds")
     record = _load_record(env_id, kwargs)
     name = getattr(record, "name", kwargs["dataset"])
     base = {key: value for key, value in kwargs.items() if key not in ("encoding", "data_home")}

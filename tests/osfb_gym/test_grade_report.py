@@ -25,6 +25,7 @@ from osfb_gym.grade import (
     TIE_RULE,
     ConstantPolicy,
     Diagnosis,
+    _run_agents,
     compare,
     grade,
     gradescope_results,
@@ -32,7 +33,6 @@ from osfb_gym.grade import (
     write_gradescope,
 )
 from osfb_gym.grade import _hint as make_hint
-from osfb_gym.grade import _run_agents
 from osfb_gym.grade import cache as grade_cache
 from osfb_gym.grade.gradescope import CONTRACT_CHECKS, VISIBILITIES, failed_check
 from osfb_gym.runner import evaluate, run_episode
