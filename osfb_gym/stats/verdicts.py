@@ -151,6 +151,23 @@ def _subset_sums(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sums, sizes
 
 
+def _count_at_most(d: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """Count the subsets F of each row's values with ``sum_F d <= tol`` (all 2^n of them).
+
+    Meet in the middle: with L the subset sums of the first half and R of the
+    second, count the pairs with ``R_j <= tol - L_i``: one stable sort of R
+    and the queries together per row (R first, so a tie counts), 2^(n/2 + 1)
+    values instead of 2^n.
+    """
+    half = d.shape[-1] // 2
+    left, _ = _subset_sums(d[..., :half])
+    right, _ = _subset_sums(d[..., half:])
+    merged = np.concatenate([right, tol - left], axis=-1)
+    is_right = np.argsort(merged, axis=-1, kind="stable") < right.shape[-1]
+    below = np.cumsum(is_right, axis=-1)  # right sums at or before each position
+    return np.where(is_right, 0, below).sum(axis=-1)
+
+
 def _random_subsets(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
     return rng.random((n_resamples, n)) < 0.5
 
@@ -169,9 +186,7 @@ def _sign_flip_counts(
     """
     tol = _tolerance(d)
     if exact:
-        sums, _ = _subset_sums(d)
-        total = sums.shape[-1]
-        return (sums <= tol).sum(-1), (sums >= -tol).sum(-1), total
+        return _count_at_most(d, tol), _count_at_most(-d, tol), 2 ** d.shape[-1]
     subsets = _random_subsets(d.shape[-1], n_resamples, rng).astype(float)
     sums = d @ subsets.T
     return 1 + (sums <= tol).sum(-1), 1 + (sums >= -tol).sum(-1), n_resamples + 1

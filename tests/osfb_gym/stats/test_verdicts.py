@@ -245,3 +245,16 @@ def test_bad_input_is_named():
         v.best_of({"A": [1.0]}, lower_is_better=True)
     with pytest.raises(ValueError, match="a must be 1-D"):
         v.paired([[1, 2]], [1, 2], lower_is_better=True)
+
+
+def test_importing_the_verdicts_loads_no_bench_engine():
+    # the grader imports this module: it must not pull pandas, sklearn or the bench in
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, osfb_gym.stats; "
+        "print([m for m in ('pandas', 'sklearn', 'torch', 'osfb_gym.bench') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
