@@ -14,8 +14,8 @@ traceback or a hang; a result no agent can reach is flagged
 (:mod:`osfb_gym.grade.integrity`). See docs/grading.md for the trust model.
 
 The report places the submission beside each reference by the paired
-differences of their objective over the same seeds (:func:`compare` holds
-the tie rule), adds a one-line hint when the submission does worse than a
+differences of their objective over the same seeds (exact paired tests of
+:mod:`osfb_gym.stats`, :data:`TIE_RULE`), adds a one-line hint when the submission does worse than a
 policy that learns nothing or is far from every reference, and can be
 written as Gradescope's ``results.json`` (:mod:`osfb_gym.grade.gradescope`).
 A grading with ``seed=S`` is reproducible: the same file, env, arguments and
@@ -53,6 +53,7 @@ from osfb_gym.grade.integrity import implausible, impossible
 from osfb_gym.grade.sandbox import Diagnosis
 from osfb_gym.grade.secret import grading_streams, secret_worlds
 from osfb_gym.runner import Trajectory, evaluate, run_episode
+from osfb_gym.stats.verdicts import ALPHA, Placement, place
 
 __all__ = [
     "CONSTANT_POLICIES",
@@ -63,7 +64,6 @@ __all__ = [
     "Family",
     "GradeReport",
     "Limits",
-    "compare",
     "family_of",
     "grade",
     "gradescope_results",
@@ -74,44 +74,12 @@ __all__ = [
     "write_gradescope",
 ]
 
-#: a difference to a reference within this many standard errors (of the paired
-#: per-seed differences) is called a tie
-TIE_STANDARD_ERRORS = 2.0
-#: the tie rule of :func:`compare`, as the report states it under the table
+#: how the report decides "better", "tied" or "worse", as it states it under the table
 TIE_RULE = (
-    "Tie rule: paired over the same seeds, yours and a reference tie when the mean of the "
-    f"per-seed differences is within {TIE_STANDARD_ERRORS:g} standard errors of 0 (one seed: "
-    "only an exact tie); otherwise the sign names the better."
+    "Verdicts: yours against each reference by an exact paired sign-flip test over the shared "
+    f"seeds (two-sided at {ALPHA:g}, Holm over the references, osfb_gym.stats); a reference "
+    "not shown different by the test is a tie (within noise), whatever the means say."
 )
-
-
-def compare(differences: np.ndarray, *, lower_is_better: bool) -> str:
-    """Decide ``"better"``, ``"tied"`` or ``"worse"`` from per-seed differences (yours − theirs).
-
-    The one home of the grader's tie decision (:data:`TIE_RULE` says it in
-    words): a tie when the mean difference is within
-    :data:`TIE_STANDARD_ERRORS` standard errors of 0; with one seed there is
-    no standard error, and only an exact tie is called.
-
-    Examples
-    --------
-    >>> compare(np.array([1.0, 2.0, 3.0]), lower_is_better=True)
-    'worse'
-    >>> compare(np.array([0.1, -0.1, 0.05]), lower_is_better=True)
-    'tied'
-    >>> compare(np.array([-0.5]), lower_is_better=True)
-    'better'
-    """
-    differences = np.asarray(differences, dtype=float)
-    mean = float(differences.mean())
-    error = (
-        float(differences.std(ddof=1) / np.sqrt(differences.size))
-        if differences.size > 1
-        else np.nan
-    )
-    if mean == 0 or (np.isfinite(error) and abs(mean) <= TIE_STANDARD_ERRORS * error):
-        return "tied"
-    return "better" if (mean < 0) == lower_is_better else "worse"
 
 
 @dataclass
@@ -497,6 +465,26 @@ def _run_agents(
 
 
 # ---------------------------------------------------------------------------- the report
+def _placement(
+    results: pd.DataFrame, yours: str, objective: str, *, lower_is_better: bool
+) -> tuple[Placement, pd.DataFrame]:
+    """Place ``yours`` among the other agents of ``results`` (:func:`osfb_gym.stats.place`).
+
+    Returns the placement and the per-seed table (seeds as rows, agents as
+    columns) it was computed from, over the seeds every agent shares.
+    """
+    table = results.pivot_table(index="seed", columns="agent", values=objective, sort=False)
+    table = table.dropna()
+    others = [str(agent) for agent in results["agent"].unique() if agent != yours]
+    placement = place(
+        table[yours].to_numpy(dtype=float),
+        {agent: table[agent].to_numpy(dtype=float) for agent in others},
+        lower_is_better=lower_is_better,
+        name=yours,
+    )
+    return placement, table
+
+
 def paired_comparisons(
     results: pd.DataFrame, yours: str, objective: str, *, lower_is_better: bool
 ) -> pd.DataFrame:
@@ -504,37 +492,43 @@ def paired_comparisons(
 
     Returns one row per other agent: ``agent``, ``mean_difference`` and
     ``standard_error`` of ``objective`` (yours minus theirs, per seed),
-    ``seeds`` and ``verdict`` (:func:`compare`: yours is ``"better"``,
-    ``"tied"`` or ``"worse"``).
+    ``seeds``, ``p_value`` (Holm-adjusted over the agents) and ``verdict``
+    (yours is ``"better"``, ``"tied"`` or ``"worse"``: :data:`TIE_RULE`,
+    decided by :func:`osfb_gym.stats.place`).
 
     Examples
     --------
-    >>> frame = pd.DataFrame({"agent": ["me", "me", "B", "B"], "seed": [0, 1, 0, 1],
-    ...                       "loss": [1.0, 3.0, 2.0, 5.0]})
+    >>> frame = pd.DataFrame({"agent": ["me"] * 10 + ["B"] * 10, "seed": list(range(10)) * 2,
+    ...                       "loss": [1.0] * 10 + [2.0 + 0.1 * s for s in range(10)]})
     >>> row = paired_comparisons(frame, "me", "loss", lower_is_better=True).iloc[0]
-    >>> row["agent"], float(row["mean_difference"]), float(row["standard_error"]), row["verdict"]
-    ('B', -1.5, 0.5, 'better')
+    >>> row["agent"], round(float(row["mean_difference"]), 3), row["verdict"]
+    ('B', -1.45, 'better')
+    >>> paired_comparisons(frame[frame.seed < 5], "me", "loss", lower_is_better=True).verdict[0]
+    'tied'
     """
-    table = results.pivot_table(index="seed", columns="agent", values=objective, sort=False)
+    placement, table = _placement(results, yours, objective, lower_is_better=lower_is_better)
+    verdict_of = {agent: "better" for agent in placement.better}
+    verdict_of |= {agent: "tied" for agent in placement.tied}
+    verdict_of |= {agent: "worse" for agent in placement.worse}
     rows = []
-    for agent in results["agent"].unique():
-        if agent == yours:
-            continue
-        differences = (table[yours] - table[agent]).dropna().to_numpy(dtype=float)
+    for found in placement.verdicts:
+        differences = (table[yours] - table[found.b]).to_numpy(dtype=float)
         n = differences.size
         rows.append(
             {
-                "agent": str(agent),
-                "mean_difference": float(differences.mean()) if n else np.nan,
+                "agent": found.b,
+                "mean_difference": float(differences.mean()),
                 "standard_error": (
                     float(differences.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
                 ),
                 "seeds": int(n),
-                "verdict": compare(differences, lower_is_better=lower_is_better) if n else "",
+                "p_value": found.p_adjusted,
+                "verdict": verdict_of[found.b],
             }
         )
     return pd.DataFrame(
-        rows, columns=["agent", "mean_difference", "standard_error", "seeds", "verdict"]
+        rows,
+        columns=["agent", "mean_difference", "standard_error", "seeds", "p_value", "verdict"],
     )
 
 
@@ -555,7 +549,7 @@ def summary_table(
     With ``yours`` (an agent of ``results``), two columns compare every
     other agent with it over the seeds they share: the mean of the per-seed
     differences, yours minus theirs, with its standard error, and the
-    verdict of :func:`compare` (read it as "yours is ... than this agent").
+    verdict of :func:`paired_comparisons` (read it as "yours is ... than this agent").
 
     Examples
     --------
@@ -605,35 +599,25 @@ def summary_table(
 
 
 def _verdict(results: pd.DataFrame, yours: str, family: Family) -> str:
-    """Place ``yours`` among the references: better, tied (within the standard errors) or worse.
+    """Place ``yours`` among the references: better, tied (within noise) or worse.
 
-    Every agent ran on the same seeds, so each comparison uses the per-seed
-    differences (:func:`paired_comparisons`, decided by :func:`compare`).
+    Every agent ran on the same seeds, so each comparison is paired
+    (:func:`osfb_gym.stats.place`: exact sign-flip tests, Holm over the
+    references); the sentence names the test and says when the seeds are
+    too few to ever name a winner.
     """
-    comparisons = paired_comparisons(
+    placement, _ = _placement(
         results, yours, family.objective, lower_is_better=family.lower_is_better
     )
-    groups: dict[str, list[str]] = {"better": [], "tied": [], "worse": []}
-    for row in comparisons.itertuples():
-        groups[str(row.verdict)].append(str(row.agent))
-    parts = []
-    if groups["better"]:
-        parts.append(f"better than {', '.join(groups['better'])}")
-    if groups["tied"]:
-        parts.append(
-            f"a tie with {', '.join(groups['tied'])} (the difference is within "
-            f"{TIE_STANDARD_ERRORS:g} standard errors)"
-        )
-    if groups["worse"]:
-        parts.append(f"worse than {', '.join(groups['worse'])}")
     mine = results.loc[results["agent"] == yours, family.objective]
-    return f"Your mean {family.objective} is {mine.mean():.4g} ({family.direction} is better): " + (
-        "; ".join(parts) + "."
+    return (
+        f"Your mean {family.objective} is {mine.mean():.4g} ({family.direction} is better): "
+        + placement.sentence
     )
 
 
-#: a submission worse than every reference (by :func:`compare`) with an objective this many
-#: times the nearest reference's is "far" from them
+#: a submission worse than every reference (:func:`paired_comparisons`) with an objective
+#: this many times the nearest reference's is "far" from them
 FAR_FACTOR = 3.0
 
 
@@ -676,7 +660,8 @@ def _hint(
         return ""
     nearest_name = str(min(references.index, key=lambda name: abs(mine - references[name])))
     nearest = float(references[nearest_name])
-    worse_than_all = bool((comparisons["verdict"] == "worse").all())
+    # advice on means (a far mean is the effect size that matters here), not a verdict
+    worse_than_all = bool((sign * comparisons["mean_difference"] > 0).all())
     if worse_than_all and abs(mine - nearest) > (FAR_FACTOR - 1) * abs(nearest):
         ratio = f"{mine / nearest:.3g} times" if nearest else "far from"
         return (
@@ -736,15 +721,16 @@ def _baselines(
 ) -> pd.DataFrame:
     """Run the family's constant policies on ``seeds`` in ``worlds`` until one beats ``yours``.
 
-    None runs for a submission that ties or beats every reference (the
+    None runs for a submission whose mean is at least every reference's (the
     references are then the bar it clears); the policies run in
     :data:`CONSTANT_POLICIES` order and stop at the first that does better
     than the submission, which is all the hint needs.
     """
     rows: list[dict[str, Any]] = []
-    if not (comparisons["verdict"] == "worse").any():
-        return pd.DataFrame(rows, columns=["seed", "agent", family.objective])
     sign = 1.0 if family.lower_is_better else -1.0
+    # advice, not a verdict: any reference with a better mean makes the floor worth showing
+    if not (sign * comparisons["mean_difference"] > 0).any():
+        return pd.DataFrame(rows, columns=["seed", "agent", family.objective])
     mine = float(results.loc[results["agent"] == yours, family.objective].mean())
     for name, value in CONSTANT_POLICIES.get(family.name, {}).items():
         policy = {name: ConstantPolicy(value=value)}

@@ -19,7 +19,7 @@ top-level ``score``, ``execution_time`` (seconds), ``output``,
   diagnosis, later ones did not run;
 - one scored test per reference comparison: ``max_score / n_references``
   points when the submission is better than or tied with the reference
-  (:func:`osfb_gym.grade.compare`), none when it is worse or was not graded;
+  (:func:`osfb_gym.grade.paired_comparisons`), none when it is worse or was not graded;
 - the top-level ``score`` is the sum of the tests' scores, ``output`` the
   report the CLI prints (or the diagnosis);
 - a leaderboard entry: the mean objective, sorted ``"asc"`` when lower is

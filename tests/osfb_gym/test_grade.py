@@ -239,17 +239,22 @@ def _frame(**values) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_the_verdict_calls_a_tie_within_the_standard_errors():
+def test_the_verdict_names_a_winner_only_when_the_paired_test_says_so():
     lending = dataclasses.replace(FAMILIES["lending"], objective="loss")
+    mine = [1.0 + 0.1 * seed for seed in range(10)]
     frame = _frame(
-        mine=[1.0, 2.0, 3.0], Close=[1.1, 1.9, 3.05], Worse=[5.0, 6.0, 7.0], Better=[0.1, 0.2, 0.3]
+        mine=mine,
+        Close=[value + (0.05 if seed % 2 else -0.05) for seed, value in enumerate(mine)],
+        Worse=[value + 4.0 for value in mine],
+        Better=[value - 0.9 for value in mine],
     )
     text = verdict(frame, "mine", lending)
     assert "better than Worse" in text and "worse than Better" in text
-    assert "a tie with Close (the difference is within 2 standard errors)" in text
-    # one seed: no standard error, so only an exact tie is called
-    assert "better than Worse" in verdict(_frame(mine=[1.0], Worse=[1.01]), "mine", lending)
-    assert "a tie with Same" in verdict(_frame(mine=[1.0], Same=[1.0]), "mine", lending)
+    assert "a tie with Close (within noise)" in text
+    assert "sign-flip" in text and "Holm over 3 references" in text
+    # three seeds: no exact two-sided test at 0.05 can reject, so nothing is named
+    few = verdict(_frame(mine=[1.0, 2.0, 3.0], Worse=[5.0, 6.0, 7.0]), "mine", lending)
+    assert "a tie with Worse" in few and "too few to ever name a winner" in few
 
 
 # ---------------------------------------------------------------------------- diagnoses

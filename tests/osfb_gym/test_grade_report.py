@@ -26,7 +26,6 @@ from osfb_gym.grade import (
     ConstantPolicy,
     Diagnosis,
     _run_agents,
-    compare,
     grade,
     gradescope_results,
     paired_comparisons,
@@ -133,17 +132,40 @@ def test_the_code_version_covers_every_source_file():
 
 
 # ---------------------------------------------------------------------------- comparisons
-def test_the_tie_rule_lives_in_compare():
-    assert compare(np.array([1.0, 2.0, 3.0]), lower_is_better=True) == "worse"
-    assert compare(np.array([1.0, 2.0, 3.0]), lower_is_better=False) == "better"
-    assert compare(np.array([0.3, -0.2, 0.1]), lower_is_better=True) == "tied"
-    assert compare(np.array([0.0]), lower_is_better=True) == "tied"
-    assert compare(np.array([-0.01]), lower_is_better=True) == "better"  # one seed: exact ties only
-    # the rule the report states: 2 standard errors
-    differences = np.array([1.0, 3.0])  # mean 2, s.e. 1
-    assert compare(differences, lower_is_better=True) == "tied"
-    assert compare(differences + 0.01, lower_is_better=True) == "worse"
-    assert "2 standard errors" in TIE_RULE
+def _pair_frame(mine, theirs):
+    seeds = list(range(len(mine)))
+    return pd.DataFrame(
+        {
+            "agent": ["me"] * len(mine) + ["B"] * len(theirs),
+            "seed": seeds * 2,
+            "loss": [*mine, *theirs],
+        }
+    )
+
+
+def test_the_verdicts_come_from_the_calibrated_paired_test():
+    from osfb_gym.stats import paired
+
+    def verdict(mine, theirs, lower_is_better=True):
+        frame = _pair_frame(mine, theirs)
+        return paired_comparisons(frame, "me", "loss", lower_is_better=lower_is_better).iloc[0]
+
+    ten = np.arange(10.0)
+    assert verdict(ten, ten + 1).verdict == "better"
+    assert verdict(ten + 1, ten).verdict == "worse"
+    assert verdict(ten, ten + 1, lower_is_better=False).verdict == "worse"
+    # five seeds: the exact two-sided test's smallest p is 2/32 > 0.05, never a winner
+    assert verdict(ten[:5], ten[:5] + 1).verdict == "tied"
+    # one outlier widens the standard error past the mean (the old 2-s.e. rule: a tie), while
+    # the exact test sees 9 of 10 seeds worse
+    mine = np.array([3.0, 0.2, 0.1, 0.3, 0.2, 0.1, -0.1, 0.2, 0.1, 0.2])
+    row = verdict(mine, np.zeros(10))
+    assert row.mean_difference < 2 * row.standard_error and row.verdict == "worse"
+    expected = paired(mine, np.zeros(10), lower_is_better=True, names=("me", "B"))
+    assert row.p_value == pytest.approx(expected.p_value)
+    noisy = np.array([1.0, -1.2, 0.9, -0.8, 1.1, -1.0, 0.7, -0.9, 1.2, -1.1])
+    assert verdict(noisy, np.zeros(10)).verdict == "tied"
+    assert "sign-flip" in TIE_RULE and "Holm" in TIE_RULE
 
 
 def test_the_table_shows_the_paired_differences_the_verdict_uses(good_report_small):
@@ -153,7 +175,7 @@ def test_the_table_shows_the_paired_differences_the_verdict_uses(good_report_sma
         differences = wide[report.yours] - wide[row.agent]
         assert math.isclose(row.mean_difference, differences.mean())
         assert math.isclose(row.standard_error, differences.sem())
-        assert row.verdict == compare(differences.to_numpy(), lower_is_better=True)
+        assert row.verdict == "tied"  # three seeds: no exact test at 0.05 can reject
         assert f"{row.mean_difference:+.4g} ± {row.standard_error:.2g}" in report.table
         prefix = {"better": "better than", "tied": "a tie with", "worse": "worse than"}
         segment = report.verdict.split(prefix[row.verdict], 1)[1].split(";")[0]
@@ -179,7 +201,8 @@ def test_paired_comparisons_use_only_the_shared_seeds():
         }
     )
     (row,) = paired_comparisons(frame, "me", "loss", lower_is_better=True).itertuples()
-    assert row.seeds == 2 and row.mean_difference == -1.5 and row.verdict == "better"
+    assert row.seeds == 2 and row.mean_difference == -1.5
+    assert row.verdict == "tied"  # two pairs: too few for any exact test to name a winner
 
 
 # ---------------------------------------------------------------------------- hints
