@@ -29,6 +29,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import Interval as _SklearnInterval
 from sklearn.utils._param_validation import Options, StrOptions, validate_parameter_constraints
 
+from osfb_gym.core.validation import SpaceCheck, check_finite_numbers, check_int
+
 __all__ = [
     "Agent",
     "AgentContractError",
@@ -39,6 +41,7 @@ __all__ = [
     "all_agents",
     "check_agent",
     "check_finite",
+    "float_array",
     "Integral",
     "Real",
 ]
@@ -97,6 +100,28 @@ def check_finite(values: np.ndarray, name: str, owner: str) -> None:
         raise ValueError(f"{owner}: {name} must be finite, got {array[where]} at index {where}")
 
 
+def float_array(value: Any, name: str, owner: str) -> np.ndarray:
+    """Return ``value`` as a float array, or raise a ``TypeError`` naming ``name``.
+
+    NumPy's own message for ``np.asarray("x", dtype=float)`` names neither the
+    argument nor the agent; this one does. ``owner`` starts the message.
+
+    Examples
+    --------
+    >>> float_array("x", "observation", "Greedy.act")
+    Traceback (most recent call last):
+    ...
+    TypeError: Greedy.act: observation must be an array of numbers, got 'x' (str)
+    """
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{owner}: {name} must be an array of numbers, got {value!r:.80} "
+            f"({type(value).__name__})"
+        ) from None
+
+
 class Agent(BaseEstimator):
     """Base class of every decision maker.
 
@@ -147,17 +172,41 @@ must be an int in the range [0, 1]. Got 2 instead.
         ``feedback`` is the reset's ``info["feedback"]`` (a warm-start
         sample, the task's public terms). Subclasses call ``super().reset``
         first and then build their state from ``feedback``.
+
+        Checked here, once for every agent: the hyperparameters (the
+        constraints table, then that no number inside one, a dict's values
+        included, is NaN or infinite), the spaces (Gymnasium spaces; the
+        observation space may be None for an agent that does not read it),
+        ``seed`` (None or an integer >= 0, a numpy one too) and every number
+        of ``feedback`` (finite: a task's ``cutoff=nan`` would make every
+        comparison false). Its arrays are the family's to check.
         """
+        owner = type(self).__name__
         self._validate_params()
+        for name, value in self.get_params(deep=False).items():
+            check_finite_numbers(value, f"{owner} hyperparameter {name}")
         self._check_params()
+        # (an agent that reads no observation space may be given None)
+        spaces = {"observation_space": observation_space, "action_space": action_space}
+        for name, space in spaces.items():
+            if not isinstance(space, gym.Space) and (space is not None or name == "action_space"):
+                raise TypeError(
+                    f"{owner}.reset: {name} must be a gymnasium Space (the env's "
+                    f"{name}), got {space!r} ({type(space).__name__})"
+                )
+        if seed is not None:
+            seed = check_int(seed, f"{owner}.reset: seed", minimum=0)
         if feedback is not None and not isinstance(feedback, Mapping):
             raise TypeError(
-                f"{type(self).__name__}.reset: feedback must be the reset's info['feedback'] "
+                f"{owner}.reset: feedback must be the reset's info['feedback'] "
                 f"(a dict) or None, got {type(feedback).__name__}"
             )
+        if feedback is not None:
+            check_finite_numbers(dict(feedback), f"{owner}.reset: feedback")
         self.observation_space_ = observation_space
         self.action_space_ = action_space
         self.rng_ = np.random.default_rng(seed)
+        self._action_check = SpaceCheck(action_space)
 
     def _check_params(self) -> None:
         """Check what the table cannot say: relations between hyperparameters (default: none)."""
@@ -169,6 +218,41 @@ must be an int in the range [0, 1]. Got 2 instead.
                 f"{type(self).__name__}.{method}() was called before reset(); call "
                 "reset(observation_space, action_space, seed=..., feedback=...) first"
             )
+
+    def _check_update(
+        self, action: Any, reward: Any, feedback: Any, keys: tuple[str, ...] = ("revealed", "y")
+    ) -> None:
+        """Check what :meth:`update` is given, cheaply enough for every step; raise naming it.
+
+        Also raises :class:`NotResetError` before :meth:`reset`. ``action``
+        must lie in the action space the agent was reset with (as the env's
+        ``step`` checks it), ``reward`` be a finite number and ``feedback``
+        a dict holding ``keys`` (the step's ``info["feedback"]``). The
+        families' ``update`` methods call it first.
+        """
+        self._require_reset("update")
+        owner = type(self).__name__
+        self._action_check(action, f"{owner}.update: action")
+        try:
+            finite = math.isfinite(reward)
+        except TypeError:
+            raise TypeError(
+                f"{owner}.update: reward must be a number, got {reward!r:.80} "
+                f"({type(reward).__name__})"
+            ) from None
+        if not finite:
+            raise ValueError(f"{owner}.update: reward must be finite, got {reward!r}")
+        if type(feedback) is not dict and not isinstance(feedback, Mapping):
+            raise TypeError(
+                f"{owner}.update: feedback must be the step's info['feedback'] (a dict), got "
+                f"{feedback!r:.80} ({type(feedback).__name__})"
+            )
+        for key in keys:
+            if key not in feedback:
+                raise ValueError(
+                    f"{owner}.update: feedback must hold {', '.join(map(repr, keys))} (the "
+                    f"step's info['feedback']), got keys {sorted(map(str, feedback))}"
+                )
 
     def act(self, observation: Any) -> Any:
         """Return an action in ``action_space`` for ``observation``."""

@@ -230,6 +230,6 @@ class LinearLearner(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Learn from the step's label when it was revealed; otherwise nothing to learn."""
-        self._require_reset("update")
+        self._check_update(action, reward, feedback)
         if feedback["revealed"]:
             self.learn(observation, feedback["y"])

@@ -175,3 +175,213 @@ def check_rejection_cost(d: Any, name: str = "d") -> float:
     ValueError: d must be < 0.5, got 0.5
     """
     return check_float(d, name, low=0.0, high=0.5, low_inclusive=False, high_inclusive=False)
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Return ``value`` if it is ``True`` or ``False`` (a numpy bool too); else raise naming it.
+
+    An integer is not a flag here: ``download=1`` or ``download="no"`` is refused.
+
+    Examples
+    --------
+    >>> check_bool(np.True_, "download")
+    True
+    >>> check_bool("no", "download")
+    Traceback (most recent call last):
+    ...
+    TypeError: download must be True or False, got 'no' (str)
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
+def check_options(options: Any, known: Iterable[str], owner: str) -> dict[str, Any] | None:
+    """Return a reset's ``options`` if it is None or a dict of ``known`` keys; else raise.
+
+    An unknown key would be ignored without a word (a typo as much as an
+    option the env does not have), so it is an error naming the key and
+    the keys ``owner`` (the env's name) knows.
+
+    Examples
+    --------
+    >>> check_options({"foo": 1}, (), "AppleTasting-v0")
+    Traceback (most recent call last):
+    ...
+    ValueError: options of AppleTasting-v0.reset has no key 'foo'; known keys: none
+    """
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise TypeError(f"options must be a dict or None, got {options!r}")
+    valid = tuple(known)
+    for key in options:
+        if key not in valid:
+            listed = ", ".join(repr(name) for name in valid) or "none"
+            raise ValueError(f"options of {owner}.reset has no key {key!r}; known keys: {listed}")
+    return options
+
+
+#: the most memory a size may ask for when neither the machine nor a limit says less
+_FALLBACK_MEMORY = 2**40
+
+
+def memory_limit() -> int:
+    """Return the bytes a process can hope to allocate: the RAM, or a lower address-space limit.
+
+    Linux and macOS report the physical memory through ``os.sysconf``; the
+    soft ``RLIMIT_AS`` of the process (a container's or a grader's cap) is
+    taken when it is lower. Elsewhere, 1 TiB.
+    """
+    import os
+
+    limit = _FALLBACK_MEMORY
+    try:
+        limit = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        pass
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY and 0 < soft < limit:
+            limit = soft
+    except (ImportError, ValueError, OSError):  # pragma: no cover - Windows
+        pass
+    return int(limit)
+
+
+def check_memory(n_bytes: float, what: str, *, limit: int | None = None) -> None:
+    """Raise ``ValueError`` if an allocation of about ``n_bytes`` cannot fit in memory.
+
+    Called with an estimate before allocating, so a size such as
+    ``n_users=10**9`` is refused at once, naming ``what`` (the parameters and
+    the arithmetic), instead of ending in a ``MemoryError`` (or the
+    kernel's OOM killer) after minutes. ``limit`` defaults to
+    :func:`memory_limit`.
+
+    Examples
+    --------
+    >>> check_memory(8 * 10**9 * 5, "batch_size x dim = 1000000000 x 5 float64", limit=2**34)
+    Traceback (most recent call last):
+    ...
+    ValueError: batch_size x dim = 1000000000 x 5 float64 needs about 40.0 GB, more than the \
+17.2 GB of memory this process can use; choose smaller sizes
+    """
+    available = memory_limit() if limit is None else limit
+    if n_bytes > available:
+        raise ValueError(
+            f"{what} needs about {n_bytes / 1e9:.1f} GB, more than the {available / 1e9:.1f} GB "
+            "of memory this process can use; choose smaller sizes"
+        )
+
+
+def check_finite_numbers(value: Any, name: str) -> None:
+    """Raise ``ValueError`` naming the entry if a number inside ``value`` is NaN or infinite.
+
+    ``value`` is a number, or a dict, list or tuple holding numbers (nested
+    any deep); the name of a bad entry reads like its access path
+    (``feedback['cutoff']``). Arrays and other objects are left to their
+    owners' checks (one pass over a big array is theirs to decide).
+
+    Examples
+    --------
+    >>> check_finite_numbers({"cutoff": float("nan"), "link": "linear"}, "feedback")
+    Traceback (most recent call last):
+    ...
+    ValueError: feedback['cutoff'] must be a finite number, got nan
+    """
+    if isinstance(value, Real) and not isinstance(value, bool | np.bool_):
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number, got {value!r}")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_finite_numbers(item, f"{name}[{key!r}]")
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            check_finite_numbers(item, f"{name}[{index}]")
+
+
+class SpaceCheck:
+    """Whether a value is an element of a Gymnasium space: built once, called every step.
+
+    The checks an env's ``step`` makes of its action, for an agent's
+    ``update`` to make of the action it is told was taken: ``Discrete``
+    takes an integer (a bool too, as the envs do), ``MultiBinary`` an array
+    of 0/1 entries (integer, boolean, or floats exactly 0 or 1, as
+    stable-baselines3 hands them over), ``MultiDiscrete`` an integer array,
+    each of the space's shape and inside it. The common cases (a Python or
+    numpy integer; an integer array of the right shape) cost a few
+    comparisons; other spaces fall back to ``space.contains``. Picklable.
+
+    Examples
+    --------
+    >>> from gymnasium import spaces
+    >>> check = SpaceCheck(spaces.MultiDiscrete([3, 2]))
+    >>> check(np.array([2, 1]), "action")
+    >>> check([5, 1], "action")
+    Traceback (most recent call last):
+    ...
+    ValueError: action must lie in MultiDiscrete([3 2]), got [5, 1]
+    """
+
+    def __init__(self, space: Any) -> None:
+        from gymnasium import spaces
+
+        self.space = space
+        self.kind = "other"
+        self.shape: tuple[int, ...] = tuple(getattr(space, "shape", None) or ())
+        self.low = self.high = 0
+        if isinstance(space, spaces.Discrete):
+            self.kind, self.low = "discrete", int(space.start)
+            self.high = self.low + int(space.n)
+        elif isinstance(space, spaces.MultiBinary):
+            self.kind = "binary"
+        elif isinstance(space, spaces.MultiDiscrete):
+            self.kind = "multi"
+
+    def __call__(self, value: Any, name: str) -> None:
+        """Return None if ``value`` lies in the space; else raise naming ``name``."""
+        kind = self.kind
+        if kind == "discrete":
+            if type(value) in INTEGER_TYPES and self.low <= value < self.high:
+                return
+            item = value
+            if isinstance(item, np.ndarray) and item.shape == () and item.dtype.kind in "biu":
+                item = item.item()
+            if not isinstance(item, Integral):
+                raise TypeError(
+                    f"{name} must be an integer in {self.space}, got {value!r} "
+                    f"({type(value).__name__})"
+                )
+            if not self.low <= int(item) < self.high:
+                raise ValueError(f"{name} must lie in {self.space}, got {value!r}")
+            return
+        if kind == "binary":
+            if not (
+                type(value) is np.ndarray
+                and value.shape == self.shape
+                and value.dtype.kind in "biu"
+                and ((value == 0) | (value == 1)).all()
+            ):
+                check_binary_array(value, name, self.shape)
+            return
+        try:
+            array = np.asarray(value)
+        except Exception as error:  # ragged lists and the like
+            raise TypeError(f"{name} must be an element of {self.space}, got {value!r}") from error
+        if kind == "multi":
+            if array.dtype.kind not in "biu":
+                raise TypeError(
+                    f"{name} must be an integer array of shape {self.shape}, got {value!r}"
+                )
+            if array.shape != self.shape:
+                raise ValueError(f"{name} must have shape {self.shape}, got shape {array.shape}")
+        elif array.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must be an element of {self.space}, got {value!r}")
+        try:
+            inside = self.space.contains(array.astype(self.space.dtype))
+        except Exception:  # noqa: BLE001  (a space that cannot test it: not an element)
+            inside = False
+        if not inside:
+            raise ValueError(f"{name} must lie in {self.space}, got {value!r}")
