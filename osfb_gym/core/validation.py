@@ -385,3 +385,34 @@ class SpaceCheck:
             inside = False
         if not inside:
             raise ValueError(f"{name} must lie in {self.space}, got {value!r}")
+
+
+class RenderModes(list):  # type: ignore[type-arg]
+    """An env's ``metadata["render_modes"]``: a list whose ``in`` refuses a non-string mode.
+
+    ``gym.make(id, render_mode=1.5)`` tests ``render_mode in
+    metadata["render_modes"]`` and then calls ``render_mode.endswith`` before
+    the env is built, so the env's own check never runs and the user reads
+    ``AttributeError: 'float' object has no attribute 'endswith'``. This
+    list answers ``in`` for strings and None like any list and raises a
+    ``TypeError`` naming ``render_mode`` for anything else.
+
+    Examples
+    --------
+    >>> modes = RenderModes(["ansi", "rgb_array"])
+    >>> "ansi" in modes, "human" in modes
+    (True, False)
+    >>> 1.5 in modes
+    Traceback (most recent call last):
+    ...
+    TypeError: render_mode must be one of 'ansi', 'rgb_array' or None; got 1.5 (float)
+    """
+
+    def __contains__(self, value: object) -> bool:
+        if value is not None and not isinstance(value, str):
+            listed = ", ".join(repr(mode) for mode in self)
+            raise TypeError(
+                f"render_mode must be one of {listed} or None; got {value!r} "
+                f"({type(value).__name__})"
+            )
+        return super().__contains__(value)

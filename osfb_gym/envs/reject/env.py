@@ -18,10 +18,12 @@ from osfb_gym.core.channels import make_info
 from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import (
+    RenderModes,
     check_choice,
     check_data_home,
     check_float,
     check_int,
+    check_memory,
     check_rejection_cost,
 )
 from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render, stream_image
@@ -243,7 +245,7 @@ class RejectOptionEnv(FeedbackEnv):
     (-0.5, 0.5, True)
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
+    metadata = {"render_modes": RenderModes(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
     metrics_class = RejectMetrics
 
     def __init__(
@@ -314,11 +316,16 @@ class RejectOptionEnv(FeedbackEnv):
                 else None
             )
             self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
+            # a chunk of examples (features in float64 and float32, scores) is drawn at once
+            check_memory(16 * CHUNK * self.dim, f"dim = {self.dim} (x {CHUNK} examples a draw)")
             self.horizon = (
                 DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
             )
             bound = FEATURE_BOUND
         else:
+            if replacement and horizon is not None:  # the episode's row order is drawn at reset
+                steps = check_int(horizon, "horizon", minimum=1)
+                check_memory(8 * steps, f"horizon = {steps} with replacement=True (row draws)")
             synthetic = {
                 "scenario": (scenario, "overlap"),
                 "separation": (separation, None),
