@@ -29,8 +29,6 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import Interval as _SklearnInterval
 from sklearn.utils._param_validation import Options, StrOptions, validate_parameter_constraints
 
-from osfb_gym.core.validation import SpaceCheck, check_finite_numbers, check_int
-
 __all__ = [
     "Agent",
     "AgentContractError",
@@ -40,7 +38,10 @@ __all__ = [
     "StrOptions",
     "all_agents",
     "check_agent",
+    "SpaceCheck",
     "check_finite",
+    "check_finite_numbers",
+    "check_seed",
     "float_array",
     "Integral",
     "Real",
@@ -98,6 +99,161 @@ def check_finite(values: np.ndarray, name: str, owner: str) -> None:
     if bad.any():  # (else the squares overflowed: huge, but finite)
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(f"{owner}: {name} must be finite, got {array[where]} at index {where}")
+
+
+#: the exact types of an integer action, as ``osfb_gym.core.validation.INTEGER_TYPES`` (agents
+#: import nothing of ``osfb_gym``: the grader's agent process must not load the envs)
+_INTEGER_TYPES = frozenset(
+    (int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.intp)
+)
+
+
+def _check_binary(value: Any, name: str, shape: tuple[int, ...]) -> None:
+    """Raise unless ``value`` is an array of 0/1 entries (integer, boolean, float) of ``shape``."""
+    try:
+        array = np.asarray(value)
+    except Exception as error:  # ragged lists and the like
+        raise TypeError(f"{name} must be an array of shape {shape}, got {value!r}") from error
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be an array of 0/1 numbers of shape {shape}, got {value!r}")
+    if array.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got shape {array.shape}")
+    if not np.all((array == 0) | (array == 1)):
+        raise ValueError(f"{name} must hold only 0 and 1, got {value!r}")
+
+
+def check_seed(seed: Any, name: str) -> int | None:
+    """Return ``seed`` as an int (None stays None) if it is an integer >= 0; else raise naming it.
+
+    Examples
+    --------
+    >>> check_seed(np.int64(3), "seed")
+    3
+    >>> check_seed(-1, "Greedy.reset: seed")
+    Traceback (most recent call last):
+    ...
+    ValueError: Greedy.reset: seed must be an integer >= 0, got -1
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, bool | np.bool_) or not isinstance(seed, Integral):
+        raise TypeError(
+            f"{name} must be an integer >= 0 or None, got {seed!r} ({type(seed).__name__})"
+        )
+    if seed < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {seed!r}")
+    return int(seed)
+
+
+def check_finite_numbers(value: Any, name: str) -> None:
+    """Raise ``ValueError`` naming the entry if a number inside ``value`` is NaN or infinite.
+
+    ``value`` is a number, or a dict, list or tuple holding numbers (nested
+    any deep); the name of a bad entry reads like its access path
+    (``feedback['cutoff']``). Arrays and other objects are left to their
+    owners' checks (one pass over a big array is theirs to decide).
+
+    Examples
+    --------
+    >>> check_finite_numbers({"cutoff": float("nan"), "link": "linear"}, "feedback")
+    Traceback (most recent call last):
+    ...
+    ValueError: feedback['cutoff'] must be a finite number, got nan
+    """
+    if isinstance(value, Real) and not isinstance(value, bool | np.bool_):
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number, got {value!r}")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_finite_numbers(item, f"{name}[{key!r}]")
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            check_finite_numbers(item, f"{name}[{index}]")
+
+
+class SpaceCheck:
+    """Whether a value is an element of a Gymnasium space: built once, called every step.
+
+    The checks an env's ``step`` makes of its action, for an agent's
+    ``update`` to make of the action it is told was taken: ``Discrete``
+    takes an integer (a bool too, as the envs do), ``MultiBinary`` an array
+    of 0/1 entries (integer, boolean, or floats exactly 0 or 1, as
+    stable-baselines3 hands them over), ``MultiDiscrete`` an integer array,
+    each of the space's shape and inside it. The common cases (a Python or
+    numpy integer; an integer array of the right shape) cost a few
+    comparisons; other spaces fall back to ``space.contains``. Picklable.
+
+    Examples
+    --------
+    >>> from gymnasium import spaces
+    >>> check = SpaceCheck(spaces.MultiDiscrete([3, 2]))
+    >>> check(np.array([2, 1]), "action")
+    >>> check([5, 1], "action")
+    Traceback (most recent call last):
+    ...
+    ValueError: action must lie in MultiDiscrete([3 2]), got [5, 1]
+    """
+
+    def __init__(self, space: Any) -> None:
+        from gymnasium import spaces
+
+        self.space = space
+        self.kind = "other"
+        self.shape: tuple[int, ...] = tuple(getattr(space, "shape", None) or ())
+        self.low = self.high = 0
+        if isinstance(space, spaces.Discrete):
+            self.kind, self.low = "discrete", int(space.start)
+            self.high = self.low + int(space.n)
+        elif isinstance(space, spaces.MultiBinary):
+            self.kind = "binary"
+        elif isinstance(space, spaces.MultiDiscrete):
+            self.kind = "multi"
+
+    def __call__(self, value: Any, name: str) -> None:
+        """Return None if ``value`` lies in the space; else raise naming ``name``."""
+        kind = self.kind
+        if kind == "discrete":
+            if type(value) in _INTEGER_TYPES and self.low <= value < self.high:
+                return
+            item = value
+            if isinstance(item, np.ndarray) and item.shape == () and item.dtype.kind in "biu":
+                item = item.item()
+            if not isinstance(item, Integral):
+                raise TypeError(
+                    f"{name} must be an integer in {self.space}, got {value!r} "
+                    f"({type(value).__name__})"
+                )
+            if not self.low <= int(item) < self.high:
+                raise ValueError(f"{name} must lie in {self.space}, got {value!r}")
+            return
+        if kind == "binary":
+            if not (
+                type(value) is np.ndarray
+                and value.shape == self.shape
+                and value.dtype.kind in "biu"
+                and ((value == 0) | (value == 1)).all()
+            ):
+                _check_binary(value, name, self.shape)
+            return
+        try:
+            array = np.asarray(value)
+        except Exception as error:  # ragged lists and the like
+            raise TypeError(f"{name} must be an element of {self.space}, got {value!r}") from error
+        if kind == "multi":
+            if array.dtype.kind not in "biu":
+                raise TypeError(
+                    f"{name} must be an integer array of shape {self.shape}, got {value!r}"
+                )
+            if array.shape != self.shape:
+                raise ValueError(f"{name} must have shape {self.shape}, got shape {array.shape}")
+        elif array.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must be an element of {self.space}, got {value!r}")
+        try:
+            inside = self.space.contains(array.astype(self.space.dtype))
+        except Exception:  # noqa: BLE001  (a space that cannot test it: not an element)
+            inside = False
+        if not inside:
+            raise ValueError(f"{name} must lie in {self.space}, got {value!r}")
 
 
 def float_array(value: Any, name: str, owner: str) -> np.ndarray:
@@ -195,7 +351,7 @@ must be an int in the range [0, 1]. Got 2 instead.
                     f"{name}), got {space!r} ({type(space).__name__})"
                 )
         if seed is not None:
-            seed = check_int(seed, f"{owner}.reset: seed", minimum=0)
+            seed = check_seed(seed, f"{owner}.reset: seed")
         if feedback is not None and not isinstance(feedback, Mapping):
             raise TypeError(
                 f"{owner}.reset: feedback must be the reset's info['feedback'] "

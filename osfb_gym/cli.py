@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import traceback
 from collections.abc import Sequence
@@ -50,16 +49,6 @@ def _count(text: str) -> int:  # a seed or a number of episodes: an integer >= 0
     if not text.strip().isdigit():
         raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
     return int(text)
-
-
-def _positive_float(text: str) -> float:  # seconds: finite and > 0
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
 
 
 def _setting(text: str) -> tuple[str, str]:
@@ -259,7 +248,7 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
             _f("--agent", "the class to grade, if the file has several"),
             _f("--seeds", "held-out episodes", default=10, **_N),
             _f("--env-kwargs", "env arguments as JSON (default: the family's)", type=_json_object),
-            _f("--time-limit", "seconds per episode", type=_positive_float, default=30.0),
+            _f("--time-limit", "seconds per episode", type=float, default=30.0),
             _f("--out", "folder for the plot", default="osfb-results/grade"),
         ],
         _grade,
