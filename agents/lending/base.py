@@ -85,7 +85,8 @@ class CutoffAgent(Agent):
         shape = getattr(observation_space, "shape", None)
         if shape is None or len(shape) != 2:
             raise ValueError(
-                f"{type(self).__name__} needs a (batch, features) observation space, got {shape}"
+                f"{type(self).__name__} needs a (batch, features) observation_space "
+                f"(OneSidedLending's), got {observation_space}"
             )
         self.model_ = GLMEstimator(
             self.link_,

@@ -64,7 +64,8 @@ class ServiceAgent(Agent):
         super().reset(observation_space, action_space, seed=seed, feedback=feedback)
         if not isinstance(action_space, gym.spaces.Discrete):
             raise TypeError(
-                f"{type(self).__name__} needs a Discrete action space, got {action_space}"
+                f"{type(self).__name__} needs a Discrete action_space (one user a step), "
+                f"got {action_space}"
             )
         self.n_users_ = int(action_space.n)
         self.acquired_ = np.zeros(self.n_users_, dtype=bool)
