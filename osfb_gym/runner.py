@@ -21,7 +21,7 @@ from osfb_gym.core.channels import FEEDBACK, ORACLE, strip_oracle
 from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import spawn_seed
-from osfb_gym.core.validation import check_int
+from osfb_gym.core.validation import check_bool, check_int
 
 AGENT_STREAM = 1
 
@@ -149,8 +149,7 @@ def run_episode(
     check_int(seed, "seed", minimum=0)
     if max_steps is not None:
         check_int(max_steps, "max_steps", minimum=1)
-    if not isinstance(reset_agent, bool):
-        raise TypeError(f"reset_agent must be a bool, got {reset_agent!r}")
+    reset_agent = check_bool(reset_agent, "reset_agent")
     obs, info = env.reset(seed=seed)
     if reset_agent:
         agent.reset(
@@ -362,6 +361,8 @@ def evaluate(
     {'seed': [0, 1], 'agent': ['Greedy', 'Greedy'], 'steps': [5.0, 5.0]}
     """
     check_agent_like(agent, "evaluate")
+    return_trajectories = check_bool(return_trajectories, "return_trajectories")
+    keep_agent = check_bool(keep_agent, "keep_agent")
     if isinstance(seeds, str) or not isinstance(seeds, Iterable):
         raise TypeError(f"evaluate: seeds must be an iterable of integers, got {seeds!r:.80}")
     environment = _make_env(env, env_kwargs)

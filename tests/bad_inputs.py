@@ -56,6 +56,8 @@ class Case:
     names: tuple[str, ...]
     valid: str | None = None
     cli: bool = False
+    #: other exception types that are this call's documented refusal (check_agent's)
+    errors: tuple[type[BaseException], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ def classify(case: Case) -> Result:
     try:
         with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
             value = case.call()
-    except (ValueError, TypeError, RuntimeError) as error:
+    except (ValueError, TypeError, RuntimeError, *case.errors) as error:
         seconds = time.perf_counter() - start
         message = f"{type(error).__name__}: {error}"
         kind = "clear" if names_one(str(error), case.names) else "unclear"
@@ -167,6 +169,15 @@ def _env_cases() -> Iterator[Case]:
                     (argument,),
                     valid=ENV_VALID.get((env_id, argument, label)),
                 )
+        for argument in FLAGS & set(_env_signature(env_id)):
+            yield Case(
+                f"env {env_id} {argument}=numpy bool",
+                lambda env_id=env_id, small=small, a=argument: _make(
+                    env_id, **{**small, a: np.True_}
+                ).reset(seed=0),
+                (argument,),
+                valid="a flag takes Python's or numpy's bool (as scikit-learn's 'boolean' does)",
+            )
         for argument, good in _NUMPY_VALID.get(env_id, {}).items():
             yield Case(
                 f"env {env_id} {argument}=numpy scalar",
@@ -694,6 +705,7 @@ def _cli_cases(tmp: Path) -> Iterator[Case]:
 
 # ---------------------------------------------------------------------------- runner
 def _runner_cases() -> Iterator[Case]:
+    from agents.base import AgentContractError, check_agent
     from agents.lending import Greedy
     from osfb_gym.core.channels import HideOracle
     from osfb_gym.runner import evaluate, run_episode
@@ -725,13 +737,32 @@ def _runner_cases() -> Iterator[Case]:
             lambda: evaluate("OneSidedLending-v0", Greedy(), [0], env_kwargs="x"),  # type: ignore[arg-type]
             ("env_kwargs",),
         ),
+        "evaluate(keep_agent='yes')": (
+            lambda: evaluate(env(), Greedy(), [0], keep_agent="yes"),  # type: ignore[call-overload]
+            ("keep_agent",),
+        ),
+        "evaluate(return_trajectories=1)": (
+            lambda: evaluate(env(), Greedy(), [0], return_trajectories=1),  # type: ignore[call-overload]
+            ("return_trajectories",),
+        ),
+        "run_episode(reset_agent=1)": (
+            lambda: run_episode(env(), Greedy(), 0, reset_agent=1),  # type: ignore[arg-type]
+            ("reset_agent",),
+        ),
+        "check_agent(object)": (lambda: check_agent(object()), ("Agent",)),  # type: ignore[arg-type]
+        "check_agent(env_ids='x')": (
+            lambda: check_agent(Greedy, env_ids="OneSidedLending-v0"),
+            ("env_ids",),
+        ),
         "evaluate(wrong family agent)": (
             lambda: evaluate("AppleTasting-v0", Greedy(), [0], env_kwargs={"horizon": 3}),
             ("Greedy",),
         ),
     }
     for label, (call, names) in cases.items():
-        yield Case(f"runner {label}", call, names)
+        # check_agent's refusal is documented: an AgentContractError naming the failed check
+        errors = (AgentContractError,) if label.startswith("check_agent") else ()
+        yield Case(f"runner {label}", call, names, errors=errors)
 
 
 def all_cases(tmp: Path) -> list[Case]:

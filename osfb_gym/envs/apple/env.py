@@ -12,6 +12,7 @@ from osfb_gym.core.env import FeedbackEnv, episode_over
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import (
     RenderModes,
+    check_bool,
     check_choice,
     check_data_home,
     check_float,
@@ -358,10 +359,8 @@ class AppleTastingEnv(FeedbackEnv):
         self.cost_fp = check_float(cost_fp, "cost_fp", low=0.0)
         self.noise = check_float(noise, "noise", low=0.0, high=0.5)
         check_data_home(data_home, dataset)
-        if first_positive_first is not None and not isinstance(first_positive_first, bool):
-            raise TypeError(
-                f"first_positive_first must be True, False or None, got {first_positive_first!r}"
-            )
+        if first_positive_first is not None:
+            first_positive_first = check_bool(first_positive_first, "first_positive_first")
         #: the dataset's name (a record's own name), None for a synthetic world
         self.dataset = (
             dataset

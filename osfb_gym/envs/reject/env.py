@@ -19,6 +19,7 @@ from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import (
     RenderModes,
+    check_bool,
     check_choice,
     check_data_home,
     check_float,
@@ -276,8 +277,7 @@ class RejectOptionEnv(FeedbackEnv):
         self.world_seed = check_world_seed(world_seed)
         self.noise = check_float(noise, "noise", low=0.0, high=0.5)
         self.render_mode, self.render_truth = check_render(render_mode, render_truth)
-        if not isinstance(replacement, bool):
-            raise TypeError(f"replacement must be True or False, got {replacement!r}")
+        replacement = check_bool(replacement, "replacement")
         check_data_home(data_home, dataset)
         self.replacement = replacement
         self.data_home = data_home

@@ -15,6 +15,7 @@ from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import (
     INTEGER_TYPES,
     RenderModes,
+    check_bool,
     check_choice,
     check_float,
     check_int,
@@ -287,9 +288,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self.render_mode, self.render_truth = check_render(render_mode, render_truth)
         self.population = check_choice(population, "population", POPULATIONS)
         self.loss = check_choice(loss, "loss", FAMILIES)
-        if not isinstance(reveal_groups, bool):
-            raise TypeError(f"reveal_groups must be a bool, got {reveal_groups!r}")
-        self.reveal_groups = reveal_groups
+        self.reveal_groups = check_bool(reveal_groups, "reveal_groups")
         self.dynamics_rounds = check_int(dynamics_rounds, "dynamics_rounds", minimum=0)
         self.reference_restarts = check_int(reference_restarts, "reference_restarts", minimum=0)
         self.report = check_choice(report, "report", REPORTS)
