@@ -390,6 +390,14 @@ def _update(cls: type, what: str) -> Any:
         return agent.update(obs, action, float(reward), "x")
     if what == "reward nan":
         return agent.update(obs, action, math.nan, feedback)
+    if what == "feedback of strings":
+        return agent.update(obs, action, float(reward), {**feedback, "revealed": "x", "y": "x"})
+    if what == "revealed y nan":
+        revealed = np.ones_like(np.asarray(feedback["revealed"]), dtype=bool)
+        y = np.full(np.shape(feedback["y"]), np.nan) if np.ndim(feedback["y"]) else math.nan
+        return agent.update(obs, action, float(reward), {**feedback, "revealed": revealed, "y": y})
+    if what == "observation str":
+        return agent.update("x", action, float(reward), feedback)
     raise AssertionError(what)
 
 
@@ -461,6 +469,7 @@ def _agent_cases() -> Iterator[Case]:
                 values["bool"] = True
             if isinstance(default, int | float) and not isinstance(default, bool):
                 values["negative"] = -1
+                values["huge"] = 10**9 if isinstance(default, int) else 1e300
             for label, value in values.items():
                 yield Case(
                     f"agent {name}({param}={label})",
@@ -469,6 +478,8 @@ def _agent_cases() -> Iterator[Case]:
                     valid=(
                         "a negative threshold is a valid decision offset"
                         if (name, param, label) in AGENT_VALID
+                        else HUGE_VALID
+                        if label == "huge"
                         else None
                     ),
                 )
@@ -493,15 +504,21 @@ def _agent_cases() -> Iterator[Case]:
             "feedback empty": ("feedback",),
             "feedback str": ("feedback",),
             "reward nan": ("reward",),
+            "feedback of strings": ("feedback", "revealed", "y"),
+            "revealed y nan": ("y", "feedback"),
+            "observation str": ("observation",),
         }.items():
+            if what == "revealed y nan" and "MultiServiceChoice-v0" in cls.env_ids:
+                continue  # (services reveal no outcome y)
             yield Case(
                 f"agent {name}.update({what})",
                 lambda cls=cls, w=what: _update(cls, w),
                 names,
                 valid=(
-                    "services agents read nothing of the feedback (their update keeps the "
-                    "acquired users from the action); it must still be a dict"
-                    if what == "feedback empty" and "MultiServiceChoice-v0" in cls.env_ids
+                    "services agents read nothing of the observation or feedback in update "
+                    "(they keep the acquired users from the action); feedback must be a dict"
+                    if what in ("feedback empty", "feedback of strings", "observation str")
+                    and "MultiServiceChoice-v0" in cls.env_ids
                     else None
                 ),
             )
@@ -527,6 +544,12 @@ def _agent_cases() -> Iterator[Case]:
     del gym_spaces
 
 
+#: why a huge hyperparameter inside its documented interval is accepted
+HUGE_VALID = (
+    "a finite value inside the documented interval (0 or 1 to infinity): nothing is "
+    "allocated from it, and arithmetic that overflows later is refused where it happens "
+    "(a non-finite score raises naming the overflow)"
+)
 #: hyperparameter values that are valid although they look odd: (class, param, label)
 AGENT_VALID = {
     (name, "threshold", "negative") for name in ("Perceptron", "MarginPerceptron", "OnlineSVM")

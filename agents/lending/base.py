@@ -158,7 +158,15 @@ class CutoffAgent(Agent):
         """Return the revealed rows of ``observation`` and their outcomes, checked."""
         self._require_reset("update")
         owner = f"{type(self).__name__}.update"
-        revealed = np.asarray(feedback["revealed"], dtype=bool)
+        if type(observation) is not np.ndarray:  # (an array is checked below, if it is read)
+            float_array(observation, "observation", owner)
+        revealed = np.asarray(feedback["revealed"])
+        if revealed.dtype.kind not in "biu":
+            raise TypeError(
+                f"{owner}: feedback['revealed'] must be a boolean mask, got "
+                f"{feedback['revealed']!r:.80}"
+            )
+        revealed = revealed.astype(bool, copy=False)
         if not revealed.any():
             return np.empty((0, self.model_.dim)), np.empty(0)
         x = float_array(observation, "observation", owner)
@@ -238,13 +246,13 @@ class CutoffAgent(Agent):
         """
         revealed, outcomes = feedback["revealed"], feedback["y"]
         try:
-            if len(revealed) != 1 or len(outcomes) != 1:
+            if len(revealed) != 1 or len(outcomes) != 1 or isinstance(revealed, str):
                 return False
-        except TypeError:  # not sequences: the general path names the problem
+            if not revealed[0]:
+                return True
+            target = float(outcomes[0])
+        except (TypeError, ValueError):  # not sequences of numbers: the general path names it
             return False
-        if not revealed[0]:
-            return True
-        target = float(outcomes[0])
         low, high = OUTCOME_RANGE[self.link_.name]
         if not low <= target <= high:  # NaN fails too
             return False  # the general path raises the error
