@@ -65,6 +65,12 @@ def _positive_int(text: str) -> int:
     return int(text)
 
 
+def _count(text: str) -> int:  # a seed or a number of episodes: an integer >= 0
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return int(text)
+
+
 def _setting(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
@@ -130,18 +136,24 @@ def _sweep(args: argparse.Namespace) -> str:
 
 
 def _table(args: argparse.Namespace) -> str:
-    import pandas as pd
+    from osfb_gym.bench.suites.jiang import JIANG_SUITES, read_results, write_report
 
-    from osfb_gym.bench.suites.jiang import JIANG_SUITES, write_report
-
-    frame = pd.concat([pd.read_csv(path) for path in args.results], ignore_index=True)
+    frame = read_results(args.results)
     return write_report(frame, JIANG_SUITES[args.suite], args.out, data_home=args.data_home).text
 
 
 def _train(args: argparse.Namespace) -> str:
+    import gymnasium as gym
+
     from agents.rl import SB3Agent
+    from envs_registry import ENVS, RL_ENVS, register_all
     from osfb_gym.bench.rl import save, train
     from osfb_gym.runner import evaluate
+
+    register_all()
+    if args.env_id not in gym.registry:  # (Gymnasium's own message suggests MuJoCo ids)
+        ids = ", ".join(entry.id for entry in (*ENVS, *RL_ENVS))
+        raise ValueError(f"env_id {args.env_id!r} is not a registered id; osfb-gym's: {ids}")
 
     world = {} if args.world_seed is None else {"world_seed": args.world_seed}
     env_kwargs = args.env_kwargs | world
@@ -247,15 +259,15 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
             _f("env_id", "a registered id, e.g. OneSidedLending-v0"),
             _f("--algo", "algorithm", default="PPO", choices=ALGORITHMS),
             _f("--total-timesteps", "env steps", default=20_000, **_N),
-            _f("--seed", "seed of the algorithm and envs", type=int, default=0),
+            _f("--seed", "seed of the algorithm and envs", type=_count, default=0),
             _f("--n-envs", "parallel env copies", default=1, **_N),
             _f("--vec", "how they run", default="dummy", choices=("dummy", "subproc")),
             _f("--env-kwargs", "env arguments as a JSON object", default="{}", type=_json_object),
-            _f("--world-seed", "fix the world (default: resampled at every episode)", type=int),
+            _f("--world-seed", "fix the world (default: resampled at every episode)", type=_count),
             _f("--algo-kwargs", "algorithm arguments as JSON", default="{}", type=_json_object),
             _f("--tensorboard", "folder for TensorBoard logs"),
             _f("--save", "folder for the model", default="osfb-results/models"),
-            _f("--eval-seeds", "held-out episodes (0: none)", type=int, default=10),
+            _f("--eval-seeds", "held-out episodes (0: none)", type=_count, default=10),
             _f("--threads", "torch threads", default=1, **_N),
             _f("--normalize", "SB3's VecNormalize", action="store_true"),
             _f("--no-progress", "hide the progress bar", action="store_true"),

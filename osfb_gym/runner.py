@@ -21,7 +21,7 @@ from osfb_gym.core.channels import FEEDBACK, ORACLE, strip_oracle
 from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import spawn_seed
-from osfb_gym.core.validation import check_int
+from osfb_gym.core.validation import check_bool, check_int
 
 AGENT_STREAM = 1
 
@@ -65,6 +65,38 @@ class Trajectory:
     def average_loss(self) -> np.ndarray:
         """``R_t / t``, the curve of the papers' figures."""
         return self.cumulative_loss / np.arange(1, self.oracle_loss.size + 1)
+
+
+def check_env(env: Any, caller: str) -> gym.Env:
+    """Return ``env`` if it is a Gymnasium env (wrappers included); else raise naming it."""
+    if not isinstance(env, gym.Env):
+        raise TypeError(
+            f"{caller}: env must be a gymnasium Env (e.g. gym.make('OneSidedLending-v0')), "
+            f"got {env!r:.80} ({type(env).__name__})"
+        )
+    return env
+
+
+def check_agent_like(agent: Any, caller: str) -> Any:
+    """Return ``agent`` if it has the Agent methods (an instance, not a class); else raise."""
+    missing = [
+        name for name in ("reset", "act", "update") if not callable(getattr(agent, name, None))
+    ]
+    if isinstance(agent, type) or missing:
+        what = "a class, not an instance" if isinstance(agent, type) else f"no {', '.join(missing)}"
+        raise TypeError(
+            f"{caller}: agent must be an agents.base.Agent instance (e.g. Greedy()), got "
+            f"{agent!r:.80} ({what})"
+        )
+    return agent
+
+
+def _no_oracle(env: gym.Env) -> ValueError:
+    return ValueError(
+        f"run_episode scores from info['oracle'], which {env} does not give: pass the osfb-gym "
+        "env itself (HideOracle and the RL views strip the oracle; the runner strips it "
+        "before the agent sees info)"
+    )
 
 
 def _metrics_for(env: gym.Env) -> EpisodeMetrics:
@@ -112,11 +144,12 @@ def run_episode(
     >>> len(trajectory.rewards), trajectory.metrics["steps"]
     (5, 5.0)
     """
+    check_env(env, "run_episode")
+    check_agent_like(agent, "run_episode")
     check_int(seed, "seed", minimum=0)
     if max_steps is not None:
         check_int(max_steps, "max_steps", minimum=1)
-    if not isinstance(reset_agent, bool):
-        raise TypeError(f"reset_agent must be a bool, got {reset_agent!r}")
+    reset_agent = check_bool(reset_agent, "reset_agent")
     obs, info = env.reset(seed=seed)
     if reset_agent:
         agent.reset(
@@ -133,7 +166,9 @@ def run_episode(
     while max_steps is None or len(rewards) < max_steps:
         action = agent.act(obs)
         next_obs, reward, terminated, truncated, info = env.step(action)
-        oracle = info[ORACLE]
+        oracle = info.get(ORACLE)
+        if oracle is None:
+            raise _no_oracle(env)
         feedback = info[FEEDBACK]
         agent.update(obs, action, float(reward), feedback)
         metrics.update(action, float(reward), feedback, oracle)
@@ -243,13 +278,20 @@ EnvSource = str | gym.Env | Callable[[], gym.Env]
 
 
 def _make_env(env: EnvSource, env_kwargs: dict[str, Any] | None) -> gym.Env:
+    if env_kwargs is not None and not isinstance(env_kwargs, dict):
+        raise TypeError(f"env_kwargs must be a dict or None, got {env_kwargs!r}")
     if isinstance(env, str):
         return gym.make(env, **(env_kwargs or {}))
     if env_kwargs:
         raise ValueError("env_kwargs can only be given with an env id (a string)")
     if isinstance(env, gym.Env):
         return env
-    return env()
+    if not callable(env):
+        raise TypeError(
+            f"evaluate: env must be an env id, a gymnasium Env or a function making one, got "
+            f"{env!r:.80} ({type(env).__name__})"
+        )
+    return check_env(env(), "evaluate: the env factory's result")
 
 
 @overload
@@ -318,6 +360,11 @@ def evaluate(
     >>> frame[["seed", "agent", "steps"]].to_dict("list")
     {'seed': [0, 1], 'agent': ['Greedy', 'Greedy'], 'steps': [5.0, 5.0]}
     """
+    check_agent_like(agent, "evaluate")
+    return_trajectories = check_bool(return_trajectories, "return_trajectories")
+    keep_agent = check_bool(keep_agent, "keep_agent")
+    if isinstance(seeds, str) or not isinstance(seeds, Iterable):
+        raise TypeError(f"evaluate: seeds must be an iterable of integers, got {seeds!r:.80}")
     environment = _make_env(env, env_kwargs)
     if keep_agent and getattr(environment.unwrapped, "world_seed", None) is None:
         raise ValueError(

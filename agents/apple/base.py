@@ -27,7 +27,7 @@ import numpy as np
 from gymnasium import spaces
 from scipy.linalg import blas
 
-from agents.base import Agent, Interval, Real, check_finite
+from agents.base import Agent, Interval, Real, check_finite, float_array
 from osfb_gym.core.validation import check_float
 
 ENV_IDS = ("AppleTasting-v0",)
@@ -230,6 +230,8 @@ class LinearLearner(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Learn from the step's label when it was revealed; otherwise nothing to learn."""
-        self._require_reset("update")
+        self._check_update(action, reward, feedback)
+        if type(observation) is not np.ndarray:
+            observation = float_array(observation, "observation", f"{type(self).__name__}.update")
         if feedback["revealed"]:
             self.learn(observation, feedback["y"])

@@ -113,7 +113,9 @@ class Perceptron(LinearLearner):
         **COST_CONSTRAINTS,
         "eta": [Interval(Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
-        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+        # its square is the bias's step (1e300 overflowed): 1e6 already lets the constant
+        # feature outweigh any standardised one a million-fold
+        "intercept_scaling": [Interval(Real, 0, 1e6, closed="right")],
     }
 
     def __init__(

@@ -105,7 +105,7 @@ class SamplingStrategy(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Count what the revealed label shows about the base, then let the base learn."""
-        self._require_reset("update")
+        self._check_update(action, reward, feedback)
         if feedback["revealed"]:
             predicted = self.base_.predict(observation)
             self.observe(predicted, int(action), check_label(feedback["y"]))

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent, Interval, Real, StrOptions, check_finite
+from agents.base import Agent, Interval, Real, StrOptions, check_finite, float_array
 from agents.lending.glm import SOLVERS, GLMEstimator
 from osfb_gym.core.links import get_link
 
@@ -82,10 +82,11 @@ class CutoffAgent(Agent):
         self.cutoff_ = float(feedback["cutoff"])
         self.link_ = get_link(feedback["link"])
         self._check_warm_start(feedback)
-        shape = observation_space.shape
+        shape = getattr(observation_space, "shape", None)
         if shape is None or len(shape) != 2:
             raise ValueError(
-                f"{type(self).__name__} needs a (batch, features) observation space, got {shape}"
+                f"{type(self).__name__} needs a (batch, features) observation_space "
+                f"(OneSidedLending's), got {observation_space}"
             )
         self.model_ = GLMEstimator(
             self.link_,
@@ -130,7 +131,7 @@ class CutoffAgent(Agent):
         Also raises :class:`~agents.base.NotResetError` before :meth:`reset`.
         """
         self._require_reset(method)
-        x = np.asarray(observation, dtype=float)
+        x = float_array(observation, "observation", f"{type(self).__name__}.{method}")
         if x.ndim != 2 or x.shape[1] != self.model_.dim:
             raise ValueError(
                 f"{type(self).__name__}.{method}: observation must have shape "
@@ -156,11 +157,27 @@ class CutoffAgent(Agent):
     def _revealed(self, observation: Any, feedback: Any) -> tuple[np.ndarray, np.ndarray]:
         """Return the revealed rows of ``observation`` and their outcomes, checked."""
         self._require_reset("update")
-        revealed = np.asarray(feedback["revealed"], dtype=bool)
+        owner = f"{type(self).__name__}.update"
+        if type(observation) is not np.ndarray:  # (an array is checked below, if it is read)
+            float_array(observation, "observation", owner)
+        revealed = np.asarray(feedback["revealed"])
+        if revealed.dtype.kind not in "biu":
+            raise TypeError(
+                f"{owner}: feedback['revealed'] must be a boolean mask, got "
+                f"{feedback['revealed']!r:.80}"
+            )
+        revealed = revealed.astype(bool, copy=False)
         if not revealed.any():
             return np.empty((0, self.model_.dim)), np.empty(0)
-        x = np.asarray(observation, dtype=float)[revealed]
-        y = np.asarray(feedback["y"], dtype=float)[revealed]
+        x = float_array(observation, "observation", owner)
+        y = float_array(feedback["y"], "feedback['y']", owner)
+        if x.shape != (revealed.size, self.model_.dim) or y.shape != revealed.shape:
+            raise ValueError(
+                f"{owner}: observation must have shape (batch, {self.model_.dim}) and "
+                f"feedback['revealed'], feedback['y'] shape (batch,); got {x.shape}, "
+                f"{revealed.shape}, {y.shape}"
+            )
+        x, y = x[revealed], y[revealed]
         self._check_revealed(x, y, "observation (its revealed rows)", "feedback['y']")
         return x, y
 
@@ -211,6 +228,7 @@ class CutoffAgent(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Add the revealed outcomes to the fit and refit."""
+        self._check_update(action, reward, feedback)
         cache = self._lean_cache
         if cache is not None and observation is cache[0]:
             self._lean_cache = None
@@ -228,13 +246,13 @@ class CutoffAgent(Agent):
         """
         revealed, outcomes = feedback["revealed"], feedback["y"]
         try:
-            if len(revealed) != 1 or len(outcomes) != 1:
+            if len(revealed) != 1 or len(outcomes) != 1 or isinstance(revealed, str):
                 return False
-        except TypeError:  # not sequences: the general path names the problem
+            if not revealed[0]:
+                return True
+            target = float(outcomes[0])
+        except (TypeError, ValueError):  # not sequences of numbers: the general path names it
             return False
-        if not revealed[0]:
-            return True
-        target = float(outcomes[0])
         low, high = OUTCOME_RANGE[self.link_.name]
         if not low <= target <= high:  # NaN fails too
             return False  # the general path raises the error

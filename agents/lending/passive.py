@@ -121,6 +121,7 @@ class Passive(CutoffAgent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Collect outcomes until ``K + S`` are in, then choose the rule and stop learning."""
+        self._check_update(action, reward, feedback)
         x, y = self._revealed(observation, feedback)
         if self.frozen_:
             return

@@ -137,6 +137,7 @@ class SGD(CutoffAgent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Take Algorithm 3's step on each revealed outcome of the batch."""
+        self._check_update(action, reward, feedback)
         x, y = self._revealed(observation, feedback)
         lipschitz = self.link_.lipschitz
         for row, outcome in zip(x, y, strict=True):

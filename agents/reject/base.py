@@ -27,7 +27,7 @@ import numpy as np
 from gymnasium import spaces
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 
-from agents.base import Agent, Integral, Interval, Real, StrOptions, check_finite
+from agents.base import Agent, Integral, Interval, Real, StrOptions, check_finite, float_array
 from osfb_gym.core.validation import check_rejection_cost
 
 ENV_IDS = ("RejectOption-v0",)
@@ -207,6 +207,7 @@ class RejectLearner(Agent):
         """
         super().reset(observation_space, action_space, seed=seed, feedback=feedback)
         dim = check_reject_spaces(observation_space, action_space, type(self).__name__)
+        self._shape = (dim,)
         self.d_ = self._resolve_d(feedback)
         if self.kernel == "linear":
             self.score_: LinearScore | KernelScore = LinearScore(dim)
@@ -274,11 +275,19 @@ class RejectLearner(Agent):
         self.n_updates_ += 1
 
     # ------------------------------------------------------------------ Agent loop
+    def _observation(self, observation: Any, method: str) -> np.ndarray:
+        """Return ``observation`` as a finite float vector of the space's shape, or raise."""
+        owner = f"{type(self).__name__}.{method}"
+        x = float_array(observation, "observation", owner)
+        if x.shape != self._shape:
+            raise ValueError(f"{owner}: observation must have shape {self._shape}, got {x.shape}")
+        check_finite(x, "observation", type(self).__name__)
+        return x
+
     def act(self, observation: Any) -> np.ndarray:
         """Return ``[decision, query]`` for the example."""
         self._require_reset("act")
-        x = np.asarray(observation, dtype=float)
-        check_finite(x, "observation", type(self).__name__)
+        x = self._observation(observation, "act")
         score = self.score_(x)
         query = self.wants_label(score)
         self._last = (observation, x, score)
@@ -286,13 +295,12 @@ class RejectLearner(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Learn from the step's label when it was revealed; count the trial."""
-        self._require_reset("update")
+        self._check_update(action, reward, feedback)
         last = self._last
         if last is not None and last[0] is observation:
             _, x, score = last
         else:  # a caller that did not act through act(): score it afresh
-            x = np.asarray(observation, dtype=float)
-            check_finite(x, "observation", type(self).__name__)
+            x = self._observation(observation, "update")
             score = self.score_(x)
         label = feedback["y"] if feedback["revealed"] else None
         if label is not None and label != 1 and label != -1:  # NaN and 0.5 too: never rounded
@@ -300,7 +308,7 @@ class RejectLearner(Agent):
                 f"{type(self).__name__}: feedback['y'] must be a revealed label -1 or +1, "
                 f"got {label!r}"
             )
-        self.n_queries_ += int(np.asarray(action)[1] == 1)
+        self.n_queries_ += int(action[1] == 1)
         if label is not None:
             self.learn(x, int(label), score)
         self.t_ += 1

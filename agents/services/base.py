@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Agent, check_finite
+from agents.base import Agent, check_finite, float_array
 from osfb_gym.core.optional import compiled
 
 
@@ -64,7 +64,8 @@ class ServiceAgent(Agent):
         super().reset(observation_space, action_space, seed=seed, feedback=feedback)
         if not isinstance(action_space, gym.spaces.Discrete):
             raise TypeError(
-                f"{type(self).__name__} needs a Discrete action space, got {action_space}"
+                f"{type(self).__name__} needs a Discrete action_space (one user a step), "
+                f"got {action_space}"
             )
         self.n_users_ = int(action_space.n)
         self.acquired_ = np.zeros(self.n_users_, dtype=bool)
@@ -85,7 +86,20 @@ class ServiceAgent(Agent):
         p=weights / total)`` (tested), in place.
         """
         self._require_reset("act")
-        losses = np.asarray(observation["losses"])
+        if type(observation) is not dict and not (
+            isinstance(observation, Mapping) and "losses" in observation
+        ):
+            raise TypeError(
+                f"{type(self).__name__}.act: observation must be MultiServiceChoice's dict "
+                f"(with 'losses', 'choices', 'n_services'), got {observation!r:.80} "
+                f"({type(observation).__name__})"
+            )
+        if "losses" not in observation:
+            raise ValueError(
+                f"{type(self).__name__}.act: observation must hold 'losses' (one per user), "
+                f"got keys {sorted(map(str, observation))}"
+            )
+        losses = float_array(observation["losses"], "observation['losses']", type(self).__name__)
         check_finite(losses, "observation['losses']", type(self).__name__)
         if losses.shape != (self.n_users_,):
             raise ValueError(
@@ -111,12 +125,7 @@ class ServiceAgent(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Remember whom this agent acquired."""
-        self._require_reset("update")
-        if not self.action_space_.contains(action):
-            raise ValueError(
-                f"{type(self).__name__}: action must be a user index in {self.action_space_}, "
-                f"got {action!r}"
-            )
+        self._check_update(action, reward, feedback, keys=())  # reads none of it
         user = int(action)
         if not self.acquired_[user]:
             self.acquired_[user] = True

@@ -56,7 +56,7 @@ class RunOptions:
         text = self.settings.get(key)
         try:
             return None if text is None else parse(text)
-        except ValueError:
+        except (ValueError, OverflowError):  # 'inf' as a count, 2.0**2000 as an alpha
             raise ValueError(f"--set {key}= {expects}, got {text!r}") from None
 
 
@@ -111,16 +111,20 @@ def _count(text: str) -> int:
     return int(value)
 
 
+#: the exponents an alphas grid may span: 2^-64 .. 2^64 is far past any useful bonus scale
+ALPHA_EXPONENTS = 64
+
+
 def _alphas(text: str) -> tuple[float, ...]:
     low, high = (int(part) for part in text.split(":"))
-    if low > high:
+    if low > high or max(abs(low), abs(high)) > ALPHA_EXPONENTS:
         raise ValueError(text)
     return tuple(2.0**k for k in range(low, high + 1))
 
 
 def _floats(text: str, positive: bool = False) -> tuple[float, ...]:
     values = tuple(float(part) for part in _names(text))
-    if not values or (positive and min(values) <= 0):
+    if not values or not all(map(math.isfinite, values)) or (positive and min(values) <= 0):
         raise ValueError(text)
     return values
 
@@ -141,7 +145,7 @@ KINDS: dict[str, tuple[Callable[[str], Any], str]] = {
     ),
     "floats": (_floats, "expects numbers, comma-separated"),
     "gammas": (lambda text: _floats(text, positive=True), "must be positive numbers, e.g. 1,2,3"),
-    "alphas": (_alphas, "must read LOW:HIGH (powers of 2), LOW <= HIGH"),
+    "alphas": (_alphas, "must read LOW:HIGH (powers of 2), -64 <= LOW <= HIGH <= 64"),
     "bool": (_bool, "expects true or false"),
     "text": (str, ""),
 }

@@ -30,7 +30,7 @@ from envs_registry import ENVS, register_all
 from osfb_gym.bench.rl import ALGORITHMS
 from osfb_gym.bench.store import stable_key
 from osfb_gym.core.family import load
-from osfb_gym.core.validation import check_choice
+from osfb_gym.core.validation import check_choice, check_memory
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -52,6 +52,26 @@ AGENT_KEYS = ("name", "params", "grid", "envs")
 
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _same_as(value: Any) -> str:
+    """Return a text equal for values an agent or env takes as the same (``1`` and ``1.0``).
+
+    A float with an integer value reads as that integer (inside lists and
+    tables too); a bool stays a bool. Used to find repeated grid values and
+    settings, never to store a cell.
+    """
+
+    def canonical(item: Any) -> Any:
+        if isinstance(item, float) and item.is_integer():
+            return int(item)
+        if isinstance(item, dict):
+            return {key: canonical(entry) for key, entry in item.items()}
+        if isinstance(item, list | tuple):
+            return [canonical(entry) for entry in item]
+        return item
+
+    return _json(canonical(value))
 
 
 @cache
@@ -235,7 +255,7 @@ def _grid(table: Any, where: str) -> dict[str, list[Any]]:
     for name, values in _table(table, where).items():
         if not isinstance(values, list) or not values:
             raise ValueError(f"grid value of {name!r} must be a non-empty list, got {values!r}")
-        _check_unique([_json(value) for value in values], f"the grid of {name!r}")
+        _check_unique([_same_as(value) for value in values], f"the grid of {name!r}")
     return dict(table)
 
 
@@ -248,9 +268,17 @@ def _entry(entry: Any, where: str, keys: tuple[str, ...], choices: Callable[[], 
     return fixed, _grid(entry.get("grid", {}), f"{where}.grid")
 
 
+def _text(value: Any, where: str) -> str:
+    """Return ``value`` if it is a string; else raise naming ``where``."""
+    if not isinstance(value, str):
+        raise TypeError(f"{where} must be a string, got {value!r} ({type(value).__name__})")
+    return value
+
+
 def _expand_env(entry: Any, index: int) -> list[EnvSpec]:
     kwargs, grid = _entry(entry, f"envs[{index}]", ENV_KEYS, lambda: _choices(register_all()))
-    label = str(entry.get("label", entry["id"]))
+    _text(entry["id"], f"envs[{index}].id")
+    label = _text(entry.get("label", entry["id"]), f"envs[{index}].label")
     specs = []
     for values in itertools.product(*grid.values()):
         point = dict(zip(grid, values, strict=True))
@@ -261,7 +289,14 @@ def _expand_env(entry: Any, index: int) -> list[EnvSpec]:
 
 def _agent(entry: Any, index: int) -> AgentSpec:
     params, grid = _entry(entry, f"agents[{index}]", AGENT_KEYS, _all_agents)
-    return AgentSpec(str(entry["name"]), params, grid, tuple(entry.get("envs", ())))
+    envs = entry.get("envs", [])
+    if not isinstance(envs, list):
+        raise TypeError(
+            f"agents[{index}].envs must be a list of env labels, got {envs!r} "
+            f"({type(envs).__name__})"
+        )
+    labels = tuple(_text(label, f"agents[{index}].envs[{i}]") for i, label in enumerate(envs))
+    return AgentSpec(_text(entry["name"], f"agents[{index}].name"), params, grid, labels)
 
 
 def check_name(name: Any) -> str:
@@ -281,6 +316,10 @@ def spec_from_dict(data: dict[str, Any], *, name: str = "sweep") -> SweepSpec:
     _table(data, "the spec", SPEC_KEYS)
     seeds = data.get("seeds", 10)
     if isinstance(seeds, int) and not isinstance(seeds, bool):
+        if seeds < 1:
+            raise ValueError(f"seeds must be a count >= 1 or a list of seeds, got seeds = {seeds}")
+        # a Python int per seed and a cell per seed at least: refused before the list is made
+        check_memory(100 * seeds, f"seeds = {seeds} (a cell each)")
         seeds = list(range(seeds))
     if not isinstance(seeds, list) or not all(
         isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds
@@ -295,7 +334,7 @@ def spec_from_dict(data: dict[str, Any], *, name: str = "sweep") -> SweepSpec:
         envs=tuple(envs),
         agents=tuple(_agent(entry, i) for i, entry in enumerate(data.get("agents", []))),
         seeds=tuple(seeds),
-        description=str(data.get("description", "")),
+        description=_text(data.get("description", ""), "description"),
     )
     validate(spec)
     return spec
@@ -352,7 +391,7 @@ def validate(spec: SweepSpec) -> None:
     _check_unique([env.label for env in spec.envs], "the env labels")
     worlds: dict[str, str] = {}
     for env in spec.envs:
-        other = worlds.setdefault(_json([env.id, env.kwargs]), env.label)
+        other = worlds.setdefault(_same_as([env.id, env.kwargs]), env.label)
         if other != env.label:
             raise ValueError(
                 f"settings {other!r} and {env.label!r} are the same env with the same "
@@ -364,7 +403,7 @@ def validate(spec: SweepSpec) -> None:
         _validate_agent(agent, spec)
     _check_unique(
         [
-            f"{agent.name} with {_json(params)} on {env.label!r}"
+            f"{agent.name} with {_same_as(params)} on {env.label!r}"
             for env in spec.envs
             for agent in spec.agents_on(env)
             for params in agent.settings()

@@ -10,7 +10,19 @@ from gymnasium.envs.registration import EnvSpec
 
 from osfb_gym.core.channels import strip_oracle
 from osfb_gym.core.metrics import EpisodeMetrics
-from osfb_gym.core.validation import check_int
+from osfb_gym.core.validation import check_int, check_options
+
+
+def episode_over(t: int, terminated: bool) -> str:
+    """Return the message of a ``step`` after the episode ended: what ended it; call reset.
+
+    Examples
+    --------
+    >>> episode_over(3, False)
+    'the episode has ended (truncated at the horizon, step 3); call reset() for a new one'
+    """
+    how = "terminated: its stream ran out" if terminated else "truncated at the horizon"
+    return f"the episode has ended ({how}, step {t}); call reset() for a new one"
 
 
 class FeedbackEnv(gym.Env):
@@ -39,6 +51,8 @@ class FeedbackEnv(gym.Env):
     """
 
     metrics_class: ClassVar[type[EpisodeMetrics]] = EpisodeMetrics
+    #: the keys ``reset(options=...)`` understands (none: every key is refused, by name)
+    reset_options: ClassVar[tuple[str, ...]] = ()
     #: the most steps an episode lasts (a dataset's stream may end it sooner)
     horizon: int
 
@@ -83,12 +97,13 @@ class FeedbackEnv(gym.Env):
 
         Subclasses call ``super().reset(seed=seed, options=options)`` first,
         as Gymnasium asks; Gymnasium alone refuses a numpy integer seed, and
-        an ``options`` that is not a dict would be silently ignored.
+        an ``options`` that is not a dict, or holds a key the env does not
+        know (:attr:`reset_options`), would be silently ignored.
         """
         if seed is not None:
             seed = check_int(seed, "seed", minimum=0)
-        if options is not None and not isinstance(options, dict):
-            raise TypeError(f"options must be a dict or None, got {options!r}")
+        name = self.spec.id if self.spec is not None else type(self).__name__
+        check_options(options, self.reset_options, name)
         return super().reset(seed=seed, options=options)  # type: ignore[return-value]
 
     def step_without_oracle(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:

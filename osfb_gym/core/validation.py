@@ -175,3 +175,133 @@ def check_rejection_cost(d: Any, name: str = "d") -> float:
     ValueError: d must be < 0.5, got 0.5
     """
     return check_float(d, name, low=0.0, high=0.5, low_inclusive=False, high_inclusive=False)
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Return ``value`` if it is ``True`` or ``False`` (a numpy bool too); else raise naming it.
+
+    An integer is not a flag here: ``download=1`` or ``download="no"`` is refused.
+
+    Examples
+    --------
+    >>> check_bool(np.True_, "download")
+    True
+    >>> check_bool("no", "download")
+    Traceback (most recent call last):
+    ...
+    TypeError: download must be True or False, got 'no' (str)
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
+def check_options(options: Any, known: Iterable[str], owner: str) -> dict[str, Any] | None:
+    """Return a reset's ``options`` if it is None or a dict of ``known`` keys; else raise.
+
+    An unknown key would be ignored without a word (a typo as much as an
+    option the env does not have), so it is an error naming the key and
+    the keys ``owner`` (the env's name) knows.
+
+    Examples
+    --------
+    >>> check_options({"foo": 1}, (), "AppleTasting-v0")
+    Traceback (most recent call last):
+    ...
+    ValueError: options of AppleTasting-v0.reset has no key 'foo'; known keys: none
+    """
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise TypeError(f"options must be a dict or None, got {options!r}")
+    valid = tuple(known)
+    for key in options:
+        if key not in valid:
+            listed = ", ".join(repr(name) for name in valid) or "none"
+            raise ValueError(f"options of {owner}.reset has no key {key!r}; known keys: {listed}")
+    return options
+
+
+#: the most memory a size may ask for when neither the machine nor a limit says less
+_FALLBACK_MEMORY = 2**40
+
+
+def memory_limit() -> int:
+    """Return the bytes a process can hope to allocate: the RAM, or a lower address-space limit.
+
+    Linux and macOS report the physical memory through ``os.sysconf``; the
+    soft ``RLIMIT_AS`` of the process (a container's or a grader's cap) is
+    taken when it is lower. Elsewhere, 1 TiB.
+    """
+    import os
+
+    limit = _FALLBACK_MEMORY
+    try:
+        limit = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        pass
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY and 0 < soft < limit:
+            limit = soft
+    except (ImportError, ValueError, OSError):  # pragma: no cover - Windows
+        pass
+    return int(limit)
+
+
+def check_memory(n_bytes: float, what: str, *, limit: int | None = None) -> None:
+    """Raise ``ValueError`` if an allocation of about ``n_bytes`` cannot fit in memory.
+
+    Called with an estimate before allocating, so a size such as
+    ``n_users=10**9`` is refused at once, naming ``what`` (the parameters and
+    the arithmetic), instead of ending in a ``MemoryError`` (or the
+    kernel's OOM killer) after minutes. ``limit`` defaults to
+    :func:`memory_limit`.
+
+    Examples
+    --------
+    >>> check_memory(8 * 10**9 * 5, "batch_size x dim = 1000000000 x 5 float64", limit=2**34)
+    Traceback (most recent call last):
+    ...
+    ValueError: batch_size x dim = 1000000000 x 5 float64 needs about 40.0 GB, more than the \
+17.2 GB of memory this process can use; choose smaller sizes
+    """
+    available = memory_limit() if limit is None else limit
+    if n_bytes > available:
+        raise ValueError(
+            f"{what} needs about {n_bytes / 1e9:.1f} GB, more than the {available / 1e9:.1f} GB "
+            "of memory this process can use; choose smaller sizes"
+        )
+
+
+class RenderModes(list):  # type: ignore[type-arg]
+    """An env's ``metadata["render_modes"]``: a list whose ``in`` refuses a non-string mode.
+
+    ``gym.make(id, render_mode=1.5)`` tests ``render_mode in
+    metadata["render_modes"]`` and then calls ``render_mode.endswith`` before
+    the env is built, so the env's own check never runs and the user reads
+    ``AttributeError: 'float' object has no attribute 'endswith'``. This
+    list answers ``in`` for strings and None like any list and raises a
+    ``TypeError`` naming ``render_mode`` for anything else.
+
+    Examples
+    --------
+    >>> modes = RenderModes(["ansi", "rgb_array"])
+    >>> "ansi" in modes, "human" in modes
+    (True, False)
+    >>> 1.5 in modes
+    Traceback (most recent call last):
+    ...
+    TypeError: render_mode must be one of 'ansi', 'rgb_array' or None; got 1.5 (float)
+    """
+
+    def __contains__(self, value: object) -> bool:
+        if value is not None and not isinstance(value, str):
+            listed = ", ".join(repr(mode) for mode in self)
+            raise TypeError(
+                f"render_mode must be one of {listed} or None; got {value!r} "
+                f"({type(value).__name__})"
+            )
+        return super().__contains__(value)

@@ -108,6 +108,11 @@ class Tabular:
         Integer-coded categorical columns to one-hot encode.
     openml_target
         OpenML target label -> the raw file's target value.
+    code
+        The documented number of a category's code (German's ``A43``), if any.
+    domains
+        The documented values of categorical columns (German's codes): a
+        value outside them is an error naming the file, line, column and code.
     """
 
     name: str
@@ -122,6 +127,7 @@ class Tabular:
     categorical: tuple[str, ...] = ()
     openml_target: Mapping[str, Any] = field(default_factory=dict)
     code: Callable[[str], float] | None = None
+    domains: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def prepare(self, frame: pd.DataFrame, encoding: str = "onehot", **options: Any) -> Dataset:
         """Turn the raw frame into the numeric record (shared by every source).
@@ -163,7 +169,11 @@ class Tabular:
         """
         frames = []
         for raw in self.read(paths):
-            domains = {**raw.domains, **({self.target: self.labels} if self.labels else {})}
+            domains = {
+                **self.domains,
+                **raw.domains,
+                **({self.target: self.labels} if self.labels else {}),
+            }
             words = {*self.text, *([self.target] if self.labels else [])}
             frames.append(
                 typed_frame(

@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
 
+from osfb_gym.core.validation import check_bool
 from osfb_gym.data import sources
 from osfb_gym.data.dataset import Dataset
 from osfb_gym.data.fico import FicoTables
@@ -257,6 +258,12 @@ def load(
     True
     """
     spec = get_spec(name)
+    download = check_bool(download, "download")
+    if data_home is not None and not isinstance(data_home, str | os.PathLike):
+        raise TypeError(
+            f"data_home must be a folder (a str or path) or None, got {data_home!r} "
+            f"({type(data_home).__name__})"
+        )
     resolved = tuple(sorted(_resolve_options(spec, options).items()))
     if spec.folder is None:
         return _read_cached(spec.name, "bundled", "", resolved)  # type: ignore[no-any-return]

@@ -235,6 +235,29 @@ _GERMAN_CODE = re.compile(r"A(\d+)")
 _GERMAN_CATEGORICAL = frozenset((1, 3, 4, 6, 7, 9, 10, 12, 14, 15, 17, 19, 20))
 
 
+def _codes(attribute: int, first: int, last: int) -> tuple[str, ...]:
+    return tuple(f"A{attribute}{value}" for value in range(first, last + 1))
+
+
+#: german.doc's codes of the 13 categorical attributes (``A47``, vacation, is documented
+#: though no row holds it): a file with another code is refused, naming it
+GERMAN_DOMAINS = {
+    "checking_status": _codes(1, 1, 4),
+    "credit_history": _codes(3, 0, 4),
+    "purpose": _codes(4, 0, 10),
+    "savings": _codes(6, 1, 5),
+    "employment_since": _codes(7, 1, 5),
+    "personal_status_sex": _codes(9, 1, 5),
+    "other_debtors": _codes(10, 1, 3),
+    "property": _codes(12, 1, 4),
+    "other_installment_plans": _codes(14, 1, 3),
+    "housing": _codes(15, 1, 3),
+    "job": _codes(17, 1, 4),
+    "telephone": _codes(19, 1, 2),
+    "foreign_worker": _codes(20, 1, 2),
+}
+
+
 def _german_code(value: str) -> float:
     """German's documented code: ``A43`` is value 3 of attribute 4 (``A410``: value 10).
 
@@ -271,6 +294,7 @@ GERMAN = _binary(
     columns=GERMAN_COLUMNS,
     openml_target={"good": "1", "bad": "2"},
     code=_german_code,
+    domains=GERMAN_DOMAINS,
 )
 
 # --------------------------------------------------------------------------- Blood transfusion

@@ -35,9 +35,9 @@ def check_render(render_mode: Any, render_truth: Any) -> tuple[str | None, bool]
     TypeError: render_truth must be True or False, got 1
     """
     mode = check_choice(render_mode, "render_mode", (None, *RENDER_MODES))
-    if not isinstance(render_truth, bool):
+    if not isinstance(render_truth, bool | np.bool_):  # (a flag: numpy's bool too)
         raise TypeError(f"render_truth must be True or False, got {render_truth!r}")
-    return mode, render_truth
+    return mode, bool(render_truth)
 
 
 def context_text(values: Any, limit: int = 8) -> str:

@@ -202,7 +202,7 @@ def test_a_non_finite_warm_start_is_refused_at_reset():
 def test_services_refuse_an_action_that_is_no_user():
     agent, env, observation = started(Uniform)
     _, reward, _, _, info = env.step(agent.act(observation))
-    with pytest.raises(ValueError, match="action must be a user index"):
+    with pytest.raises(ValueError, match=r"update: action must lie in Discrete\(\d+\)"):
         agent.update(observation, -1, reward, info["feedback"])
 
 

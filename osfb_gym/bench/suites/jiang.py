@@ -191,6 +191,44 @@ def run_jiang(
     return write_report(rows, suite, out_dir, data_home=data_home, missing=missing)
 
 
+#: the columns of an engine's rows a jiang table is rebuilt from
+RESULT_COLUMNS = ("key", "env_kwargs", "agent", "params", "seed", "cumulative_loss")
+
+
+def read_results(paths: Sequence[str | Path]) -> pd.DataFrame:
+    """Read ``results.csv`` files of jiang runs into one frame; raise naming a file that is not one.
+
+    Each file must have :data:`RESULT_COLUMNS` and rows of the jiang
+    methods' agents on a dataset (``osfb-bench table`` rebuilds the table
+    from them); a ``ValueError`` names the file and what it lacks.
+    """
+    frames = []
+    for path in paths:
+        frame = pd.read_csv(path)
+        absent = [column for column in RESULT_COLUMNS if column not in frame.columns]
+        if absent:
+            raise ValueError(
+                f"{path}: no column {', '.join(map(repr, absent))}; expected a results.csv "
+                f"written by `osfb-bench run jiang-linear|jiang-logistic` (columns "
+                f"{', '.join(RESULT_COLUMNS)}, ...)"
+            )
+        others = sorted(set(frame["agent"].astype(str)) - set(METHOD_OF))
+        if others:
+            raise ValueError(
+                f"{path}: rows of agent {others[0]!r}, not one of a jiang suite's "
+                f"({', '.join(METHOD_OF)}); give the results.csv of a jiang run"
+            )
+        for text in frame["env_kwargs"]:
+            kwargs = json.loads(text) if isinstance(text, str) else None
+            if not isinstance(kwargs, dict) or not {"dataset", "cutoff_quantile"} <= set(kwargs):
+                raise ValueError(
+                    f"{path}: env_kwargs {text!r} has no dataset and cutoff_quantile; give "
+                    "the results.csv of a jiang run"
+                )
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
 def _cells(rows: pd.DataFrame) -> pd.DataFrame:
     """Return the engine's rows with the tables' keys: dataset, cutoff, method, alpha."""
     kwargs = [json.loads(text) for text in rows["env_kwargs"]]

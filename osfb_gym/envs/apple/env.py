@@ -8,9 +8,17 @@ import numpy as np
 from gymnasium import spaces
 
 from osfb_gym.core.channels import make_info
-from osfb_gym.core.env import FeedbackEnv
+from osfb_gym.core.env import FeedbackEnv, episode_over
 from osfb_gym.core.seeding import check_world_seed, world_rng
-from osfb_gym.core.validation import check_choice, check_data_home, check_float, check_int
+from osfb_gym.core.validation import (
+    RenderModes,
+    check_bool,
+    check_choice,
+    check_data_home,
+    check_float,
+    check_int,
+    check_memory,
+)
 from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render
 from osfb_gym.envs._stream import DatasetStream
 from osfb_gym.envs.apple.metrics import AppleMetrics, check_action, outcome
@@ -313,7 +321,7 @@ class AppleTastingEnv(FeedbackEnv):
     ((31,), 'intercept', 569)
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
+    metadata = {"render_modes": RenderModes(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
     metrics_class = AppleMetrics
 
     def __init__(
@@ -352,10 +360,8 @@ class AppleTastingEnv(FeedbackEnv):
         self.cost_fp = check_float(cost_fp, "cost_fp", low=0.0)
         self.noise = check_float(noise, "noise", low=0.0, high=0.5)
         check_data_home(data_home, dataset)
-        if first_positive_first is not None and not isinstance(first_positive_first, bool):
-            raise TypeError(
-                f"first_positive_first must be True, False or None, got {first_positive_first!r}"
-            )
+        if first_positive_first is not None:
+            first_positive_first = check_bool(first_positive_first, "first_positive_first")
         #: the dataset's name (a record's own name), None for a synthetic world
         self.dataset = (
             dataset
@@ -400,6 +406,15 @@ class AppleTastingEnv(FeedbackEnv):
             self.horizon = (
                 DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
             )
+            # a chunk of examples (float64 and float32 features) is drawn at once; the
+            # adversarial order draws the whole episode at reset
+            drawn = self.horizon + 1 if self.order == "adversarial" else CHUNK
+            check_memory(
+                16 * drawn * self.dim,
+                f"horizon x dim = {self.horizon} x {self.dim} with order='adversarial'"
+                if self.order == "adversarial"
+                else f"dim = {self.dim} (x {CHUNK} examples a draw)",
+            )
             self.first_positive_first = False
             bound = FEATURE_BOUND
         else:
@@ -440,6 +455,7 @@ class AppleTastingEnv(FeedbackEnv):
 
         self._world: SyntheticWorld | None = None
         self._started = False
+        self._over = False
         self._x = np.empty((0, self.dim), dtype=np.float32)
         self._labels = np.empty(0, dtype=np.int8)
         self._order: np.ndarray | None = None
@@ -490,6 +506,7 @@ class AppleTastingEnv(FeedbackEnv):
         """Draw a world (unless fixed) or a dataset's order, and the first example."""
         super().reset(seed=seed, options=options)
         self._started = True
+        self._over = False
         self._t = 0
         self._pos = 0
         self._last_line = ""
@@ -535,6 +552,8 @@ class AppleTastingEnv(FeedbackEnv):
         y = self._y
         if y is None:
             raise RuntimeError("the episode's examples are used up; call reset() for a new episode")
+        if self._over:
+            raise RuntimeError(episode_over(self._t, self._t == self.n_steps))
         a = check_action(action)
         reward, mistake, loss = outcome(a, y, self.gain, self.cost_fp)
         revealed = a == 1 or self.feedback_mode == "full"
@@ -547,6 +566,7 @@ class AppleTastingEnv(FeedbackEnv):
             self._last_line = line
         terminated = self.n_steps is not None and self._t >= self.n_steps
         truncated = not terminated and self._t >= self.horizon
+        self._over = terminated or truncated
         obs = self._advance()
         return obs, float(reward), terminated, truncated, make_info(feedback, oracle)
 

@@ -8,14 +8,16 @@ import numpy as np
 from gymnasium import spaces
 
 from osfb_gym.core.channels import FEEDBACK, make_info
-from osfb_gym.core.env import FeedbackEnv
+from osfb_gym.core.env import FeedbackEnv, episode_over
 from osfb_gym.core.links import get_link
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import (
+    RenderModes,
     check_choice,
     check_data_home,
     check_float,
     check_int,
+    check_memory,
 )
 from osfb_gym.envs._render import check_render
 from osfb_gym.envs.lending.data import (
@@ -35,6 +37,7 @@ from osfb_gym.envs.lending.options import (
     LAST_BATCH,
     SCENARIOS,
     check_noise_std,
+    check_scenario_arguments,
     check_synthetic_only,
     resolve_cutoff,
     resolve_dataset,
@@ -191,11 +194,11 @@ class OneSidedLendingEnv(FeedbackEnv):
     | ``cutoff``        | None         | the cutoff ``c`` as a value |
     | ``cutoff_quantile`` | None (0.7) | ``c`` at this quantile of ``mu`` (the paper's 50%/70%) |
     | ``warm_start``    | None         | warm-start sample: 20 rows, or 5% of a dataset |
-    | ``noise_std``     | None (1.0)   | std of the Gaussian noise, ``link="linear"`` only (S) |
+    | ``noise_std``     | None (1.0)   | Gaussian noise std (<= 1e6), ``link="linear"`` only (S) |
     | ``beta_norm``     | 2.0          | ``||beta*||``: scores N(0, 4), a fair credit model (S) |
     | ``scenario``      | "gaussian"   | "gaussian" or "greedy_trap" (Theorem 1) (S) |
-    | ``tau``           | 0.1          | greedy trap: ``mu(v . beta*) = c + tau`` (S) |
-    | ``trap_probability`` | 0.1       | greedy trap: probability that an applicant is ``v`` (S) |
+    | ``tau``           | 0.1          | greedy trap only: ``mu(v . beta*) = c + tau`` (S) |
+    | ``trap_probability`` | 0.1       | greedy trap only: probability of applicant ``v`` (S) |
     | ``world_seed``    | None         | fix the world across resets (S) |
     | ``feedback``      | "one_sided"  | "one_sided" or "full" |
     | ``dataset``       | None         | a name ``osfb_gym.data.load`` knows, or a record |
@@ -316,7 +319,7 @@ class OneSidedLendingEnv(FeedbackEnv):
     False
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012
+    metadata = {"render_modes": RenderModes(["ansi", "rgb_array"]), "render_fps": 4}  # noqa: RUF012
     metrics_class = LendingMetrics
 
     def __init__(
@@ -385,9 +388,22 @@ class OneSidedLendingEnv(FeedbackEnv):
         #: steps until a dataset's stream runs out (None: synthetic, never)
         self.n_steps: int | None = None
         if record is None:
+            check_scenario_arguments(
+                self.scenario, {"tau": self.tau, "trap_probability": self.trap_probability}
+            )
             self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
             self.noise_std = check_noise_std(noise_std, self.link)
             self.warm_start = self._warm_start(warm_start, None)
+            # a batch's features, scores and outcomes (a few float64 copies each), and the
+            # warm-start sample, are drawn at once
+            check_memory(
+                32 * self.batch_size * (self.dim + 2),
+                f"batch_size x dim = {self.batch_size} x {self.dim}",
+            )
+            check_memory(
+                32 * self.warm_start * (self.dim + 2),
+                f"warm_start x dim = {self.warm_start} x {self.dim}",
+            )
             self.horizon = (
                 DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
             )
@@ -455,6 +471,7 @@ class OneSidedLendingEnv(FeedbackEnv):
         self._y = np.empty(0)
         self._valid = self._all_valid
         self._t = 0
+        self._over = False
         self._history: list[Step] = []
         self._last_line = ""
 
@@ -491,6 +508,7 @@ class OneSidedLendingEnv(FeedbackEnv):
         """Draw a world (unless fixed), the warm-start sample and the first batch."""
         super().reset(seed=seed, options=options)
         self._t = 0
+        self._over = False
         self._history = []
         self._last_line = ""
         self._valid = self._all_valid
@@ -546,6 +564,8 @@ class OneSidedLendingEnv(FeedbackEnv):
                 f"the stream of dataset {self.dataset!r} is exhausted; call reset() "
                 "for a new episode"
             )
+        if self._over:
+            raise RuntimeError(episode_over(self._t, self._t == self.n_steps))
         action = check_decisions(action, self._action_shape)
         mu, y, valid = self._mu, self._y, self._valid
         reward, loss, feedback, bayes = score_batch(
@@ -563,6 +583,7 @@ class OneSidedLendingEnv(FeedbackEnv):
                 self.render_truth,
             )
         obs, terminated, truncated = self._advance()
+        self._over = terminated or truncated
         if not with_oracle:
             return obs, reward, terminated, truncated, {FEEDBACK: feedback}
         oracle = {"mu": mu, "y": y, "bayes_action": bayes, "loss": loss}

@@ -79,8 +79,38 @@ def check_synthetic_only(dataset: str | None, given: dict[str, Any]) -> None:
             )
 
 
+#: arguments of one scenario only, with their defaults: another scenario would ignore them
+SCENARIO_ONLY = {"tau": ("greedy_trap", 0.1), "trap_probability": ("greedy_trap", 0.1)}
+#: the largest outcome noise: past it outcomes mean nothing, and their squares in a fit overflow
+MAX_NOISE_STD = 1e6
+
+
+def check_scenario_arguments(scenario: str, given: dict[str, Any]) -> None:
+    """Raise if an argument of another scenario has a non-default value (it would be ignored).
+
+    Examples
+    --------
+    >>> check_scenario_arguments("gaussian", {"tau": 0.3})
+    Traceback (most recent call last):
+    ...
+    ValueError: tau applies to scenario='greedy_trap' only; scenario='gaussian' would ignore it, \
+got tau=0.3
+    """
+    for name, value in given.items():
+        owner, default = SCENARIO_ONLY[name]
+        if scenario != owner and value != default:
+            raise ValueError(
+                f"{name} applies to scenario={owner!r} only; scenario={scenario!r} would "
+                f"ignore it, got {name}={value!r}"
+            )
+
+
 def check_noise_std(noise_std: float | None, link: Link) -> float:
-    """Return the outcome noise: 1.0 by default for the linear link, none for the logistic."""
+    """Return the outcome noise: 1.0 by default for the linear link, none for the logistic.
+
+    At most :data:`MAX_NOISE_STD`: ``noise_std=1e308`` would draw infinite
+    outcomes and NaN in every fit.
+    """
     if noise_std is None:
         return 1.0 if link.name == "linear" else 0.0
     if link.name == "logistic":
@@ -88,7 +118,7 @@ def check_noise_std(noise_std: float | None, link: Link) -> float:
             "noise_std applies to link='linear' only; logistic outcomes are Bernoulli "
             f"draws with no extra noise, got noise_std={noise_std!r}"
         )
-    return check_float(noise_std, "noise_std", low=0.0)
+    return check_float(noise_std, "noise_std", low=0.0, high=MAX_NOISE_STD)
 
 
 def resolve_warm_start(

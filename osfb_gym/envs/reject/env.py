@@ -18,10 +18,13 @@ from osfb_gym.core.channels import make_info
 from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.seeding import check_world_seed, world_rng
 from osfb_gym.core.validation import (
+    RenderModes,
+    check_bool,
     check_choice,
     check_data_home,
     check_float,
     check_int,
+    check_memory,
     check_rejection_cost,
 )
 from osfb_gym.envs._render import (
@@ -251,7 +254,7 @@ class RejectOptionEnv(FeedbackEnv):
     (-0.5, 0.5, True)
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
+    metadata = {"render_modes": RenderModes(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
     metrics_class = RejectMetrics
 
     def __init__(
@@ -282,8 +285,7 @@ class RejectOptionEnv(FeedbackEnv):
         self.world_seed = check_world_seed(world_seed)
         self.noise = check_float(noise, "noise", low=0.0, high=0.5)
         self.render_mode, self.render_truth = check_render(render_mode, render_truth)
-        if not isinstance(replacement, bool):
-            raise TypeError(f"replacement must be True or False, got {replacement!r}")
+        replacement = check_bool(replacement, "replacement")
         check_data_home(data_home, dataset)
         self.replacement = replacement
         self.data_home = data_home
@@ -322,11 +324,16 @@ class RejectOptionEnv(FeedbackEnv):
                 else None
             )
             self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
+            # a chunk of examples (features in float64 and float32, scores) is drawn at once
+            check_memory(16 * CHUNK * self.dim, f"dim = {self.dim} (x {CHUNK} examples a draw)")
             self.horizon = (
                 DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
             )
             bound = FEATURE_BOUND
         else:
+            if replacement and horizon is not None:  # the episode's row order is drawn at reset
+                steps = check_int(horizon, "horizon", minimum=1)
+                check_memory(8 * steps, f"horizon = {steps} with replacement=True (row draws)")
             synthetic = {
                 "scenario": (scenario, "overlap"),
                 "separation": (separation, None),

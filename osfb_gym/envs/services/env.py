@@ -12,7 +12,15 @@ from gymnasium import spaces
 from osfb_gym.core.channels import FEEDBACK, make_info
 from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.seeding import check_world_seed, world_rng
-from osfb_gym.core.validation import INTEGER_TYPES, check_choice, check_float, check_int
+from osfb_gym.core.validation import (
+    INTEGER_TYPES,
+    RenderModes,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_memory,
+)
 from osfb_gym.envs._render import RENDER_MODES, check_render
 from osfb_gym.envs.services.kernels import report, settle
 from osfb_gym.envs.services.metrics import ServiceMetrics
@@ -251,7 +259,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     True
     """
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
+    metadata = {"render_modes": RenderModes(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
     metrics_class = ServiceMetrics
     feedback_mode = "one_sided"
 
@@ -282,9 +290,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self.render_mode, self.render_truth = check_render(render_mode, render_truth)
         self.population = check_choice(population, "population", POPULATIONS)
         self.loss = check_choice(loss, "loss", FAMILIES)
-        if not isinstance(reveal_groups, bool):
-            raise TypeError(f"reveal_groups must be a bool, got {reveal_groups!r}")
-        self.reveal_groups = reveal_groups
+        self.reveal_groups = check_bool(reveal_groups, "reveal_groups")
         self.dynamics_rounds = check_int(dynamics_rounds, "dynamics_rounds", minimum=0)
         self.reference_restarts = check_int(reference_restarts, "reference_restarts", minimum=0)
         self.report = check_choice(report, "report", REPORTS)
@@ -337,6 +343,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
                 f"n_services must be <= n_users ({self.n_users}): a service is placed at an "
                 f"acquired user's preference, got n_services={n_services}"
             )
+        if self._fixed is None:
+            check_memory(self._world_bytes(), self._world_sizes())
         #: steps per episode: one service a step (``spec.max_episode_steps``)
         self.horizon = self.n_services
         self.reference_ks = check_reference_ks(reference_ks, self.n_services)
@@ -367,6 +375,29 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._minimum = np.zeros(n)  # each user's own minimum f_i(phi_i)
         self._totals: list[float] = []  # the total reported loss after each step (renders)
         self._last_line = ""
+
+    def _world_bytes(self) -> float:
+        """Estimate the bytes of a synthetic world and an episode's arrays (float64, a few copies).
+
+        Per user: the preference (``dim``), a Mahalanobis matrix (``dim x dim``) or
+        the linear population's samples (``samples_per_user x dim``), losses and
+        choices; the services placed (``n_services x service_dim``).
+        """
+        per_user = self.dim + 16
+        if self.loss == "mahalanobis":
+            per_user += self.dim * self.dim
+        if self.population == "linear":
+            per_user += self.samples_per_user * (self.dim + 1)
+        return 32.0 * (self.n_users * per_user + self.n_services * self.service_dim)
+
+    def _world_sizes(self) -> str:
+        """Name the sizes :meth:`_world_bytes` multiplies, for its error message."""
+        sizes = f"n_users x dim = {self.n_users} x {self.dim}"
+        if self.loss == "mahalanobis":
+            sizes += " (x dim for loss='mahalanobis')"
+        if self.population == "linear":
+            sizes += f" (x samples_per_user = {self.samples_per_user})"
+        return sizes
 
     @property
     def group_names(self) -> tuple[str, ...] | None:

@@ -26,5 +26,5 @@ def test_a_kept_agent_plays_on_with_what_it_learned():
 def test_keeping_an_agent_across_resampled_worlds_is_refused():
     with pytest.raises(ValueError, match="keep_agent=True needs a fixed world"):
         evaluate("OneSidedLending-v0", Greedy(), [0, 1], env_kwargs={"horizon": 5}, keep_agent=True)
-    with pytest.raises(TypeError, match="reset_agent must be a bool"):
+    with pytest.raises(TypeError, match="reset_agent must be True or False"):
         run_episode(gym.make("OneSidedLending-v0", horizon=5), Greedy(), 0, reset_agent=1)
