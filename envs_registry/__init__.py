@@ -71,6 +71,12 @@ ENVS: tuple[EnvEntry, ...] = (
         entry_point="osfb_gym.envs.services:MultiServiceChoiceEnv",
         family="services",
     ),
+    EnvEntry(
+        id="MultiServiceChoice-Retention-v0",
+        entry_point="osfb_gym.envs.services:MultiServiceChoiceRetentionEnv",
+        family="services",
+        rl_views=(),  # RL-ready ids: a later change (the "dynamic" regime)
+    ),
 )
 
 

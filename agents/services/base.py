@@ -35,7 +35,12 @@ class ServiceAgent(Agent):
         Mask of the users this agent acquired in the episode.
     """
 
-    env_ids: ClassVar[tuple[str, ...]] = ("MultiServiceChoice-v0",)
+    # myopic: they run unchanged in the retention world (departed users report 0, so
+    # loss-weighted agents skip them; acquiring one there is the env's no-op)
+    env_ids: ClassVar[tuple[str, ...]] = (
+        "MultiServiceChoice-v0",
+        "MultiServiceChoice-Retention-v0",
+    )
     abstract = True
     #: whether :meth:`weights` returns a new array at each call, which ``act`` may then
     #: overwrite (every agent here); False: ``act`` copies it first. A subclass that
