@@ -195,6 +195,11 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
                 "dynamics_rounds is not supported by the retention world (its rounds go on "
                 f"to horizon), got dynamics_rounds={kwargs['dynamics_rounds']!r}"
             )
+        population = kwargs.get("population", "clusters")
+        if replace is True and population not in REPLACEABLE:  # (before any data is read)
+            raise ValueError(
+                f"replace needs a synthetic population {REPLACEABLE}, got population={population!r}"
+            )
         super().__init__(reference_restarts=reference_restarts, **kwargs)
         self.tolerance = check_float(tolerance, "tolerance", low=0)
         self.leave_probability = check_float(leave_probability, "leave_probability", low=0, high=1)
@@ -208,11 +213,6 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
             raise ValueError(
                 "replace and return_probability exclude each other (a replaced slot has no "
                 f"departed user to return), got return_probability={return_probability!r}"
-            )
-        if replace and self.population not in REPLACEABLE:
-            raise ValueError(
-                f"replace needs a synthetic population {REPLACEABLE}, got "
-                f"population={self.population!r}"
             )
         self.outside_loss = (
             self.tolerance
