@@ -21,7 +21,7 @@ from osfb_gym.core.validation import check_float, check_int
 from osfb_gym.envs.services.env import MultiServiceChoiceEnv
 from osfb_gym.envs.services.metrics import ServiceMetrics
 from osfb_gym.envs.services.render import step_line
-from osfb_gym.envs.services.world import GroupAverages, Population, group_losses
+from osfb_gym.envs.services.world import GroupAverages, Population
 
 __all__ = ["MultiServiceChoiceRetentionEnv", "RetentionMetrics"]
 
@@ -300,7 +300,8 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
         revealed = np.zeros(n, dtype=bool)
         if acted:
             revealed[user] = True
-            if self._m < k:
+            launched = self._m < k
+            if launched:
                 slot = self._m
                 self._m += 1
             else:  # relaunch the service with the fewest active users
@@ -308,12 +309,18 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
                 slot = int(np.argmin(counts))
             theta = world.preferences[user]
             self._services[slot] = theta
-            self._table[:, slot] = world.loss_at(theta)
+            losses = self._table[:, slot] = world.loss_at(theta)
+            if slot == 0 and launched:
+                self._best, self._choice = losses.copy(), np.zeros(n, dtype=np.int64)
+            elif launched:  # a new last column: np.argmin's choice, updated
+                better = losses < self._best  # (ties keep the earlier service, as argmin)
+                self._best = np.where(better, losses, self._best)
+                self._choice = np.where(better, slot, self._choice)
+            else:  # a relaunched service: every user chooses again
+                self._choice = np.argmin(self._table[:, : self._m], axis=1).astype(np.int64)
+                self._best = self._table[np.arange(n), self._choice]
         self._t += 1
         placed = self._m
-        if placed:
-            self._choice = np.argmin(self._table[:, :placed], axis=1).astype(np.int64)
-            self._best = self._table[np.arange(n), self._choice]
         # the retention step: one uniform per user and round, whoever it concerns
         draws = self.np_random.random(n)
         departed = np.zeros(n, dtype=bool)
@@ -453,7 +460,7 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
         if averages is None:
             averages = self._group_averages = GroupAverages(self._groups, self.n_groups)
         by_group = averages(true)
-        retention = group_losses(active.astype(float), self._groups, self.n_groups)
+        retention = averages(active.astype(float))  # (NaN for an empty group)
         total = float(true.sum())
         floor = float(self._minimum[active].sum()) if self._m else 0.0
         active_loss = float(true[active].sum())

@@ -197,3 +197,15 @@ def test_the_services_agents_run_unchanged_and_the_metrics_keep_the_curves(agent
     assert metrics["retention_rate"] == curves["retention_rate"][-1]
     assert 0 <= metrics["retention_rate_g0"] <= 1 and "group_loss_g1" in metrics
     assert metrics["total_loss"] >= metrics["active_loss"]
+
+
+def test_each_user_takes_its_best_service_after_launches_and_relaunches():
+    """The incremental choice update equals ``argmin`` over every service (ties to the first)."""
+    env = make(n_services=3, horizon=9, return_probability=0.5)
+    env.reset(seed=4)
+    raw = env.unwrapped
+    for action in range(9):
+        env.step(action)
+        table = np.stack([raw._world.loss_at(theta) for theta in raw._services[: raw._m]], 1)
+        np.testing.assert_array_equal(raw._choice, np.argmin(table, axis=1))
+        np.testing.assert_array_equal(raw._best, table.min(axis=1))
