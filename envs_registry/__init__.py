@@ -75,7 +75,7 @@ ENVS: tuple[EnvEntry, ...] = (
         id="MultiServiceChoice-Retention-v0",
         entry_point="osfb_gym.envs.services:MultiServiceChoiceRetentionEnv",
         family="services",
-        rl_views=(),  # RL-ready ids: a later change (the "dynamic" regime)
+        rl_views=("plain",),  # the estimator views: a later change (the "dynamic" regime)
     ),
 )
 

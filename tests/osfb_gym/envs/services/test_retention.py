@@ -209,3 +209,15 @@ def test_each_user_takes_its_best_service_after_launches_and_relaunches():
         table = np.stack([raw._world.loss_at(theta) for theta in raw._services[: raw._m]], 1)
         np.testing.assert_array_equal(raw._choice, np.argmin(table, axis=1))
         np.testing.assert_array_equal(raw._best, table.min(axis=1))
+
+
+def test_the_rl_plain_id_passes_sb3s_checker_and_trains():
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_checker import check_env
+
+    env = gym.make("MultiServiceChoice-Retention-RL-v0", **SMALL)
+    check_env(env)
+    model = PPO("MlpPolicy", env, n_steps=32, batch_size=16, n_epochs=1, seed=0).learn(64)
+    assert model.num_timesteps == 64
+    obs, info = env.reset(seed=0)
+    assert "oracle" not in info and env.observation_space.contains(obs)
