@@ -221,3 +221,20 @@ def test_the_rl_plain_id_passes_sb3s_checker_and_trains():
     assert model.num_timesteps == 64
     obs, info = env.reset(seed=0)
     assert "oracle" not in info and env.observation_space.contains(obs)
+
+
+@pytest.mark.parametrize("agent", [Uniform, GroupBalancedUniform, AcQUIre])
+def test_the_services_agents_never_acquire_a_departed_user(agent):
+    env = make(leave_probability=0.5)
+    policy = agent()
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        policy.reset(env.observation_space, env.action_space, seed=seed, feedback=info["feedback"])
+        done = False
+        while not done:
+            action = policy.act(obs)
+            assert info["action_mask"][action] == 1
+            obs, reward, terminated, truncated, info = env.step(action)
+            policy.update(obs, action, reward, info["feedback"])
+            assert info["feedback"]["acted"]
+            done = terminated or truncated
