@@ -114,6 +114,7 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
     | ``oracle["retention_rate"]`` | evaluator | share of all users active                  |
     | ``oracle["departures"]``     | evaluator | users who left this round                  |
     | ``oracle["fairness"]``       | evaluator | worst group's average counted loss         |
+    | ``oracle["excess_loss"]``    | evaluator | ``total_loss`` minus the active's minimum  |
     | ``oracle["services"]``       | evaluator | ``(k, d)`` services; rows not launched 0.0 |
 
     :class:`RetentionMetrics` keeps the curves (departures and retention per
@@ -145,7 +146,9 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
     ``"linear"``): the world is drawn with ``2 n`` users, ``n`` of them
     (a random half) start, the others wait as newcomers, taken group by
     group in their drawn order; once a group's newcomers run out its
-    slots stay empty. It cannot be combined with ``return_probability``.
+    slots stay empty (``world_seed`` fixes the ``2 n`` users; which half
+    starts is drawn at each reset). It cannot be combined with
+    ``return_probability``.
     The census population's groups (sex x race, ``census_groups``) are
     the groups of the per-group retention there.
 
@@ -220,7 +223,7 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
             else check_float(outside_loss, "outside_loss", low=0)
         )
         k = self.n_services
-        #: rounds per episode (``spec.max_episode_steps`` is None: the env truncates)
+        #: rounds per episode (``spec.max_episode_steps`` reports it; the env truncates there)
         self.horizon = 2 * k if horizon is None else check_int(horizon, "horizon", minimum=1)
         n = self.n_users
         parent = self.observation_space
