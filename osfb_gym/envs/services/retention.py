@@ -43,7 +43,8 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
     there. Every user then takes its best service, and the *retention
     step* follows: each active user whose loss at its chosen service
     exceeds ``tolerance`` leaves with probability ``leave_probability``
-    (one draw per user and round from the env's ``np_random``). Variants:
+    (one draw per user and round from the env's ``np_random``; the loss
+    a user feels, also under ``report="excess"``, where it reports less). Variants:
     a departed user comes back with probability ``return_probability``
     each round (then chooses again), or, with ``replace=True``, its slot
     is taken at once by a new user drawn from the population, of the same
