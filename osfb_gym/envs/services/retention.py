@@ -111,6 +111,7 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
     | ``oracle["total_loss"]``     | evaluator | active's true loss + departed's outside |
     | ``oracle["active_loss"]``    | evaluator | the remaining users' true total loss       |
     | ``oracle["group_losses"]``   | evaluator | per group: average counted loss            |
+    | ``oracle["group_active_losses"]`` | evaluator | per group: its active users' mean loss |
     | ``oracle["group_retention"]``| evaluator | per group: share of its users active       |
     | ``oracle["retention_rate"]`` | evaluator | share of all users active                  |
     | ``oracle["departures"]``     | evaluator | users who left this round                  |
@@ -465,6 +466,12 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
             averages = self._group_averages = GroupAverages(self._groups, self.n_groups)
         by_group = averages(true)
         retention = averages(active.astype(float))  # (NaN for an empty group)
+        kept = np.bincount(self._groups, weights=active, minlength=self.n_groups)
+        sums = np.bincount(
+            self._groups, weights=np.where(active, true, 0.0), minlength=self.n_groups
+        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            by_group_active = np.where(kept > 0, sums / np.maximum(kept, 1), np.nan)
         total = float(true.sum())
         floor = float(self._minimum[active].sum()) if self._m else 0.0
         active_loss = float(true[active].sum())
@@ -478,6 +485,7 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
             "fairness": GroupAverages.worst(by_group),
             "group_losses": by_group,
             "group_retention": retention,
+            "group_active_losses": by_group_active,
             "retention_rate": float(active.mean()),
             "departures": departures,
             "services": services,
@@ -503,7 +511,8 @@ class RetentionMetrics(ServiceMetrics):
     The summary adds to :class:`ServiceMetrics`'s (``total_loss``: active
     users' loss plus the outside loss of the departed; ``fairness``):
     ``active_loss`` (the remaining users' loss), ``retention_rate``,
-    ``retention_rate_g{g}``, ``group_loss_g{g}`` (final, per group) and
+    ``retention_rate_g{g}``, ``group_loss_g{g}`` (counted) and
+    ``active_loss_g{g}`` (the group's remaining users; final, per group) and
     ``departures`` (total over the episode). The curves add
     ``departures`` (per round), ``retention_rate`` and
     ``group_retention_{g}`` per round.
@@ -557,4 +566,6 @@ class RetentionMetrics(ServiceMetrics):
             summary[f"retention_rate_g{g}"] = float(value)
         for g, value in enumerate(np.asarray(last["group_losses"], dtype=float)):
             summary[f"group_loss_g{g}"] = float(value)
+        for g, value in enumerate(np.asarray(last["group_active_losses"], dtype=float)):
+            summary[f"active_loss_g{g}"] = float(value)
         return summary

@@ -197,6 +197,26 @@ def test_the_services_agents_run_unchanged_and_the_metrics_keep_the_curves(agent
     assert metrics["retention_rate"] == curves["retention_rate"][-1]
     assert 0 <= metrics["retention_rate_g0"] <= 1 and "group_loss_g1" in metrics
     assert metrics["total_loss"] >= metrics["active_loss"]
+    groups = [key for key in metrics if key.startswith("active_loss_g")]
+    assert groups == ["active_loss_g0", "active_loss_g1"]
+
+
+def test_per_group_losses_of_the_remaining_users():
+    env = make(leave_probability=0.5)
+    env.reset(seed=5)
+    for action in range(6):
+        _, _, _, _, info = env.step(action)
+    oracle, feedback = info["oracle"], info["feedback"]
+    groups, active = oracle_groups(env), feedback["active"]
+    for g in range(2):
+        mine = active & (groups == g)
+        expected = feedback["losses"][mine].mean() if mine.any() else np.nan
+        np.testing.assert_allclose(oracle["group_active_losses"][g], expected, rtol=1e-12)
+    assert oracle["active_loss"] == pytest.approx(feedback["losses"].sum())
+
+
+def oracle_groups(env: gym.Env) -> np.ndarray:
+    return np.asarray(env.unwrapped._groups)
 
 
 def test_each_user_takes_its_best_service_after_launches_and_relaunches():
