@@ -82,6 +82,12 @@ ENVS: tuple[EnvEntry, ...] = (
         family="services",
     ),
     EnvEntry(
+        id="MultiServiceChoice-Retention-v0",
+        entry_point="osfb_gym.envs.services:MultiServiceChoiceRetentionEnv",
+        family="services",
+        rl_views=("plain",),  # the estimator views: a later change (the "dynamic" regime)
+    ),
+    EnvEntry(
         id="DelayedImpactLending-v0",
         entry_point="osfb_gym.envs.delayed_impact:DelayedImpactLendingEnv",
         family="delayed_impact",

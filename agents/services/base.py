@@ -19,7 +19,10 @@ class ServiceAgent(Agent):
     acquiring each user; a user already acquired is left out unless
     ``allow_repeats`` (acquiring it again only duplicates a service), and
     when every weight is 0 the pick is uniform. The agent remembers whom
-    it acquired from its own actions: nothing of the hidden world.
+    it acquired from its own actions: nothing of the hidden world. Where
+    the observation says who is still active (``"active"``, the retention
+    world), departed users get weight 0 and are left out of the uniform
+    pick too (unless no active candidate is left).
 
     Parameters
     ----------
@@ -35,7 +38,12 @@ class ServiceAgent(Agent):
         Mask of the users this agent acquired in the episode.
     """
 
-    env_ids: ClassVar[tuple[str, ...]] = ("MultiServiceChoice-v0",)
+    # myopic: they run in the retention world as they are (departed users report 0 and
+    # read inactive: see act)
+    env_ids: ClassVar[tuple[str, ...]] = (
+        "MultiServiceChoice-v0",
+        "MultiServiceChoice-Retention-v0",
+    )
     abstract = True
     #: whether :meth:`weights` returns a new array at each call, which ``act`` may then
     #: overwrite (every agent here); False: ``act`` copies it first. A subclass that
@@ -117,9 +125,17 @@ class ServiceAgent(Agent):
         excluded = not self.allow_repeats and len(self._acquired_users) < self.n_users_
         if excluded and self._acquired_users:
             weights[self._acquired_users] = 0.0
+        # a world whose users leave (MultiServiceChoice-Retention-v0) says who is active:
+        # a departed user cannot be acquired (public information; absent from -v0)
+        active = observation.get("active") if isinstance(observation, dict) else None
+        if active is not None:
+            gone = np.asarray(active) == 0
+            weights[gone] = 0.0
         total = weights.sum()
         if not np.isfinite(total) or total <= 0:
             candidates = ~self.acquired_ if excluded else np.ones(self.n_users_, dtype=bool)
+            if active is not None and (candidates & ~gone).any():
+                candidates &= ~gone
             weights, total = candidates.astype(float), float(candidates.sum())
         return _draw_in_place(self.rng_, weights, total)
 

@@ -192,9 +192,19 @@ FAMILIES: dict[str, Family] = {
 
 
 def family_of(env_id: str) -> Family:
-    """Return the :class:`Family` of a registered id; a ``ValueError`` names the known ids."""
+    """Return the :class:`Family` of a registered id; a ``ValueError`` names the known ids.
+
+    A family's own ``env_id`` or any other id the registry lists under it.
+    """
     for family in FAMILIES.values():
         if family.env_id == env_id:
             return family
+    # another id of a family (a variant world such as MultiServiceChoice-Retention-v0):
+    # the registry names its family (imported here: it imports nothing of osfb_gym)
+    from envs_registry import ENVS
+
+    for entry in ENVS:
+        if entry.id == env_id and entry.family in FAMILIES:
+            return FAMILIES[entry.family]
     known = ", ".join(family.env_id for family in FAMILIES.values())
     raise ValueError(f"env id {env_id!r} belongs to no family; known ids: {known}")

@@ -9,11 +9,16 @@ from sklearn.base import clone
 
 from agents.base import Agent, all_agents, check_agent
 from agents.rl import SB3Agent
+from envs_registry import env_ids
 from osfb_gym.core.family import FAMILIES
 
 # small sizes so that each checking episode is quick (the registered defaults
 # of services draw 1,000 users): each family's own, from its Family record
-SMALL = {family.env_id: dict(family.small_kwargs) for family in FAMILIES.values()}
+SMALL = {
+    env_id: dict(family.small_kwargs)
+    for family in FAMILIES.values()
+    for env_id in env_ids(family.name)
+}
 
 # SB3Agent acts only with a trained model, which its defaults cannot give;
 # tests/agents/test_rl.py runs check_agent on trained models.

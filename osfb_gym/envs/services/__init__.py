@@ -5,6 +5,7 @@
 - :mod:`~osfb_gym.envs.services.populations`
 - :mod:`~osfb_gym.envs.services.reference`
 - :mod:`~osfb_gym.envs.services.render`
+- :mod:`~osfb_gym.envs.services.retention`
 - :mod:`~osfb_gym.envs.services.world`
 
 Every public name is importable from ``osfb_gym.envs.services`` as before.
@@ -14,8 +15,11 @@ from osfb_gym.envs.services.env import (
     MultiServiceChoiceEnv,
     ServiceMetrics,
 )
+from osfb_gym.envs.services.retention import MultiServiceChoiceRetentionEnv, RetentionMetrics
 
 __all__ = [
     "MultiServiceChoiceEnv",
+    "MultiServiceChoiceRetentionEnv",
+    "RetentionMetrics",
     "ServiceMetrics",
 ]

@@ -97,6 +97,23 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
         "DelayedImpactLending-v0",
         {"dataset": "fico", "data_home": DATA_HOME, "groups": ["Hispanic", "Asian", "White"]},
     ),
+    # retention: departed users return; replaced by newcomers of their group; census groups
+    (
+        "MultiServiceChoice-Retention-v0",
+        {"n_users": 40, "n_services": 4, "return_probability": 0.3},
+    ),
+    (
+        "MultiServiceChoice-Retention-v0",
+        {"n_users": 40, "loss": "mahalanobis", "dim": 3, "replace": True, "tolerance": 0.5},
+    ),
+    (
+        "MultiServiceChoice-Retention-v0",
+        {"population": "linear", "n_users": 30, "dim": 3, "samples_per_user": 10, "replace": True},
+    ),
+    (
+        "MultiServiceChoice-Retention-v0",
+        {"population": "census", "data_home": DATA_HOME, "tolerance": 0.05, "report": "excess"},
+    ),
 ]
 
 CASES: list[tuple[str, dict[str, Any]]] = [(env_id, {}) for env_id in env_ids()] + VARIANTS
