@@ -1,171 +1,28 @@
-"""Statistics over runs for comparing agents, as ``rliable`` computes them.
+"""Moved to :mod:`osfb_gym.stats.aggregates`; this name re-exports it for old imports.
 
-Agarwal et al., "Deep reinforcement learning at the edge of the statistical
-precipice", NeurIPS 2021. Scores are a ``(runs, tasks)`` matrix. Every
-interval is a *stratified* percentile bootstrap, each task's runs resampled
-within the task (:func:`scipy.stats.bootstrap`, one sample per task):
-rliable's own bootstrap imports ``arch``, which fails with the pandas here.
+The one home of the project's statistics is :mod:`osfb_gym.stats` (DESIGN
+section 8): rliable's aggregates there, and the verdicts that name winners
+in :mod:`osfb_gym.stats.verdicts`.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
-from typing import Any
+from osfb_gym.stats.aggregates import (
+    LEVEL,
+    REPS,
+    STATISTICS,
+    interval,
+    iqm,
+    performance_profile,
+    probability_of_improvement,
+)
 
-import numpy as np
-from scipy import stats
-
-#: bootstrap resamples (rliable's default is 50,000; 2,000 keeps a report fast and
-#: the CI ends stable to about 1% of their width)
-REPS = 2_000
-LEVEL = 0.95
-STATISTICS = ("iqm", "mean")
-
-
-def _matrix(scores: Any, name: str = "scores") -> np.ndarray:
-    array = np.asarray(scores, dtype=float)
-    if array.ndim == 1:
-        array = array[:, None]
-    if array.ndim != 2 or array.shape[0] < 1 or array.shape[1] < 1:
-        raise ValueError(f"{name} must be a (runs, tasks) matrix, got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} holds non-finite values")
-    return array
-
-
-def _tasks(matrix: np.ndarray) -> list[np.ndarray]:
-    return [matrix[:, task] for task in range(matrix.shape[1])]
-
-
-def iqm(scores: Any, axis: int | None = None) -> Any:
-    """Return the interquartile mean: the mean of the middle 50% of the scores.
-
-    Examples
-    --------
-    >>> float(iqm([1, 2, 3, 4, 5, 6, 7, 100]))  # the middle four: 3, 4, 5, 6
-    4.5
-    """
-    return stats.trim_mean(np.asarray(scores, dtype=float), 0.25, axis=axis)
-
-
-def _estimate(
-    samples: Sequence[np.ndarray], statistic: Callable[..., Any], reps: int, seed: int, level: float
-) -> tuple[float, float, float]:
-    """Return the statistic of ``samples`` and its stratified percentile bootstrap CI."""
-    value = float(statistic(*samples))
-    if any(sample.size < 2 for sample in samples):
-        return value, float("nan"), float("nan")  # no spread to resample from
-    if all(np.ptp(sample) == 0 for sample in samples):  # every resample gives the same value
-        return value, value, value
-    result = stats.bootstrap(
-        tuple(samples),
-        statistic,
-        n_resamples=reps,
-        confidence_level=level,
-        method="percentile",
-        vectorized=True,
-        rng=np.random.default_rng(seed),
-    )
-    return value, float(result.confidence_interval.low), float(result.confidence_interval.high)
-
-
-def interval(
-    scores: Any, statistic: str = "iqm", *, reps: int = REPS, seed: int = 0, level: float = LEVEL
-) -> tuple[float, float, float]:
-    """Return ``(value, low, high)``: the IQM or mean of ``scores`` over all runs and tasks, and CI.
-
-    ``scores`` is ``(runs, tasks)`` (1-D: one task); ``reps``, ``seed`` and
-    ``level`` are the bootstrap's. With fewer than two runs a task has no
-    spread to resample: the CI is NaN.
-
-    Examples
-    --------
-    >>> interval([2.0, 2.0, 2.0], "mean")
-    (2.0, 2.0, 2.0)
-    """
-    if statistic not in STATISTICS:
-        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
-
-    def over_tasks(*samples: np.ndarray, axis: int = -1) -> Any:
-        joined = np.concatenate(samples, axis=axis)  # every run of every task
-        return iqm(joined, axis=axis) if statistic == "iqm" else np.mean(joined, axis=axis)
-
-    return _estimate(_tasks(_matrix(scores)), over_tasks, reps, seed, level)
-
-
-def probability_of_improvement(
-    x: Any,
-    y: Any,
-    *,
-    lower_is_better: bool = False,
-    reps: int = REPS,
-    seed: int = 0,
-    level: float = LEVEL,
-) -> tuple[float, float, float]:
-    """Return ``(P, low, high)``: P(a run of X beats a run of Y), averaged over tasks, and its CI.
-
-    Per task the Mann-Whitney U statistic over ``n m`` (ties count one half),
-    as ``rliable.metrics.probability_of_improvement``; the CI resamples X's
-    and Y's runs of each task independently.
-
-    Examples
-    --------
-    >>> probability_of_improvement([1.0, 2.0], [0.0, 3.0])[0]  # 1>0, 2>0 of four pairs
-    0.5
-    """
-    a, b = _matrix(x, "x"), _matrix(y, "y")
-    if a.shape[1] != b.shape[1]:
-        raise ValueError(f"x and y need the same tasks, got {a.shape[1]} and {b.shape[1]}")
-    tasks, sign = a.shape[1], -1.0 if lower_is_better else 1.0
-
-    def average(*samples: np.ndarray, axis: int = -1) -> Any:
-        total = 0.0
-        for x, y in zip(samples[:tasks], samples[tasks:], strict=True):
-            x, y = sign * np.moveaxis(x, axis, -1), sign * np.moveaxis(y, axis, -1)
-            greater = (x[..., :, None] > y[..., None, :]).mean(axis=(-2, -1))
-            ties = (x[..., :, None] == y[..., None, :]).mean(axis=(-2, -1))
-            total = total + greater + 0.5 * ties  # the Mann-Whitney U / (n m) of the task
-        return total / tasks
-
-    return _estimate(_tasks(a) + _tasks(b), average, reps, seed, level)
-
-
-def _fraction(*samples: np.ndarray, axis: int = -1, tau: float, lower: bool) -> Any:
-    better = [(s <= tau) if lower else (s > tau) for s in samples]
-    return np.mean([np.mean(b, axis=axis) for b in better], axis=0)
-
-
-def performance_profile(
-    scores: Any,
-    taus: Any,
-    *,
-    lower_is_better: bool = False,
-    reps: int = REPS,
-    seed: int = 0,
-    level: float = LEVEL,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Return the run-score distribution at thresholds ``taus`` with CIs: ``(value, low, high)``.
-
-    The fraction of all runs (each task weighted equally) better than
-    ``tau``: above it, as in ``rliable``, or at most ``tau`` when
-    ``lower_is_better``. Threshold ``i`` is bootstrapped from ``seed + i``.
-
-    Examples
-    --------
-    >>> performance_profile([[0.0], [0.5], [1.0], [2.0]], [0.5], lower_is_better=True)[0].tolist()
-    [0.5]
-    """
-    samples = _tasks(_matrix(scores))
-    found = [
-        _estimate(
-            samples,
-            functools.partial(_fraction, tau=float(tau), lower=lower_is_better),
-            reps,
-            seed + index,
-            level,
-        )
-        for index, tau in enumerate(np.asarray(taus, dtype=float).ravel())
-    ]
-    values, lows, highs = np.asarray(found, dtype=float).reshape(-1, 3).T
-    return values, lows, highs
+__all__ = [
+    "LEVEL",
+    "REPS",
+    "STATISTICS",
+    "interval",
+    "iqm",
+    "performance_profile",
+    "probability_of_improvement",
+]

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench import stats
 from osfb_gym.bench.report import Report, band, colours, panels, save, save_report
 from osfb_gym.bench.suites.rl_vs_principled import NAME, Protocol, choose, scored
 from osfb_gym.core.family import FAMILIES
+from osfb_gym.stats import aggregates as stats
 
 
 def normalise(test: pd.DataFrame) -> pd.DataFrame:

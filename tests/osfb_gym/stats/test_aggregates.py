@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu
 
-from osfb_gym.bench import stats
+from osfb_gym.stats import aggregates as stats
 
 
 def test_iqm_is_the_mean_of_the_middle_half():
