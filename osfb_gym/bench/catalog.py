@@ -221,6 +221,23 @@ SUITES: dict[str, Suite] = {
             "35 min of wall time, 70 worker-minutes, with --workers 2 on a 2-core shared VM "
             "(docs/reproductions/rl-vs-principled.md, Measured)",
         ),
+        Suite(
+            "liu-outcome-curves",
+            "Liu et al. 2018, delayed impact: outcome curves and operating points on the FICO "
+            "tables (exact, no episodes)",
+            f"{_SUITES}liu:Settings",
+            f"{_SUITES}liu:run",
+            "under 10 s, one process, no episodes: an exact computation on the tables "
+            f"({_RESULTS}liu-outcome-curves.md)",
+        ),
+        Suite(
+            "dynamic-lending",
+            "D'Amour et al. 2020 (ml-fairness-gym's lending experiment): max-reward against "
+            "equal-opportunity lenders over a long horizon",
+            f"{_SUITES}dynamic_lending:Settings",
+            f"{_SUITES}dynamic_lending:run",
+            f"not measured yet ({_RESULTS}dynamic-lending.md)",
+        ),
     )
 }
 #: other names of suites: the issues' names and the old name of bose-services
@@ -230,6 +247,9 @@ ALIASES: dict[str, str] = {
     "dean-services": "bose-services",
     "sculley-minority": "sculley-reuters",
     "rl-vs-bandit": "rl-vs-principled",
+    "liu": "liu-outcome-curves",
+    "delayed-impact": "liu-outcome-curves",
+    "fairness-gym-lending": "dynamic-lending",
 }
 
 
