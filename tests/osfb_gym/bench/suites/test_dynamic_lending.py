@@ -7,6 +7,7 @@ import pytest
 
 from osfb_gym.bench import catalog
 from osfb_gym.bench.suites import dynamic_lending as dl
+from tests.helpers import needs_osfb_data, osfb_data
 
 
 def test_the_spec_runs_both_agents_on_each_world_with_the_same_seeds():
@@ -62,3 +63,24 @@ def test_a_tiny_run_pairs_by_seed_and_decides_every_claim(tmp_path, monkeypatch)
 def test_the_catalog_reads_its_settings():
     keys = catalog.settings_of(catalog.get("dynamic-lending"))
     assert set(keys) == {"worlds", "burnin", "stride"}
+
+
+@needs_osfb_data("fico")
+def test_on_the_fico_tables_the_black_group_is_the_disadvantaged_one(tmp_path):
+    report = dl.run(
+        "dynamic-lending",
+        tmp_path,
+        seeds=range(2),
+        horizon=60,
+        stride=30,
+        burnin=10,
+        worlds=("fico",),
+        data_home=str(osfb_data("fico")),
+        progress=False,
+    )
+    frame = report.per_seed
+    assert set(frame["world"]) == {"fico"} and len(frame) == 4
+    # the White group starts about 135 FICO points above the Black group (the tables)
+    assert np.allclose(frame["initial_score_gap"], frame["initial_score_gap"].iloc[0])
+    assert 100 < frame["initial_score_gap"].iloc[0] < 170
+    assert "Not run" not in (tmp_path / "report.md").read_text()
