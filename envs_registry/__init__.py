@@ -91,9 +91,6 @@ ENVS: tuple[EnvEntry, ...] = (
         id="DelayedImpactLending-v0",
         entry_point="osfb_gym.envs.delayed_impact:DelayedImpactLendingEnv",
         family="delayed_impact",
-        # estimator features and feedback-in-observation views need the family's
-        # estimator in osfb_gym.wrappers.views; the plain view works as it is
-        rl_views=("plain",),
     ),
 )
 

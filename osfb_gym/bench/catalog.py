@@ -225,6 +225,25 @@ SUITES: dict[str, Suite] = {
             "35 min of wall time, 70 worker-minutes, with --workers 2 on a 2-core shared VM "
             "(docs/reproductions/rl-vs-principled.md, Measured)",
         ),
+        Suite(
+            "liu-outcome-curves",
+            "Liu et al. 2018, delayed impact: outcome curves and operating points on the FICO "
+            "tables (exact, no episodes)",
+            f"{_SUITES}liu:Settings",
+            f"{_SUITES}liu:run",
+            "9.7 s of wall time (2.8 s of CPU), one process, no episodes: an exact "
+            f"computation on the tables ({_RESULTS}liu-outcome-curves.md, 28 Nov 2026)",
+        ),
+        Suite(
+            "dynamic-lending",
+            "D'Amour et al. 2020 (ml-fairness-gym's lending experiment): max-reward against "
+            "equal-opportunity lenders over a long horizon",
+            f"{_SUITES}dynamic_lending:Settings",
+            f"{_SUITES}dynamic_lending:run",
+            "11 min of wall time with --workers 2 on a 2-core VM at load average 7-8 (the "
+            "cells' own timings add up to 1,283 s; FICO equal-opportunity cells 45 s each) "
+            f"({_RESULTS}dynamic-lending.md, its header, 28 Nov 2026)",
+        ),
     )
 }
 #: other names of suites: the issues' names and the old name of bose-services
@@ -234,6 +253,9 @@ ALIASES: dict[str, str] = {
     "dean-services": "bose-services",
     "sculley-minority": "sculley-reuters",
     "rl-vs-bandit": "rl-vs-principled",
+    "liu": "liu-outcome-curves",
+    "delayed-impact": "liu-outcome-curves",
+    "fairness-gym-lending": "dynamic-lending",
 }
 
 

@@ -181,12 +181,14 @@ def _encode_dict(
 
 
 def family_of(env: gym.Env) -> str:
-    """Return the family (``"lending"``, ``"apple"``, ``"reject"``, ``"services"``) of ``env``.
+    """Return the family of ``env``: its name in ``osfb_gym.core.family.FAMILIES``.
 
+    One of ``"lending"``, ``"apple"``, ``"reject"``, ``"services"``, ``"delayed_impact"``.
     Raises ``TypeError`` for an env that is not one of osfb-gym's families.
     """
     # imported here: agents.rl reads encode() without pulling in the environments
     from osfb_gym.envs.apple import AppleTastingEnv
+    from osfb_gym.envs.delayed_impact import DelayedImpactLendingEnv
     from osfb_gym.envs.lending import OneSidedLendingEnv
     from osfb_gym.envs.reject import RejectOptionEnv
     from osfb_gym.envs.services import MultiServiceChoiceEnv
@@ -196,13 +198,14 @@ def family_of(env: gym.Env) -> str:
         AppleTastingEnv: "apple",
         RejectOptionEnv: "reject",
         MultiServiceChoiceEnv: "services",
+        DelayedImpactLendingEnv: "delayed_impact",
     }
     for cls, family in classes.items():
         if isinstance(env.unwrapped, cls):
             return family
     raise TypeError(
         "observation views are defined for osfb-gym's families (OneSidedLending, AppleTasting, "
-        f"RejectOption, MultiServiceChoice), got env {env.unwrapped!r}"
+        f"RejectOption, MultiServiceChoice, DelayedImpactLending), got env {env.unwrapped!r}"
     )
 
 
@@ -310,6 +313,7 @@ class FeedbackView(View):
     | apple    | ``a``                | 0/1       | ``y`` in {0, 1}            | ``r``       |
     | reject   | one-hot (3), query   | 0/1       | ``y`` in {-1, +1}          | ``r`` (*)   |
     | services | one-hot user (n)     | (same)    | (losses: in the obs)       | ``squash(r / n)`` |
+    | delayed  | ``a`` (N)            | mask (N)  | repaid (N), 0 hidden       | ``r / N``   |
 
     (*) before the settlement. For services the revealed mask is the
     acquired user, so the decision's one-hot is shown once.
@@ -338,6 +342,10 @@ class FeedbackView(View):
         elif self.family == "reject":
             low = [0.0] * 5 + [-1.0, -(1.0 + raw.query_cost)]
             high = [1.0] * 5 + [1.0, 0.0]
+        elif self.family == "delayed_impact":
+            n = raw.batch_size
+            low = [0.0] * (3 * n) + [-raw.config.default_loss]
+            high = [1.0] * (3 * n) + [raw.config.loan_gain]
         else:
             low = [0.0] * raw.n_users + [-1.0]
             high = [1.0] * raw.n_users + [1.0]
@@ -356,7 +364,10 @@ class FeedbackView(View):
     ) -> None:
         """Record the step's decision, revealed mask, revealed outcomes and reward."""
         revealed = np.asarray(feedback["revealed"], dtype=np.float64).ravel()
-        if self.family == "lending":
+        if self.family == "delayed_impact":
+            y = np.asarray(feedback["y"], dtype=np.float64).ravel() * revealed
+            block = [np.asarray(action, dtype=np.float64).ravel(), revealed, y, [reward / y.size]]
+        elif self.family == "lending":
             n = revealed.size
             y = np.asarray(feedback["y"], dtype=np.float64).ravel() * revealed
             r = reward / n
@@ -415,6 +426,14 @@ class FeaturesView(View):
       whether acquired, its chosen service ``/ k`` (1: none yet), the share
       of users on that service (0 before any), and with ``reveal_groups``
       its group ``/ (G - 1)`` and its group's share of users; then ``t / k``.
+    - delayed-impact lending (a :class:`~agents.delayed_impact.base.ThresholdLender`,
+      default :class:`~agents.delayed_impact.MaxProfit`, learning repayment from
+      the approved loans): for each of the ``N`` applicants the estimated
+      expected profit of approving, ``rho_hat gain - (1 - rho_hat) loss``, over
+      ``max(gain, loss)``, and the learner's approval probability for the
+      applicant's group and score (1 during its burn-in), then ``n / (N T)``
+      and ``t / T``. Approving where the second feature is above 1/2 is
+      MaxProfit's decision.
     """
 
     def __init__(self, env: gym.Env, learner: Agent | None = None) -> None:
@@ -440,6 +459,10 @@ class FeaturesView(View):
             low, high = np.array([-1.0, 0, 0, 0]), np.ones(4)
         elif self.family == "reject":
             low, high = np.array([-1.0, -1.0, 0, 0]), np.ones(4)
+        elif self.family == "delayed_impact":
+            n, self._batch = raw.batch_size, raw.batch_size
+            low = np.concatenate([np.tile([-1.0, 0.0], n), [0.0, 0.0]])
+            high = np.ones(2 * n + 2)
         else:
             self._n_users, self._k = raw.n_users, raw.n_services
             self._groups = "groups" in self.source_space.spaces
@@ -454,6 +477,8 @@ class FeaturesView(View):
     def _check_learner(self, learner: Agent | None) -> Any:
         from agents.apple import MarginPerceptron
         from agents.apple.base import LinearLearner
+        from agents.delayed_impact import MaxProfit
+        from agents.delayed_impact.base import ThresholdLender
         from agents.lending import CutoffAgent, Greedy
         from agents.reject import DSOL
         from agents.reject.base import RejectLearner
@@ -462,6 +487,7 @@ class FeaturesView(View):
             "lending": (CutoffAgent, Greedy),
             "apple": (LinearLearner, MarginPerceptron),
             "reject": (RejectLearner, DSOL),
+            "delayed_impact": (ThresholdLender, MaxProfit),
         }
         if self.family == "services":
             if learner is not None:
@@ -529,6 +555,8 @@ class FeaturesView(View):
                     self._time(),
                 ]
             )
+        elif self.family == "delayed_impact":
+            features = self._lender_features(observation)
         elif self.family == "reject":
             f = learner.score_(np.asarray(observation, dtype=np.float64))
             rho = learner.rho_
@@ -537,6 +565,15 @@ class FeaturesView(View):
         else:
             features = self._service_features(observation)
         return features.astype(np.float32)
+
+    def _lender_features(self, observation: Any) -> np.ndarray:
+        learner = self.learner_
+        group, bins = learner._applicants(observation, "act")  # the learner's own grid bins
+        scale = max(learner.loan_gain_, learner.default_loss_)
+        profit = learner._profit()[group, bins] / scale
+        approve = np.ones(group.size) if learner.t_ < learner.burnin else learner.tau_[group, bins]
+        counts = [min(self._revealed / (self._batch * self._horizon), 1.0), self._time()]
+        return np.concatenate([np.column_stack([profit, approve]).ravel(), counts])
 
     def _service_features(self, observation: dict[str, Any]) -> np.ndarray:
         losses = np.asarray(observation["losses"], dtype=np.float64)

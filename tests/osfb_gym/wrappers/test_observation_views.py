@@ -15,6 +15,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 import osfb_gym  # noqa: F401  (registers the ids)
 from agents.apple import MarginPerceptron
 from agents.base import Agent
+from agents.delayed_impact import MaxProfit
 from agents.lending import Adaptive, Greedy
 from agents.reject import DSOL
 from agents.services import AcQUIre
@@ -39,6 +40,8 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("RejectOption-v0", {"d": 0.4, "query_cost": 0.05, "settle": "never", "horizon": 30}),
     ("MultiServiceChoice-v0", {"n_users": 30, "n_services": 8}),
     ("MultiServiceChoice-v0", {"n_users": 25, "n_services": 6, "reveal_groups": False}),
+    ("DelayedImpactLending-v0", {"horizon": 30}),
+    ("DelayedImpactLending-v0", {"scenario": "bin_shift", "batch_size": 3, "horizon": 30}),
 ]
 PARAMS = [
     pytest.param(env_id, kwargs, view, id=f"{env_id}-{view}-{'-'.join(map(str, kwargs.values()))}")
@@ -183,6 +186,23 @@ def test_features_let_a_memoryless_policy_act_as_greedy():
     greedy = run_episode(gym.make("OneSidedLending-v0", batch_size=2, horizon=60), Greedy(), 3)
     np.testing.assert_array_equal(mimic.actions, greedy.actions)
     assert 0 < greedy.actions.sum() < greedy.actions.size  # the test could fail
+
+
+def test_features_let_a_memoryless_policy_act_as_max_profit():
+    """Approving where the learner's approval probability is above 1/2 is MaxProfit's decision."""
+    kwargs = {"batch_size": 3, "horizon": 80}
+    env = apply_view(gym.make("DelayedImpactLending-v0", **kwargs), "features")
+
+    class SecondFeature(Agent):
+        def act(self, observation: Any) -> np.ndarray:
+            return (observation[1:6:2] > 0.5).astype(np.int8)
+
+    mimic = run_episode(env, SecondFeature(), seed=2)
+    reference = run_episode(
+        gym.make("DelayedImpactLending-v0", **kwargs), MaxProfit(burnin=50), seed=2
+    )
+    np.testing.assert_array_equal(mimic.actions, reference.actions)
+    assert 0 < reference.actions[50:].sum() < reference.actions[50:].size  # past the burn-in
 
 
 def test_features_of_apple_and_reject_reproduce_their_learners():
