@@ -91,6 +91,7 @@ ENVS: tuple[EnvEntry, ...] = (
         id="DelayedImpactLending-v0",
         entry_point="osfb_gym.envs.delayed_impact:DelayedImpactLendingEnv",
         family="delayed_impact",
+        discrete_rl=True,  # MultiBinary(batch_size): 2 ** batch_size codes (2 by default)
     ),
 )
 
