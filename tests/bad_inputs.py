@@ -133,6 +133,8 @@ SMALL: dict[str, dict[str, Any]] = {
     "AppleTasting-v0": {"horizon": 3},
     "RejectOption-v0": {"horizon": 3},
     "MultiServiceChoice-v0": {"n_users": 6, "n_services": 3},
+    "MultiServiceChoice-Retention-v0": {"n_users": 6, "n_services": 3, "horizon": 4},
+    "DelayedImpactLending-v0": {"horizon": 3},
 }
 #: env arguments that are flags (True is a value for them)
 FLAGS = {"render_truth", "reveal_groups", "first_positive_first", "replacement"}

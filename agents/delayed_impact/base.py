@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from agents.base import Agent, Integral, Interval, Real, check_finite
+from agents.base import Agent, Integral, Interval, Real, check_finite, float_array
 from osfb_gym.core.thresholds import break_even, expected_profit
 
 #: the targets (selection rates or true-positive rates) the fair policies choose among
@@ -88,6 +88,17 @@ class ThresholdLender(Agent):
                 f"increasing grid, got {feedback['scores']!r}"
             )
         check_finite(scores, "feedback['scores']", type(self).__name__)
+        shape = getattr(observation_space, "shape", None)
+        if not isinstance(observation_space, gym.spaces.Box) or shape is None or len(shape) != 2:
+            raise ValueError(
+                f"{type(self).__name__}.reset: observation_space must be DelayedImpactLending's "
+                f"Box of shape (batch, 2) (group, score), got {observation_space}"
+            )
+        if not isinstance(action_space, gym.spaces.MultiBinary):
+            raise ValueError(
+                f"{type(self).__name__}.reset: action_space must be DelayedImpactLending's "
+                f"MultiBinary(batch), got {action_space}"
+            )
         self.scores_ = scores
         self.n_groups_ = int(feedback["n_groups"])
         self.loan_gain_ = float(feedback["loan_gain"])
@@ -142,7 +153,7 @@ class ThresholdLender(Agent):
     def _applicants(self, observation: Any, method: str) -> tuple[np.ndarray, np.ndarray]:
         """Return the groups and grid bins of an observation's applicants."""
         self._require_reset(method)
-        obs = np.asarray(observation, dtype=float)
+        obs = float_array(observation, "observation", f"{type(self).__name__}.{method}")
         if obs.ndim != 2 or obs.shape[1] != 2:
             raise ValueError(
                 f"{type(self).__name__}.{method}: observation must have shape (batch, 2) "
@@ -172,14 +183,11 @@ class ThresholdLender(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Count the applicants seen and the outcomes revealed; refresh the estimates."""
+        self._check_update(action, reward, feedback)
         group, bins = self._applicants(observation, "update")
-        if not isinstance(feedback, dict) or "revealed" not in feedback or "y" not in feedback:
-            raise ValueError(
-                f"{type(self).__name__}.update: feedback must be the step's info['feedback'] "
-                f"with 'revealed' and 'y', got {feedback!r}"
-            )
+        owner = f"{type(self).__name__}.update"
         revealed = np.asarray(feedback["revealed"], dtype=bool).reshape(-1)
-        y = np.asarray(feedback["y"], dtype=float).reshape(-1)
+        y = float_array(feedback["y"], "feedback['y']", owner).reshape(-1)
         if revealed.shape != group.shape or y.shape != group.shape:
             raise ValueError(
                 f"{type(self).__name__}.update: feedback['revealed'] and ['y'] must have one "

@@ -17,6 +17,7 @@ what the agent sees, and the wrappers hold no state but the code table.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import gymnasium as gym
@@ -92,7 +93,16 @@ class DiscreteActions(gym.ActionWrapper):
 
     def action(self, action: Any) -> np.ndarray:
         """Return the wrapped env's action for the discrete index ``action``."""
-        index = int(np.asarray(action))
+        try:
+            index = operator.index(action)  # Python and numpy integers, 0-d integer arrays
+        except TypeError:
+            value = np.asarray(action) if not isinstance(action, str) else None
+            if value is None or value.size != 1 or value.dtype.kind not in "iu":
+                raise ValueError(
+                    f"action must be an integer in [0, {self._n}) (an index of "
+                    f"{self.action_space}), got {action!r:.80}"
+                ) from None
+            index = int(value.reshape(()))
         if not 0 <= index < self._n:
             raise ValueError(f"action must be in [0, {self._n}), got {action!r}")
         return self._table[index].copy()

@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from osfb_gym.core.channels import FEEDBACK, make_info
-from osfb_gym.core.env import FeedbackEnv
+from osfb_gym.core.env import FeedbackEnv, episode_over
 from osfb_gym.core.validation import check_binary_array
 from osfb_gym.envs._render import check_render
 from osfb_gym.envs.delayed_impact.config import DEFAULT_HORIZON, DEFAULT_SHIFT_MASS, ImpactConfig
@@ -390,8 +390,11 @@ class DelayedImpactLendingEnv(FeedbackEnv):
         self._started = True
         self._trace = Trace(self.n_groups)
         obs = self._draw_batch()
-        applicants = [(int(g), round(float(s))) for g, s in obs]
-        self._last_line = f"t=   0  first applicants (group, score) {applicants}"
+        applicants = np.round(obs.astype(float), 2).tolist()
+        self._last_line = (
+            f"t=   0  reset: {len(applicants)} applicant(s) to decide, "
+            f"x=(group, score) {applicants}"
+        )
         config = self.config
         feedback = {
             "scores": self.scores.copy(),
@@ -416,6 +419,8 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     def _step(self, action: Any, with_oracle: bool) -> _Step:
         if not self._started:
             raise RuntimeError("call reset() before step()")
+        if self._t >= self.horizon:
+            raise RuntimeError(episode_over(self._t, False))
         if (
             type(action) is np.ndarray
             and action.shape == self._action_shape

@@ -30,6 +30,7 @@ SMALL = {
     "apple": {"horizon": 30},
     "reject": {"horizon": 30},
     "services": {"n_users": 30, "n_services": 4},
+    "delayed_impact": {"horizon": 30},
 }
 TWINS = [entry.id for entry in RL_ENVS if entry.kwargs.get("discrete_actions")]
 
@@ -38,7 +39,7 @@ def documented_ids() -> list[str]:
     text = PAGE.read_text()
     block = re.search(r"<!-- cleanrl-ids -->(.*?)<!-- /cleanrl-ids -->", text, re.S)
     assert block, f"{PAGE} has no <!-- cleanrl-ids --> block"
-    return re.findall(r"`([A-Za-z]+-RL(?:-[A-Za-z]+)*-v0)`", block.group(1))
+    return re.findall(r"`([A-Za-z]+(?:-[A-Za-z]+)*?-RL(?:-[A-Za-z]+)*-v0)`", block.group(1))
 
 
 def cleanrl_envs(env_id: str) -> gym.vector.SyncVectorEnv:
