@@ -1,0 +1,312 @@
+"""A native vector env of ``OneSidedLending-RL-v0``: ``K`` synthetic worlds stepped in NumPy.
+
+``gym.make_vec("OneSidedLending-RL-v0", num_envs=K)`` builds
+:class:`LendingRLVectorEnv` (through
+:func:`osfb_gym.wrappers.vector.make_rl_vector_env`, the RL ids' vector
+entry point). Sub-env ``i`` is the single RL id (plain view, oracle hidden)
+reset with its seed: the same observations, rewards, terminations,
+truncations and feedback as Gymnasium's :class:`~gymnasium.vector.SyncVectorEnv`
+over ``gym.make("OneSidedLending-RL-v0")`` under the same seeds and actions,
+autoresets included (tested). The difference is the cost: one step scores
+every world's batch and computes every next batch's ``mu`` with a few array
+operations, where the sync env runs ``K`` Python wrapper stacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from numbers import Integral
+from typing import Any, cast
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from osfb_gym.core.channels import FEEDBACK, strip_oracle
+from osfb_gym.core.validation import check_int
+from osfb_gym.envs.lending.env import OneSidedLendingEnv
+from osfb_gym.envs.lending.vector import _check_actions
+from osfb_gym.envs.lending.world import FEATURE_BOUND
+
+#: the autoreset modes the native env implements (Gymnasium's default first)
+AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+
+
+def check_autoreset_mode(mode: Any) -> AutoresetMode:
+    """Return ``mode`` (an :class:`~gymnasium.vector.AutoresetMode` or its value) as the enum.
+
+    Examples
+    --------
+    >>> check_autoreset_mode("SameStep")
+    <AutoresetMode.SAME_STEP: 'SameStep'>
+    """
+    try:
+        value = AutoresetMode(mode)
+    except ValueError:
+        value = None
+    if value not in AUTORESET_MODES:
+        names = ", ".join(repr(m.value) for m in AUTORESET_MODES)
+        raise ValueError(f"autoreset_mode must be one of {names}, got {mode!r}")
+    return cast("AutoresetMode", value)
+
+
+def native_supported(kwargs: dict[str, Any]) -> str | None:
+    """Return why ``kwargs`` of ``OneSidedLending-v0`` need the sync env, or None if native.
+
+    The native step draws Gaussian applicants; a dataset's stream, the greedy
+    trap's applicant ``v`` and renders are the single env's (the vector
+    entry point falls back to :class:`~gymnasium.vector.SyncVectorEnv` for them).
+    """
+    if kwargs.get("dataset") is not None:
+        return "dataset"
+    if kwargs.get("scenario", "gaussian") != "gaussian":
+        return "scenario"
+    if kwargs.get("render_mode") is not None:
+        return "render_mode"
+    return None
+
+
+class LendingRLVectorEnv(VectorEnv):
+    """``num_envs`` synthetic ``OneSidedLending-RL-v0`` episodes stepped as arrays.
+
+    Parameters
+    ----------
+    num_envs
+        Number of sub-envs.
+    autoreset_mode
+        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default): the step after an
+        episode's end resets that sub-env (its action is ignored, its reward
+        0). ``AutoresetMode.SAME_STEP``: the ending step returns the next
+        episode's first observation, with the last one in
+        ``info["final_obs"]`` and the step's info in ``info["final_info"]``
+        (what stable-baselines3 expects; see
+        :class:`osfb_gym.wrappers.vector.SB3VecEnv`). Declared in
+        ``metadata["autoreset_mode"]``.
+    **kwargs
+        Keywords of ``OneSidedLending-v0`` for a synthetic Gaussian world
+        (``dataset``, ``scenario="greedy_trap"`` and ``render_mode`` are the
+        single env's only: ``gym.make_vec`` gives a sync env for them).
+
+    Notes
+    -----
+    Each sub-env owns a :class:`~osfb_gym.envs.lending.OneSidedLendingEnv`
+    that resets it (world, warm start, first batch: the single env's own
+    code) and whose generator draws its applicants, in the single env's
+    order; the step draws with those generators, takes each world's score
+    ``x . beta*`` with the single env's own product (``np.dot``, one world
+    at a time: a batched product may round differently in the last bit) and
+    computes the rest for all sub-envs at once, with the same elementwise
+    operations. Observations, rewards, feedback, terminations and
+    truncations equal the sync env's bit for bit (tested).
+
+    Examples
+    --------
+    >>> import gymnasium as gym, numpy as np, osfb_gym
+    >>> envs = gym.make_vec("OneSidedLending-RL-v0", num_envs=4, horizon=3)
+    >>> type(envs).__name__, envs.metadata["autoreset_mode"].value
+    ('LendingRLVectorEnv', 'NextStep')
+    >>> obs, info = envs.reset(seed=0)
+    >>> obs.shape, obs.dtype, sorted(info["feedback"])[:3]
+    ((4, 5), dtype('float32'), ['_cutoff', '_link', '_warm_start'])
+    >>> obs, reward, terminated, truncated, info = envs.step(np.ones((4, 1), np.int8))
+    >>> info["feedback"]["revealed"].ravel().tolist()
+    [True, True, True, True]
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        **kwargs: Any,
+    ) -> None:
+        self.num_envs = check_int(num_envs, "num_envs", minimum=1)
+        mode = check_autoreset_mode(autoreset_mode)
+        reason = native_supported(kwargs)
+        if reason is not None:
+            raise ValueError(
+                f"{reason}={kwargs[reason]!r} is not supported by the native vector env; "
+                "use gym.make_vec('OneSidedLending-RL-v0', ...), which gives a sync env for it"
+            )
+        self.metadata = {"autoreset_mode": mode}
+        self.autoreset_mode = mode
+        # the first env validates every keyword before the others are made
+        self.envs = [OneSidedLendingEnv(**kwargs)]
+        self.envs += [OneSidedLendingEnv(**kwargs) for _ in range(self.num_envs - 1)]
+        first = self.envs[0]
+        self.batch_size, self.dim, self.cutoff = first.batch_size, first.dim, first.cutoff
+        self.horizon = first.horizon
+        self._logistic = first.link.name == "logistic"
+        self._mean = first.link.mean
+        self._noise_std = first.noise_std
+        self._one_sided = first.feedback_mode == "one_sided"
+        size = self.batch_size * self.dim
+        # the plain view of the RL id: the (batch, dim) matrix flattened, float32
+        self.single_observation_space = spaces.Box(
+            -FEATURE_BOUND, FEATURE_BOUND, shape=(size,), dtype=np.float32
+        )
+        self.single_action_space = spaces.MultiBinary(self.batch_size)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        shape = (self.num_envs, self.batch_size)
+        self._obs = np.zeros((self.num_envs, size), dtype=np.float32)
+        self._mu = np.zeros(shape)
+        self._y = np.zeros(shape)
+        self._beta = np.zeros((self.num_envs, self.dim))
+        self._t = np.zeros(self.num_envs, dtype=np.int64)
+        self._autoreset = np.zeros(self.num_envs, dtype=bool)
+        self._valid = np.ones(shape, dtype=bool)
+        self._valid.flags.writeable = False
+        self._all = np.ones(self.num_envs, dtype=bool)
+        self._all.flags.writeable = False
+        self._running = False
+
+    # ------------------------------------------------------------------ reset
+    def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None]:
+        if seed is None:
+            return [None] * self.num_envs
+        if isinstance(seed, Integral):
+            first = check_int(seed, "seed", minimum=0)
+            return [first + i for i in range(self.num_envs)]  # SyncVectorEnv's convention
+        seeds = list(cast("Sequence[int | None]", seed))
+        if len(seeds) != self.num_envs:
+            raise ValueError(
+                f"seed must be None, an int or a sequence of num_envs={self.num_envs} seeds, "
+                f"got {len(seeds)} seeds"
+            )
+        return [None if value is None else check_int(value, "seed", minimum=0) for value in seeds]
+
+    def _reset_one(
+        self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Reset sub-env ``i`` with its single env; copy its state into the arrays."""
+        env = self.envs[i]
+        obs, info = env.reset(seed=seed, options=options)
+        self._obs[i] = obs.reshape(-1)
+        self._mu[i] = env._mu
+        self._y[i] = env._y
+        assert env._world is not None
+        self._beta[i] = env._world.beta
+        self._t[i] = 0
+        return strip_oracle(info)
+
+    def reset(
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset every sub-env (``seed``: None, an int ``s`` for ``s, s+1, ...``, or a list)."""
+        infos: dict[str, Any] = {}
+        for i, value in enumerate(self._seeds(seed)):
+            infos = self._add_info(infos, self._reset_one(i, value, options), i)
+        self._autoreset[:] = False
+        self._running = True
+        return self._obs.copy(), infos
+
+    # ------------------------------------------------------------------ step
+    def _draw(self, index: np.ndarray) -> None:
+        """Draw the next batch of the sub-envs ``index``, as each single env would."""
+        if index.size == 0:
+            return
+        n, dim = self.batch_size, self.dim
+        draws = []
+        for i in index.tolist():
+            rng = self.envs[i].np_random
+            x = rng.standard_normal((n, dim))
+            # OneSidedLendingEnv's draw order: the features, then the outcomes' noise
+            draws.append((x, rng.random(n) if self._logistic else rng.standard_normal(n)))
+        x = np.stack([d[0] for d in draws])
+        noise = np.stack([d[1] for d in draws])
+        if np.abs(x).max() > FEATURE_BOUND:
+            np.clip(x, -FEATURE_BOUND, FEATURE_BOUND, out=x)
+        observed = x.astype(np.float32)
+        exact = observed.astype(np.float64)
+        # the single env's product, one world at a time: a batched one (einsum) may
+        # round differently in the last bit, and a linear y = mu + noise shows it
+        dot = np.dot if n == 1 else np.matmul
+        beta = self._beta
+        scores = np.stack([dot(exact[k], beta[i]) for k, i in enumerate(index.tolist())])
+        mu = np.asarray(self._mean(scores), dtype=np.float64)
+        self._mu[index] = mu
+        self._y[index] = (noise < mu).astype(np.float64) if self._logistic else (
+            mu + self._noise_std * noise
+        )
+        self._obs[index] = observed.reshape(len(index), -1)
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Decide every sub-env's batch; autoreset as ``metadata["autoreset_mode"]`` says."""
+        if not self._running:
+            raise RuntimeError("call reset() before step()")
+        actions = _check_actions(actions, (self.num_envs, self.batch_size))
+        next_step = self.autoreset_mode == AutoresetMode.NEXT_STEP
+        resetting = self._autoreset.copy() if next_step else np.zeros(self.num_envs, dtype=bool)
+        stepped = ~resetting
+        approved = actions == 1
+        revealed = approved if self._one_sided else np.ones_like(approved)
+        y = self._y
+        feedback_y = np.where(revealed, y, 0.0)
+        reward = np.where(approved, y - self.cutoff, 0.0).sum(axis=-1)
+        index = np.flatnonzero(stepped)
+        self._t[index] += 1
+        truncated = stepped & (self._t >= self.horizon)
+        terminated = np.zeros(self.num_envs, dtype=bool)
+        # the single env draws its next batch even when the episode is cut there
+        self._draw(index)
+        if not resetting.any() and not truncated.any():
+            infos = {
+                FEEDBACK: {
+                    "revealed": revealed,
+                    "_revealed": self._all.copy(),
+                    "y": feedback_y,
+                    "_y": self._all.copy(),
+                    "valid": self._valid.copy(),
+                    "_valid": self._all.copy(),
+                },
+                f"_{FEEDBACK}": self._all.copy(),
+            }
+            return self._obs.copy(), reward, terminated, truncated, infos
+        return self._step_with_resets(
+            resetting, revealed, feedback_y, reward, terminated, truncated
+        )
+
+    def _step_with_resets(
+        self,
+        resetting: np.ndarray,
+        revealed: np.ndarray,
+        feedback_y: np.ndarray,
+        reward: np.ndarray,
+        terminated: np.ndarray,
+        truncated: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """A step in which a sub-env resets or an episode ends: infos as SyncVectorEnv's."""
+        infos: dict[str, Any] = {}
+        done = terminated | truncated
+        reward = np.where(resetting, 0.0, reward)
+        for i in range(self.num_envs):
+            if resetting[i]:
+                infos = self._add_info(infos, self._reset_one(i), i)
+                continue
+            step_info = {
+                FEEDBACK: {
+                    "revealed": revealed[i].copy(),
+                    "y": feedback_y[i].copy(),
+                    "valid": self._valid[i].copy(),
+                }
+            }
+            if done[i] and self.autoreset_mode == AutoresetMode.SAME_STEP:
+                final = {"final_obs": self._obs[i].copy(), "final_info": step_info}
+                infos = self._add_info(infos, final, i)
+                step_info = self._reset_one(i)
+            infos = self._add_info(infos, step_info, i)
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            self._autoreset = done.copy()
+        return self._obs.copy(), reward, terminated, truncated, infos
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Close the sub-envs' single envs."""
+        for env in self.envs:
+            env.close()
