@@ -10,13 +10,20 @@ rollouts and the gradient updates) gives steps per CPU second. The
 configurations:
 
 - ``cartpole-dummy``: ``CartPole-v1`` in SB3's ``DummyVecEnv``
-  (``make_vec_env``), the usual way and the reference of every ratio;
+  (``make_vec_env``: a ``Monitor`` on each env), the usual way and the
+  reference of every ratio;
 - ``cartpole-sync``: ``CartPole-v1`` in Gymnasium's ``SyncVectorEnv``
-  (``SAME_STEP``) through :class:`osfb_gym.wrappers.sb3.SB3VecEnv`: the
-  adapter's own cost, on the reference env;
+  (``SAME_STEP``) through :class:`osfb_gym.wrappers.sb3.SB3VecEnv` and
+  SB3's ``VecMonitor``: the adapter's own cost, on the reference env;
 - ``<id>-dummy``: the RL id in ``DummyVecEnv`` (``make_vec_env``);
 - ``<id>-native``: ``gym.make_vec(id, num_envs, autoreset_mode="SameStep")``,
-  the native vector env, through :class:`~osfb_gym.wrappers.sb3.SB3VecEnv`.
+  the native vector env, through :class:`~osfb_gym.wrappers.sb3.SB3VecEnv`
+  and ``VecMonitor`` (the episode statistics SB3 logs, as ``Monitor`` gives
+  the others).
+
+``make_vec_env`` is given ``render_mode=None``: by default it asks every env
+for ``"rgb_array"``, which costs CartPole nothing until a frame is drawn
+but has the lending env record each step for its frames.
 
 ``--rounds R`` trains every configuration R times, interleaved (the
 reference first in each round); each round's ratios are taken within the
@@ -49,7 +56,7 @@ from _args import parse_args  # noqa: E402
 from gymnasium.vector import AutoresetMode, SyncVectorEnv  # noqa: E402
 from stable_baselines3 import PPO  # noqa: E402
 from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
-from stable_baselines3.common.vec_env import VecEnv  # noqa: E402
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor  # noqa: E402
 
 import osfb_gym  # noqa: E402, F401  (registers the ids)
 from osfb_gym.wrappers.sb3 import SB3VecEnv  # noqa: E402
@@ -74,25 +81,26 @@ def configurations(args: Args) -> dict[str, Callable[[], VecEnv]]:
     """Name -> a function building the configuration's SB3 vector env."""
     n, seed, env_id = args.n_envs, args.seed, args.env_id
     short = env_id.split("-")[0].lower()
+    plain = {"render_mode": None}
 
     def cartpole_sync() -> VecEnv:
         envs = SyncVectorEnv(
             [lambda: gym.make("CartPole-v1") for _ in range(n)],
             autoreset_mode=AutoresetMode.SAME_STEP,
         )
-        venv = SB3VecEnv(envs)
+        venv = VecMonitor(SB3VecEnv(envs))
         venv.seed(seed)
         return venv
 
     def native() -> VecEnv:
-        venv = SB3VecEnv(gym.make_vec(env_id, num_envs=n, autoreset_mode="SameStep"))
+        venv = VecMonitor(SB3VecEnv(gym.make_vec(env_id, num_envs=n, autoreset_mode="SameStep")))
         venv.seed(seed)
         return venv
 
     return {
-        REFERENCE: lambda: make_vec_env("CartPole-v1", n_envs=n, seed=seed),
+        REFERENCE: lambda: make_vec_env("CartPole-v1", n_envs=n, seed=seed, env_kwargs=plain),
         "cartpole-sync": cartpole_sync,
-        f"{short}-dummy": lambda: make_vec_env(env_id, n_envs=n, seed=seed),
+        f"{short}-dummy": lambda: make_vec_env(env_id, n_envs=n, seed=seed, env_kwargs=plain),
         f"{short}-native": native,
     }
 

@@ -64,9 +64,14 @@ def unbatch_infos(infos: dict[str, Any], num_envs: int) -> list[dict[str, Any]]:
         if key.startswith("_") and key[1:] in infos:
             continue
         mask = infos.get(f"_{key}")
-        rows = unbatch_infos(value, num_envs) if isinstance(value, dict) else value
-        for i in range(num_envs) if mask is None else np.flatnonzero(mask).tolist():
-            out[i][key] = rows[i]
+        # list(array): the rows, as array[i] gives them, in one call
+        rows = unbatch_infos(value, num_envs) if isinstance(value, dict) else list(value)
+        if mask is None or mask.all():
+            for info, row in zip(out, rows, strict=True):
+                info[key] = row
+        else:
+            for i in np.flatnonzero(mask).tolist():
+                out[i][key] = rows[i]
     return out
 
 

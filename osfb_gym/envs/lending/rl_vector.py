@@ -161,6 +161,16 @@ class LendingRLVectorEnv(VectorEnv):
         self._all = np.ones(self.num_envs, dtype=bool)
         self._all.flags.writeable = False
         self._running = False
+        # the draw buffers, and each sub-env's views of them (its generator set at reset)
+        self._x = np.zeros((self.num_envs, self.batch_size, self.dim))
+        self._observed = np.zeros(self._x.shape, dtype=np.float32)
+        self._exact = np.zeros(self._x.shape)
+        self._noise = np.zeros(shape)
+        self._scores = np.zeros(shape)
+        self._rows: list[list[Any]] = [
+            [None, self._x[i], self._noise[i], self._exact[i], self._beta[i], self._scores[i]]
+            for i in range(self.num_envs)
+        ]
 
     # ------------------------------------------------------------------ reset
     def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None]:
@@ -188,6 +198,7 @@ class LendingRLVectorEnv(VectorEnv):
         self._y[i] = env._y
         assert env._world is not None
         self._beta[i] = env._world.beta
+        self._rows[i][0] = env.np_random  # a seeded reset makes a new generator
         self._t[i] = 0
         return strip_oracle(info)
 
@@ -207,33 +218,44 @@ class LendingRLVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ step
     def _draw(self, index: np.ndarray) -> None:
-        """Draw the next batch of the sub-envs ``index``, as each single env would."""
+        """Draw the next batch of the sub-envs ``index``, as each single env would.
+
+        Each sub-env's generator fills its rows of the draw buffers in the
+        single env's order (the features, then the outcomes' noise: the values
+        ``standard_normal((n, d))`` and ``random(n)`` return); its score
+        ``x . beta*`` is the single env's own product (``np.dot``, or ``@`` for
+        a batch), one world at a time: a batched product (``einsum``) may round
+        differently in the last bit, which a linear ``y = mu + noise`` shows.
+        The rest is elementwise over every sub-env at once.
+        """
         if index.size == 0:
             return
-        n, dim = self.batch_size, self.dim
-        draws = []
+        logistic, rows = self._logistic, self._rows
         for i in index.tolist():
-            rng = self.envs[i].np_random
-            x = rng.standard_normal((n, dim))
-            # OneSidedLendingEnv's draw order: the features, then the outcomes' noise
-            draws.append((x, rng.random(n) if self._logistic else rng.standard_normal(n)))
-        x = np.stack([d[0] for d in draws])
-        noise = np.stack([d[1] for d in draws])
+            rng, x, noise, _, _, _ = rows[i]
+            rng.standard_normal(out=x)
+            if logistic:
+                rng.random(out=noise)
+            else:
+                rng.standard_normal(out=noise)
+        x = self._x
         if np.abs(x).max() > FEATURE_BOUND:
             np.clip(x, -FEATURE_BOUND, FEATURE_BOUND, out=x)
-        observed = x.astype(np.float32)
-        exact = observed.astype(np.float64)
-        # the single env's product, one world at a time: a batched one (einsum) may
-        # round differently in the last bit, and a linear y = mu + noise shows it
-        dot = np.dot if n == 1 else np.matmul
-        beta = self._beta
-        scores = np.stack([dot(exact[k], beta[i]) for k, i in enumerate(index.tolist())])
-        mu = np.asarray(self._mean(scores), dtype=np.float64)
-        self._mu[index] = mu
-        self._y[index] = (noise < mu).astype(np.float64) if self._logistic else (
-            mu + self._noise_std * noise
-        )
-        self._obs[index] = observed.reshape(len(index), -1)
+        observed = self._observed
+        np.copyto(observed, x, casting="same_kind")  # x.astype(float32)
+        np.copyto(self._exact, observed)  # and back: exact
+        dot = np.dot if self.batch_size == 1 else np.matmul
+        for i in index.tolist():
+            _, _, _, exact, beta, score = rows[i]
+            dot(exact, beta, out=score)
+        mu = np.asarray(self._mean(self._scores), dtype=np.float64)
+        noise = self._noise
+        y = (noise < mu).astype(np.float64) if logistic else mu + self._noise_std * noise
+        flat = observed.reshape(self.num_envs, -1)
+        if index.size == self.num_envs:
+            self._mu, self._y, self._obs = mu, y, flat.copy()
+        else:
+            self._mu[index], self._y[index], self._obs[index] = mu[index], y[index], flat[index]
 
     def step(
         self, actions: Any
@@ -282,7 +304,7 @@ class LendingRLVectorEnv(VectorEnv):
         terminated: np.ndarray,
         truncated: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """A step in which a sub-env resets or an episode ends: infos as SyncVectorEnv's."""
+        """Step when a sub-env resets or an episode ends: the infos built as SyncVectorEnv's."""
         infos: dict[str, Any] = {}
         done = terminated | truncated
         reward = np.where(resetting, 0.0, reward)
