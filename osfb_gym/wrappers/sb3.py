@@ -126,7 +126,8 @@ class SB3VecEnv(VecEnv):
                 "set_options: a gymnasium vector env takes one options dict for every "
                 f"sub-env, got different ones: {self._options!r}"
             )
-        obs, infos = self.env.reset(seed=seeds, options=options or None)
+        # a Gymnasium vector env takes a list of seeds (typed as one int)
+        obs, infos = self.env.reset(seed=seeds, options=options or None)  # type: ignore[arg-type]
         self.reset_infos = unbatch_infos(infos, self.num_envs)
         self._reset_seeds()
         self._reset_options()

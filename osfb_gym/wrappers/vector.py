@@ -28,7 +28,7 @@ from osfb_gym.envs.lending.rl_vector import (
 from osfb_gym.wrappers.rl import rl_env
 
 #: base id -> its native vector env of the plain RL view
-NATIVE_RL_VECTOR_ENVS: dict[str, type[VectorEnv]] = {
+NATIVE_RL_VECTOR_ENVS: dict[str, type[LendingRLVectorEnv]] = {
     "OneSidedLending-v0": LendingRLVectorEnv,
 }
 #: rl_env's keywords the native envs implement only at these values
@@ -41,7 +41,7 @@ _RL_DEFAULTS = {
 }
 
 
-def native_rl_vector_class(env_id: str, **kwargs: Any) -> type[VectorEnv] | None:
+def native_rl_vector_class(env_id: str, **kwargs: Any) -> type[LendingRLVectorEnv] | None:
     """Return the native vector env class that makes ``rl_env(env_id, **kwargs)``, or None."""
     cls = NATIVE_RL_VECTOR_ENVS.get(env_id)
     if cls is None:
