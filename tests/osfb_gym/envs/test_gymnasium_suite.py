@@ -294,8 +294,12 @@ def test_pickling_env_stack(env_id):
 def test_make_vec_env_id(env_id):
     env = gym.make_vec(env_id)
     assert env.num_envs == 1
-    # lending's vector entry point (a SyncVectorEnv by default), Gymnasium's sync otherwise
-    assert isinstance(env, SyncVectorEnv)
+    # lending's vector entry point (a SyncVectorEnv by default), Gymnasium's sync otherwise;
+    # the plain lending RL id's is its native vector env (issue 36)
+    if env_id == "OneSidedLending-RL-v0":
+        assert type(env).__name__ == "LendingRLVectorEnv"
+    else:
+        assert isinstance(env, SyncVectorEnv)
     env.close()
 
 
