@@ -20,11 +20,8 @@ from typing import Any
 from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 
 from osfb_gym.core.validation import check_int
-from osfb_gym.envs.lending.rl_vector import (
-    LendingRLVectorEnv,
-    check_autoreset_mode,
-    native_supported,
-)
+from osfb_gym.envs._native_vector import check_autoreset_mode
+from osfb_gym.envs.lending.rl_vector import LendingRLVectorEnv, native_supported
 from osfb_gym.wrappers.rl import rl_env
 
 #: base id -> its native vector env of the plain RL view

@@ -14,41 +14,20 @@ operations, where the sync env runs ``K`` Python wrapper stacks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from numbers import Integral
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from osfb_gym.core.channels import FEEDBACK, strip_oracle
-from osfb_gym.core.validation import check_int
+from osfb_gym.core.channels import strip_oracle
+from osfb_gym.envs._native_vector import NativeRLVectorEnv, check_autoreset_mode
 from osfb_gym.envs.lending.env import OneSidedLendingEnv
 from osfb_gym.envs.lending.vector import _check_actions
 from osfb_gym.envs.lending.world import FEATURE_BOUND
 
-#: the autoreset modes the native env implements (Gymnasium's default first)
-AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
-
-
-def check_autoreset_mode(mode: Any) -> AutoresetMode:
-    """Return ``mode`` (an :class:`~gymnasium.vector.AutoresetMode` or its value) as the enum.
-
-    Examples
-    --------
-    >>> check_autoreset_mode("SameStep")
-    <AutoresetMode.SAME_STEP: 'SameStep'>
-    """
-    try:
-        value = AutoresetMode(mode)
-    except ValueError:
-        value = None
-    if value not in AUTORESET_MODES:
-        names = ", ".join(repr(m.value) for m in AUTORESET_MODES)
-        raise ValueError(f"autoreset_mode must be one of {names}, got {mode!r}")
-    return cast("AutoresetMode", value)
+__all__ = ["LendingRLVectorEnv", "check_autoreset_mode", "native_supported"]
 
 
 def native_supported(kwargs: dict[str, Any]) -> str | None:
@@ -67,7 +46,7 @@ def native_supported(kwargs: dict[str, Any]) -> str | None:
     return None
 
 
-class LendingRLVectorEnv(VectorEnv):
+class LendingRLVectorEnv(NativeRLVectorEnv):
     """``num_envs`` synthetic ``OneSidedLending-RL-v0`` episodes stepped as arrays.
 
     Parameters
@@ -121,16 +100,13 @@ class LendingRLVectorEnv(VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         **kwargs: Any,
     ) -> None:
-        self.num_envs = check_int(num_envs, "num_envs", minimum=1)
-        mode = check_autoreset_mode(autoreset_mode)
+        self._init_vector(num_envs, autoreset_mode)
         reason = native_supported(kwargs)
         if reason is not None:
             raise ValueError(
                 f"{reason}={kwargs[reason]!r} is not supported by the native vector env; "
                 "use gym.make_vec('OneSidedLending-RL-v0', ...), which gives a sync env for it"
             )
-        self.metadata = {"autoreset_mode": mode}
-        self.autoreset_mode = mode
         # the first env validates every keyword before the others are made
         self.envs = [OneSidedLendingEnv(**kwargs)]
         self.envs += [OneSidedLendingEnv(**kwargs) for _ in range(self.num_envs - 1)]
@@ -154,13 +130,8 @@ class LendingRLVectorEnv(VectorEnv):
         self._mu = np.zeros(shape)
         self._y = np.zeros(shape)
         self._beta = np.zeros((self.num_envs, self.dim))
-        self._t = np.zeros(self.num_envs, dtype=np.int64)
-        self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._valid = np.ones(shape, dtype=bool)
         self._valid.flags.writeable = False
-        self._all = np.ones(self.num_envs, dtype=bool)
-        self._all.flags.writeable = False
-        self._running = False
         # the draw buffers, and each sub-env's views of them (its generator set at reset)
         self._x = np.zeros((self.num_envs, self.batch_size, self.dim))
         self._observed = np.zeros(self._x.shape, dtype=np.float32)
@@ -173,20 +144,6 @@ class LendingRLVectorEnv(VectorEnv):
         ]
 
     # ------------------------------------------------------------------ reset
-    def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None]:
-        if seed is None:
-            return [None] * self.num_envs
-        if isinstance(seed, Integral):
-            first = check_int(seed, "seed", minimum=0)
-            return [first + i for i in range(self.num_envs)]  # SyncVectorEnv's convention
-        seeds = list(cast("Sequence[int | None]", seed))
-        if len(seeds) != self.num_envs:
-            raise ValueError(
-                f"seed must be None, an int or a sequence of num_envs={self.num_envs} seeds, "
-                f"got {len(seeds)} seeds"
-            )
-        return [None if value is None else check_int(value, "seed", minimum=0) for value in seeds]
-
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:
@@ -199,25 +156,10 @@ class LendingRLVectorEnv(VectorEnv):
         assert env._world is not None
         self._beta[i] = env._world.beta
         self._rows[i][0] = env.np_random  # a seeded reset makes a new generator
-        self._t[i] = 0
         return strip_oracle(info)
 
-    def reset(
-        self,
-        *,
-        seed: int | Sequence[int | None] | None = None,
-        options: dict[str, Any] | None = None,
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Reset every sub-env (``seed``: None, an int ``s`` for ``s, s+1, ...``, or a list)."""
-        infos: dict[str, Any] = {}
-        for i, value in enumerate(self._seeds(seed)):
-            infos = self._add_info(infos, self._reset_one(i, value, options), i)
-        self._autoreset[:] = False
-        self._running = True
-        return self._obs.copy(), infos
-
     # ------------------------------------------------------------------ step
-    def _draw(self, index: np.ndarray) -> None:
+    def _advance(self, index: np.ndarray) -> None:
         """Draw the next batch of the sub-envs ``index``, as each single env would.
 
         Each sub-env's generator fills its rows of the draw buffers in the
@@ -257,78 +199,23 @@ class LendingRLVectorEnv(VectorEnv):
         else:
             self._mu[index], self._y[index], self._obs[index] = mu[index], y[index], flat[index]
 
-    def step(
-        self, actions: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Decide every sub-env's batch; autoreset as ``metadata["autoreset_mode"]`` says."""
-        if not self._running:
-            raise RuntimeError("call reset() before step()")
-        actions = _check_actions(actions, (self.num_envs, self.batch_size))
-        next_step = self.autoreset_mode == AutoresetMode.NEXT_STEP
-        resetting = self._autoreset.copy() if next_step else np.zeros(self.num_envs, dtype=bool)
-        stepped = ~resetting
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """Return the ``(K, batch_size)`` 0/1 actions as ``int8`` (``MultiBinary`` rows)."""
+        return _check_actions(actions, (self.num_envs, self.batch_size))
+
+    def _decide(self, actions: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Score every sub-env's batch as the single env's ``score_batch`` does."""
         approved = actions == 1
         revealed = approved if self._one_sided else np.ones_like(approved)
         y = self._y
-        feedback_y = np.where(revealed, y, 0.0)
         reward = np.where(approved, y - self.cutoff, 0.0).sum(axis=-1)
-        index = np.flatnonzero(stepped)
-        self._t[index] += 1
-        truncated = stepped & (self._t >= self.horizon)
-        terminated = np.zeros(self.num_envs, dtype=bool)
-        # the single env draws its next batch even when the episode is cut there
-        self._draw(index)
-        if not resetting.any() and not truncated.any():
-            infos = {
-                FEEDBACK: {
-                    "revealed": revealed,
-                    "_revealed": self._all.copy(),
-                    "y": feedback_y,
-                    "_y": self._all.copy(),
-                    "valid": self._valid.copy(),
-                    "_valid": self._all.copy(),
-                },
-                f"_{FEEDBACK}": self._all.copy(),
-            }
-            return self._obs.copy(), reward, terminated, truncated, infos
-        return self._step_with_resets(
-            resetting, revealed, feedback_y, reward, terminated, truncated
-        )
+        feedback = {
+            "revealed": revealed,
+            "y": np.where(revealed, y, 0.0),
+            "valid": self._valid.copy(),
+        }
+        return reward, feedback
 
-    def _step_with_resets(
-        self,
-        resetting: np.ndarray,
-        revealed: np.ndarray,
-        feedback_y: np.ndarray,
-        reward: np.ndarray,
-        terminated: np.ndarray,
-        truncated: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step when a sub-env resets or an episode ends: the infos built as SyncVectorEnv's."""
-        infos: dict[str, Any] = {}
-        done = terminated | truncated
-        reward = np.where(resetting, 0.0, reward)
-        for i in range(self.num_envs):
-            if resetting[i]:
-                infos = self._add_info(infos, self._reset_one(i), i)
-                continue
-            step_info = {
-                FEEDBACK: {
-                    "revealed": revealed[i].copy(),
-                    "y": feedback_y[i].copy(),
-                    "valid": self._valid[i].copy(),
-                }
-            }
-            if done[i] and self.autoreset_mode == AutoresetMode.SAME_STEP:
-                final = {"final_obs": self._obs[i].copy(), "final_info": step_info}
-                infos = self._add_info(infos, final, i)
-                step_info = self._reset_one(i)
-            infos = self._add_info(infos, step_info, i)
-        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
-            self._autoreset = done.copy()
-        return self._obs.copy(), reward, terminated, truncated, infos
-
-    def close_extras(self, **kwargs: Any) -> None:
-        """Close the sub-envs' single envs."""
-        for env in self.envs:
-            env.close()
+    def _feedback_row(self, value: np.ndarray, i: int) -> np.ndarray:
+        """Sub-env ``i``'s row (the single env's feedback arrays are per batch)."""
+        return value[i].copy()
