@@ -95,7 +95,7 @@ DISCRETE_SUFFIX = "Discrete"
 
 #: base ids with a native vector env of their plain RL id (registered as its
 #: ``vector_entry_point``; other keywords or views fall back to a sync env there)
-NATIVE_RL_VECTOR = ("OneSidedLending-v0",)
+NATIVE_RL_VECTOR = ("OneSidedLending-v0", "AppleTasting-v0")
 _RL_VECTOR_ENTRY_POINT = "osfb_gym.wrappers.vector:make_rl_vector_env"
 
 

@@ -2,7 +2,8 @@
 
 ``gym.make_vec("OneSidedLending-RL-v0", num_envs=K)`` calls
 :func:`make_rl_vector_env`, which builds the family's native vector env
-(:class:`~osfb_gym.envs.lending.rl_vector.LendingRLVectorEnv`: the ``K``
+(:class:`~osfb_gym.envs.lending.rl_vector.LendingRLVectorEnv`,
+:class:`~osfb_gym.envs.apple.rl_vector.AppleRLVectorEnv`: the ``K``
 worlds stepped as arrays, equal to the sync env under the same seeds) when
 it covers the keywords, and Gymnasium's
 :class:`~gymnasium.vector.SyncVectorEnv` over :func:`~osfb_gym.wrappers.rl_env`
@@ -14,19 +15,24 @@ way ``autoreset_mode`` picks Gymnasium's ``NEXT_STEP`` (default) or
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 
 from osfb_gym.core.validation import check_int
-from osfb_gym.envs._native_vector import check_autoreset_mode
-from osfb_gym.envs.lending.rl_vector import LendingRLVectorEnv, native_supported
+from osfb_gym.envs._native_vector import NativeRLVectorEnv, check_autoreset_mode
+from osfb_gym.envs.apple import rl_vector as apple
+from osfb_gym.envs.lending import rl_vector as lending
 from osfb_gym.wrappers.rl import rl_env
 
 #: base id -> its native vector env of the plain RL view
-NATIVE_RL_VECTOR_ENVS: dict[str, type[LendingRLVectorEnv]] = {
-    "OneSidedLending-v0": LendingRLVectorEnv,
+NATIVE_RL_VECTOR_ENVS: dict[
+    str, tuple[Callable[..., NativeRLVectorEnv], Callable[[dict[str, Any]], str | None]]
+] = {
+    "OneSidedLending-v0": (lending.LendingRLVectorEnv, lending.native_supported),
+    "AppleTasting-v0": (apple.AppleRLVectorEnv, apple.native_supported),
 }
 #: rl_env's keywords the native envs implement only at these values
 _RL_DEFAULTS = {
@@ -38,11 +44,11 @@ _RL_DEFAULTS = {
 }
 
 
-def native_rl_vector_class(env_id: str, **kwargs: Any) -> type[LendingRLVectorEnv] | None:
-    """Return the native vector env class that makes ``rl_env(env_id, **kwargs)``, or None."""
-    cls = NATIVE_RL_VECTOR_ENVS.get(env_id)
-    if cls is None:
+def native_rl_vector_class(env_id: str, **kwargs: Any) -> Callable[..., NativeRLVectorEnv] | None:
+    """Return the native vector env (its class) that makes ``rl_env(env_id, **kwargs)``, or None."""
+    if env_id not in NATIVE_RL_VECTOR_ENVS:
         return None
+    cls, native_supported = NATIVE_RL_VECTOR_ENVS[env_id]
     if any(kwargs.get(key, value) != value for key, value in _RL_DEFAULTS.items()):
         return None
     env_kwargs = {key: value for key, value in kwargs.items() if key not in _RL_DEFAULTS}
