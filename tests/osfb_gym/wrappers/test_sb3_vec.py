@@ -132,3 +132,22 @@ def test_unbatch_infos_follows_the_masks():
     }
     out = unbatch_infos(infos, 3)
     assert out == [{"a": 1.0}, {"b": {"c": 1}}, {"a": 3.0, "b": {"c": 2}}]
+
+
+def test_apple_native_equals_dummy_vec_env():
+    """Discrete actions (PPO gives int64 codes) and the apple env's Python-scalar feedback."""
+    kwargs = {"horizon": 4, "dim": 3}
+    ours = SB3VecEnv(
+        gym.make_vec("AppleTasting-RL-v0", num_envs=3, autoreset_mode="SameStep", **kwargs)
+    )
+    theirs = DummyVecEnv([lambda: gym.make("AppleTasting-RL-v0", **kwargs) for _ in range(3)])
+    ours.seed(5)
+    theirs.seed(5)
+    assert_same(ours.reset(), theirs.reset())
+    rng = np.random.default_rng(2)
+    for t in range(9):
+        actions = rng.integers(0, 2, size=3)
+        result = ours.step(actions)
+        expected = theirs.step(actions)
+        assert_same(result, expected, f"step {t}")
+        assert_same(ours.reset_infos, theirs.reset_infos, f"step {t} reset_infos")
