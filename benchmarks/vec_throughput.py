@@ -25,10 +25,10 @@ configurations:
 for ``"rgb_array"``, which costs CartPole nothing until a frame is drawn
 but has the lending env record each step for its frames.
 
-``--rounds R`` trains every configuration R times, interleaved (the
-reference first in each round); each round's ratios are taken within the
-round, and the median over rounds is printed, so a load shared by both
-sides of a ratio cancels. Also printed: the env's share of training
+``--rounds R`` trains every configuration R times, interleaved (the order
+rotated by one each round, so no configuration always goes first); each
+round's ratios are taken within the round, and the median over rounds is
+printed, so a load shared by both sides of a ratio cancels. Also printed: the env's share of training
 time (the vector env's ``step_wait`` and ``reset``, CPU time), the load
 average before and after.
 
@@ -149,14 +149,14 @@ def main(argv: list[str] | None = None) -> None:
         make().close()  # import and build once, outside the timings
     print(f"load average before: {' '.join(f'{v:.1f}' for v in os.getloadavg())}", flush=True)
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in configs}
-    for _ in range(max(args.rounds, 1)):
-        reference = train(configs[REFERENCE], args)
-        runs[REFERENCE].append({**reference, "ratio": 1.0})
-        for name, make in configs.items():
-            if name != REFERENCE:
-                row = train(make, args)
-                row["ratio"] = row["steps_per_s"] / reference["steps_per_s"]
-                runs[name].append(row)
+    names = list(configs)
+    for round_index in range(max(args.rounds, 1)):
+        # the order rotates each round, so no configuration always trains first
+        shift = round_index % len(names)
+        rows = {name: train(configs[name], args) for name in names[shift:] + names[:shift]}
+        for name, row in rows.items():
+            row["ratio"] = row["steps_per_s"] / rows[REFERENCE]["steps_per_s"]
+            runs[name].append(row)
     print(
         f"PPO MlpPolicy, n_envs={args.n_envs}, n_steps={args.n_steps}, "
         f"{args.rollouts} rollouts ({args.rollouts * args.n_envs * args.n_steps} steps) "
