@@ -28,9 +28,9 @@ but has the lending env record each step for its frames.
 ``--rounds R`` trains every configuration R times, interleaved (the order
 rotated by one each round, so no configuration always goes first); each
 round's ratios are taken within the round, and the median over rounds is
-printed, so a load shared by both sides of a ratio cancels. Also printed: the env's share of training
-time (the vector env's ``step_wait`` and ``reset``, CPU time), the load
-average before and after.
+printed, so a load shared by both sides of a ratio cancels. Also printed:
+the env's share of training time (the vector env's ``step_wait`` and
+``reset``, CPU time), the load average before and after.
 
 Run: ``python benchmarks/vec_throughput.py [--env-id OneSidedLending-RL-v0]
 [--n-envs 16] [--n-steps 128] [--rollouts 8] [--rounds 3] [--json F]``
