@@ -105,6 +105,12 @@ RL_VIEW_SUFFIXES = {"plain": "RL", "features": "RL-Features", "feedback": "RL-Fe
 DISCRETE_SUFFIX = "Discrete"
 
 
+#: base ids with a native vector env of their plain RL id (registered as its
+#: ``vector_entry_point``; other keywords or views fall back to a sync env there)
+NATIVE_RL_VECTOR = ("OneSidedLending-v0", "AppleTasting-v0")
+_RL_VECTOR_ENTRY_POINT = "osfb_gym.wrappers.vector:make_rl_vector_env"
+
+
 def rl_entries(entries: tuple[EnvEntry, ...]) -> tuple[EnvEntry, ...]:
     """Return the RL-ready entries of ``entries``: one per view each lists in ``rl_views``.
 
@@ -126,6 +132,9 @@ def rl_entries(entries: tuple[EnvEntry, ...]) -> tuple[EnvEntry, ...]:
                         entry_point="osfb_gym.wrappers:rl_env",
                         family=entry.family,
                         kwargs={"env_id": entry.id, "view": view, **extra},
+                        vector_entry_point=_RL_VECTOR_ENTRY_POINT
+                        if view == "plain" and not extra and entry.id in NATIVE_RL_VECTOR
+                        else None,
                     )
                 )
     return tuple(out)

@@ -294,8 +294,16 @@ def test_pickling_env_stack(env_id):
 def test_make_vec_env_id(env_id):
     env = gym.make_vec(env_id)
     assert env.num_envs == 1
-    # lending's vector entry point (a SyncVectorEnv by default), Gymnasium's sync otherwise
-    assert isinstance(env, SyncVectorEnv)
+    # lending's vector entry point (a SyncVectorEnv by default), Gymnasium's sync otherwise;
+    # the plain lending and apple RL ids' are their native vector envs (issue 36)
+    native = {
+        "OneSidedLending-RL-v0": "LendingRLVectorEnv",
+        "AppleTasting-RL-v0": "AppleRLVectorEnv",
+    }
+    if env_id in native:
+        assert type(env).__name__ == native[env_id]
+    else:
+        assert isinstance(env, SyncVectorEnv)
     env.close()
 
 

@@ -1,0 +1,185 @@
+"""PPO's training throughput on a native vector env, against CartPole-v1 trained the same way.
+
+Issue 36's target: PPO on a lending RL id with 16 native envs trains at
+least 0.8 times as fast as PPO on ``CartPole-v1`` with 16 envs, same
+settings, measured in one run. Each configuration trains PPO
+(stable-baselines3 defaults but ``n_steps``, ``MlpPolicy``, torch on one
+thread, CPU) for ``--rollouts`` rollouts of ``--n-envs x --n-steps`` env
+steps; the CPU time of ``learn`` (``time.process_time``: the env, the
+rollouts and the gradient updates) gives steps per CPU second. The
+configurations:
+
+- ``cartpole-dummy``: ``CartPole-v1`` in SB3's ``DummyVecEnv``
+  (``make_vec_env``: a ``Monitor`` on each env), the usual way and the
+  reference of every ratio;
+- ``cartpole-sync``: ``CartPole-v1`` in Gymnasium's ``SyncVectorEnv``
+  (``SAME_STEP``) through :class:`osfb_gym.wrappers.sb3.SB3VecEnv` and
+  SB3's ``VecMonitor``: the adapter's own cost, on the reference env;
+- ``<id>-dummy``: the RL id in ``DummyVecEnv`` (``make_vec_env``);
+- ``<id>-native``: ``gym.make_vec(id, num_envs, autoreset_mode="SameStep")``,
+  the native vector env, through :class:`~osfb_gym.wrappers.sb3.SB3VecEnv`
+  and ``VecMonitor`` (the episode statistics SB3 logs, as ``Monitor`` gives
+  the others).
+
+``make_vec_env`` is given ``render_mode=None``: by default it asks every env
+for ``"rgb_array"``, which costs CartPole nothing until a frame is drawn
+but has the lending env record each step for its frames.
+
+``--rounds R`` trains every configuration R times, interleaved (the order
+rotated by one each round, so no configuration always goes first); each
+round's ratios are taken within the round, and the median over rounds is
+printed, so a load shared by both sides of a ratio cancels. Also printed:
+the env's share of training time (the vector env's ``step_wait`` and
+``reset``, CPU time), the load average before and after.
+
+Run: ``python benchmarks/vec_throughput.py [--env-id OneSidedLending-RL-v0]
+[--n-envs 16] [--n-steps 128] [--rollouts 8] [--rounds 3] [--json F]``
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # one BLAS thread, set before NumPy loads it
+
+import dataclasses  # noqa: E402
+import json  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from typing import Any  # noqa: E402
+
+import gymnasium as gym  # noqa: E402
+import torch  # noqa: E402
+from _args import parse_args  # noqa: E402
+from gymnasium.vector import AutoresetMode, SyncVectorEnv  # noqa: E402
+from stable_baselines3 import PPO  # noqa: E402
+from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor  # noqa: E402
+
+import osfb_gym  # noqa: E402, F401  (registers the ids)
+from osfb_gym.wrappers.sb3 import SB3VecEnv  # noqa: E402
+
+REFERENCE = "cartpole-dummy"
+
+
+@dataclasses.dataclass
+class Args:
+    """The benchmark's arguments (``--env-id`` etc.)."""
+
+    env_id: str = "OneSidedLending-RL-v0"
+    n_envs: int = 16
+    n_steps: int = 128
+    rollouts: int = 8
+    rounds: int = 3
+    seed: int = 0
+    json: str | None = None
+
+
+def configurations(args: Args) -> dict[str, Callable[[], VecEnv]]:
+    """Name -> a function building the configuration's SB3 vector env."""
+    n, seed, env_id = args.n_envs, args.seed, args.env_id
+    short = env_id.split("-")[0].lower()
+    plain = {"render_mode": None}
+
+    def cartpole_sync() -> VecEnv:
+        envs = SyncVectorEnv(
+            [lambda: gym.make("CartPole-v1") for _ in range(n)],
+            autoreset_mode=AutoresetMode.SAME_STEP,
+        )
+        venv = VecMonitor(SB3VecEnv(envs))
+        venv.seed(seed)
+        return venv
+
+    def native() -> VecEnv:
+        venv = VecMonitor(SB3VecEnv(gym.make_vec(env_id, num_envs=n, autoreset_mode="SameStep")))
+        venv.seed(seed)
+        return venv
+
+    return {
+        REFERENCE: lambda: make_vec_env("CartPole-v1", n_envs=n, seed=seed, env_kwargs=plain),
+        "cartpole-sync": cartpole_sync,
+        f"{short}-dummy": lambda: make_vec_env(env_id, n_envs=n, seed=seed, env_kwargs=plain),
+        f"{short}-native": native,
+    }
+
+
+def timed(venv: VecEnv) -> list[float]:
+    """Wrap ``venv``'s ``step_wait`` and ``reset`` with a CPU-time counter (its one entry)."""
+    spent = [0.0]
+    step_wait, reset = venv.step_wait, venv.reset
+
+    def timed_step_wait() -> Any:
+        started = time.process_time()
+        result = step_wait()
+        spent[0] += time.process_time() - started
+        return result
+
+    def timed_reset() -> Any:
+        started = time.process_time()
+        result = reset()
+        spent[0] += time.process_time() - started
+        return result
+
+    venv.step_wait = timed_step_wait  # type: ignore[method-assign]
+    venv.reset = timed_reset  # type: ignore[method-assign]
+    return spent
+
+
+def train(make: Callable[[], VecEnv], args: Args) -> dict[str, float]:
+    """Train PPO once; return steps per CPU second and the env's share of the time."""
+    venv = make()
+    env_seconds = timed(venv)
+    model = PPO("MlpPolicy", venv, n_steps=args.n_steps, seed=args.seed, device="cpu")
+    steps = args.rollouts * args.n_envs * args.n_steps
+    started = time.process_time()
+    model.learn(total_timesteps=steps)
+    seconds = time.process_time() - started
+    venv.close()
+    return {"steps_per_s": steps / seconds, "env_share": env_seconds[0] / seconds}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Train every configuration ``--rounds`` times, interleaved; print the ratios."""
+    args = parse_args(Args, __doc__.splitlines()[0], argv)
+    torch.set_num_threads(1)
+    configs = configurations(args)
+    for make in configs.values():
+        make().close()  # import and build once, outside the timings
+    print(f"load average before: {' '.join(f'{v:.1f}' for v in os.getloadavg())}", flush=True)
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in configs}
+    names = list(configs)
+    for round_index in range(max(args.rounds, 1)):
+        # the order rotates each round, so no configuration always trains first
+        shift = round_index % len(names)
+        rows = {name: train(configs[name], args) for name in names[shift:] + names[:shift]}
+        for name, row in rows.items():
+            row["ratio"] = row["steps_per_s"] / rows[REFERENCE]["steps_per_s"]
+            runs[name].append(row)
+    print(
+        f"PPO MlpPolicy, n_envs={args.n_envs}, n_steps={args.n_steps}, "
+        f"{args.rollouts} rollouts ({args.rollouts * args.n_envs * args.n_steps} steps) "
+        f"x {args.rounds} rounds, torch and BLAS on one thread; medians over rounds"
+    )
+    summary = {}
+    for name, rows in runs.items():
+        summary[name] = {
+            key: statistics.median(row[key] for row in rows)
+            for key in ("steps_per_s", "env_share", "ratio")
+        }
+        summary[name]["ratios"] = [round(row["ratio"], 3) for row in rows]  # type: ignore[assignment]
+        s = summary[name]
+        print(
+            f"{name:22s} {s['steps_per_s']:7.0f} steps/CPU s  env {s['env_share']:6.1%}  "
+            f"x {REFERENCE}: {s['ratio']:.3f} (rounds: {s['ratios']})",
+            flush=True,
+        )
+    print(f"load average after: {' '.join(f'{v:.1f}' for v in os.getloadavg())}", flush=True)
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump({"args": dataclasses.asdict(args), "results": summary}, handle, indent=2)
+
+
+if __name__ == "__main__":
+    main()

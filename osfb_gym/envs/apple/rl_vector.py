@@ -1,0 +1,167 @@
+"""A native vector env of ``AppleTasting-RL-v0``: ``K`` synthetic streams stepped as arrays.
+
+``gym.make_vec("AppleTasting-RL-v0", num_envs=K)`` builds
+:class:`AppleRLVectorEnv` (through
+:func:`osfb_gym.wrappers.vector.make_rl_vector_env`). Sub-env ``i`` is the
+single RL id (plain view, oracle hidden) reset with its seed: the same
+observations, rewards, terminations, truncations and feedback as
+:class:`~gymnasium.vector.SyncVectorEnv` over ``gym.make("AppleTasting-RL-v0")``
+under the same seeds and actions, autoresets included (tested). A synthetic
+stream is drawn in chunks of examples by each sub-env's own world and
+generator (the single env's code); a step reads every sub-env's example and
+scores every decision with a few array operations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from osfb_gym.core.channels import strip_oracle
+from osfb_gym.envs._native_vector import NativeRLVectorEnv
+from osfb_gym.envs.apple.env import AppleTastingEnv
+from osfb_gym.envs.apple.world import CHUNK
+
+
+def native_supported(kwargs: dict[str, Any]) -> str | None:
+    """Return why ``kwargs`` of ``AppleTasting-v0`` need the sync env, or None if native.
+
+    The native step reads a synthetic stream in random order; a dataset, the
+    adversarial order (the whole episode sorted at reset) and renders are
+    the single env's.
+    """
+    if kwargs.get("dataset") is not None:
+        return "dataset"
+    if kwargs.get("order", "random") != "random":
+        return "order"
+    if kwargs.get("render_mode") is not None:
+        return "render_mode"
+    return None
+
+
+class AppleRLVectorEnv(NativeRLVectorEnv):
+    """``num_envs`` synthetic ``AppleTasting-RL-v0`` episodes stepped as arrays.
+
+    Parameters
+    ----------
+    num_envs
+        Number of sub-envs.
+    autoreset_mode
+        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or
+        ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
+        :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
+        ``metadata["autoreset_mode"]``.
+    **kwargs
+        Keywords of ``AppleTasting-v0`` for a synthetic world in random
+        order (``dataset``, ``order="adversarial"`` and ``render_mode`` are the
+        single env's only: ``gym.make_vec`` gives a sync env for them).
+
+    Examples
+    --------
+    >>> import gymnasium as gym, numpy as np, osfb_gym
+    >>> envs = gym.make_vec("AppleTasting-RL-v0", num_envs=3, dim=4, horizon=5)
+    >>> type(envs).__name__, envs.metadata["autoreset_mode"].value
+    ('AppleRLVectorEnv', 'NextStep')
+    >>> obs, info = envs.reset(seed=0)
+    >>> obs.shape, obs.dtype
+    ((3, 4), dtype('float32'))
+    >>> obs, reward, terminated, truncated, info = envs.step(np.array([1, 0, 1]))
+    >>> info["feedback"]["revealed"].tolist()
+    [True, False, True]
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        **kwargs: Any,
+    ) -> None:
+        self._init_vector(num_envs, autoreset_mode)
+        reason = native_supported(kwargs)
+        if reason is not None:
+            raise ValueError(
+                f"{reason}={kwargs[reason]!r} is not supported by the native vector env; "
+                "use gym.make_vec('AppleTasting-RL-v0', ...), which gives a sync env for it"
+            )
+        # the first env validates every keyword before the others are made
+        self.envs = [AppleTastingEnv(**kwargs)]
+        self.envs += [AppleTastingEnv(**kwargs) for _ in range(self.num_envs - 1)]
+        first = self.envs[0]
+        self.dim, self.horizon = first.dim, first.horizon
+        self.gain, self.cost_fp = first.gain, first.cost_fp
+        self._one_sided = first.feedback_mode == "one_sided"
+        # the plain view of the RL id: the features, float32 (the env's own Box)
+        self.single_observation_space = spaces.Box(
+            first.observation_space.low,
+            first.observation_space.high,
+            shape=(self.dim,),
+            dtype=np.float32,
+        )
+        self.single_action_space = spaces.Discrete(2)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        # each sub-env's chunk of the stream, its place in it, and its current label
+        self._chunk_x = np.zeros((self.num_envs, CHUNK, self.dim), dtype=np.float32)
+        self._chunk_y = np.zeros((self.num_envs, CHUNK), dtype=np.int8)
+        self._pos = np.zeros(self.num_envs, dtype=np.intp)
+        self._label = np.zeros(self.num_envs, dtype=np.int64)
+        self._obs = np.zeros((self.num_envs, self.dim), dtype=np.float32)
+        self._rows = np.arange(self.num_envs)
+
+    def _reset_one(
+        self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Reset sub-env ``i`` with its single env (its world and first chunk); load them."""
+        env = self.envs[i]
+        obs, info = env.reset(seed=seed, options=options)
+        self._chunk_x[i] = env._x
+        self._chunk_y[i] = env._labels
+        self._pos[i] = env._pos
+        self._label[i] = env._y
+        self._obs[i] = obs
+        return strip_oracle(info)
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """Return ``(K,)`` integer or boolean 0/1 actions (``Discrete(2)``), or raise."""
+        array = np.asarray(actions)
+        if array.shape != (self.num_envs,) or array.dtype.kind not in "biu":
+            raise TypeError(
+                f"actions must be {self.num_envs} integers 0 or 1 (Discrete(2) each), got "
+                f"shape {array.shape} and dtype {array.dtype}"
+            )
+        if array.dtype.kind != "b" and ((array < 0) | (array > 1)).any():
+            raise ValueError(f"actions must be 0 or 1, got {array.tolist()}")
+        return array
+
+    def _decide(self, actions: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Score every decision as the single env's ``outcome``: gain, -cost_fp or 0.0."""
+        taste = actions == 1
+        positive = self._label == 1
+        reward = np.where(taste, np.where(positive, self.gain, -self.cost_fp), 0.0)
+        revealed = taste if self._one_sided else np.ones(self.num_envs, dtype=bool)
+        feedback = {"revealed": revealed, "y": np.where(revealed, self._label, 0)}
+        return reward, feedback
+
+    def _advance(self, index: np.ndarray) -> None:
+        """Move the sub-envs ``index`` to their next example, drawing a chunk where one ends."""
+        if index.size == 0:
+            return
+        pos = self._pos
+        for i in index[pos[index] >= CHUNK].tolist():
+            env = self.envs[i]
+            # the single env's draw: its world, its generator, a chunk of examples
+            self._chunk_x[i], self._chunk_y[i], _ = env._world.sample(CHUNK, env.np_random)
+            pos[i] = 0
+        at = pos[index]
+        self._obs[index] = self._chunk_x[index, at]
+        self._label[index] = self._chunk_y[index, at]
+        pos[index] += 1
+
+    def _feedback_row(self, value: np.ndarray, i: int) -> Any:
+        """Sub-env ``i``'s entry as a Python ``bool`` or ``int``, as the single env gives it."""
+        return value[i].item()

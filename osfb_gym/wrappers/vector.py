@@ -1,0 +1,107 @@
+"""The RL ids' vector entry point: a native vector env where a family has one, else sync.
+
+``gym.make_vec("OneSidedLending-RL-v0", num_envs=K)`` calls
+:func:`make_rl_vector_env`, which builds the family's native vector env
+(:class:`~osfb_gym.envs.lending.rl_vector.LendingRLVectorEnv`,
+:class:`~osfb_gym.envs.apple.rl_vector.AppleRLVectorEnv`: the ``K``
+worlds stepped as arrays, equal to the sync env under the same seeds) when
+it covers the keywords, and Gymnasium's
+:class:`~gymnasium.vector.SyncVectorEnv` over :func:`~osfb_gym.wrappers.rl_env`
+otherwise (a dataset, the greedy trap, a render mode, another view). Either
+way ``autoreset_mode`` picks Gymnasium's ``NEXT_STEP`` (default) or
+``SAME_STEP``, the one stable-baselines3 expects
+(:class:`osfb_gym.wrappers.sb3.SB3VecEnv`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
+
+from osfb_gym.core.validation import check_int
+from osfb_gym.envs._native_vector import NativeRLVectorEnv, check_autoreset_mode
+from osfb_gym.envs.apple import rl_vector as apple
+from osfb_gym.envs.lending import rl_vector as lending
+from osfb_gym.wrappers.rl import rl_env
+
+#: base id -> its native vector env of the plain RL view
+NATIVE_RL_VECTOR_ENVS: dict[
+    str, tuple[Callable[..., NativeRLVectorEnv], Callable[[dict[str, Any]], str | None]]
+] = {
+    "OneSidedLending-v0": (lending.LendingRLVectorEnv, lending.native_supported),
+    "AppleTasting-v0": (apple.AppleRLVectorEnv, apple.native_supported),
+}
+#: rl_env's keywords the native envs implement only at these values
+_RL_DEFAULTS = {
+    "view": "plain",
+    "discrete_actions": False,
+    "binary_as_multidiscrete": False,
+    "hide_oracle": True,
+    "on_episode": None,
+}
+
+
+def native_rl_vector_class(env_id: str, **kwargs: Any) -> Callable[..., NativeRLVectorEnv] | None:
+    """Return the native vector env (its class) that makes ``rl_env(env_id, **kwargs)``, or None."""
+    if env_id not in NATIVE_RL_VECTOR_ENVS:
+        return None
+    cls, native_supported = NATIVE_RL_VECTOR_ENVS[env_id]
+    if any(kwargs.get(key, value) != value for key, value in _RL_DEFAULTS.items()):
+        return None
+    env_kwargs = {key: value for key, value in kwargs.items() if key not in _RL_DEFAULTS}
+    return cls if native_supported(env_kwargs) is None else None
+
+
+def make_rl_vector_env(
+    num_envs: int = 1,
+    *,
+    env_id: str,
+    native: bool | None = None,
+    autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+    **kwargs: Any,
+) -> VectorEnv:
+    """Return ``num_envs`` copies of ``rl_env(env_id, **kwargs)`` as one vector env.
+
+    Parameters
+    ----------
+    num_envs
+        Number of sub-envs.
+    env_id
+        The base id (an RL id's registry entry presets it, with its ``view``).
+    native
+        None (default): the native vector env when one covers the keywords,
+        else a :class:`~gymnasium.vector.SyncVectorEnv`. True: the native
+        env, or ValueError. False: the sync env.
+    autoreset_mode
+        ``"NextStep"`` (Gymnasium's default) or ``"SameStep"``, as an
+        :class:`~gymnasium.vector.AutoresetMode` or its value.
+    **kwargs
+        Keywords of :func:`~osfb_gym.wrappers.rl_env` and of the env.
+
+    Examples
+    --------
+    >>> import gymnasium as gym, osfb_gym
+    >>> type(gym.make_vec("OneSidedLending-RL-v0", num_envs=2)).__name__
+    'LendingRLVectorEnv'
+    >>> type(gym.make_vec("OneSidedLending-RL-v0", num_envs=2, native=False)).__name__
+    'SyncVectorEnv'
+    """
+    num_envs = check_int(num_envs, "num_envs", minimum=1)
+    mode = check_autoreset_mode(autoreset_mode)
+    if native is not None and not isinstance(native, bool):
+        raise TypeError(f"native must be None, True or False, got {native!r}")
+    cls = native_rl_vector_class(env_id, **kwargs) if native is not False else None
+    if cls is not None:
+        env_kwargs = {key: value for key, value in kwargs.items() if key not in _RL_DEFAULTS}
+        return cls(num_envs, autoreset_mode=mode, **env_kwargs)
+    if native:
+        raise ValueError(
+            f"native=True: no native vector env makes {env_id!r} with {sorted(kwargs)}; "
+            f"native ones: {sorted(NATIVE_RL_VECTOR_ENVS)} (plain view, synthetic world)"
+        )
+    return SyncVectorEnv(
+        [partial(rl_env, env_id, **kwargs) for _ in range(num_envs)], autoreset_mode=mode
+    )

@@ -1,0 +1,153 @@
+"""SB3VecEnv: a SAME_STEP Gymnasium vector env as a stable-baselines3 VecEnv.
+
+The native lending vector env through the adapter equals SB3's own
+``DummyVecEnv`` over the single RL id under the same seeds: observations,
+rewards, dones, infos (``terminal_observation``, ``TimeLimit.truncated``)
+and ``reset_infos``; and PPO trains on it.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+pytest.importorskip("stable_baselines3")
+
+from stable_baselines3 import PPO  # noqa: E402
+from stable_baselines3.common.monitor import Monitor  # noqa: E402
+from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecMonitor  # noqa: E402
+
+import osfb_gym  # noqa: E402, F401  (registers the ids)
+from osfb_gym.wrappers.sb3 import SB3VecEnv, unbatch_infos  # noqa: E402
+from tests.helpers import assert_same  # noqa: E402
+
+ID = "OneSidedLending-RL-v0"
+
+
+def adapted(num_envs: int, **kwargs) -> SB3VecEnv:
+    return SB3VecEnv(gym.make_vec(ID, num_envs=num_envs, autoreset_mode="SameStep", **kwargs))
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"horizon": 5}, {"horizon": 3, "batch_size": 2, "link": "linear"}]
+)
+def test_equals_dummy_vec_env_through_episode_ends(kwargs):
+    ours = adapted(4, **kwargs)
+    theirs = DummyVecEnv([lambda: gym.make(ID, **kwargs) for _ in range(4)])
+    assert ours.observation_space == theirs.observation_space
+    assert ours.action_space == theirs.action_space
+    ours.seed(7)
+    theirs.seed(7)
+    assert_same(ours.reset(), theirs.reset())
+    assert_same(ours.reset_infos, theirs.reset_infos)
+    rng = np.random.default_rng(1)
+    ends = 0
+    for t in range(3 * kwargs["horizon"] + 1):
+        # float 0/1 actions, as SB3's MultiBinary policy gives them
+        actions = rng.integers(0, 2, size=(4, ours.action_space.n)).astype(np.float32)
+        obs, reward, done, infos = ours.step(actions)
+        expected = theirs.step(actions)
+        assert_same((obs, reward, done), expected[:3], f"step {t}")
+        assert_same(infos, expected[3], f"step {t} infos")
+        assert_same(ours.reset_infos, theirs.reset_infos, f"step {t} reset_infos")
+        ends += int(done.any())
+        if done.any():
+            assert all("terminal_observation" in info for info in infos)
+            assert all(info["TimeLimit.truncated"] for info in infos)
+    assert ends == 3
+
+
+def test_sync_vector_env_of_cartpole_equals_dummy_vec_env():
+    """Terminations (not truncations) too: CartPole's pole falls."""
+    sync = SyncVectorEnv(
+        [lambda: gym.make("CartPole-v1") for _ in range(3)],
+        autoreset_mode=AutoresetMode.SAME_STEP,
+    )
+    ours = SB3VecEnv(sync)
+    theirs = DummyVecEnv([lambda: gym.make("CartPole-v1") for _ in range(3)])
+    ours.seed(0)
+    theirs.seed(0)
+    assert_same(ours.reset(), theirs.reset())
+    terminated = 0
+    for _ in range(60):
+        actions = np.ones(3, dtype=np.int64)
+        result = ours.step(actions)
+        expected = theirs.step(actions)
+        assert_same(result, expected)
+        dones, infos = result[2], result[3]
+        terminated += sum(
+            d and not i["TimeLimit.truncated"] for d, i in zip(dones, infos, strict=True)
+        )
+    assert terminated >= 3
+
+
+def test_ppo_learns_on_it_with_vec_monitor_and_nan_checks():
+    venv = VecCheckNan(VecMonitor(adapted(4, horizon=16)), raise_exception=True)
+    venv.seed(0)
+    model = PPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps == 256
+    # VecMonitor saw the episodes end: 4 envs x 256 / 4 / 16 steps
+    assert len(model.ep_info_buffer) == 16
+    assert all(ep["l"] == 16 for ep in model.ep_info_buffer)
+
+
+def test_rejects_next_step_autoreset_and_non_vector_envs():
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        SB3VecEnv(gym.make_vec(ID, num_envs=2))
+    with pytest.raises(TypeError, match="VectorEnv"):
+        SB3VecEnv(gym.make(ID))
+
+
+def test_attributes_methods_wrappers_and_options():
+    venv = adapted(3, horizon=4)
+    assert venv.get_attr("horizon") == [4, 4, 4]
+    assert venv.get_attr("cutoff", indices=[1]) == [venv.env.envs[1].cutoff]
+    venv.set_attr("horizon", 2, indices=0)
+    assert venv.get_attr("horizon") == [2, 4, 4]
+    assert venv.env_method("get_wrapper_attr", "dim") == [5, 5, 5]
+    assert venv.env_is_wrapped(Monitor) == [False, False, False]
+    sync = SB3VecEnv(
+        SyncVectorEnv(
+            [lambda: Monitor(gym.make(ID)), lambda: gym.make(ID)],
+            autoreset_mode=AutoresetMode.SAME_STEP,
+        )
+    )
+    assert sync.env_is_wrapped(Monitor) == [True, False]
+    venv.set_options([{"a": 1}, {}, {}])
+    with pytest.raises(ValueError, match="options"):
+        venv.reset()
+    with pytest.raises(RuntimeError, match="step_async"):
+        venv.step_wait()
+
+
+def test_unbatch_infos_follows_the_masks():
+    infos = {
+        "a": np.array([1.0, 2.0, 3.0]),
+        "_a": np.array([True, False, True]),
+        "b": {"c": np.arange(3), "_c": np.ones(3, dtype=bool)},
+        "_b": np.array([False, True, True]),
+    }
+    out = unbatch_infos(infos, 3)
+    assert out == [{"a": 1.0}, {"b": {"c": 1}}, {"a": 3.0, "b": {"c": 2}}]
+
+
+def test_apple_native_equals_dummy_vec_env():
+    """Discrete actions (PPO gives int64 codes) and the apple env's Python-scalar feedback."""
+    kwargs = {"horizon": 4, "dim": 3}
+    ours = SB3VecEnv(
+        gym.make_vec("AppleTasting-RL-v0", num_envs=3, autoreset_mode="SameStep", **kwargs)
+    )
+    theirs = DummyVecEnv([lambda: gym.make("AppleTasting-RL-v0", **kwargs) for _ in range(3)])
+    ours.seed(5)
+    theirs.seed(5)
+    assert_same(ours.reset(), theirs.reset())
+    rng = np.random.default_rng(2)
+    for t in range(9):
+        actions = rng.integers(0, 2, size=3)
+        result = ours.step(actions)
+        expected = theirs.step(actions)
+        assert_same(result, expected, f"step {t}")
+        assert_same(ours.reset_infos, theirs.reset_infos, f"step {t} reset_infos")
