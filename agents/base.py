@@ -20,6 +20,7 @@ import pickle
 import pkgutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from numbers import Integral, Real
+from pathlib import Path
 from typing import Any, ClassVar, cast
 
 import gymnasium as gym
@@ -466,9 +467,8 @@ def all_agents() -> list[type[Agent]]:
     >>> "Adaptive" in names and "DSAL" in names and "CutoffAgent" not in names
     True
     """
-    import agents
-
-    for module in pkgutil.walk_packages(agents.__path__, prefix="agents."):
+    # the package's folder, not `import agents`: the package's __init__ imports this module
+    for module in pkgutil.walk_packages([str(Path(__file__).resolve().parent)], prefix="agents."):
         if "._" not in module.name:
             importlib.import_module(module.name)
     found, stack = set(), list(Agent.__subclasses__())
@@ -679,8 +679,10 @@ def check_clone(agent_or_class: Agent | type[Agent]) -> None:
 
 
 def _make_env(env_id: str, env_kwargs: Mapping[str, Any] | None, steps: int) -> gym.Env:
-    import osfb_gym  # noqa: F401  (registers the env ids with gymnasium; only episodes need it)
+    # the id table only (agents stay below osfb_gym's envs); only episodes need it
+    from envs_registry import register_all
 
+    register_all()
     return gym.make(env_id, max_episode_steps=steps, **dict(env_kwargs or {}))
 
 
