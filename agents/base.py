@@ -852,15 +852,16 @@ def yield_checks(
     """
     subject = _Subject(agent_or_class)
     name, cls = subject.name, subject.cls
+    for check, _, optional in AGENT_CHECKS:
+        if require_constraints or not optional:
+            yield NamedCheck(check, _AGENT_FUNCTIONS[check])
+    # (after the agent's own checks, as check_agent always reported them first)
     if env_ids is None:
         if not cls.env_ids:
             raise _fail(name, "env_ids", "declares no env_ids (the envs it is made for)")
         env_ids = cls.env_ids
     elif isinstance(env_ids, str) or not set(env_ids) <= set(cls.env_ids):
         raise ValueError(f"env_ids must be a list of ids among {name}.env_ids, got {env_ids!r}")
-    for check, _, optional in AGENT_CHECKS:
-        if require_constraints or not optional:
-            yield NamedCheck(check, _AGENT_FUNCTIONS[check])
     kwargs_by_id = dict(env_kwargs or {})
     for env_id in env_ids:
         for check, _ in ENV_CHECKS:

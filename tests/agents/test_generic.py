@@ -14,6 +14,7 @@ from agents.base import (
     AGENT_CHECKS,
     ENV_CHECKS,
     Agent,
+    AgentContractError,
     all_agents,
     check_agent,
     parametrize_with_checks,
@@ -60,6 +61,24 @@ def test_check_agent_runs_every_named_check_and_the_grader_reports_from_the_same
     graded = [name for name, _ in CONTRACT_CHECKS]
     assert graded[2:-2] == [name for name, _, optional in AGENT_CHECKS if not optional]
     assert check_agent(AGENTS[0], env_kwargs=SMALL).get_params() == AGENTS[0]().get_params()
+
+
+def test_check_agent_reports_the_agents_own_checks_before_its_env_ids():
+    from agents.lending import Greedy
+
+    class Forgetful(Greedy):
+        env_ids = ()
+
+        def __init__(self, l2: float = 1.0, solver: str = "incremental"):
+            self.l2 = l2
+
+    with pytest.raises(AgentContractError, match="init stores only") as caught:
+        check_agent(Forgetful)
+    assert caught.value.check == "init stores only"
+    bare = type("Bare", (Greedy,), {"env_ids": ()})
+    with pytest.raises(AgentContractError, match="declares no env_ids") as caught:
+        check_agent(bare)
+    assert caught.value.check == "env_ids"
 
 
 def _wrapped(cls: type[Agent]) -> list[tuple[str, Agent]]:
