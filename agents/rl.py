@@ -189,7 +189,7 @@ class SB3Agent(Agent):
     @staticmethod
     def _observation_adapter(env_space: gym.Space, model_space: gym.Space) -> bool:
         """Whether observations go through the plain view's ``encode`` (else as they are)."""
-        from osfb_gym.wrappers import encode_space
+        from osfb_gym.core.spaces import encode_space
 
         if _same_space(env_space, model_space):
             return False
@@ -231,7 +231,7 @@ class SB3Agent(Agent):
     def act(self, observation: Any) -> Any:
         """Return the model's action for ``observation``, in the env's action space."""
         if self.encode_:
-            from osfb_gym.wrappers import encode
+            from osfb_gym.core.spaces import encode
 
             obs = encode(self.observation_space_, observation)
         else:

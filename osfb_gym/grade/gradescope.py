@@ -35,6 +35,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agents.base import AGENT_CHECKS
 from osfb_gym.core.validation import check_float
 from osfb_gym.grade.sandbox import Diagnosis
 
@@ -44,14 +45,13 @@ if TYPE_CHECKING:
 #: Gradescope's visibility settings (tests, the whole result, stdout)
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
-#: the checks of a grading, in the order the grader makes them: (name, what passing means)
+#: the checks of a grading, in the order the grader makes them: (name, what passing means).
+#: The middle ones are :data:`agents.base.AGENT_CHECKS` (the one list of the
+#: contract's checks) that the grader runs: all but the optional constraints table.
 CONTRACT_CHECKS: tuple[tuple[str, str], ...] = (
     ("loads", "the file imports and defines one agents.base.Agent subclass"),
     ("env_ids", "env_ids (if declared) lists the graded env"),
-    ("hyperparameters", "the class is built with no arguments: every hyperparameter has a default"),
-    ("init stores only", "__init__ stores each hyperparameter under its own name, nothing else"),
-    ("set_params", "set_params refuses an unknown hyperparameter"),
-    ("clone", "sklearn.base.clone gives an equal agent, twice over"),
+    *((name, meaning) for name, meaning, optional in AGENT_CHECKS if not optional),
     ("signatures", "reset, act and update have the runner's signatures"),
     ("episodes", "every held-out episode runs: no exception, invalid action, time-out or limit"),
 )

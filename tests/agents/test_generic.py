@@ -1,4 +1,7 @@
-"""The generic agent suite: every concrete Agent subclass passes ``check_agent``."""
+"""The generic agent suite: every concrete Agent subclass passes each check of ``check_agent``.
+
+One pytest id per (agent, check), as scikit-learn's ``parametrize_with_checks``.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +10,20 @@ from pathlib import Path
 import pytest
 from sklearn.base import clone
 
-from agents.base import Agent, all_agents, check_agent
+from agents.base import (
+    AGENT_CHECKS,
+    ENV_CHECKS,
+    Agent,
+    AgentContractError,
+    all_agents,
+    check_agent,
+    parametrize_with_checks,
+    yield_checks,
+)
 from agents.rl import SB3Agent
 from envs_registry import env_ids
 from osfb_gym.core.family import FAMILIES
+from osfb_gym.grade.gradescope import CONTRACT_CHECKS
 
 # small sizes so that each checking episode is quick (the registered defaults
 # of services draw 1,000 users): each family's own, from its Family record
@@ -31,9 +44,41 @@ def test_discovery_finds_the_known_agents():
     assert "CutoffAgent" not in names and "_DecayingExploration" not in names
 
 
-@pytest.mark.parametrize("cls", AGENTS, ids=lambda cls: cls.__name__)
-def test_every_agent_passes_check_agent(cls):
-    check_agent(cls, env_kwargs=SMALL)
+@parametrize_with_checks(AGENTS, env_kwargs=SMALL)
+def test_every_agent_passes_each_check(agent, check):
+    check(agent)
+
+
+def test_check_agent_runs_every_named_check_and_the_grader_reports_from_the_same_list():
+    checks = [check.name for check in yield_checks(AGENTS[0], env_ids=())]
+    assert checks == [name for name, _, _ in AGENT_CHECKS]
+    assert [c.name for c in yield_checks(AGENTS[0], env_ids=(), require_constraints=False)] == [
+        name for name, _, optional in AGENT_CHECKS if not optional
+    ]
+    env_id = AGENTS[0].env_ids[0]
+    named = [c.name for c in yield_checks(AGENTS[0], env_ids=[env_id])][len(AGENT_CHECKS) :]
+    assert named == [f"{name} on {env_id}" for name, _ in ENV_CHECKS]
+    graded = [name for name, _ in CONTRACT_CHECKS]
+    assert graded[2:-2] == [name for name, _, optional in AGENT_CHECKS if not optional]
+    assert check_agent(AGENTS[0], env_kwargs=SMALL).get_params() == AGENTS[0]().get_params()
+
+
+def test_check_agent_reports_the_agents_own_checks_before_its_env_ids():
+    from agents.lending import Greedy
+
+    class Forgetful(Greedy):
+        env_ids = ()
+
+        def __init__(self, l2: float = 1.0, solver: str = "incremental"):
+            self.l2 = l2
+
+    with pytest.raises(AgentContractError, match="init stores only") as caught:
+        check_agent(Forgetful)
+    assert caught.value.check == "init stores only"
+    bare = type("Bare", (Greedy,), {"env_ids": ()})
+    with pytest.raises(AgentContractError, match="declares no env_ids") as caught:
+        check_agent(bare)
+    assert caught.value.check == "env_ids"
 
 
 def _wrapped(cls: type[Agent]) -> list[tuple[str, Agent]]:

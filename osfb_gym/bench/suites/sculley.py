@@ -21,14 +21,18 @@ import pandas as pd
 from agents.base import Agent
 from osfb_gym.bench.report import Report, datasets_found, subset
 from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.suites.sculley_report import METHODS, PAPER_TOPICS, write_report
+from osfb_gym.bench.suites.sculley_report import (
+    METHODS,
+    PAPER_TOPICS,
+    PERCEPTRON_WEIGHTS,
+    THRESHOLD_BIASES,
+    write_report,
+)
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
 from osfb_gym.data.text import R8_TOPICS
 
 ENV_ID = "AppleTasting-v0"
 REUTERS_TOPICS = tuple(topic for topic in PAPER_TOPICS if topic in R8_TOPICS)
-THRESHOLD_BIASES = (0.0, 0.008, 0.016, 0.032, 0.064, 0.128, 0.25, 0.75, 1.0)  # threshold = -b
-PERCEPTRON_WEIGHTS = tuple(2.0**k for k in range(8))  # Table 3: c_pos, c_neg = 1
 #: Table 3's C_neg with C_pos = 100, "from 0.001 to 128 in rough power of two increments":
 #: 0.001 doubled up to 0.128, then 0.25 doubled up to 128 (18 values)
 SVM_WEIGHTS_PAPER = tuple(0.001 * 2**k for k in range(8)) + tuple(2.0**k for k in range(-2, 8))

@@ -21,6 +21,9 @@ from osfb_gym.bench.report import Claim, Report, claims_table, published, save_r
 #: the ten topics of Tables 2-3 and the positive rate the paper prints beside each
 PAPER_TOPICS: dict[str, float] = dict(published("sculley_topics").itertuples(index=False))
 SPAM_CORPORA = {"trec05p-1": (92189, 0.43), "trec06p": (37822, 0.34)}  # size, ham rate (6.1)
+#: Sculley's grids (Table 3), read by the suite's stages and named in this report
+THRESHOLD_BIASES = (0.0, 0.008, 0.016, 0.032, 0.064, 0.128, 0.25, 0.75, 1.0)  # threshold = -b
+PERCEPTRON_WEIGHTS = tuple(2.0**k for k in range(8))  # Table 3: c_pos, c_neg = 1
 LOCKUP_RECALL = 0.1  # an episode below this recall rejects (and so never sees) nearly all ham
 METRICS = [
     "tp",
@@ -417,7 +420,6 @@ def reuters_claims(best: pd.DataFrame) -> list[Claim]:
 
 
 def _reuters_page(suite: Any, best: pd.DataFrame, data_home: str | None) -> list[str]:
-    from osfb_gym.bench.suites.sculley import PERCEPTRON_WEIGHTS, THRESHOLD_BIASES
     from osfb_gym.data import load
 
     level = best.index.get_level_values

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from osfb_gym.core.optional import compiled
+from osfb_gym.envs.services.distances import squared_distances as plain_squared_distances
 
 if TYPE_CHECKING:
     from osfb_gym.envs.services.world import Population
@@ -87,12 +88,10 @@ def squared_distances(world: Population, theta: np.ndarray) -> np.ndarray:
     ``world.squared_distances``'s ``d <= 2`` lines, written out here: the
     same operations on the same values.
     """
-    from osfb_gym.envs.services.world import squared_distances as plain
-
     columns = world._columns
     d = columns.shape[0]
     if d > 2:
-        return plain(world.preferences, theta)
+        return plain_squared_distances(world.preferences, theta)
     out = columns[0] - theta[0]
     out *= out
     if d == 2:
@@ -228,9 +227,7 @@ def numpy_kernel(world: Population) -> Kernel:
         return huber_loss
     assert world.matrices is not None
     if world.matrices.shape[0] > 64:
-        from osfb_gym.envs.services.world import Population
-
-        return Population.loss_at_reference
+        return type(world).loss_at_reference  # (Population's, read from the world handed in)
     return mahalanobis_loss
 
 

@@ -31,7 +31,8 @@ The evaluator's reference optimum (Lloyd-style alternating minimisation
 from seeded restarts) lives in :mod:`osfb_gym.envs.services.reference`,
 beside the metrics that ask for it; agents never import either module:
 they see reported losses only. (This module was
-``osfb_gym.core.service_losses``, which still re-exports it.)
+``osfb_gym.core.service_losses``; core no longer re-exports it, as core
+imports no family.)
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ import numpy as np
 
 from osfb_gym.core.validation import check_choice
 from osfb_gym.envs.services import kernels
+from osfb_gym.envs.services.distances import squared_distances
 
 FAMILIES = ("squared", "mahalanobis", "huber", "cosine")
 HUBER_IRLS_STEPS = 10
@@ -442,33 +444,6 @@ def choose(losses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     choice = np.argmin(losses, axis=1)
     return choice, np.take_along_axis(losses, choice[:, None], axis=1)[:, 0]
-
-
-def squared_distances(phi: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """Return ``||phi_i - theta||^2`` for every row of ``phi``.
-
-    For ``d <= 2`` column by column, without the ``(n, d)`` difference:
-    the same one addition as ``einsum("nd,nd->n", diff, diff)``, so equal
-    bit for bit, at a fraction of the time for many users; ``einsum``
-    otherwise (its summation order for ``d >= 3`` is its own).
-
-    Examples
-    --------
-    >>> phi = np.random.default_rng(0).normal(size=(1000, 2))
-    >>> diff = phi - phi[3]
-    >>> bool(np.array_equal(squared_distances(phi, phi[3]), np.einsum("nd,nd->n", diff, diff)))
-    True
-    """
-    if phi.shape[1] > 2:
-        diff = phi - theta
-        return np.einsum("nd,nd->n", diff, diff)
-    out = phi[:, 0] - theta[0]
-    out *= out
-    if phi.shape[1] == 2:
-        second = phi[:, 1] - theta[1]
-        second *= second
-        out += second
-    return out
 
 
 def group_losses(

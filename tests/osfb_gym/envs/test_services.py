@@ -392,13 +392,6 @@ def test_movielens_population_passes_the_generic_checks(tmp_path):
         gym.make(ENV, population="movielens", data_home=home, n_clusters=3)
 
 
-def test_the_old_core_path_still_exports_the_world_and_the_solver():
-    from osfb_gym.core import service_losses
-
-    assert service_losses.Population is Population
-    assert service_losses.reference_loss is reference_loss
-
-
 #: The kernels (NumPy in place, or compiled once numba is loaded) against the plain
 #: reference: a few products and sums per loss, which a BLAS or a compiler may fuse or
 #: order otherwise on another CPU: within a few ULPs (3 measured on AVX-512), or a few
