@@ -137,7 +137,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "DelayedImpactLending-v0": {"horizon": 3},
 }
 #: env arguments that are flags (True is a value for them)
-FLAGS = {"render_truth", "reveal_groups", "first_positive_first", "replacement"}
+FLAGS = {"render_truth", "reveal_groups", "first_positive_first", "replacement", "replace"}
 #: env argument values that are valid although they look odd, with the reason
 ENV_VALID: dict[tuple[str, str, str], str] = {
     ("MultiServiceChoice-v0", "reference_ks", "list"): "[1] is a list of service counts in "

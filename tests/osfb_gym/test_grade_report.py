@@ -288,7 +288,9 @@ def test_the_grader_explains_a_lending_fit_without_the_intercept(tmp_path):
     missing = grade(bare, LENDING, **options)
     fitted = grade(STEP_ONE, LENDING, **options)
     assert "far from every reference" in missing.hint and "intercept column" in missing.hint
-    assert (missing.comparisons["verdict"] == "worse").all()
+    assert (missing.comparisons["mean_difference"] > 0).all()
+    # four seeds: no exact paired test at 0.05 can name a winner, so the verdict is a tie
+    assert (missing.comparisons["verdict"] == "tied").all()
     assert fitted.hint == ""
     mine = fitted.results.loc[fitted.results["agent"] == fitted.yours, "cumulative_loss"].mean()
     bare_mine = missing.results.loc[

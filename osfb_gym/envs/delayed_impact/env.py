@@ -10,7 +10,7 @@ from gymnasium import spaces
 
 from osfb_gym.core.channels import FEEDBACK, make_info
 from osfb_gym.core.env import FeedbackEnv, episode_over
-from osfb_gym.core.validation import check_binary_array
+from osfb_gym.core.validation import RenderModes, check_binary_array
 from osfb_gym.envs._render import check_render
 from osfb_gym.envs.delayed_impact.config import DEFAULT_HORIZON, DEFAULT_SHIFT_MASS, ImpactConfig
 from osfb_gym.envs.delayed_impact.metrics import ImpactMetrics, score_batch
@@ -222,7 +222,7 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     ['bayes_action', 'group', 'loss', 'mean_score', 'pi', 'repay_prob', 'score_change', 'y']
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012
+    metadata = {"render_modes": RenderModes(["ansi", "rgb_array"]), "render_fps": 4}  # noqa: RUF012
     metrics_class = ImpactMetrics
     #: draw one applicant by :meth:`_draw_one` (tests compare it with the batch path)
     _scalar_path = True

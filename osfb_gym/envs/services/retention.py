@@ -20,7 +20,7 @@ from osfb_gym.core.channels import make_info
 from osfb_gym.core.validation import check_float, check_int
 from osfb_gym.envs.services.env import MultiServiceChoiceEnv
 from osfb_gym.envs.services.metrics import ServiceMetrics
-from osfb_gym.envs.services.render import step_line
+from osfb_gym.envs.services.render import reset_line, step_line
 from osfb_gym.envs.services.world import GroupAverages, Population
 
 __all__ = ["MultiServiceChoiceRetentionEnv", "RetentionMetrics"]
@@ -273,6 +273,8 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
         else:
             obs, info = super().reset(seed=seed, options=options)
         assert self._world is not None
+        if self.render_mode is not None:  # the users the agent serves (not the waiting pool)
+            self._last_line = reset_line(n, k, self.n_groups if self.reveal_groups else None)
         self._active = np.ones(n, dtype=bool)
         self._table = np.zeros((n, k))
         self._m = 0
