@@ -34,6 +34,7 @@ from osfb_gym.bench.report import (
 from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.envs.reject.metrics import RejectMetrics
+from osfb_gym.stats import Page, Verdict, paired, unpaired
 
 ENV_ID = "RejectOption-v0"
 LEARNERS = ("DSOL", "DRAL", "DSAL")
@@ -219,11 +220,22 @@ def summary(results: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-#: section 6 per dataset (Figures 5-6): DSAL's risk and labels against DRAL's, and the
-#: learners whose risk beats DSOL's at the same number of labels
+#: section 6 per dataset (Figures 5-6): DSAL's risk and labels against DRAL's, the
+#: learners whose risk beats DSOL's at the same number of labels, and the two statements
+#: comparing DSOL with the active learners (a key present: the paper states it)
 PAPER: dict[str, dict[str, str]] = {
-    "phishing": {"risk": "higher", "labels": "lower", "fewer_same_labels": "DRAL, DSAL"},
-    "guide": {"risk": "lower", "labels": "same", "fewer_same_labels": "DSAL"},
+    "phishing": {
+        "risk": "higher",
+        "labels": "lower",
+        "fewer_same_labels": "DRAL, DSAL",
+        "dsol_best": "DSOL marginally better than DSAL and DRAL",
+    },
+    "guide": {
+        "risk": "lower",
+        "labels": "same",
+        "fewer_same_labels": "DSAL",
+        "dsal_like_dsol": "DSAL similar to DSOL",
+    },
 }
 
 
@@ -236,51 +248,141 @@ TRENDS = (
 )
 
 
-def _compare(a: float, b: float, se: float) -> str:
-    """``"higher"``, ``"lower"`` or ``"same"`` (within 2 standard errors of the difference)."""
-    return "same" if abs(a - b) <= 2 * se else "higher" if a > b else "lower"
+#: the paired comparisons per (dataset, d) behind the claims: (key, metric, A, B)
+PAIRS = (
+    ("risk", "average_risk", "DSAL", "DRAL"),
+    ("labels", "query_rate", "DSAL", "DRAL"),
+    ("dsol_dsal", "average_risk", "DSOL", "DSAL"),
+    ("dsol_dral", "average_risk", "DSOL", "DRAL"),
+)
 
 
-def claims(table: pd.DataFrame) -> list[str]:
+def _outcome(verdict: Verdict) -> str:
+    """``"lower"``, ``"higher"`` (A against B) or ``"same"`` (a tie within noise)."""
+    winner = verdict.winner
+    return "same" if winner is None else "lower" if winner == verdict.a else "higher"
+
+
+def _short(verdict: Verdict) -> str:
+    """Return a verdict for a table cell: the outcome, A - B with its CI, Holm's p."""
+    winner = verdict.winner
+    said = "tie" if winner is None else f"{winner} lower"
+    return (
+        f"{said} ({verdict.effect:+.4f} [{verdict.low:+.4f}, {verdict.high:+.4f}], "
+        f"p={verdict.p:.2g})"
+    )
+
+
+def verdicts(results: pd.DataFrame) -> tuple[Page, dict[tuple[str, str, float], int]]:
+    """Compare the learners run by run for every claim of :func:`claims`, Holm over all.
+
+    Run ``s`` of every learner in a (dataset, d) setting plays the same stream
+    of examples (the env's reset seed ``s`` draws it, whatever the learner
+    asks), so the runs are paired by seed: an exact sign-flip test of the mean
+    difference (:func:`osfb_gym.stats.paired`). Where the two learners' seeds
+    differ the runs are compared unpaired (exact permutation test). Return the
+    page and ``(dataset, key, d) -> index`` into ``page.verdicts``.
+    """
+    page, index = Page(), {}
+    for (dataset, d), part in results.groupby(["dataset", "d"], sort=False):
+        for key, metric, a, b in PAIRS:
+            runs = {x: part[part["learner"] == x].set_index("seed")[metric] for x in (a, b)}
+            if runs[a].empty or runs[b].empty:
+                continue
+            same = set(runs[a].index) == set(runs[b].index)
+            kwargs: dict[str, Any] = {"lower_is_better": True, "names": (a, b)}
+            if same and len(runs[a]) >= 2:
+                order = sorted(runs[a].index)
+                verdict = paired(runs[a][order], runs[b][order], **kwargs)
+            else:
+                verdict = unpaired(runs[a], runs[b], **kwargs)
+            index[str(dataset), key, float(d)] = page.add(verdict)
+    return page, index
+
+
+def claims(table: pd.DataFrame, results: pd.DataFrame) -> list[str]:
     """Return the paper's claims as measured in ``table`` (:func:`summary`): a table per dataset.
 
-    Two means differ when they are more than 2 standard errors of their
-    difference apart; where the paper has no figure for a dataset the column
-    "paper" says "not stated" and the verdict is our check alone.
+    Comparisons of two learners come from :func:`verdicts` over the per-run
+    ``results`` (paired by seed, Holm over every comparison of the page);
+    where the paper has no figure for a dataset the column "paper" says "not
+    stated" and the verdict is our check alone.
     """
+    page, index = verdicts(results)
+    resolved = page.verdicts
     lines: list[str] = []
     for dataset, part in table.groupby("dataset", sort=False):
-        lines += [f"**{dataset}**", "", claims_table(_claims(str(dataset), part)), ""]
+        mine = {(k, d): resolved[i] for (name, k, d), i in index.items() if name == dataset}
+        lines += [f"**{dataset}**", "", claims_table(_claims(str(dataset), part, mine)), ""]
+    lines += [
+        "Each pairwise claim is decided per d by a test over the runs, paired by seed "
+        "(run s of every learner plays the same stream of examples): A - B, its 95% CI "
+        "and Holm's adjusted p-value. " + page.sentence,
+        "",
+    ]
     return lines
 
 
-def _claims(dataset: str, part: pd.DataFrame) -> list[Claim]:
+def _claims(
+    dataset: str, part: pd.DataFrame, tests: dict[tuple[str, float], Verdict]
+) -> list[Claim]:
     wide = part.pivot(index="d", columns="learner")  # wide[metric, learner]: a value per d
     paper = PAPER.get(dataset, {})
+    ds = [float(d) for d in wide.index]
 
     def shown(name: str, x: str) -> str:
         return ", ".join(f"{v:.4f}" for v in wide[name, x])
+
+    def per_d(key: str) -> list[Verdict]:
+        return [tests[key, d] for d in ds if (key, d) in tests]
+
+    def cells(found: list[Verdict]) -> str:
+        return "; ".join(f"d={v_d:g}: {_short(v)}" for v_d, v in zip(ds, found, strict=False))
 
     out = []
     for x in ("DRAL", "DSAL"):
         gaps = wide["dsol_risk_same_labels", x] - wide["average_risk", x]
         claim = f"with as many labels as {x} asked, DSOL's risk is higher"
         stated = "yes" if x in paper.get("fewer_same_labels", "") else None
-        measured = f"DSOL minus {x}: {gaps.min():+.4f} to {gaps.max():+.4f}"
+        measured = f"DSOL minus {x}: {gaps.min():+.4f} to {gaps.max():+.4f} (means)"
         out.append(Claim(claim, stated, measured, gaps.min() > 0))
     for key, name in (("risk", "average_risk"), ("labels", "query_rate")):
-        errors = wide[f"{name}_std"] / np.sqrt(wide["runs"])  # standard errors of the means
-        se = np.hypot(errors["DSAL"], errors["DRAL"])
-        found = [_compare(*v) for v in zip(wide[name, "DSAL"], wide[name, "DRAL"], se, strict=True)]
+        tested = per_d(key)
+        found = [_outcome(v) for v in tested]
         measured = f"DSAL {shown(name, 'DSAL')}; DRAL {shown(name, 'DRAL')}: " + ", ".join(found)
         stated = paper.get(key)
-        holds = all(f == (stated or found[0]) for f in found)
+        holds = bool(found) and all(f == (stated or found[0]) for f in found)
         why = ""
         if key == "labels" and "gamma" in part and not holds:
             bands = ", ".join(f"{4 / gamma:.2g}" for gamma in wide["gamma", "DSAL"])
             why = f"DSAL's query band 4 / gamma = {bands} (gamma chosen per d) against DRAL's 2"
         claim = f"DSAL's {WORDS[name]} against DRAL's"
         out.append(Claim(claim, stated and f"DSAL {stated}", measured, holds, why))
+    # section 6, Phishing: "DSOL marginally better than DSAL and DRAL"; Guide: "DSAL
+    # similar to DSOL"
+    better = per_d("dsol_dsal") + per_d("dsol_dral")
+    holds = bool(better) and all(v.effect < 0 and v.winner != v.b for v in better)
+    stated = "DSOL marginally lower" if "dsol_best" in paper else None
+    out.append(
+        Claim(
+            "DSOL's risk is lower than DSAL's and DRAL's",
+            stated,
+            f"against DSAL: {cells(per_d('dsol_dsal'))}; against DRAL: {cells(per_d('dsol_dral'))}",
+            holds,
+        )
+    )
+    similar = per_d("dsol_dsal")
+    lower = {v.winner for v in similar if v.winner is not None}
+    stated = "similar" if "dsal_like_dsol" in paper else None
+    out.append(
+        Claim(
+            "DSAL's risk is similar to DSOL's (a tie)",
+            stated,
+            cells(similar),
+            bool(similar) and all(v.winner is None for v in similar),
+            ", ".join(f"{x}'s risk clearly lower at some d" for x in sorted(lower)),
+        )
+    )
     for name, sign, learners in TRENDS:
         way = "rises" if sign > 0 else "falls"
         for x in learners:
@@ -345,7 +447,7 @@ def write_shah_report(
     if selection is not None:
         frames["selection"] = selection
         lines += [*selection_lines(selection), ""]
-    lines += ["## The paper's claims, as measured", "", *claims(table), ""]
+    lines += ["## The paper's claims, as measured", "", *claims(table, results), ""]
     return save_report(out, "report.md", "\n".join(lines), frames, figures, selection=selection)
 
 
