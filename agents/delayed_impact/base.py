@@ -59,10 +59,18 @@ class ThresholdLender(Agent):
     env_ids: ClassVar[tuple[str, ...]] = ("DelayedImpactLending-v0",)
     abstract = True
     _parameter_constraints: ClassVar[dict[str, Any]] = ESTIMATE_CONSTRAINTS
-    prior_mean: float | None
-    prior_strength: float
-    burnin: int
-    monotone: bool
+
+    def __init__(
+        self,
+        prior_mean: float | None = None,
+        prior_strength: float = 2.0,
+        burnin: int = 50,
+        monotone: bool = True,
+    ) -> None:
+        self.prior_mean = prior_mean
+        self.prior_strength = prior_strength
+        self.burnin = burnin
+        self.monotone = monotone
 
     def reset(
         self,

@@ -10,11 +10,9 @@ learned from the outcomes of approved loans only.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 import numpy as np
 
-from agents.delayed_impact.base import ESTIMATE_CONSTRAINTS, TARGETS, ThresholdLender
+from agents.delayed_impact.base import TARGETS, ThresholdLender
 from osfb_gym.core.thresholds import threshold_policies
 
 
@@ -57,20 +55,6 @@ class MaxProfit(ThresholdLender):
     Delayed Impact of Fair Machine Learning. ICML 2018, Section 2.
     """
 
-    _parameter_constraints: ClassVar[dict[str, Any]] = ESTIMATE_CONSTRAINTS
-
-    def __init__(
-        self,
-        prior_mean: float | None = None,
-        prior_strength: float = 2.0,
-        burnin: int = 50,
-        monotone: bool = True,
-    ) -> None:
-        self.prior_mean = prior_mean
-        self.prior_strength = prior_strength
-        self.burnin = burnin
-        self.monotone = monotone
-
     def _policy(self) -> np.ndarray:
         return (self._profit() > 0).astype(float)
 
@@ -101,20 +85,6 @@ class DemographicParity(ThresholdLender):
     Liu et al. (2018), Section 2 (demographic parity); Hardt, Price and
     Srebro (2016) on randomised group thresholds.
     """
-
-    _parameter_constraints: ClassVar[dict[str, Any]] = ESTIMATE_CONSTRAINTS
-
-    def __init__(
-        self,
-        prior_mean: float | None = None,
-        prior_strength: float = 2.0,
-        burnin: int = 50,
-        monotone: bool = True,
-    ) -> None:
-        self.prior_mean = prior_mean
-        self.prior_strength = prior_strength
-        self.burnin = burnin
-        self.monotone = monotone
 
     def _policy(self) -> np.ndarray:
         policies = np.stack([threshold_policies(pi, TARGETS) for pi in self.pi_], axis=1)
@@ -152,20 +122,6 @@ class EqualOpportunity(ThresholdLender):
     Srebro (2016); D'Amour et al. (2020), ml-fairness-gym's
     ``agents/threshold_policies.py``.
     """
-
-    _parameter_constraints: ClassVar[dict[str, Any]] = ESTIMATE_CONSTRAINTS
-
-    def __init__(
-        self,
-        prior_mean: float | None = None,
-        prior_strength: float = 2.0,
-        burnin: int = 50,
-        monotone: bool = True,
-    ) -> None:
-        self.prior_mean = prior_mean
-        self.prior_strength = prior_strength
-        self.burnin = burnin
-        self.monotone = monotone
 
     def _policy(self) -> np.ndarray:
         repayers = self.pi_ * self.rho_
