@@ -9,6 +9,10 @@ integer ``world_seed`` fixes the world across all resets while the stream
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from numbers import Integral
+from typing import cast
+
 import numpy as np
 
 from osfb_gym.core.validation import check_int
@@ -53,3 +57,28 @@ def spawn_seed(seed: int, stream: int) -> int:
     True
     """
     return int(np.random.SeedSequence((seed, stream)).generate_state(1, np.uint64)[0] >> 1)
+
+
+def vector_seeds(seed: int | Sequence[int | None] | None, num_envs: int) -> list[int | None]:
+    """Return one reset seed per sub-env of a vector env, as ``SyncVectorEnv`` reads ``seed``.
+
+    None seeds none; an int ``s`` gives ``s, s + 1, ...``; a sequence must
+    hold ``num_envs`` seeds (each None or an int >= 0).
+
+    Examples
+    --------
+    >>> vector_seeds(3, 2), vector_seeds([None, 7], 2), vector_seeds(None, 2)
+    ([3, 4], [None, 7], [None, None])
+    """
+    if seed is None:
+        return [None] * num_envs
+    if isinstance(seed, Integral):
+        first = check_int(seed, "seed", minimum=0)
+        return [first + i for i in range(num_envs)]  # Gymnasium's SyncVectorEnv convention
+    seeds = list(cast("Sequence[int | None]", seed))
+    if len(seeds) != num_envs:
+        raise ValueError(
+            f"seed must be None, an int or a sequence of num_envs={num_envs} seeds, "
+            f"got {len(seeds)} seeds"
+        )
+    return [None if value is None else check_int(value, "seed", minimum=0) for value in seeds]

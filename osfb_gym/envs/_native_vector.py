@@ -15,13 +15,13 @@ under the same seed and actions.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from numbers import Integral
 from typing import Any, cast
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from osfb_gym.core.channels import FEEDBACK
+from osfb_gym.core.seeding import vector_seeds
 from osfb_gym.core.validation import check_int
 
 #: the autoreset modes the native envs implement (Gymnasium's default first)
@@ -97,18 +97,7 @@ class NativeRLVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ protocol
     def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None]:
-        if seed is None:
-            return [None] * self.num_envs
-        if isinstance(seed, Integral):
-            first = check_int(seed, "seed", minimum=0)
-            return [first + i for i in range(self.num_envs)]  # SyncVectorEnv's convention
-        seeds = list(cast("Sequence[int | None]", seed))
-        if len(seeds) != self.num_envs:
-            raise ValueError(
-                f"seed must be None, an int or a sequence of num_envs={self.num_envs} seeds, "
-                f"got {len(seeds)} seeds"
-            )
-        return [None if value is None else check_int(value, "seed", minimum=0) for value in seeds]
+        return vector_seeds(seed, self.num_envs)
 
     def reset(
         self,

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from numbers import Integral
-from typing import Any, cast
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -29,6 +28,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from osfb_gym.core.channels import FEEDBACK, ORACLE
+from osfb_gym.core.seeding import vector_seeds
 from osfb_gym.core.validation import check_binary_array, check_int
 from osfb_gym.envs.lending.env import OneSidedLendingEnv
 from osfb_gym.envs.lending.metrics import (
@@ -180,18 +180,7 @@ class OneSidedLendingVectorEnv(VectorEnv):
         self._running = False
 
     def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None]:
-        if seed is None:
-            return [None] * self.num_envs
-        if isinstance(seed, Integral):
-            first = check_int(seed, "seed", minimum=0)
-            return [first + i for i in range(self.num_envs)]  # gymnasium's convention
-        seeds = list(cast("Sequence[int | None]", seed))
-        if len(seeds) != self.num_envs:
-            raise ValueError(
-                f"seed must be None, an int or a sequence of num_envs={self.num_envs} seeds, "
-                f"got {len(seeds)} seeds"
-            )
-        return [None if value is None else check_int(value, "seed", minimum=0) for value in seeds]
+        return vector_seeds(seed, self.num_envs)
 
     def reset(
         self,
