@@ -14,7 +14,7 @@ under the same seed and actions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -71,6 +71,29 @@ class NativeRLVectorEnv(VectorEnv):
         self._all = np.ones(self.num_envs, dtype=bool)
         self._all.flags.writeable = False
         self._running = False
+
+    def _make_envs(
+        self,
+        env_class: Callable[..., Any],
+        rl_id: str,
+        kwargs: dict[str, Any],
+        unsupported: Callable[[dict[str, Any]], str | None],
+    ) -> Any:
+        """Make the ``num_envs`` single envs the sub-envs reset with; return the first.
+
+        ``unsupported(kwargs)`` names an argument the native path does not
+        cover (then ``gym.make_vec(rl_id, ...)`` gives a sync env for it);
+        the first env validates every keyword before the others are made.
+        """
+        reason = unsupported(kwargs)
+        if reason is not None:
+            raise ValueError(
+                f"{reason}={kwargs[reason]!r} is not supported by the native vector env; "
+                f"use gym.make_vec({rl_id!r}, ...), which gives a sync env for it"
+            )
+        self.envs = [env_class(**kwargs)]
+        self.envs += [env_class(**kwargs) for _ in range(self.num_envs - 1)]
+        return self.envs[0]
 
     # ------------------------------------------------------------------ subclass hooks
     def _reset_one(

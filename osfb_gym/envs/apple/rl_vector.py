@@ -82,16 +82,7 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
         **kwargs: Any,
     ) -> None:
         self._init_vector(num_envs, autoreset_mode)
-        reason = native_supported(kwargs)
-        if reason is not None:
-            raise ValueError(
-                f"{reason}={kwargs[reason]!r} is not supported by the native vector env; "
-                "use gym.make_vec('AppleTasting-RL-v0', ...), which gives a sync env for it"
-            )
-        # the first env validates every keyword before the others are made
-        self.envs = [AppleTastingEnv(**kwargs)]
-        self.envs += [AppleTastingEnv(**kwargs) for _ in range(self.num_envs - 1)]
-        first = self.envs[0]
+        first = self._make_envs(AppleTastingEnv, "AppleTasting-RL-v0", kwargs, native_supported)
         self.dim, self.horizon = first.dim, first.horizon
         self.gain, self.cost_fp = first.gain, first.cost_fp
         self._one_sided = first.feedback_mode == "one_sided"

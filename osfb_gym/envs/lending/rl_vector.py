@@ -101,16 +101,9 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
         **kwargs: Any,
     ) -> None:
         self._init_vector(num_envs, autoreset_mode)
-        reason = native_supported(kwargs)
-        if reason is not None:
-            raise ValueError(
-                f"{reason}={kwargs[reason]!r} is not supported by the native vector env; "
-                "use gym.make_vec('OneSidedLending-RL-v0', ...), which gives a sync env for it"
-            )
-        # the first env validates every keyword before the others are made
-        self.envs = [OneSidedLendingEnv(**kwargs)]
-        self.envs += [OneSidedLendingEnv(**kwargs) for _ in range(self.num_envs - 1)]
-        first = self.envs[0]
+        first = self._make_envs(
+            OneSidedLendingEnv, "OneSidedLending-RL-v0", kwargs, native_supported
+        )
         self.batch_size, self.dim, self.cutoff = first.batch_size, first.dim, first.cutoff
         self.horizon = first.horizon
         self._logistic = first.link.name == "logistic"
