@@ -6,7 +6,7 @@ tuned over alpha as the paper tunes its baselines; apple tasting, reject
 option, services and delayed impact: each family's principled agents on its
 registered defaults. :func:`fixed_world`: Greedy, Adaptive and PPO on a fixed lending
 world, each scored after the same N env steps of that world and at 0, by the
-equal-experience cells of :mod:`osfb_gym.bench.experience` (run ``s`` plays
+equal-experience cells of :mod:`osfb_gym.bench.suites.experience` (run ``s`` plays
 world ``s`` and trains on its own seed). Without stable-baselines3 the PPO
 row is left out and the run says so in one line. The paper suites have their
 own modules here; :mod:`osfb_gym.bench.catalog` names every suite.
@@ -39,7 +39,7 @@ FIXED_WORLD = "lending fixed world"
 #: PPO's arguments in the fixed world: what rl-vs-principled chose there on its validation
 #: worlds (docs/results/rl-vs-principled.md); a decision's reward does not depend on later ones
 PPO_KWARGS = {"gamma": 0.0, "n_steps": 512, "batch_size": 128}
-EXPERIENCE = "osfb_gym.bench.experience"
+EXPERIENCE = "osfb_gym.bench.suites.experience"
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def fixed_world(
 
     Each seed is a run: world ``world_seed = seed``, PPO's training seed and the
     principled agents' warm-up episodes of
-    :func:`~osfb_gym.bench.experience.principled_cell`; every agent is scored at 0
+    :func:`~osfb_gym.bench.suites.experience.principled_cell`; every agent is scored at 0
     and at ``settings.total_timesteps`` env steps on the run's ``settings.episodes``
     held-out episodes.
     """

@@ -485,7 +485,7 @@ def test_a_custom_cell_runs_through_the_engine_and_is_stored(tmp_path):
     from osfb_gym.bench.run import run_cells
     from osfb_gym.bench.sweep import AgentSpec, Cell, EnvSpec, SweepSpec
 
-    runner = "osfb_gym.bench.experience:constant_cell"
+    runner = "osfb_gym.bench.suites.experience:constant_cell"
     params = {"regime": "fixed", "split": "test", "budgets": [10], "episodes": 2}
     spec = SweepSpec(
         "custom",
@@ -513,7 +513,7 @@ def test_custom_cells_are_checked_before_any_work():
     nowhere = AgentSpec("c", envs=("lending",), runner="nowhere:nothing")
     with pytest.raises(ValueError, match="runner 'nowhere:nothing'"):
         validate(SweepSpec("x", env, (nowhere,)))
-    unplaced = AgentSpec("c", runner="osfb_gym.bench.experience:rl_cell")
+    unplaced = AgentSpec("c", runner="osfb_gym.bench.suites.experience:rl_cell")
     with pytest.raises(ValueError, match="must name its settings"):
         validate(SweepSpec("x", env, (unplaced,)))
 

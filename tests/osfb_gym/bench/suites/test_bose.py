@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.suites import bose, bose_report
-from osfb_gym.bench.suites.bose_report import match_per_seed
+from osfb_gym.bench.suites import bose
+from osfb_gym.bench.suites.bose import report as bose_report
+from osfb_gym.bench.suites.bose.report import match_per_seed
 from osfb_gym.cli import main
 
 
@@ -123,7 +124,7 @@ def _line(points, family="squared"):
 
 
 def test_exact_optimum_is_the_hand_computed_k_means_optimum():
-    from osfb_gym.bench.suites.bose_exact import exact_optimum, preference_optimum
+    from osfb_gym.bench.suites.bose.exact import exact_optimum, preference_optimum
 
     world = _line([0, 1, 10, 11, 12])
     # k = 2: {0, 1} (mean 0.5: 0.25 + 0.25) and {10, 11, 12} (mean 11: 1 + 0 + 1)
@@ -141,7 +142,7 @@ def test_exact_optimum_matches_brute_force_over_every_assignment(loss):
     import gymnasium as gym
     import numpy as np
 
-    from osfb_gym.bench.suites.bose_exact import exact_optimum, preference_optimum
+    from osfb_gym.bench.suites.bose.exact import exact_optimum, preference_optimum
 
     env = gym.make("MultiServiceChoice-v0", n_users=7, n_services=3, loss=loss, dim=3, world_seed=4)
     env.reset(seed=0)
@@ -167,7 +168,7 @@ def test_exact_acquire_expectation_is_the_agents_mean_within_its_error():
     import numpy as np
 
     from agents.services.acquire import AcQUIre
-    from osfb_gym.bench.suites.bose_exact import acquire_expectation
+    from osfb_gym.bench.suites.bose.exact import acquire_expectation
     from osfb_gym.runner import run_episode
 
     env = gym.make("MultiServiceChoice-v0", n_users=6, n_services=3, dim=2, world_seed=1)
@@ -188,7 +189,7 @@ def test_exact_acquire_expectation_is_the_agents_mean_within_its_error():
 
 
 def test_exact_optima_refuse_what_they_cannot_solve_exactly():
-    from osfb_gym.bench.suites.bose_exact import exact_optimum
+    from osfb_gym.bench.suites.bose.exact import exact_optimum
     from osfb_gym.envs.services.world import Population
 
     line = _line([0.0, 1.0])
@@ -202,7 +203,7 @@ def test_exact_optima_refuse_what_they_cannot_solve_exactly():
 
 
 def test_measure_reports_ratios_at_least_one_and_the_squared_bound():
-    from osfb_gym.bench.suites.bose_exact import Case, measure, section
+    from osfb_gym.bench.suites.bose.exact import Case, measure, section
 
     frame = measure((Case("squared", "squared", n_users=6),), ks=(2,), worlds=(0,), episodes=20)
     row = frame.iloc[0]

@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from osfb_gym.bench.experience import principled_cell, regret  # noqa: E402
 from osfb_gym.bench.store import ResultStore  # noqa: E402
+from osfb_gym.bench.suites.experience import principled_cell, regret  # noqa: E402
 from osfb_gym.bench.suites.rl_vs_principled import (  # noqa: E402
     Protocol,
     protocol,
@@ -86,7 +86,7 @@ def test_principled_agents_keep_their_state_in_a_fixed_world():
     # N = 20 steps of a fixed world = two 10-step episodes played by one agent, as
     # evaluate(keep_agent=True) plays them; its regret is what the cell counts
     from agents.lending import Greedy
-    from osfb_gym.bench.experience import TRAIN_BASE
+    from osfb_gym.bench.suites.experience import TRAIN_BASE
 
     params = {
         "regime": "fixed",
@@ -236,7 +236,7 @@ def test_each_algorithm_gets_a_grid_it_accepts():
 def test_an_agent_has_one_colour_in_every_panel(tmp_path, monkeypatch):
     import pandas as pd
 
-    from osfb_gym.bench.suites import rl_vs_principled_report as module
+    from osfb_gym.bench.suites.rl_vs_principled import report as module
 
     # PPO+O1 only in the resampled panel: index-based colours gave it PPO+O0's elsewhere
     rows = [

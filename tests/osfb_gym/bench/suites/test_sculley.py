@@ -24,8 +24,8 @@ from osfb_gym.bench.suites.sculley import (
     spam_stages,
 )
 from osfb_gym.bench.suites.sculley import VARIANTS as SPAM_VARIANTS
-from osfb_gym.bench.suites.sculley_report import METHODS as REUTERS_METHODS
-from osfb_gym.bench.suites.sculley_report import (
+from osfb_gym.bench.suites.sculley.report import METHODS as REUTERS_METHODS
+from osfb_gym.bench.suites.sculley.report import (
     PAPER_TOPICS,
     SPAM_CORPORA,
     published_reuters,

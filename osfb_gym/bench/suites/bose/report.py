@@ -205,7 +205,7 @@ def write_report(
         "solved by the episode metrics once per world: an upper bound on the optimum, so these "
         f"ratios are lower bounds on the true ones. Theorem 1's regime is O(log k); ln k + 2 is "
         f"{bounds}. Lower bounds cannot confirm an upper-bound theorem: the check against "
-        "exact optima (tiny worlds, `python -m osfb_gym.bench.suites.bose_exact OUT`) is on "
+        "exact optima (tiny worlds, `python -m osfb_gym.bench.suites.bose.exact OUT`) is on "
         "docs/reproductions/bose-services.md.",
         _by_k(joined, "ratio", "{mean:.2f} ({max:.2f})"),
         "## Fairness",

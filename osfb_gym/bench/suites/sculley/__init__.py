@@ -1,4 +1,4 @@
-"""Sculley (2007), Tables 1-3, as sweep stages on the engine; the report: sculley_report.py.
+"""Sculley (2007), Tables 1-3, as sweep stages on the engine; the report: report.py.
 
 ``sculley-spam`` (Table 1) tunes Label Efficient's ``beta`` on a held-out quarter, then
 runs every learner and variant; ``sculley-reuters`` (Tables 2-3) runs the R8 topics over
@@ -21,7 +21,7 @@ import pandas as pd
 from agents.base import Agent
 from osfb_gym.bench.report import Report, datasets_found, subset
 from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.suites.sculley_report import (
+from osfb_gym.bench.suites.sculley.report import (
     METHODS,
     PAPER_TOPICS,
     PERCEPTRON_WEIGHTS,

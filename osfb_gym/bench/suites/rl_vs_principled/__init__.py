@@ -1,9 +1,9 @@
 """Does generic RL beat the principled agents? Equal experience, fair views, tuned, many seeds.
 
-Two stages on the engine (custom cells of :mod:`osfb_gym.bench.experience`): every RL
+Two stages on the engine (custom cells of :mod:`osfb_gym.bench.suites.experience`): every RL
 configuration and principled grid value on validation worlds and seeds, then the
 best of each on the test split with every constant action; the report is
-:mod:`osfb_gym.bench.suites.rl_vs_principled_report` (protocol: docs/reproductions/
+:mod:`osfb_gym.bench.suites.rl_vs_principled.report` (protocol: docs/reproductions/
 rl-vs-principled.md).
 """
 
@@ -20,7 +20,7 @@ import pandas as pd
 
 from osfb_gym.bench.report import Report, subset
 from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.suites.rl_vs_principled_protocol import (
+from osfb_gym.bench.suites.rl_vs_principled.protocol import (
     ENV_KWARGS,
     GAMMAS,
     NAME,
@@ -59,7 +59,7 @@ def _spec(protocol: Protocol, split: str, cells: list[tuple[Any, ...]], seeds: i
             params |= dict(normalize_reward=services, deterministic=not services)
         elif kind == "principled":
             params |= dict(agent=agent, agent_params=config)
-        runner = f"osfb_gym.bench.experience:{kind}_cell"
+        runner = f"osfb_gym.bench.suites.experience:{kind}_cell"
         agents.append(AgentSpec(agent, params, envs=(family,), runner=runner))
     horizon = {"horizon": protocol.horizon}
     envs = [
@@ -111,7 +111,7 @@ def run(
     :func:`protocol`), the rest goes to :func:`run_cells`; cells run one per task
     (each is a training run).
     """
-    from osfb_gym.bench.suites.rl_vs_principled_report import report
+    from osfb_gym.bench.suites.rl_vs_principled.report import report
 
     fields = {key: given.pop(key) for key in list(given) if key in Protocol.__dataclass_fields__}
     runs = seeds if seeds is None or isinstance(seeds, int) else len(seeds)
@@ -132,8 +132,8 @@ def protocol(
 
     A name not among its choices (a family, regime, view or algorithm) raises naming them.
     """
-    from osfb_gym.bench.experience import REGIMES
     from osfb_gym.bench.rl import ALGORITHMS
+    from osfb_gym.bench.suites.experience import REGIMES
 
     views = dict.fromkeys(("fixed_views", "resampled_views"), tuple(VIEW_LABELS))
     choices = {"families": tuple(FAMILIES), "regimes": REGIMES, **views, "algos": ALGORITHMS}

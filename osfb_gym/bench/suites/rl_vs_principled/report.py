@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from osfb_gym.bench.report import Report, band, colours, panels, save, save_report
-from osfb_gym.bench.suites.rl_vs_principled_protocol import NAME, Protocol, choose, scored
+from osfb_gym.bench.suites.rl_vs_principled.protocol import NAME, Protocol, choose, scored
 from osfb_gym.core.family import FAMILIES
 from osfb_gym.stats import aggregates as stats
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from osfb_gym.bench.report import Report
 from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.suites.bose_report import write_report
+from osfb_gym.bench.suites.bose.report import write_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.data.registry import available_datasets
 
