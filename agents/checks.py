@@ -34,6 +34,7 @@ from __future__ import annotations
 import inspect
 import pickle
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, cast
 
 import gymnasium as gym
@@ -258,12 +259,20 @@ def check_clone(agent_or_class: Agent | type[Agent]) -> None:
             raise _fail(name, "clone", f"clone's repr {copy!r} differs from {fresh!r}")
 
 
-def _make_env(env_id: str, env_kwargs: Mapping[str, Any] | None, steps: int) -> gym.Env:
+@contextmanager
+def _checking_env(
+    env_id: str, env_kwargs: Mapping[str, Any] | None, steps: int
+) -> Iterator[gym.Env]:
+    """Make the env of a checking episode (at most ``steps`` steps); close it after the check."""
     # the id table only (agents stay below osfb_gym's envs); only episodes need it
     from envs_registry import register_all
 
     register_all()
-    return gym.make(env_id, max_episode_steps=steps, **dict(env_kwargs or {}))
+    env = gym.make(env_id, max_episode_steps=steps, **dict(env_kwargs or {}))
+    try:
+        yield env
+    finally:
+        env.close()
 
 
 def check_episode(
@@ -280,11 +289,8 @@ def check_episode(
     fresh, name, check = subject.build(), subject.name, f"episode on {env_id}"
     agent = clone(fresh)
     before = agent.get_params(deep=False)
-    env = _make_env(env_id, env_kwargs, steps)
-    try:
+    with _checking_env(env_id, env_kwargs, steps) as env:
         actions, _ = _run(name, check, lambda: _episode(agent, env, seed=1))
-    finally:
-        env.close()
     if not actions:
         raise _fail(name, check, "the episode had no step")
     if not _same(agent.get_params(deep=False), before):
@@ -307,14 +313,11 @@ def check_reproducible(
     """Check that two runs on ``env_id`` with the same seed give the same actions."""
     subject = _Subject(agent_or_class)
     fresh, name = subject.build(), subject.name
-    env = _make_env(env_id, env_kwargs, steps)
-    try:
+    check = f"reproducible on {env_id}"
+    with _checking_env(env_id, env_kwargs, steps) as env:
         # (the first run is the episode check's: a failure in it is that check's)
         actions, _ = _run(name, f"episode on {env_id}", lambda: _episode(clone(fresh), env, seed=1))
-        check = f"reproducible on {env_id}"
         again, _ = _run(name, check, lambda: _episode(clone(fresh), env, seed=1))
-    finally:
-        env.close()
     if len(again) != len(actions) or not all(
         _same(a, b) for a, b in zip(actions, again, strict=False)
     ):
@@ -335,11 +338,8 @@ def check_pickle(
     """Check that a pickled copy taken mid-episode on ``env_id`` acts as the original."""
     subject = _Subject(agent_or_class)
     fresh, name = subject.build(), subject.name
-    env = _make_env(env_id, env_kwargs, steps)
-    try:
+    with _checking_env(env_id, env_kwargs, steps) as env:
         _run(name, f"pickle on {env_id}", lambda: _check_pickle(clone(fresh), env, steps))
-    finally:
-        env.close()
 
 
 _AGENT_FUNCTIONS: dict[str, Callable[[Any], None]] = {
