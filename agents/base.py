@@ -51,6 +51,7 @@ from agents.validation import (
     check_finite,
     check_finite_numbers,
     check_seed,
+    example_dim,
     float_array,
 )
 
@@ -81,6 +82,7 @@ __all__ = [
     "check_reproducible",
     "check_seed",
     "check_set_params",
+    "example_dim",
     "float_array",
     "parametrize_with_checks",
     "yield_checks",

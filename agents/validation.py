@@ -28,6 +28,7 @@ __all__ = [
     "check_finite",
     "check_finite_numbers",
     "check_seed",
+    "example_dim",
     "float_array",
 ]
 
@@ -277,3 +278,31 @@ def float_array(value: Any, name: str, owner: str) -> np.ndarray:
             f"{owner}: {name} must be an array of numbers, got {value!r:.80} "
             f"({type(value).__name__})"
         ) from None
+
+
+def example_dim(observation_space: Any, owner: str) -> int:
+    """Return the number of features of a stream's observation space: a 1-D ``Box``; else raise.
+
+    The stream families (apple tasting, reject option) show one example per
+    step. ``owner`` (the agent's class name) starts the message.
+
+    Examples
+    --------
+    >>> from gymnasium import spaces
+    >>> example_dim(spaces.Box(-1, 1, (3,)), "DSOL")
+    3
+    >>> example_dim(spaces.Box(-1, 1, (2, 3)), "DSOL")
+    Traceback (most recent call last):
+    ...
+    ValueError: DSOL needs a one-dimensional Box observation_space (one example per step), \
+got Box(-1.0, 1.0, (2, 3), float32)
+    """
+    from gymnasium import spaces
+
+    shape = getattr(observation_space, "shape", None)
+    if not isinstance(observation_space, spaces.Box) or shape is None or len(shape) != 1:
+        raise ValueError(
+            f"{owner} needs a one-dimensional Box observation_space (one example per step), "
+            f"got {observation_space}"
+        )
+    return int(shape[0])
