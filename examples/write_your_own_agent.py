@@ -1,6 +1,6 @@
 """Write your own agent: an explore-then-commit lender, scored beside the papers..
 
-An agent is a class with four methods (see ``agents/base.py`` and
+An agent is a class with four methods (see ``agents/agent.py`` and
 ``docs/agents.md``): ``__init__`` stores hyperparameters only (and
 ``_parameter_constraints`` says what each may be; ``reset`` checks them),
 ``reset`` creates the learned state (names ending in ``_``) and seeds

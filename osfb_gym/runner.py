@@ -91,7 +91,7 @@ def check_agent_like(agent: Any, caller: str) -> Any:
     return agent
 
 
-def _no_oracle(env: gym.Env) -> ValueError:
+def _no_oracle(env: gym.Env | gym.vector.VectorEnv) -> ValueError:
     return ValueError(
         f"run_episode scores from info['oracle'], which {env} does not give: pass the osfb-gym "
         "env itself (HideOracle and the RL views strip the oracle; the runner strips it "
@@ -104,6 +104,76 @@ def _metrics_for(env: gym.Env) -> EpisodeMetrics:
     if isinstance(unwrapped, FeedbackEnv):
         return unwrapped.metrics_class()
     return EpisodeMetrics()
+
+
+@dataclass
+class _Steps:
+    """What both loops keep of each step: reward, oracle loss, action, outcomes revealed."""
+
+    rewards: list[Any] = field(default_factory=list)
+    losses: list[Any] = field(default_factory=list)
+    actions: list[Any] = field(default_factory=list)
+    revealed: list[Any] = field(default_factory=list)
+
+
+def _play(
+    env: gym.Env | gym.vector.VectorEnv,
+    agent: Any,
+    obs: Any,
+    metrics: EpisodeMetrics,
+    *,
+    vector: bool,
+    max_steps: int | None = None,
+) -> _Steps:
+    """Step ``agent`` in ``env`` from ``obs`` to the episode's end; return what each step gave.
+
+    The per-step bookkeeping of :func:`run_episode` (``vector=False``: one
+    env, a float reward) and :func:`run_vector_episode` (``vector=True``:
+    arrays over the sub-env axis, whose episodes must end together): the
+    agent learns from the feedback, the metrics from the oracle, which the
+    agent never sees.
+    """
+    steps = _Steps()
+    while max_steps is None or len(steps.rewards) < max_steps:
+        action = agent.act(obs)
+        next_obs, step_reward, terminated, truncated, info = env.step(action)
+        oracle = info.get(ORACLE)
+        if oracle is None:
+            raise _no_oracle(env)
+        feedback = info[FEEDBACK]
+        reward: Any = step_reward if vector else float(step_reward)
+        agent.update(obs, action, reward, feedback)
+        metrics.update(action, reward, feedback, oracle)
+        steps.rewards.append(reward)
+        if vector:
+            steps.losses.append(oracle["loss"])
+            steps.actions.append(action)
+            # count_nonzero(axis=1)'s own sum, without its wrapper (a call per step)
+            revealed = np.asarray(feedback["revealed"], dtype=bool)
+            steps.revealed.append(revealed.sum(axis=1, dtype=np.intp))
+        else:
+            steps.losses.append(float(oracle["loss"]))
+            steps.actions.append(np.asarray(action))
+            steps.revealed.append(int(np.count_nonzero(feedback["revealed"])))
+        obs = next_obs
+        if _ended(terminated, truncated, vector):
+            break
+    return steps
+
+
+def _ended(terminated: Any, truncated: Any, vector: bool) -> bool:
+    """Whether the episode ended; a vector env's sub-envs must end together."""
+    if not vector:
+        return bool(terminated or truncated)
+    done = np.asarray(terminated) | np.asarray(truncated)
+    if done.all():
+        return True
+    if done.any():
+        raise RuntimeError(
+            "run_vector_episode needs sub-env episodes that end together; "
+            f"sub-envs {np.flatnonzero(done).tolist()} ended alone"
+        )
+    return False
 
 
 def run_episode(
@@ -159,31 +229,12 @@ def run_episode(
             feedback=info.get(FEEDBACK),
         )
     metrics = _metrics_for(env)
-    rewards: list[float] = []
-    losses: list[float] = []
-    actions: list[np.ndarray] = []
-    revealed: list[int] = []
-    while max_steps is None or len(rewards) < max_steps:
-        action = agent.act(obs)
-        next_obs, reward, terminated, truncated, info = env.step(action)
-        oracle = info.get(ORACLE)
-        if oracle is None:
-            raise _no_oracle(env)
-        feedback = info[FEEDBACK]
-        agent.update(obs, action, float(reward), feedback)
-        metrics.update(action, float(reward), feedback, oracle)
-        rewards.append(float(reward))
-        losses.append(float(oracle["loss"]))
-        actions.append(np.asarray(action))
-        revealed.append(int(np.count_nonzero(feedback["revealed"])))
-        obs = next_obs
-        if terminated or truncated:
-            break
+    steps = _play(env, agent, obs, metrics, vector=False, max_steps=max_steps)
     return Trajectory(
-        rewards=np.asarray(rewards),
-        oracle_loss=np.asarray(losses),
-        actions=np.stack(actions) if actions else np.empty(0),
-        n_revealed=np.asarray(revealed),
+        rewards=np.asarray(steps.rewards),
+        oracle_loss=np.asarray(steps.losses),
+        actions=np.stack(steps.actions) if steps.actions else np.empty(0),
+        n_revealed=np.asarray(steps.revealed),
         metrics=metrics.get(),
         seed=seed,
         curves=metrics.curves(),
@@ -238,29 +289,12 @@ def run_vector_episode(
         seeds=[spawn_seed(value, AGENT_STREAM) for value in seeds],
         feedback=info[FEEDBACK],
     )
-    rewards, losses, actions, revealed = [], [], [], []
-    while True:
-        action = agent.act(obs)
-        next_obs, reward, terminated, truncated, info = envs.step(action)
-        feedback = info[FEEDBACK]
-        agent.update(obs, action, reward, feedback)
-        metrics.update(action, reward, feedback, info[ORACLE])
-        rewards.append(reward)
-        losses.append(info[ORACLE]["loss"])
-        actions.append(action)
-        # count_nonzero(axis=1)'s own sum, without its wrapper (a call per step)
-        revealed.append(np.asarray(feedback["revealed"], dtype=bool).sum(axis=1, dtype=np.intp))
-        obs = next_obs
-        done = np.asarray(terminated) | np.asarray(truncated)
-        if done.all():
-            break
-        if done.any():
-            raise RuntimeError(
-                "run_vector_episode needs sub-env episodes that end together; "
-                f"sub-envs {np.flatnonzero(done).tolist()} ended alone"
-            )
+    steps = _play(envs, agent, obs, metrics, vector=True)
     summaries = metrics_class.split(metrics.get())
-    stacked = [np.stack(values, axis=1) for values in (rewards, losses, actions, revealed)]
+    stacked = [
+        np.stack(values, axis=1)
+        for values in (steps.rewards, steps.losses, steps.actions, steps.revealed)
+    ]
     return [
         Trajectory(
             rewards=stacked[0][index].astype(float),

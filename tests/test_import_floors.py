@@ -209,8 +209,8 @@ def test_the_circle_finder_finds_circles(graph, expected):
 
 
 def test_the_reader_sees_lazy_relative_and_typing_imports():
-    # agents.base registers the ids lazily (inside a function): counted
-    assert "envs_registry" in GRAPH["agents.base"]
+    # agents.checks registers the ids lazily (inside a function): counted
+    assert "envs_registry" in GRAPH["agents.checks"]
     # a package's __init__ re-exporting its submodules by relative or absolute import
     assert "osfb_gym.wrappers.views" in GRAPH["osfb_gym.wrappers"]
     # the kernels annotate with the world's Population (typing only): a floor edge, not a run one

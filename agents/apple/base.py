@@ -27,7 +27,7 @@ import numpy as np
 from gymnasium import spaces
 from scipy.linalg import blas
 
-from agents.base import Agent, Interval, Real, check_finite, float_array
+from agents.base import Agent, Interval, Real, check_finite, example_dim, float_array
 from osfb_gym.core.validation import check_float
 
 ENV_IDS = ("AppleTasting-v0",)
@@ -94,12 +94,7 @@ def check_apple_spaces(
     AppleTasting-v0, so the learner's weights match and an update needs no
     conversion), else ``float64``.
     """
-    shape = getattr(observation_space, "shape", None)
-    if not isinstance(observation_space, spaces.Box) or shape is None or len(shape) != 1:
-        raise ValueError(
-            f"{owner} needs a one-dimensional Box observation_space (one example per step), "
-            f"got {observation_space}"
-        )
+    dim = example_dim(observation_space, owner)
     if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != 2:
         raise ValueError(
             f"{owner} needs action_space Discrete(2) (1 = taste, 0 = reject), got {action_space}"
@@ -107,7 +102,7 @@ def check_apple_spaces(
     dtype = observation_space.dtype
     if dtype is None or dtype.kind != "f":
         dtype = np.dtype(np.float64)
-    return int(shape[0]), np.dtype(dtype)
+    return dim, np.dtype(dtype)
 
 
 class LinearLearner(Agent):

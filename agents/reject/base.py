@@ -27,7 +27,16 @@ import numpy as np
 from gymnasium import spaces
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 
-from agents.base import Agent, Integral, Interval, Real, StrOptions, check_finite, float_array
+from agents.base import (
+    Agent,
+    Integral,
+    Interval,
+    Real,
+    StrOptions,
+    check_finite,
+    example_dim,
+    float_array,
+)
 from osfb_gym.core.validation import check_rejection_cost
 
 ENV_IDS = ("RejectOption-v0",)
@@ -49,18 +58,13 @@ REJECT_CONSTRAINTS: dict[str, list[Any]] = {
 
 def check_reject_spaces(observation_space: gym.Space, action_space: gym.Space, owner: str) -> int:
     """Return the number of features; check that the spaces are RejectOption-v0's."""
-    shape = getattr(observation_space, "shape", None)
-    if not isinstance(observation_space, spaces.Box) or shape is None or len(shape) != 1:
-        raise ValueError(
-            f"{owner} needs a one-dimensional Box observation_space (one example per step), "
-            f"got {observation_space}"
-        )
+    dim = example_dim(observation_space, owner)
     if not isinstance(action_space, spaces.MultiDiscrete) or action_space.nvec.tolist() != [3, 2]:
         raise ValueError(
             f"{owner} needs action_space MultiDiscrete([3, 2]) (decision, query), "
             f"got {action_space}"
         )
-    return int(shape[0])
+    return dim
 
 
 class LinearScore:

@@ -76,6 +76,37 @@ def _check_features(features: pd.DataFrame, categorical: str) -> None:
             )
 
 
+def _read_frame(path: Path, sep: str) -> pd.DataFrame:
+    """Read ``path`` with pandas; raise naming it if it is missing, empty or has no data rows."""
+    if not path.is_file():
+        raise FileNotFoundError(f"path {str(path)!r} not found (or not a file)")
+    try:
+        frame = pd.read_csv(path, sep=sep)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"path {str(path)!r} is empty: expected a header row and data") from None
+    if frame.empty:
+        raise ValueError(f"path {str(path)!r} has a header but no data rows")
+    return frame
+
+
+def _target(frame: pd.DataFrame, target: str, task: str, positive: Any, path: Path) -> np.ndarray:
+    """Return the target column as floats: 0/1 for ``task="binary"``, numbers for regression."""
+    if target not in frame.columns:
+        raise ValueError(
+            f"target column {target!r} not found in {path.name}; "
+            f"available columns: {', '.join(map(str, frame.columns))}"
+        )
+    column = frame[target]
+    if column.isna().any():
+        raise ValueError(f"target column {target!r} has {int(column.isna().sum())} missing values")
+    if task == "binary":
+        return _binary_target(column, target, positive)
+    numeric = pd.to_numeric(column, errors="coerce")
+    if numeric.isna().any():
+        raise ValueError(f"target column {target!r} must be numeric for task='regression'")
+    return numeric.to_numpy(dtype=float)
+
+
 def from_csv(
     path: str | os.PathLike[str],
     target: str,
@@ -120,29 +151,8 @@ def from_csv(
     task = check_choice(task, "task", TASKS)
     categorical = check_choice(categorical, "categorical", CATEGORICAL)
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"path {str(path)!r} not found (or not a file)")
-    try:
-        frame = pd.read_csv(path, sep=sep)
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"path {str(path)!r} is empty: expected a header row and data") from None
-    if frame.empty:
-        raise ValueError(f"path {str(path)!r} has a header but no data rows")
-    if target not in frame.columns:
-        raise ValueError(
-            f"target column {target!r} not found in {path.name}; "
-            f"available columns: {', '.join(map(str, frame.columns))}"
-        )
-    column = frame[target]
-    if column.isna().any():
-        raise ValueError(f"target column {target!r} has {int(column.isna().sum())} missing values")
-    if task == "binary":
-        y = _binary_target(column, target, positive)
-    else:
-        numeric = pd.to_numeric(column, errors="coerce")
-        if numeric.isna().any():
-            raise ValueError(f"target column {target!r} must be numeric for task='regression'")
-        y = numeric.to_numpy(dtype=float)
+    frame = _read_frame(path, sep)
+    y = _target(frame, target, task, positive, path)
     features = frame.drop(columns=[target])
     if features.shape[1] == 0:
         raise ValueError(f"{path.name} has no feature columns besides target {target!r}")

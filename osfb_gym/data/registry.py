@@ -265,17 +265,30 @@ def load(
             f"({type(data_home).__name__})"
         )
     resolved = tuple(sorted(_resolve_options(spec, options).items()))
+    kind, where = _source(spec, data_home, download)
+    return _read_cached(spec.name, kind, where, resolved)  # type: ignore[no-any-return]
+
+
+def _source(
+    spec: DatasetSpec, data_home: str | os.PathLike[str] | None, download: bool
+) -> tuple[str, str]:
+    """Where ``spec``'s data comes from: bundled, a local folder, or a download; else raise.
+
+    Returns the ``(kind, where)`` pair :func:`_read_cached` reads: ``("bundled", "")``,
+    ``("files", folder)``, or what :func:`_fetch` delivered. Raises
+    :class:`DatasetNotFoundError` naming every place looked and every remote error.
+    """
     if spec.folder is None:
-        return _read_cached(spec.name, "bundled", "", resolved)  # type: ignore[no-any-return]
+        return "bundled", ""
     looked = sources.candidate_folders(spec.folder, data_home, spec.package_copies)
     folder = sources.find_folder(looked, spec.files)
     if folder is not None:
-        return _read_cached(spec.name, "files", str(folder), resolved)  # type: ignore[no-any-return]
+        return "files", str(folder)
     errors: list[str] = []
     if download:
         fetched, errors = _fetch(spec, data_home)
         if fetched is not None:
-            return _read_cached(spec.name, *fetched, resolved)  # type: ignore[no-any-return]
+            return fetched
     destination = sources.download_dir(spec.folder, data_home)
     raise DatasetNotFoundError(
         sources.not_found_message(spec.name, spec.files, looked, destination, errors, download)

@@ -219,3 +219,17 @@ def test_replicas_refuse_non_finite_observations_and_outcomes():
     feedback = {"revealed": info["feedback"]["revealed"], "y": np.full((2, 2), math.nan)}
     with pytest.raises(ValueError, match=r"feedback\['y'\]"):
         replicas.update(observations, actions, rewards, feedback)
+
+
+STREAM_AGENTS = [cls for cls in AGENTS if cls.env_ids[0] in ("AppleTasting-v0", "RejectOption-v0")]
+
+
+@pytest.mark.parametrize("cls", STREAM_AGENTS, **IDS)
+def test_stream_agents_refuse_an_observation_space_of_more_than_one_example(cls):
+    env = gym.make(cls.env_ids[0])
+    _, info = env.reset(seed=0)
+    feedback = info.get("feedback")
+    wide = gym.spaces.Box(-1, 1, (2, *env.observation_space.shape), np.float32)
+    with pytest.raises(ValueError, match=r"one-dimensional Box observation_space"):
+        cls().reset(wide, env.action_space, seed=0, feedback=feedback)
+    cls().reset(env.observation_space, env.action_space, seed=0, feedback=feedback)  # the env's

@@ -9,7 +9,7 @@ import pytest
 import osfb_gym  # noqa: F401
 from agents.base import Agent
 from agents.lending import Greedy
-from osfb_gym.runner import evaluate, run_episode
+from osfb_gym.runner import evaluate, run_episode, run_vector_episode
 
 
 class Spy(Agent):
@@ -73,3 +73,39 @@ def test_evaluate_clones_the_agent_and_reproduces():
     assert first.equals(second) and len(first) == 3
     with pytest.raises(ValueError, match="env_kwargs"):
         evaluate(gym.make("OneSidedLending-v0"), agent, [0], env_kwargs=kwargs)
+
+
+class ApproveAll:
+    """A vector agent (run_vector_episode's interface) that approves every applicant."""
+
+    def reset(self, observation_space, action_space, *, seeds, feedback):
+        self.shape_ = action_space.shape
+
+    def act(self, observations):
+        return np.ones((len(observations), *self.shape_), dtype=np.int8)
+
+    def update(self, observations, actions, rewards, feedback):
+        pass
+
+
+def _vector(horizons, wrap=lambda env: env):
+    makers = [lambda h=h: wrap(gym.make("OneSidedLending-v0", horizon=h)) for h in horizons]
+    return gym.vector.SyncVectorEnv(makers)
+
+
+def test_both_loops_refuse_an_env_that_hides_the_oracle():
+    from osfb_gym.core.channels import HideOracle
+
+    with pytest.raises(ValueError, match=r"info\['oracle'\]"):
+        run_episode(HideOracle(gym.make("OneSidedLending-v0", horizon=3)), Greedy(), seed=0)
+    with pytest.raises(ValueError, match=r"info\['oracle'\]"):
+        run_vector_episode(_vector([3, 3], HideOracle), ApproveAll(), seed=0)
+
+
+def test_vector_episodes_must_end_together():
+    trajectories = run_vector_episode(_vector([3, 3]), ApproveAll(), seed=[0, 1])
+    assert [t.rewards.shape for t in trajectories] == [(3,), (3,)]
+    assert [t.seed for t in trajectories] == [0, 1]
+    np.testing.assert_array_equal(trajectories[0].n_revealed, [1, 1, 1])
+    with pytest.raises(RuntimeError, match=r"end together; sub-envs \[0\] ended alone"):
+        run_vector_episode(_vector([2, 4]), ApproveAll(), seed=0)
