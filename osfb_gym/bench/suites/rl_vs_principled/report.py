@@ -17,6 +17,19 @@ from osfb_gym.stats import ALPHA, Page, paired
 from osfb_gym.stats import aggregates as stats
 from osfb_gym.stats.paired import min_p_paired
 
+#: what the page says under its verdicts
+VERDICTS_NOTE = (
+    "Each verdict compares run s of RL with run s of the principled agent chosen on "
+    "validation, which played the same held-out episodes (paired by run; the verdicts "
+    "come from osfb_gym.stats, docs/verdicts.md). The IQMs and bootstrap CIs in the "
+    "tables below describe the runs and decide nothing: with one task and 5 runs the "
+    "bootstrap under-covers (docs/verdicts.md). In a resampled world a "
+    "principled agent starts every episode afresh, so its score does not depend on N. "
+    "The oracle of reject option is Chow's rule's expected risk, which an episode's "
+    "realised risk can undercut by chance (normalised regrets slightly below 0); apple's "
+    "oracle value is 0, a lower bound (its oracle does not expose the Bayes decision)."
+)
+
 
 def normalise(test: pd.DataFrame) -> pd.DataFrame:
     """Return the test points with normalised regret and total regret over N + T steps.
@@ -121,15 +134,7 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
         "",
         *verdicts(frame, best, top),
         "",
-        "Each verdict compares run s of RL with run s of the principled agent chosen on "
-        "validation, which played the same held-out episodes (paired by run; the verdicts "
-        "come from osfb_gym.stats, docs/verdicts.md). The IQMs and bootstrap CIs in the "
-        "tables below describe the runs and decide nothing: with one task and 5 runs the "
-        "bootstrap under-covers (docs/verdicts.md). In a resampled world a "
-        "principled agent starts every episode afresh, so its score does not depend on N. "
-        "The oracle of reject option is Chow's rule's expected risk, which an episode's "
-        "realised risk can undercut by chance (normalised regrets slightly below 0); apple's "
-        "oracle value is 0, a lower bound (its oracle does not expose the Bayes decision).",
+        VERDICTS_NOTE,
         "",
         "## Deployment score after N env steps of experience",
         "",

@@ -328,49 +328,8 @@ def reuters_claims(best: pd.DataFrame, results: pd.DataFrame) -> list[Claim]:
     weightings = [w for w in ("threshold", "weight") if w in level("weighting")]
     cells = [(w, lr, t) for w in weightings for lr in learners for t in topics]
     quads = [(w, lr, m, t) for w in weightings for lr in learners for m in METHODS for t in topics]
-    seeds, page, n = _reuters_seeds(best, results), _Claims(), len(cells)
-    beats: dict[str, list[int]] = {"margins_only": [], "label_efficient": []}
-    tops: list[int] = []
-    for w, lr, t in cells:
-        runs = {m: seeds.loc[(w, lr, m, t)] for m in METHODS}
-        for m, index in beats.items():
-            index.append(page.compare(runs[m], runs["apple_tasting"], (m, "apple_tasting"), False))
-        tops.append(page.page.add_best(best_of(dict(zip(runs, _pairs(*runs.values()), strict=True)),
-                                               lower_is_better=False)))  # fmt: skip
-    paper_counts = []
-    for table in tables.values():
-        scores = pd.DataFrame([{m: table[w, lr, m, t] for m in METHODS} for w, lr, t in cells])
-        wins = scores[["margins_only", "label_efficient"]].gt(scores["apple_tasting"], axis=0)
-        paper_counts.append([*wins.sum(), (scores["margins_only"] >= scores.max(axis=1)).sum()])
-    (mo, le, top), (p_mo, p_le, p_top) = paper_counts
-
-    def weakest(found: list[Verdict]) -> str:
-        return combine([count([_cell_reading(found, [i], m) for i in index], (n + 1) // 2)[0]
-                        for m, index in beats.items()])  # fmt: skip
-
-    def best_mo(_: list[Verdict]) -> str:
-        readings = []
-        for cell in page.page.bests:
-            if cell.clear:
-                readings.append(REPRODUCED if cell.best == "margins_only" else NOT_REPRODUCED)
-            else:
-                readings.append(combine([cannot_tell(v.n) for v in cell.comparisons
-                                         if not v.can_reject] or [TIE]))  # fmt: skip
-        return count(readings, (n + 1) // 2)[0]
-
-    page.add(
-        "Apple Tasting is the weakest method: beaten by Marg. Only / Label Eff. (cells: "
-        "topic x learner x weighting; means, then clearly beaten by the paired test)",
-        f"{p_mo} / {p_le} of {n}",
-        f"means {mo} / {le} of {n}",
-        weakest,
-    )
-    page.add(
-        "Marg. Only has the best F1 of the three methods (means, ties counted; then clearly)",
-        f"{p_top} of {n}",
-        f"means {top} of {n}",
-        best_mo,
-    )
+    seeds, page = _reuters_seeds(best, results), _Claims()
+    beats = _method_claims(page, tables, cells, seeds)
     for learner in learners if len(weightings) == 2 else []:
         (ours_t, ours_w), (paper_t, paper_w) = (
             [np.mean([table[q] for q in quads if q[:2] == (w, learner)]) for w in weightings]
@@ -400,7 +359,62 @@ def reuters_claims(best: pd.DataFrame, results: pd.DataFrame) -> list[Claim]:
         low["ours"],
         _fixed(low["ours"] == low["paper"]),
     )
-    return _with_counts(page.resolve(), page, beats, n)
+    return _with_counts(page.resolve(), page, beats, len(cells))
+
+
+def _method_claims(
+    page: _Claims,
+    tables: dict[str, pd.Series],
+    cells: list[tuple[str, str, str]],
+    seeds: pd.Series,
+) -> dict[str, list[int]]:
+    """Add the two claims over cells (Apple Tasting weakest, Marg. Only best) to ``page``.
+
+    Return each method's comparisons with Apple Tasting (page indices, a cell each).
+    """
+    n, needed = len(cells), (len(cells) + 1) // 2
+    beats: dict[str, list[int]] = {"margins_only": [], "label_efficient": []}
+    for w, lr, t in cells:
+        runs = {m: seeds.loc[(w, lr, m, t)] for m in METHODS}
+        for m, index in beats.items():
+            index.append(page.compare(runs[m], runs["apple_tasting"], (m, "apple_tasting"), False))
+        aligned = dict(zip(runs, _pairs(*runs.values()), strict=True))
+        page.page.add_best(best_of(aligned, lower_is_better=False))
+    counts = []
+    for table in tables.values():
+        scores = pd.DataFrame([{m: table[w, lr, m, t] for m in METHODS} for w, lr, t in cells])
+        wins = scores[["margins_only", "label_efficient"]].gt(scores["apple_tasting"], axis=0)
+        counts.append([*wins.sum(), (scores["margins_only"] >= scores.max(axis=1)).sum()])
+    (mo, le, top), (p_mo, p_le, p_top) = counts
+
+    def weakest(found: list[Verdict]) -> str:
+        return combine([count([_cell_reading(found, [i], m) for i in index], needed)[0]
+                        for m, index in beats.items()])  # fmt: skip
+
+    def best_mo(_: list[Verdict]) -> str:
+        readings = []
+        for cell in page.page.bests:
+            if cell.clear:
+                readings.append(REPRODUCED if cell.best == "margins_only" else NOT_REPRODUCED)
+            else:
+                small = [cannot_tell(v.n) for v in cell.comparisons if not v.can_reject]
+                readings.append(small[0] if small else TIE)
+        return count(readings, needed)[0]
+
+    page.add(
+        "Apple Tasting is the weakest method: beaten by Marg. Only / Label Eff. (cells: "
+        "topic x learner x weighting; means, then clearly beaten by the paired test)",
+        f"{p_mo} / {p_le} of {n}",
+        f"means {mo} / {le} of {n}",
+        weakest,
+    )
+    page.add(
+        "Marg. Only has the best F1 of the three methods (means, ties counted; then clearly)",
+        f"{p_top} of {n}",
+        f"means {top} of {n}",
+        best_mo,
+    )
+    return beats
 
 
 def _pairs(*runs: pd.Series) -> list[np.ndarray]:
