@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from osfb_gym.bench.report import Claim
-from osfb_gym.bench.suites.sculley.report import (
+from osfb_gym.bench.suites.sculley.paper import (
     LOCKUP_RECALL,
     MARGIN_LEARNERS,
     METHODS,
@@ -26,7 +26,7 @@ from osfb_gym.bench.suites.sculley.report import (
     PAPER_TOPICS,
     SAMPLERS,
     SHORT,
-    _paper,
+    paper_values,
     published_reuters,
     published_spam,
 )
@@ -200,7 +200,7 @@ def _comparisons(page: _Claims, prefix: str, cells: pd.DataFrame, runs: pd.DataF
         test = page.page.verdicts[i]
         page.add(
             prefix + "the classical perceptron's recall collapses one-sided (by > 0.1)",
-            f"{_paper('perceptron', 'recall', 'one_sided', 'full')} full",
+            f"{paper_values('perceptron', 'recall', 'one_sided', 'full')} full",
             f"{one:.3f} against {full:.3f}, one-sided - full {_ci(test, -0.1)}"
             + (f"; with a bias {bias:.3f}" if not np.isnan(bias) else ""),
             _reads([i], ["full"]),
@@ -215,7 +215,7 @@ def _comparisons(page: _Claims, prefix: str, cells: pd.DataFrame, runs: pd.DataF
         }
         page.add(
             prefix + "unmodified margin learners come within 0.02 F1 of full feedback",
-            "; ".join(_paper(lr, "f1", "one_sided", "full") for lr in near),
+            "; ".join(paper_values(lr, "f1", "one_sided", "full") for lr in near),
             "; ".join(
                 f"{NAMES[lr]} {o:.3f} against {f:.3f}, one-sided - full {_ci(tests[lr])}"
                 for lr in near
@@ -233,7 +233,7 @@ def _comparisons(page: _Claims, prefix: str, cells: pd.DataFrame, runs: pd.DataF
         page.add(
             prefix + "Label Efficient and Apple Tasting repair the classical perceptron, Label "
             "Efficient better",
-            f"F1 {_paper('perceptron', 'f1', *SAMPLERS)}",
+            f"F1 {paper_values('perceptron', 'f1', *SAMPLERS)}",
             f"F1 {le:.3f} against {at:.3f} (one-sided {os_:.3f})",
             _reads(index, [a for a, _ in pairs]),
         )
@@ -248,7 +248,7 @@ def _fp_claims(
          SAMPLERS, "{le} of 6 corpus x learner pairs"),
         ("unmodified margin learners put less spam in the inbox (#FP) than with Apple Tasting",
          MARGIN_LEARNERS, ("one_sided", "apple_tasting"),
-         "{at} of 4 pairs; SVM " + _paper("svm", "fp", "one_sided", "apple_tasting")),
+         "{at} of 4 pairs; SVM " + paper_values("svm", "fp", "one_sided", "apple_tasting")),
     ):  # fmt: skip
         done = [lr for lr in learners if all((lr, v) in cells.index for v in (a, b))]
         if not done:

@@ -1,9 +1,9 @@
 """The Sculley suites' report: stored rows -> Table 1 / Tables 2-3 beside the paper's, claims.
 
-The paper's numbers are CSV files in ``osfb_gym/bench/papers/`` (``sculley_table1``,
-``sculley_tables23``, ``sculley_topics``), read by :func:`osfb_gym.bench.report.published`.
-:func:`write_report` writes ``results.csv``, ``summary.csv`` (spam) or ``best.csv``
-(Reuters) and ``table.md``, the page docs/results/ keeps.
+The paper's numbers are read in :mod:`~osfb_gym.bench.suites.sculley.paper`, the
+claims in :mod:`~osfb_gym.bench.suites.sculley.claims`. :func:`write_report` writes
+``results.csv``, ``summary.csv`` (spam) or ``best.csv`` (Reuters) and ``table.md``,
+the page docs/results/ keeps.
 """
 
 from __future__ import annotations
@@ -14,15 +14,27 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Report, published, save_report
+from osfb_gym.bench.report import Report, save_report
+from osfb_gym.bench.suites.sculley.claims import (
+    CLAIMS_NOTE,
+    reuters_claims,
+    spam_claims,
+    verdict_table,
+)
+from osfb_gym.bench.suites.sculley.paper import (
+    LOCKUP_RECALL,
+    MARGIN_LEARNERS,
+    METHODS,
+    NAMES,
+    PAPER_TOPICS,
+    SHORT,
+    paper_values,
+    published_reuters,
+)
 
-#: the ten topics of Tables 2-3 and the positive rate the paper prints beside each
-PAPER_TOPICS: dict[str, float] = dict(published("sculley_topics").itertuples(index=False))
-SPAM_CORPORA = {"trec05p-1": (92189, 0.43), "trec06p": (37822, 0.34)}  # size, ham rate (6.1)
 #: Sculley's grids (Table 3), read by the suite's stages and named in this report
 THRESHOLD_BIASES = (0.0, 0.008, 0.016, 0.032, 0.064, 0.128, 0.25, 0.75, 1.0)  # threshold = -b
 PERCEPTRON_WEIGHTS = tuple(2.0**k for k in range(8))  # Table 3: c_pos, c_neg = 1
-LOCKUP_RECALL = 0.1  # an episode below this recall rejects (and so never sees) nearly all ham
 METRICS = [
     "tp",
     "fp",
@@ -37,22 +49,7 @@ METRICS = [
     "updates",
     "seconds",
 ]
-NAMES = {
-    "svm": "Online SVM",
-    "margin_perceptron": "Perceptron with margins",
-    "perceptron": "Perceptron",
-    "perceptron_bias": "Perceptron with a bias (not in the paper)",
-    "margins_only": "Marg. Only",
-    "apple_tasting": "Apple T.",
-    "label_efficient": "Label Eff.",
-    "threshold": "Table 2 (threshold biasing)",
-    "weight": "Table 3 (example weighting)",
-}
-SHORT = {"svm": "SVM", "margin_perceptron": "Pcpt. Mgn."}
 ROW_LABELS = {"one_sided": "Margins", "apple_tasting": "With AppleTaste", "full": "Full Fb."}
-MARGIN_LEARNERS = ("svm", "margin_perceptron")
-PAPER_LEARNERS = (*MARGIN_LEARNERS, "perceptron")  # Table 1's
-SAMPLERS = ("label_efficient", "apple_tasting")
 #: Table 1's columns: ours, the paper's beside (counts with one decimal, rates with three)
 TABLE1 = {"F1": "f1", "Rec.": "recall", "Prec.": "precision", "#FN": "fn", "#FP": "fp"}
 FEATURES = {  # the page's words for the env's ``features``
@@ -60,26 +57,6 @@ FEATURES = {  # the page's words for the env's ``features``
     "counts": "lower-cased character 4-gram counts hashed into {dim} buckets",
     "unit": "standardised, intercept dropped, rows scaled to unit length",
 }
-METHODS = ("margins_only", "apple_tasting", "label_efficient")  # Tables 2-3's column order
-
-
-def published_spam() -> pd.DataFrame:
-    """Table 1, index ``(corpus, learner, variant)``: f1, recall, precision, fn, fp.
-
-    >>> published_spam().loc[("trec06p", "perceptron", "one_sided"), ["recall", "fn"]].tolist()
-    [0.003, 12875.0]
-    """
-    return published("sculley_table1", ["corpus", "learner", "variant"]).astype(float)
-
-
-def published_reuters() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Tables 2-3 (index weighting, learner, method; a column per topic) and the printed averages.
-
-    >>> published_reuters()[1].loc[("weight", "svm", "margins_only"), "avg"]
-    np.float64(0.554)
-    """
-    table = published("sculley_tables23", ["weighting", "learner", "method"])
-    return table[list(PAPER_TOPICS)], table[["avg"]]
 
 
 def write_report(
@@ -97,13 +74,6 @@ def write_report(
     The claims come from :mod:`osfb_gym.bench.suites.sculley.claims` (paired
     verdicts over the seeds of ``results``).
     """
-    from osfb_gym.bench.suites.sculley.claims import (  # it reads this module's tables
-        CLAIMS_NOTE,
-        reuters_claims,
-        spam_claims,
-        verdict_table,
-    )
-
     if suite.spam:
         summary, name = spam_summary(results), "summary"
         claims = spam_claims(summary, results)
@@ -145,13 +115,6 @@ def spam_summary(results: pd.DataFrame) -> pd.DataFrame:
     return summary
 
 
-def _paper(learner: str, column: str, *variants: str) -> str:
-    """Return the paper's ``column`` for ``learner``'s ``variants``: "a / b against c / d"."""
-    digits = ".0f" if column in ("fn", "fp") else ".3f"
-    values = [published_spam().loc[(slice(None), learner, v), column] for v in variants]
-    return " against ".join(" / ".join(f"{x:{digits}}" for x in row) for row in values)
-
-
 def spam_table(summary: pd.DataFrame, dataset: str) -> pd.DataFrame:
     """Table 1 for ``dataset``: a row per (learner, variant), ours (trec05p-1 / trec06p)."""
     rows = []
@@ -165,7 +128,11 @@ def spam_table(summary: pd.DataFrame, dataset: str) -> pd.DataFrame:
         row = {"learner": NAMES[learner], "variant": label}
         for column, metric in TABLE1.items():
             ours = f"{cell[metric]:{'.1f' if metric in ('fn', 'fp') else '.3f'}}"
-            paper = f" ({_paper(learner, metric, variant)})" if learner != "perceptron_bias" else ""
+            paper = (
+                f" ({paper_values(learner, metric, variant)})"
+                if learner != "perceptron_bias"
+                else ""
+            )
             row[column] = ours + paper
         row["label requests"] = f"{cell['label_requests']:.0f}"
         row["sampled"] = f"{cell['sampled']:.0f}"

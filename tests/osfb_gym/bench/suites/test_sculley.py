@@ -25,12 +25,14 @@ from osfb_gym.bench.suites.sculley import (
 )
 from osfb_gym.bench.suites.sculley import VARIANTS as SPAM_VARIANTS
 from osfb_gym.bench.suites.sculley.claims import reuters_claims, spam_claims
-from osfb_gym.bench.suites.sculley.report import METHODS as REUTERS_METHODS
-from osfb_gym.bench.suites.sculley.report import (
+from osfb_gym.bench.suites.sculley.paper import (
     PAPER_TOPICS,
     SPAM_CORPORA,
     published_reuters,
     published_spam,
+)
+from osfb_gym.bench.suites.sculley.report import METHODS as REUTERS_METHODS
+from osfb_gym.bench.suites.sculley.report import (
     reuters_best,
     reuters_table,
     spam_summary,
