@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.suites.jiang import METHODS
+from osfb_gym.bench.suites.jiang import METHODS, run_jiang
 from osfb_gym.bench.suites.jiang_verdicts import (
     cell_text,
     cell_verdicts,
@@ -16,6 +19,9 @@ from osfb_gym.bench.suites.jiang_verdicts import (
     splits_needed,
     tally,
 )
+from tests.helpers import needs_osfb_data
+
+SHARED = Path(os.environ.get("OSFB_DATA", "/nonexistent"))
 
 
 def tuned_rows(splits: int, gap: float, cells: int = 2, seed: int = 0) -> pd.DataFrame:
@@ -79,3 +85,17 @@ def test_the_grid_note_says_whether_exploration_can_be_switched_off():
     assert "floor is 2^-10, not 0" in grid_note(floor, ["eps-greedy", "ours"])
     assert "none is forced to explore" in grid_note((0.0, *floor), ["eps-greedy", "ours"])
     assert grid_text((0.0, 0.5, 2.0)) == "{0, 2^-1, 2^1}"
+
+
+@pytest.mark.slow
+@needs_osfb_data("german_credit")
+def test_alpha_zero_makes_every_method_greedy(tmp_path):
+    # the grid floor the page asks for: at alpha = 0 no method explores
+    run_jiang("jiang-linear", tmp_path, datasets=["german"], seeds=(0, 1), alphas=(0.0, 1.0),
+              horizon=60, data_home=str(SHARED), progress=False)  # fmt: skip
+    rows = pd.read_csv(tmp_path / "results.csv")
+    floor = rows[(rows["alpha"] == 0) | rows["alpha"].isna()]
+    losses = floor.pivot_table("cumulative_loss", ["cutoff", "seed"], "method")
+    assert set(losses.columns) == set(METHODS)
+    assert np.allclose(losses.to_numpy(), losses[["greedy"]].to_numpy(), rtol=0, atol=1e-12)
+    assert "none is forced to explore" in (tmp_path / "table.md").read_text()
