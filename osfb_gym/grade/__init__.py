@@ -53,7 +53,7 @@ from osfb_gym.grade.integrity import implausible, impossible
 from osfb_gym.grade.sandbox import Diagnosis
 from osfb_gym.grade.secret import grading_streams, secret_worlds
 from osfb_gym.runner import Trajectory, evaluate, run_episode
-from osfb_gym.stats.verdicts import ALPHA, Placement, place
+from osfb_gym.stats import ALPHA, Placement, place
 
 __all__ = [
     "CONSTANT_POLICIES",

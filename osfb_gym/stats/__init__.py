@@ -1,8 +1,12 @@
 """The one home of the project's statistics (DESIGN section 8).
 
-- :mod:`osfb_gym.stats.verdicts`: who wins or "tie (within noise)": paired
-  and unpaired exact tests, CIs of the difference, best-of-k cells, Holm's
-  correction over a page, the grader's placement.
+- :mod:`osfb_gym.stats.verdicts`: who wins or "tie (within noise)":
+  :class:`Verdict`, :func:`paired` and :func:`unpaired`, built on the tests
+  of :mod:`osfb_gym.stats.paired` (sign-flip, signed-rank) and
+  :mod:`osfb_gym.stats.unpaired` (permutation, Mann-Whitney) and the one CI
+  inversion per kind of test in :mod:`osfb_gym.stats.intervals`.
+- :mod:`osfb_gym.stats.page`: best-of-k cells, Holm's correction over a
+  page, the grader's placement.
 - :mod:`osfb_gym.stats.aggregates`: rliable's aggregates over runs and tasks
   (IQM, mean, probability of improvement, performance profiles) with
   stratified-bootstrap CIs, and :func:`~osfb_gym.stats.aggregates.aggregate`,
@@ -22,18 +26,8 @@ from osfb_gym.stats.aggregates import (
     performance_profile,
     probability_of_improvement,
 )
-from osfb_gym.stats.verdicts import (
-    ALPHA,
-    BestOf,
-    Page,
-    Placement,
-    Verdict,
-    best_of,
-    holm,
-    paired,
-    place,
-    unpaired,
-)
+from osfb_gym.stats.page import BestOf, Page, Placement, best_of, holm, place
+from osfb_gym.stats.verdicts import ALPHA, Verdict, paired, unpaired
 
 __all__ = [
     "ALPHA",

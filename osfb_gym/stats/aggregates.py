@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from osfb_gym.stats.paired import location_interval
+
 #: bootstrap resamples (rliable's default is 50,000; 2,000 keeps a report fast; the
 #: CI ends then move by a few % of their width between bootstrap seeds)
 REPS = 2_000
@@ -238,8 +240,6 @@ def aggregate(
     >>> estimate.method, round(estimate.value, 3)
     ('sign-flip (exact)', 0.283)
     """
-    from osfb_gym.stats.verdicts import location_interval
-
     if statistic not in STATISTICS:
         raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
     if isinstance(min_runs_one_task, bool) or not isinstance(min_runs_one_task, int):

@@ -1,12 +1,13 @@
 """Calibration of the verdict rules by simulation: false-positive rates under nulls, power.
 
-Each rule of :mod:`osfb_gym.stats.verdicts` is run on thousands of simulated
-samples at once (the vectorised p-value functions the verdicts use), at the
-sample sizes the suites use. Under a null the rate at which a winner is
-named must stay at most ``alpha`` up to Monte-Carlo error; under a stated
-effect the rate is the rule's power. ``tests/osfb_gym/stats/test_calibration.py``
-asserts the bounds; ``python -m osfb_gym.stats.calibration`` prints the tables
-of docs/verdicts.md.
+Each rule of :mod:`osfb_gym.stats.verdicts` and :mod:`osfb_gym.stats.page`
+is run on thousands of simulated samples at once (the vectorised p-value
+functions the verdicts use), at the sample sizes the suites use. Under a
+null the rate at which a winner is named must stay at most ``alpha`` up to
+Monte-Carlo error; under a stated effect the rate is the rule's power.
+``tests/osfb_gym/stats/test_calibration.py`` asserts the bounds;
+``python -m osfb_gym.stats.calibration`` prints the tables of
+docs/verdicts.md.
 
 The nulls:
 
@@ -33,12 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from osfb_gym.stats.verdicts import (
-    ALPHA,
-    EXACT_MAX_PAIRS,
-    permutation_pvalues,
-    sign_flip_pvalues,
-)
+from osfb_gym.stats._checks import ALPHA
+from osfb_gym.stats.paired import EXACT_MAX_PAIRS, sign_flip_pvalues
+from osfb_gym.stats.unpaired import permutation_pvalues
 
 __all__ = [
     "DISTRIBUTIONS",
@@ -235,7 +233,7 @@ def _holm_rows(p: np.ndarray) -> np.ndarray:
 def best_of_null(
     name: str, k: int, n: int, trials: int, *, alpha: float = ALPHA, seed: int = 0
 ) -> Rate:
-    """How often :func:`~osfb_gym.stats.verdicts.best_of` says "clearly lowest" of k equals.
+    """How often :func:`~osfb_gym.stats.page.best_of` says "clearly lowest" of k equals.
 
     Each pair (world) has a shared part and each agent its own noise; the
     lowest mean is compared with every other, Holm over the cell.

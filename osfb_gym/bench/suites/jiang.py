@@ -2,8 +2,9 @@
 
 Section 8's protocol on the engine. The report tunes ``alpha`` twice with
 :func:`osfb_gym.bench.report.tuned`: on the splits it is reported on (the paper's
-protocol) and held out (on the even-ranked splits, reported on the others), each
-lowest method with its bootstrap probability over splits. ``fit="paper"`` fits as
+protocol) and held out (on the even-ranked splits, reported on the others); each
+cell's "clearly lowest" or "tied (within noise)" is a paired verdict over the
+splits (:mod:`osfb_gym.bench.suites.jiang_verdicts`). ``fit="paper"`` fits as
 the paper's text says, ``"legacy"`` as the earlier runs (docs/reproductions/jiang.md).
 """
 
@@ -16,7 +17,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from osfb_gym.bench.report import (
@@ -29,9 +29,19 @@ from osfb_gym.bench.report import (
 )
 from osfb_gym.bench.report import published as _read
 from osfb_gym.bench.run import run_cells
+from osfb_gym.bench.suites.jiang_verdicts import (
+    cell_text,
+    cell_verdicts,
+    grid_note,
+    grid_text,
+    power_note,
+    scale_note,
+    tally,
+)
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.data import load
 from osfb_gym.data.registry import SPECS, get_spec
+from osfb_gym.stats import BestOf
 
 #: the lending paper's datasets, in its tables' order: those whose spec has its row count
 LENDING_DATASETS = tuple(spec.name for spec in SPECS if "paper_rows" in spec.metadata)
@@ -57,7 +67,6 @@ FITS: dict[str, dict[str, dict[str, Any]]] = {
     },
     "legacy": {"env": {}, "linear": {}, "logistic": {}, "ours": {}},
 }
-N_BOOTSTRAP = 2000
 
 
 def published(link: str) -> pd.DataFrame:
@@ -242,37 +251,19 @@ def _cells(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _lowest(frame: pd.DataFrame, chosen: pd.DataFrame | None) -> tuple[str, float]:
-    """Return a setting's lowest method and its bootstrap probability over splits.
-
-    ``chosen`` None: the paper's protocol, each resample of the splits tuned
-    again over the grid; else the held-out choice (one ``params`` per method).
-    """
-    if chosen is not None:
-        frame = frame.merge(chosen[["agent", "params"]].drop_duplicates(), on=["agent", "params"])
-    losses = frame.pivot_table("cumulative_loss", "seed", ["method", "params"]).dropna(axis=1)
-    methods = losses.columns.get_level_values("method").to_numpy()
-    names = [m for m in METHODS if m in set(methods)]
-    values = losses.to_numpy()
-
-    def winner(splits: np.ndarray) -> np.ndarray:
-        means = values[splits].mean(axis=-2)  # (..., columns)
-        return np.stack([means[..., methods == m].min(axis=-1) for m in names], -1).argmin(-1)
-
-    n = len(values)
-    top = int(winner(np.arange(n)))
-    resamples = np.random.default_rng(0).integers(0, n, (N_BOOTSTRAP, n))
-    return names[top], float(np.mean(winner(resamples) == top)) if n > 1 else math.nan
-
-
-def _verdict(ours: pd.Series, paper: pd.Series | None, low: str, held: str) -> str:
+def _verdict(ours: pd.Series, paper: pd.Series | None, cell: BestOf | None) -> str:
+    """Say how the cell's verdict stands to the paper's lowest, and greedy's scale."""
     if paper is None:
         return "not in the paper's tables"
-    first = paper.idxmin()
-    parts = [
-        ("lowest matches" if low == first else f"lowest {low}, paper {first}"),
-        ("held-out agrees" if held == low else f"held-out: {held}"),
-    ]
+    first = str(paper.idxmin())
+    if cell is None:
+        parts = [f"paper's lowest {first}"]
+    elif cell.clear:
+        parts = ["matches (clearly)" if cell.best == first else f"differs: paper's lowest {first}"]
+    elif first == cell.best or first in cell.tied:
+        parts = [f"consistent: the paper's lowest ({first}) is among the tied"]
+    else:
+        parts = [f"differs: the paper's lowest ({first}) is clearly above {cell.best}"]
     if {"greedy", "ours"} <= set(ours.index) and ours["greedy"] > 0:
         change, theirs = ours["ours"] / ours["greedy"] - 1, paper["ours"] / paper["greedy"] - 1
         parts.append(
@@ -283,32 +274,41 @@ def _verdict(ours: pd.Series, paper: pd.Series | None, low: str, held: str) -> s
 
 
 def _table(rows: pd.DataFrame, best: pd.DataFrame, link: str) -> tuple[list[dict], dict]:
-    """Return the table's rows (ours beside the paper's, both verdicts) and the win counts."""
+    """Return the table's rows (ours beside the paper's, the cells' verdicts) and the pages.
+
+    The second value holds the paper's-protocol page (``"cells"``, a
+    :class:`~osfb_gym.bench.suites.jiang_verdicts.CellVerdicts`), the held-out
+    page (``"held_out"``), the paper's lowest per cell (``"paper"``) and
+    greedy's ratio to the paper's (``"ratios"``).
+    """
     seeds = sorted(rows["seed"].unique())
     held_choice = tuned(rows[rows["seed"].isin(seeds[0::2])], "cumulative_loss")
+    report = rows[rows["seed"].isin(seeds[1::2])]
+    held_best = report.merge(held_choice[["setting", "agent", "params"]].drop_duplicates())
+    cells, index = cell_verdicts(best)
+    held, held_index = cell_verdicts(held_best)
+    bests, held_bests = cells.bests, held.bests
     paper = published(link)
-    table, wins = [], {"ours": 0, "held_out": 0, "paper": 0, "cells": 0}
-    for (dataset, cutoff), part in rows.groupby(["dataset", "cutoff"], sort=False):
-        setting = part["setting"].iloc[0]
-        means = best[best["setting"] == setting].groupby("method")["cumulative_loss"].mean()
-        low, p_low = _lowest(part, None)
-        report = part[part["seed"].isin(seeds[1::2])]
-        choice = held_choice[held_choice["setting"] == setting]  # this setting's own choice
-        held, p_held = _lowest(report, choice) if len(report) else ("-", math.nan)
+    table, paper_lowest, ratios = [], [], []
+    for (dataset, cutoff), part in best.groupby(["dataset", "cutoff"], sort=False):
+        means = part.groupby("method")["cumulative_loss"].mean()
+        key = (str(dataset), float(cutoff))
+        cell = bests[index[key]] if key in index else None
+        held_cell = held_bests[held_index[key]] if key in held_index else None
         reference = paper.loc[(dataset, cutoff)] if (dataset, cutoff) in paper.index else None
         row = {"dataset": dataset, "cutoff": f"{cutoff:.0%}"}
         for method in (m for m in METHODS if m in means):
             theirs = "" if reference is None else f" ({reference[method]:.2f})"
             row[method] = f"{means[method]:.2f}{theirs}"
-        row["lowest (P)"] = f"{low} ({p_low:.2f})"
-        row["held-out lowest (P)"] = f"{held} ({p_held:.2f})"
-        row["matches the paper?"] = _verdict(means, reference, low, held)
+        row["lowest (paired verdict)"] = "-" if cell is None else cell_text(cell)
+        row["held-out"] = "-" if held_cell is None else cell_text(held_cell)
+        row["against the paper"] = _verdict(means, reference, cell)
         table.append(row)
-        wins["cells"] += 1
-        wins["ours"] += low == "ours"
-        wins["held_out"] += held == "ours"
-        wins["paper"] += reference is not None and reference.idxmin() == "ours"
-    return table, wins
+        if reference is not None:
+            paper_lowest.append(str(reference.idxmin()))
+            if "greedy" in means and reference["greedy"] > 0:
+                ratios.append(float(means["greedy"] / reference["greedy"]))
+    return table, {"cells": cells, "held_out": held, "paper": paper_lowest, "ratios": ratios}
 
 
 def _plots(best: pd.DataFrame, out: Path) -> list[Path]:
@@ -339,29 +339,37 @@ def write_report(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     best = tuned(rows, "cumulative_loss")
-    table, wins = _table(rows, best, suite.link)
+    table, pages = _table(rows, best, suite.link)
     text = pd.DataFrame(table).to_markdown(index=False)
     cells = best.groupby(["dataset", "cutoff", "method"])
     tuned_cells = cells["cumulative_loss"].agg(["mean", "sem"]).join(cells["alpha"].first())
     tuned_cells["seeds"] = cells["seed"].count()
     plots = _plots(best, out)
     seeds = [int(seed) for seed in sorted(rows["seed"].unique())]
-    grid = ", ".join(f"2^{math.log2(a):g}" for a in sorted(rows["alpha"].dropna().unique()))
+    alphas = sorted(rows["alpha"].dropna().unique())
+    tuned_methods = [m for m in METHODS if AGENTS[m][1] and m in set(rows["method"])]
     notes = [_data_note(name, data_home, suite) for name in sorted(rows["dataset"].unique())]
+    paper_wins = pages["paper"].count("ours")
     page = [
         f"# osfb-bench {suite.name}",
         suite.description,
         f"Fit `{suite.fit}`: {json.dumps(FITS[suite.fit])}. Mean cumulative one-sided loss "
         f"over {len(seeds)} splits (seeds {seeds[0]}-{seeds[-1]}), each method at its best "
-        f"alpha in {{{grid}}} (greedy untuned), the paper's number in parentheses. 'lowest (P)':"
-        " the lowest mean under the paper's protocol (alpha tuned on the splits it is reported "
-        f"on) and its bootstrap probability over splits ({N_BOOTSTRAP} resamples, each tuned "
-        f"again); 'held-out': alpha tuned on splits {seeds[0::2]}, the lowest and its "
-        f"probability on splits {seeds[1::2]}.",
+        f"alpha in {grid_text(alphas)} (greedy untuned), the paper's number in parentheses. "
+        "'lowest (paired verdict)': under the paper's protocol (alpha tuned on the splits it is "
+        "reported on), the lowest mean is 'clearly lowest' only when paired tests over the "
+        "splits put it below every other method, else 'tied (within noise)' with the methods "
+        "it cannot be told from; the interval is the paired CI of the lowest against its "
+        f"closest competitor. 'held-out': alpha tuned on splits {seeds[0::2]}, the verdict on "
+        f"splits {seeds[1::2]} (its own Holm family).",
         text,
-        f"Adaptive (ours) has the lowest mean loss in {wins['ours']} of {wins['cells']} cells "
-        f"under the paper's protocol and in {wins['held_out']} with held-out tuning (the paper: "
-        f"{wins['paper']} of the same cells).",
+        tally(pages["cells"], METHODS)
+        + f" Held-out tuning: {tally(pages['held_out'], METHODS)} The paper's table has "
+        f"Adaptive (ours) lowest in {paper_wins} of the {len(pages['paper'])} cells it reports "
+        "(means, no test).",
+        power_note(pages["cells"]),
+        grid_note(alphas, tuned_methods),
+        scale_note(pages["ratios"]),
         "\n".join(["Our data against the paper's:", *notes]),
     ]
     if plots:

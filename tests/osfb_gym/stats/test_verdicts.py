@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from osfb_gym.stats import verdicts as v
+import osfb_gym.stats as v
+from osfb_gym.stats.paired import min_p_paired, sign_flip_pvalues
+from osfb_gym.stats.unpaired import permutation_pvalues
+from osfb_gym.stats.verdicts import N_RESAMPLES
 
 
 def brute_sign_flip(d: np.ndarray) -> float:
@@ -37,7 +40,7 @@ def test_sign_flip_p_equals_enumeration_and_scipy(seed):
     d = rng.normal(0.3, 1.0, size=9)
     ties = rng.integers(-2, 3, size=9).astype(float)  # zeros and equal magnitudes
     for sample in (d, ties):
-        assert v.sign_flip_pvalues(sample) == pytest.approx(brute_sign_flip(sample), abs=1e-12)
+        assert sign_flip_pvalues(sample) == pytest.approx(brute_sign_flip(sample), abs=1e-12)
     # SciPy's exact paired permutation test of the mean, one-sided each way
     one = [
         stats.permutation_test(
@@ -45,31 +48,31 @@ def test_sign_flip_p_equals_enumeration_and_scipy(seed):
         ).pvalue
         for side in ("greater", "less")
     ]
-    assert v.sign_flip_pvalues(d) == pytest.approx(min(1.0, 2 * min(one)), rel=1e-9)
+    assert sign_flip_pvalues(d) == pytest.approx(min(1.0, 2 * min(one)), rel=1e-9)
 
 
 def test_sign_flip_vectorised_rows_equal_single_calls():
     rows = np.random.default_rng(5).normal(size=(6, 7))
-    assert v.sign_flip_pvalues(rows).tolist() == [float(v.sign_flip_pvalues(r)) for r in rows]
+    assert sign_flip_pvalues(rows).tolist() == [float(sign_flip_pvalues(r)) for r in rows]
 
 
 def test_monte_carlo_p_is_close_to_exact_and_states_its_error():
     d = np.random.default_rng(2).normal(0.5, 1.0, size=14)
-    exact = float(v.sign_flip_pvalues(d))
-    mc = float(v.sign_flip_pvalues(d, exact=False, n_resamples=20_000, seed=1))
+    exact = float(sign_flip_pvalues(d))
+    mc = float(sign_flip_pvalues(d, exact=False, n_resamples=20_000, seed=1))
     error = math.sqrt(exact * (1 - exact) / 20_000)
     assert abs(mc - exact) <= 2 * 4 * error  # two one-sided estimates doubled
     verdict = v.paired(np.arange(30.0) + 1, np.arange(30.0), lower_is_better=True)
     assert "Monte Carlo" in verdict.test and verdict.mc_error > 0
     # the Monte-Carlo p-value never falls below 2 / (B + 1): no false certainty
-    assert verdict.p_value >= 2 / (v.N_RESAMPLES + 1) - 1e-15
+    assert verdict.p_value >= 2 / (N_RESAMPLES + 1) - 1e-15
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_permutation_p_equals_enumeration_and_scipy(seed):
     rng = np.random.default_rng(seed)
     x, y = rng.normal(0.5, 1, 6), rng.normal(0, 1, 5)
-    assert v.permutation_pvalues(x, y) == pytest.approx(brute_permutation(x, y), abs=1e-12)
+    assert permutation_pvalues(x, y) == pytest.approx(brute_permutation(x, y), abs=1e-12)
     one = [
         stats.permutation_test(
             (x, y),
@@ -81,9 +84,9 @@ def test_permutation_p_equals_enumeration_and_scipy(seed):
         ).pvalue
         for side in ("greater", "less")
     ]
-    assert v.permutation_pvalues(x, y) == pytest.approx(min(1.0, 2 * min(one)), rel=1e-9)
+    assert permutation_pvalues(x, y) == pytest.approx(min(1.0, 2 * min(one)), rel=1e-9)
     ties_x, ties_y = rng.integers(0, 3, 5).astype(float), rng.integers(0, 3, 5).astype(float)
-    assert v.permutation_pvalues(ties_x, ties_y) == pytest.approx(
+    assert permutation_pvalues(ties_x, ties_y) == pytest.approx(
         brute_permutation(ties_x, ties_y), abs=1e-12
     )
 
@@ -121,7 +124,7 @@ def test_zero_in_ci_exactly_when_the_test_does_not_reject():
 
 
 def test_five_pairs_never_name_a_winner_and_say_so():
-    assert v.min_p_paired(5) == 0.0625
+    assert min_p_paired(5) == 0.0625
     verdict = v.paired([1, 2, 3, 4, 5], [11, 12, 13, 14, 15], lower_is_better=True)
     assert verdict.p_value == 0.0625 and verdict.winner is None and not verdict.can_reject
     assert verdict.text.startswith("tie (within noise)")
@@ -258,3 +261,10 @@ def test_importing_the_verdicts_loads_no_bench_engine():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_rank_tests_report_the_level_of_their_alpha():
+    d = np.array([0.3, -0.1, 0.5, 0.8, 0.2, 0.9, 0.4, 0.7, -0.2, 0.6])
+    wide = v.paired(d, np.zeros(10), lower_is_better=True, test="wilcoxon", alpha=0.1)
+    narrow = v.unpaired(d, -d, lower_is_better=True, test="mann-whitney", alpha=0.01)
+    assert wide.level == pytest.approx(0.9) and narrow.level == pytest.approx(0.99)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,22 @@ import pandas as pd
 from osfb_gym.bench.report import Report, band, colours, panels, save, save_report
 from osfb_gym.bench.suites.rl_vs_principled.protocol import NAME, Protocol, choose, scored
 from osfb_gym.core.family import FAMILIES
+from osfb_gym.stats import ALPHA, Page, paired
 from osfb_gym.stats import aggregates as stats
+from osfb_gym.stats.paired import min_p_paired
+
+#: what the page says under its verdicts
+VERDICTS_NOTE = (
+    "Each verdict compares run s of RL with run s of the principled agent chosen on "
+    "validation, which played the same held-out episodes (paired by run; the verdicts "
+    "come from osfb_gym.stats, docs/verdicts.md). The IQMs and bootstrap CIs in the "
+    "tables below describe the runs and decide nothing: with one task and 5 runs the "
+    "bootstrap under-covers (docs/verdicts.md). In a resampled world a "
+    "principled agent starts every episode afresh, so its score does not depend on N. "
+    "The oracle of reject option is Chow's rule's expected risk, which an episode's "
+    "realised risk can undercut by chance (normalised regrets slightly below 0); apple's "
+    "oracle value is 0, a lower bound (its oracle does not expose the Bayes decision)."
+)
 
 
 def normalise(test: pd.DataFrame) -> pd.DataFrame:
@@ -118,13 +134,7 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
         "",
         *verdicts(frame, best, top),
         "",
-        "Each verdict compares a run of RL with a run of the principled agent chosen on "
-        "validation (probability of improvement over the 5 runs, bootstrap 95% CI): a CI "
-        "above 0.5 is an RL win, below 0.5 a principled win. In a resampled world a "
-        "principled agent starts every episode afresh, so its score does not depend on N. "
-        "The oracle of reject option is Chow's rule's expected risk, which an episode's "
-        "realised risk can undercut by chance (normalised regrets slightly below 0); apple's "
-        "oracle value is 0, a lower bound (its oracle does not expose the Bayes decision).",
+        VERDICTS_NOTE,
         "",
         "## Deployment score after N env steps of experience",
         "",
@@ -150,26 +160,53 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
 
 
 def verdicts(frame: pd.DataFrame, best: dict[tuple[str, str], str], top: int) -> list[str]:
-    """One line per (family, regime): each RL view against the validation-best principled agent."""
-    lines = []
+    """One line per (family, regime, RL view): against the validation-best principled agent.
+
+    Paired by run: run s of RL and of the principled agent play the same
+    held-out episodes (the same reset seeds, so the same worlds in both
+    regimes), so each verdict is an exact sign-flip test of the per-run
+    differences of normalised regret, with Holm's correction over the page's
+    verdicts (:class:`osfb_gym.stats.Page`). A winner is named only where
+    the test rejects; with 5 runs it never can (smallest two-sided p 0.0625).
+    """
     last = frame[frame["budget"] == top]
+    page, cells = Page(), []
     for (family, regime), part in last.groupby(["family", "regime"], sort=False):
         principled = best[(family, regime)]
-        y = part[part["agent"] == principled].sort_values("seed")["normalised"].to_numpy()
+        theirs = part[part["agent"] == principled].set_index("seed")["normalised"]
         for agent, rows in part[part["kind"] == "rl"].groupby("agent", sort=False):
-            x = rows.sort_values("seed")["normalised"].to_numpy()
-            p, low, high = stats.probability_of_improvement(x, y, lower_is_better=True)
-            word = "no clear winner"
-            if low > 0.5:
-                word = "RL better"
-            elif high < 0.5:
-                word = "principled better"
-            lines.append(
-                f"- {family}, {regime}, N={top:,}: {agent} IQM {stats.iqm(x):.3g} vs "
-                f"{principled} {stats.iqm(y):.3g} (normalised regret); P({agent} better) = "
-                f"{p:.2f} [{low:.2f}, {high:.2f}]: {word}."
-            )
-    return lines
+            both = pd.concat([rows.set_index("seed")["normalised"], theirs], axis=1, join="inner")
+            x, y = both.dropna().sort_index().to_numpy().T
+            names = (str(agent), str(principled))
+            index = page.add(paired(x, y, lower_is_better=True, names=names))
+            cells.append((family, regime, names, x, y, index))
+    found, lines = page.verdicts, []
+    for family, regime, (agent, principled), x, y, index in cells:
+        verdict = found[index]
+        if verdict.winner is not None:
+            word = "RL better" if verdict.winner == agent else "principled better"
+        else:
+            word = "tie (within noise)" if verdict.can_reject else f"cannot tell at n={len(x)}"
+        lines.append(
+            f"- {family}, {regime}, N={top:,}: {agent} mean {x.mean():.3g} (IQM "
+            f"{stats.iqm(x):.3g}) vs {principled} {y.mean():.3g} (IQM {stats.iqm(y):.3g}), "
+            f"normalised regret; {verdict.text}: **{word}**."
+        )
+    return [*lines, "", page.sentence, "", _power(page.size, len(cells) and len(cells[0][3]))]
+
+
+def _power(comparisons: int, runs: int) -> str:
+    """Say how many runs a cell needs before its verdict can name a winner on this page."""
+    if comparisons == 0:
+        return ""
+    needed = math.ceil(math.log2(2 * comparisons / ALPHA))
+    return (
+        f"With {runs} runs per cell the exact paired test's smallest two-sided p-value is "
+        f"{min_p_paired(runs):.3g}: the best it could say is p at most that. Naming a winner "
+        f"under Holm's correction over the page's {comparisons} comparisons needs the best "
+        f"case, 2 / 2^n times {comparisons}, at most {ALPHA:g}: at least {needed} runs per cell, "
+        "all differences of one sign; fewer runs can only ever read 'cannot tell'."
+    )
 
 
 def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statistic: str) -> Path:

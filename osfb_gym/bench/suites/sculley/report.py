@@ -1,30 +1,40 @@
 """The Sculley suites' report: stored rows -> Table 1 / Tables 2-3 beside the paper's, claims.
 
-The paper's numbers are CSV files in ``osfb_gym/bench/papers/`` (``sculley_table1``,
-``sculley_tables23``, ``sculley_topics``), read by :func:`osfb_gym.bench.report.published`.
-:func:`write_report` writes ``results.csv``, ``summary.csv`` (spam) or ``best.csv``
-(Reuters) and ``table.md``, the page docs/results/ keeps.
+The paper's numbers are read in :mod:`~osfb_gym.bench.suites.sculley.paper`, the
+claims in :mod:`~osfb_gym.bench.suites.sculley.claims`. :func:`write_report` writes
+``results.csv``, ``summary.csv`` (spam) or ``best.csv`` (Reuters) and ``table.md``,
+the page docs/results/ keeps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Claim, Report, claims_table, published, save_report
+from osfb_gym.bench.report import Report, save_report
+from osfb_gym.bench.suites.sculley.claims import (
+    CLAIMS_NOTE,
+    reuters_claims,
+    spam_claims,
+    verdict_table,
+)
+from osfb_gym.bench.suites.sculley.paper import (
+    LOCKUP_RECALL,
+    MARGIN_LEARNERS,
+    METHODS,
+    NAMES,
+    PAPER_TOPICS,
+    SHORT,
+    paper_values,
+    published_reuters,
+)
 
-#: the ten topics of Tables 2-3 and the positive rate the paper prints beside each
-PAPER_TOPICS: dict[str, float] = dict(published("sculley_topics").itertuples(index=False))
-SPAM_CORPORA = {"trec05p-1": (92189, 0.43), "trec06p": (37822, 0.34)}  # size, ham rate (6.1)
 #: Sculley's grids (Table 3), read by the suite's stages and named in this report
 THRESHOLD_BIASES = (0.0, 0.008, 0.016, 0.032, 0.064, 0.128, 0.25, 0.75, 1.0)  # threshold = -b
 PERCEPTRON_WEIGHTS = tuple(2.0**k for k in range(8))  # Table 3: c_pos, c_neg = 1
-LOCKUP_RECALL = 0.1  # an episode below this recall rejects (and so never sees) nearly all ham
 METRICS = [
     "tp",
     "fp",
@@ -39,22 +49,7 @@ METRICS = [
     "updates",
     "seconds",
 ]
-NAMES = {
-    "svm": "Online SVM",
-    "margin_perceptron": "Perceptron with margins",
-    "perceptron": "Perceptron",
-    "perceptron_bias": "Perceptron with a bias (not in the paper)",
-    "margins_only": "Marg. Only",
-    "apple_tasting": "Apple T.",
-    "label_efficient": "Label Eff.",
-    "threshold": "Table 2 (threshold biasing)",
-    "weight": "Table 3 (example weighting)",
-}
-SHORT = {"svm": "SVM", "margin_perceptron": "Pcpt. Mgn."}
 ROW_LABELS = {"one_sided": "Margins", "apple_tasting": "With AppleTaste", "full": "Full Fb."}
-MARGIN_LEARNERS = ("svm", "margin_perceptron")
-PAPER_LEARNERS = (*MARGIN_LEARNERS, "perceptron")  # Table 1's
-SAMPLERS = ("label_efficient", "apple_tasting")
 #: Table 1's columns: ours, the paper's beside (counts with one decimal, rates with three)
 TABLE1 = {"F1": "f1", "Rec.": "recall", "Prec.": "precision", "#FN": "fn", "#FP": "fp"}
 FEATURES = {  # the page's words for the env's ``features``
@@ -62,26 +57,6 @@ FEATURES = {  # the page's words for the env's ``features``
     "counts": "lower-cased character 4-gram counts hashed into {dim} buckets",
     "unit": "standardised, intercept dropped, rows scaled to unit length",
 }
-METHODS = ("margins_only", "apple_tasting", "label_efficient")  # Tables 2-3's column order
-
-
-def published_spam() -> pd.DataFrame:
-    """Table 1, index ``(corpus, learner, variant)``: f1, recall, precision, fn, fp.
-
-    >>> published_spam().loc[("trec06p", "perceptron", "one_sided"), ["recall", "fn"]].tolist()
-    [0.003, 12875.0]
-    """
-    return published("sculley_table1", ["corpus", "learner", "variant"]).astype(float)
-
-
-def published_reuters() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Tables 2-3 (index weighting, learner, method; a column per topic) and the printed averages.
-
-    >>> published_reuters()[1].loc[("weight", "svm", "margins_only"), "avg"]
-    np.float64(0.554)
-    """
-    table = published("sculley_tables23", ["weighting", "learner", "method"])
-    return table[list(PAPER_TOPICS)], table[["avg"]]
 
 
 def write_report(
@@ -94,17 +69,21 @@ def write_report(
     horizon: int | None = None,
     minutes: float | None = None,
 ) -> Report:
-    """Summarise ``results`` (a run's rows, or a saved ``results.csv``) and write the files."""
+    """Summarise ``results`` (a run's rows, or a saved ``results.csv``) and write the files.
+
+    The claims come from :mod:`osfb_gym.bench.suites.sculley.claims` (paired
+    verdicts over the seeds of ``results``).
+    """
     if suite.spam:
         summary, name = spam_summary(results), "summary"
-        claims = spam_claims(summary)
+        claims = spam_claims(summary, results)
         lines = _spam_page(suite, summary, results)
     else:
         summary, name = reuters_best(results), "best"
-        claims = reuters_claims(summary)
+        claims = reuters_claims(summary, results)
         lines = _reuters_page(suite, summary, data_home)
     lines = [f"# osfb-bench {suite.name}", "", suite.description, "", *lines]
-    lines += ["## Claims", "", claims_table(claims), ""]
+    lines += ["## Claims", "", verdict_table(claims), "", CLAIMS_NOTE, ""]
     if missing:
         lines += ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in missing.items()), ""]
     if horizon is not None:
@@ -136,13 +115,6 @@ def spam_summary(results: pd.DataFrame) -> pd.DataFrame:
     return summary
 
 
-def _paper(learner: str, column: str, *variants: str) -> str:
-    """Return the paper's ``column`` for ``learner``'s ``variants``: "a / b against c / d"."""
-    digits = ".0f" if column in ("fn", "fp") else ".3f"
-    values = [published_spam().loc[(slice(None), learner, v), column] for v in variants]
-    return " against ".join(" / ".join(f"{x:{digits}}" for x in row) for row in values)
-
-
 def spam_table(summary: pd.DataFrame, dataset: str) -> pd.DataFrame:
     """Table 1 for ``dataset``: a row per (learner, variant), ours (trec05p-1 / trec06p)."""
     rows = []
@@ -156,116 +128,16 @@ def spam_table(summary: pd.DataFrame, dataset: str) -> pd.DataFrame:
         row = {"learner": NAMES[learner], "variant": label}
         for column, metric in TABLE1.items():
             ours = f"{cell[metric]:{'.1f' if metric in ('fn', 'fp') else '.3f'}}"
-            paper = f" ({_paper(learner, metric, variant)})" if learner != "perceptron_bias" else ""
+            paper = (
+                f" ({paper_values(learner, metric, variant)})"
+                if learner != "perceptron_bias"
+                else ""
+            )
             row[column] = ours + paper
         row["label requests"] = f"{cell['label_requests']:.0f}"
         row["sampled"] = f"{cell['sampled']:.0f}"
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def spam_claims(summary: pd.DataFrame) -> list[Claim]:
-    """Return Table 1's claims per dataset as measured (the paper's: trec05p-1 / trec06p)."""
-    fp = published_spam()["fp"].unstack("variant")
-    # per learner, on how many corpora a variant tastes fewer negatives than Apple Tasting
-    fewer = fp.lt(fp["apple_tasting"], axis=0).groupby(level="learner").sum()
-    paper = fewer["label_efficient"].sum(), fewer.loc[list(MARGIN_LEARNERS), "one_sided"].sum()
-    return [
-        replace(claim, claim=f"{dataset}: {claim.claim}")
-        for dataset in dict.fromkeys(summary.index.get_level_values("dataset"))
-        for claim in _dataset_claims(summary.xs(dataset), *paper)
-    ]
-
-
-def _dataset_claims(cells: pd.DataFrame, paper_le: int, paper_at: int) -> Iterator[Claim]:
-    """Table 1's claims on one dataset's ``cells``; ``paper_*``: the paper's #FP counts."""
-
-    def get(metric: str, lr: str, *variants: str) -> list[float]:
-        """``metric`` of ``lr``'s ``variants`` (NaN where not run)."""
-        rows = cells.reindex([(lr, v) for v in variants])
-        return rows[metric].tolist() if metric in rows else [np.nan] * len(variants)
-
-    def has(*values: float) -> bool:
-        return not np.isnan(values).any()
-
-    one, full = get("recall", "perceptron", "one_sided", "full")
-    if has(one, full):
-        (bias,) = get("recall", "perceptron_bias", "one_sided")
-        with_bias = f"; with a bias {bias:.3f}" if has(bias) else ""
-        yield Claim(
-            "the classical perceptron's recall collapses one-sided (by > 0.1)",
-            f"{_paper('perceptron', 'recall', 'one_sided', 'full')} full",
-            f"{one:.3f} against {full:.3f}{with_bias}",
-            one < full - 0.1,
-        )
-    near = {lr: get("f1", lr, "one_sided", "full") for lr in MARGIN_LEARNERS}
-    near = {lr: [*v, *get("f1_median", lr, "one_sided")] for lr, v in near.items() if has(*v)}
-    if near:
-        yield Claim(
-            "unmodified margin learners come within 0.02 F1 of full feedback",
-            "; ".join(_paper(lr, "f1", "one_sided", "full") for lr in near),
-            "; ".join(
-                f"{NAMES[lr]} {o:.3f} against {f:.3f}"
-                + (f" (median over orders {m:.3f})" if has(m) and abs(m - o) >= 0.005 else "")
-                for lr, (o, f, m) in near.items()
-            ),
-            all(o >= f - 0.02 for o, f, _ in near.values()),
-        )
-    le, at, os_ = get("f1", "perceptron", *SAMPLERS, "one_sided")
-    if has(le, at, os_):
-        yield Claim(
-            "Label Efficient and Apple Tasting repair the classical perceptron, Label Efficient "
-            "better",
-            f"F1 {_paper('perceptron', 'f1', *SAMPLERS)}",
-            f"F1 {le:.3f} against {at:.3f} (one-sided {os_:.3f})",
-            le > at > os_,
-        )
-    # #FP of Label Efficient and Apple Tasting, then what each sampled
-    pairs = {lr: get("fp", lr, *SAMPLERS) + get("sampled", lr, *SAMPLERS) for lr in PAPER_LEARNERS}
-    pairs = {lr: values for lr, values in pairs.items() if has(*values)}
-    if pairs:
-        wins = sum(a < b for a, b, _, _ in pairs.values())
-        recall = {lr: get("recall", lr, *SAMPLERS) for lr in pairs}
-        yield Claim(
-            "Label Efficient tastes fewer negatives (#FP) than Apple Tasting",
-            f"{paper_le} of 6 corpus x learner pairs",
-            f"{wins} of {len(pairs)}: "
-            + "; ".join(
-                f"{NAMES[lr]} {a:.0f} against {b:.0f} (sampled {s:.0f} against {t:.0f})"
-                for lr, (a, b, s, t) in pairs.items()
-            ),
-            wins == len(pairs),
-            "; ".join(
-                f"β is chosen for F1 alone: {NAMES[lr]}'s Label Efficient samples {s:.0f} "
-                f"predicted negatives against {t:.0f} and buys recall "
-                f"({recall[lr][0]:.3f} against {recall[lr][1]:.3f})"
-                for lr, (a, b, s, t) in pairs.items()
-                if a >= b
-            ),
-        )
-    inbox = {lr: get("fp", lr, "one_sided", "apple_tasting") for lr in MARGIN_LEARNERS}
-    inbox = {lr: values for lr, values in inbox.items() if has(*values)}
-    if inbox:
-        wins = sum(o < a for o, a in inbox.values())
-        yield Claim(
-            "unmodified margin learners put less spam in the inbox (#FP) than with Apple Tasting",
-            f"{paper_at} of 4 pairs; SVM {_paper('svm', 'fp', 'one_sided', 'apple_tasting')}",
-            f"{wins} of {len(inbox)}: "
-            + "; ".join(f"{NAMES[lr]} {o:.0f} against {a:.0f}" for lr, (o, a) in inbox.items()),
-            wins == len(inbox),
-        )
-    if "lockup_seeds" in cells:
-        locked = [
-            f"{NAMES[lr]} {v.replace('_', ' ')} on seeds {s.replace(' ', ', ')}"
-            for (lr, v), s in cells["lockup_seeds"].items()
-            if s and lr in MARGIN_LEARNERS
-        ]
-        yield Claim(
-            f"no margin learner locks up on an order (recall < {LOCKUP_RECALL})",
-            None,
-            "; ".join(locked) or "none",
-            not locked,
-        )
 
 
 def tuning_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -353,70 +225,6 @@ def reuters_table(best: pd.DataFrame, weighting: str, rates: dict[str, float] | 
             row[f"{SHORT[lr]} {NAMES[m]}"] = f"{value:.3f} ({theirs.mean():.3f})"
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def reuters_claims(best: pd.DataFrame) -> list[Claim]:
-    """Return the claims of Tables 2-3 as measured, the paper's over the same topics beside."""
-    # both indexed (weighting, learner, method, topic)
-    tables = {"ours": best["f1"], "paper": published_reuters()[0].stack()}
-    level = best.index.get_level_values
-    topics = [t for t in PAPER_TOPICS if t in level("topic")]
-    learners = [lr for lr in MARGIN_LEARNERS if lr in level("learner")]
-    weightings = [w for w in ("threshold", "weight") if w in level("weighting")]
-    cells = [(w, lr, t) for w in weightings for lr in learners for t in topics]
-    quads = [(w, lr, m, t) for w in weightings for lr in learners for m in METHODS for t in topics]
-    counts = {}  # cells where Marg. Only, Label Eff. beat Apple T.; where Marg. Only is best
-    for name, table in tables.items():
-        scores = pd.DataFrame([{m: table[w, lr, m, t] for m in METHODS} for w, lr, t in cells])
-        beats = scores[["margins_only", "label_efficient"]].gt(scores["apple_tasting"], axis=0)
-        counts[name] = [*beats.sum(), (scores["margins_only"] >= scores.max(axis=1)).sum()]
-    (mo, le, top), (p_mo, p_le, p_top), n = counts["ours"], counts["paper"], len(cells)
-    claims = [
-        Claim(
-            "Apple Tasting is the weakest method: beaten by Marg. Only / Label Eff. (cells: "
-            "topic x learner x weighting)",
-            f"{p_mo} / {p_le} of {n}",
-            f"{mo} / {le} of {n}",
-            mo >= n / 2 and le >= n / 2,
-        ),
-        Claim(
-            "Marg. Only has the best F1 of the three methods (ties counted)",
-            f"{p_top} of {n}",
-            f"{top} of {n}",
-            top >= n / 2,
-        ),
-    ]
-    for learner in learners if len(weightings) == 2 else []:
-        (ours_t, ours_w), (paper_t, paper_w) = (
-            [np.mean([table[q] for q in quads if q[:2] == (w, learner)]) for w in weightings]
-            for table in tables.values()
-        )
-        claims.append(
-            Claim(
-                f"{NAMES[learner]}: mean best F1, threshold biasing against example weighting",
-                f"{paper_t:.3f} against {paper_w:.3f}",
-                f"{ours_t:.3f} against {ours_w:.3f}",
-                (ours_t > ours_w) == (paper_t > paper_w),
-            )
-        )
-    low = {
-        name: "; ".join(
-            f"{t} ({SHORT[lr]} {NAMES[m]}, {NAMES[w][9:-1]}, {table[w, lr, m, t]:.3f})"
-            for w, lr, m, t in quads
-            if table[w, lr, m, t] < 0.1
-        )
-        or "none"
-        for name, table in tables.items()
-    }
-    claims.append(
-        Claim(
-            "Best F1 below 0.1 (no grid value lets the learner find the topic) in the same cells",
-            low["paper"],
-            low["ours"],
-            low["ours"] == low["paper"],
-        )
-    )
-    return claims
 
 
 def _reuters_page(suite: Any, best: pd.DataFrame, data_home: str | None) -> list[str]:

@@ -24,16 +24,17 @@ from osfb_gym.bench.suites.sculley import (
     spam_stages,
 )
 from osfb_gym.bench.suites.sculley import VARIANTS as SPAM_VARIANTS
-from osfb_gym.bench.suites.sculley.report import METHODS as REUTERS_METHODS
-from osfb_gym.bench.suites.sculley.report import (
+from osfb_gym.bench.suites.sculley.claims import reuters_claims, spam_claims
+from osfb_gym.bench.suites.sculley.paper import (
     PAPER_TOPICS,
     SPAM_CORPORA,
     published_reuters,
     published_spam,
+)
+from osfb_gym.bench.suites.sculley.report import METHODS as REUTERS_METHODS
+from osfb_gym.bench.suites.sculley.report import (
     reuters_best,
-    reuters_claims,
     reuters_table,
-    spam_claims,
     spam_summary,
     spam_table,
 )
@@ -203,7 +204,7 @@ def test_spam_summary_averages_the_reported_orders_and_names_the_lockups():
     cell = summary.loc[("d", "svm", "one_sided")]
     assert (cell["seeds"], cell["f1"], cell["f1_median"]) == (3, pytest.approx(1.7 / 3), 0.8)
     assert cell["lockup_seeds"] == "1"  # the tuning episode is not reported
-    lockups = spam_claims(summary)[-1]
+    lockups = spam_claims(summary, pd.DataFrame(rows))[-1]
     assert "Online SVM one sided on seeds 1" in lockups.measured and not lockups.holds
 
 
@@ -222,12 +223,17 @@ def test_spam_table_has_the_papers_rows_and_its_numbers_beside_ours():
 
 
 def test_spam_claims_put_our_numbers_beside_the_papers():
-    claims = spam_claims(_spam_summary())
+    summary = _spam_summary()
+    rows = summary.reset_index().assign(phase="eval", seed=0)
+    results = pd.concat([rows.assign(seed=s) for s in range(5)])
+    claims = spam_claims(summary, results)
     assert claims[0].claim.startswith("d: the classical perceptron's recall collapses")
-    assert claims[0].measured == "0.200 against 0.950" and claims[0].holds
+    assert claims[0].measured.startswith("0.200 against 0.950, one-sided - full -0.750")
+    assert claims[0].verdict == "cannot tell at n=5" and not claims[0].holds
     assert claims[0].paper == "0.348 / 0.003 against 0.991 / 0.987 full"
     le = next(c for c in claims if "Label Efficient tastes fewer" in c.claim)
-    assert le.measured.startswith("1 of 3: ") and le.paper.startswith("6 of 6") and not le.holds
+    assert le.measured.startswith("Online SVM 20 against 20") and le.paper.startswith("6 of 6")
+    assert le.verdict == "cannot tell at n=5"  # even Perceptron's 20 against 40: 5 seeds
 
 
 def _reuters_results() -> pd.DataFrame:
@@ -268,9 +274,10 @@ def test_reuters_tables_take_the_best_grid_value_and_put_the_paper_beside():
     assert table.columns.tolist()[1:4] == ["SVM Marg. Only", "SVM Apple T.", "SVM Label Eff."]
     assert table.loc[1, "SVM Marg. Only"] == "0.550 (0.287)"
     assert table.loc[2, "SVM Marg. Only"] == f"0.550 ({(0.943 + 0.287) / 2:.3f})"
-    claims = reuters_claims(best)
+    claims = reuters_claims(best, _reuters_results())
     assert claims[0].claim.startswith("Apple Tasting is the weakest method")
-    assert claims[0].measured == "8 / 8 of 8" and claims[0].holds
+    assert claims[0].measured.startswith("means 8 / 8 of 8")
+    assert claims[0].verdict == "cannot tell at n=2" and not claims[0].holds  # 2 seeds
 
 
 # ------------------------------------------------------------------ CLI

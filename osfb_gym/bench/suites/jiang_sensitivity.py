@@ -1,0 +1,188 @@
+"""Which of Jiang's unstated choices moves which cell: one-at-a-time ``fit`` variants.
+
+The paper's text pins down most of section 8's protocol but leaves open the
+encoding of categories, the feature scaling, the solver, the alpha range,
+how alpha enters Adaptive's width (and what t counts in it) and the ridge of
+Adaptive's design matrix A (docs/reproductions/jiang.md). Each
+:class:`Variant` changes one of them from the ``"paper"`` fit; every
+variant runs as a ``fit`` of the jiang suites (:func:`register` adds them to
+``FITS``; :func:`run_variant` runs one), and :func:`sensitivity_table`
+compares each variant's cells with the paper fit's: the paired verdict of
+the cell (:mod:`osfb_gym.bench.suites.jiang_verdicts`), greedy's loss, and
+Adaptive's change on greedy. The variants are read from the text and fixed
+in advance, never tuned to the paper's cells, whose numbers the table does
+not read.
+
+A full table needs every variant run on the full stores: the linear table's
+paper fit took 122 CPU minutes (docs/results/jiang-linear.md), the logistic
+table's far less, so eight variants of both tables are a day of CPU.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from osfb_gym.bench.report import Report, tuned
+from osfb_gym.bench.suites.jiang import FITS, JIANG_SUITES, JiangSuite, _cells, run_jiang
+from osfb_gym.bench.suites.jiang_verdicts import NO_EXPLORATION, cell_text, cell_verdicts
+
+__all__ = ["VARIANTS", "Variant", "register", "run_variant", "sensitivity_table", "variant_fit"]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One unstated choice read another way: the ``fit`` changes, or another alpha grid.
+
+    Attributes
+    ----------
+    name
+        The ``fit`` name it runs as.
+    choice
+        Which unstated choice it changes.
+    reading
+        How it reads the text instead.
+    changes
+        Per part of a fit (``env``, ``linear``, ``logistic``, ``ours``), the
+        options that replace the paper fit's.
+    alphas
+        Another grid of every method's alpha (the alpha range), else None.
+    """
+
+    name: str
+    choice: str
+    reading: str
+    changes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    alphas: tuple[float, ...] | None = None
+
+
+VARIANTS: tuple[Variant, ...] = (
+    Variant("onehot", "encoding", "categories one-hot (the data layer's default)",
+            {"env": {"encoding": "onehot"}}),
+    Variant("standard", "scaling", "standard scaling (mean 0, s.d. 1) instead of robust",
+            {"env": {"scaling": "standard"}}),
+    Variant("onehot-standard", "encoding and scaling", "one-hot and standard scaling",
+            {"env": {"encoding": "onehot", "scaling": "standard"}}),
+    Variant("exact-solver", "solver", "an exact refit every batch (solver='exact'); "
+            "scikit-learn's own solvers are not options of these learners",
+            {"linear": {"solver": "exact"}, "logistic": {"solver": "exact"}}),
+    Variant("wide-alpha", "alpha range", "alpha in {0, 2^-16, ..., 2^6}",
+            alphas=(NO_EXPLORATION, *(2.0**k for k in range(-16, 7)))),
+    Variant("constant-rho", "width scaling", "rho_t = rho: alpha is the whole width factor",
+            {"ours": {"rho_schedule": "constant"}}),
+    Variant("batch-A", "what t counts", "A and t advance per batch, not per applicant",
+            {"ours": {"per_applicant_A": False}}),
+    Variant("ridge-A", "A's ridge", "A = I + sum x x^T (design_l2 = 1)",
+            {"ours": {"design_l2": 1.0}}),
+)  # fmt: skip
+
+
+def variant_fit(base: Mapping[str, Mapping[str, Any]], variant: Variant) -> dict[str, Any]:
+    """Return ``base`` (a ``FITS`` entry) with ``variant``'s changes.
+
+    >>> fit = variant_fit(FITS["paper"], VARIANTS[0])
+    >>> fit["env"], FITS["paper"]["env"]["encoding"]
+    ({'encoding': 'onehot', 'scaling': 'robust'}, 'native')
+    """
+    fit = copy.deepcopy({part: dict(options) for part, options in base.items()})
+    for part, options in variant.changes.items():
+        if part not in fit:
+            raise ValueError(f"variant {variant.name!r} changes {part!r}, not a part of a fit")
+        fit[part].update(options)
+    return fit
+
+
+def register(fits: dict[str, dict[str, dict[str, Any]]] = FITS) -> None:
+    """Add every variant that changes the fit to ``fits`` (the suites' ``FITS``) as ``fit=<name>``.
+
+    The alpha-range variant keeps the paper fit and runs with its own grid.
+    """
+    for variant in VARIANTS:
+        if variant.changes:
+            fits.setdefault(variant.name, variant_fit(fits["paper"], variant))
+
+
+def run_variant(
+    suite: str | JiangSuite, variant: str | Variant, out_dir: str | Path, **options: Any
+) -> Report:
+    """Run one variant of ``suite``; ``options`` go to the jiang suites' ``run_jiang``.
+
+    The variant's alpha grid replaces ``alphas`` when it has one.
+    """
+    register()
+    found = {v.name: v for v in VARIANTS}
+    chosen = found[variant] if isinstance(variant, str) else variant
+    if chosen.name not in found:
+        raise ValueError(f"variant must be one of {sorted(found)}, got {chosen.name!r}")
+    if chosen.alphas is not None:
+        options["alphas"] = chosen.alphas
+    base = JIANG_SUITES[suite] if isinstance(suite, str) else suite
+    return run_jiang(base, out_dir, fit="paper" if chosen.alphas else chosen.name, **options)
+
+
+def _cells_of(results: pd.DataFrame) -> tuple[dict[tuple[str, float], str], pd.DataFrame]:
+    """Return each cell's verdict text and the tuned mean loss per (dataset, cutoff, method)."""
+    rows = _cells(results.drop_duplicates(subset=["key"]).reset_index(drop=True))
+    best = tuned(rows, "cumulative_loss")
+    page, index = cell_verdicts(best)
+    bests = page.bests
+    texts = {key: cell_text(bests[i]) for key, i in index.items()}
+    means = best.groupby(["dataset", "cutoff", "method"])["cumulative_loss"].mean()
+    return texts, means.unstack("method")
+
+
+def _verdict_word(text: str) -> str:
+    """Return a verdict without its interval: "clearly ours" or "tied: margin, ours"."""
+    head = text.split(" (", 1)[0]
+    if head.startswith("clearly lowest: "):
+        return "clearly " + head.removeprefix("clearly lowest: ")
+    best, _, others = head.removeprefix("tied (within noise): ").partition(" with ")
+    return "tied: " + ", ".join(sorted([best, *others.split(", ")]) if others else [best])
+
+
+def sensitivity_table(paper: pd.DataFrame, variants: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Return a row per (variant, cell): the verdicts, greedy's loss and Adaptive on greedy.
+
+    Parameters
+    ----------
+    paper
+        The engine's rows (``results.csv``) of the paper fit.
+    variants
+        Variant name -> the engine's rows of that variant on the same cells.
+
+    Returns
+    -------
+    pd.DataFrame
+        Columns: variant, choice, cell, verdict (paper fit), verdict (variant),
+        moved (the set of lowest or tied methods changed), greedy (variant /
+        paper fit), ours on greedy (paper fit -> variant).
+    """
+    known = {v.name: v for v in VARIANTS}
+    base_texts, base_means = _cells_of(paper)
+    rows = []
+    for name, results in variants.items():
+        if name not in known:
+            raise ValueError(f"variants must be named after VARIANTS {sorted(known)}, got {name!r}")
+        texts, means = _cells_of(results)
+        for key in (k for k in base_texts if k in texts):
+            before, after = _verdict_word(base_texts[key]), _verdict_word(texts[key])
+            b, a = base_means.loc[key], means.loc[key]
+            rows.append(
+                {
+                    "variant": name,
+                    "choice": known[name].choice,
+                    "cell": f"{key[0]} {key[1]:.0%}",
+                    "verdict (paper fit)": before,
+                    "verdict (variant)": after,
+                    "moved": "yes" if before != after else "",
+                    "greedy (variant / paper fit)": f"x{a['greedy'] / b['greedy']:.2f}",
+                    "ours on greedy": f"{b['ours'] / b['greedy'] - 1:+.0%} -> "
+                    f"{a['ours'] / a['greedy'] - 1:+.0%}",
+                }
+            )
+    return pd.DataFrame(rows)

@@ -1,0 +1,99 @@
+"""The sensitivity table of Jiang's unstated choices: variants, the table, a tiny real run."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from osfb_gym.bench.suites.jiang import FITS, METHODS
+from osfb_gym.bench.suites.jiang_sensitivity import (
+    VARIANTS,
+    register,
+    run_variant,
+    sensitivity_table,
+    variant_fit,
+)
+from tests.helpers import needs_osfb_data
+
+SHARED = Path(os.environ.get("OSFB_DATA", "/nonexistent"))
+AGENT = {
+    "greedy": "Greedy",
+    "eps-greedy": "EpsilonGreedy",
+    "os-eps-greedy": "OneSidedEpsilonGreedy",
+    "noise": "Noise",
+    "os-noise": "OneSidedNoise",
+    "margin": "Margin",
+    "ours": "Adaptive",
+}
+
+
+def test_every_unstated_choice_has_a_variant_changing_only_it():
+    choices = {v.choice for v in VARIANTS}
+    for choice in ("encoding", "scaling", "solver", "alpha range", "width scaling", "A's ridge"):
+        assert choice in choices
+    paper = FITS["paper"]
+    for variant in VARIANTS:
+        fit = variant_fit(paper, variant)
+        changed = {
+            (part, key)
+            for part in fit
+            for key in fit[part]
+            if fit[part].get(key) != paper[part].get(key)
+        }
+        assert changed == {(p, k) for p, opts in variant.changes.items() for k in opts}
+    assert FITS["paper"]["env"]["encoding"] == "native"  # the base is not mutated
+    fits = {"paper": FITS["paper"]}
+    register(fits)
+    assert set(fits) == {"paper", *(v.name for v in VARIANTS if v.changes)}
+
+
+def engine_rows(gap: float, splits: int = 12, seed: int = 0) -> pd.DataFrame:
+    """Engine-like rows of one cell: every method at one alpha, "ours" ``gap`` below."""
+    rng = np.random.default_rng(seed)
+    stream = rng.normal(100, 10, splits)
+    env = json.dumps({"dataset": "german", "cutoff_quantile": 0.5})
+    rows = []
+    for method in METHODS:
+        params = json.dumps({} if method == "greedy" else {"alpha": 1.0})
+        for s in range(splits):
+            loss = stream[s] + rng.normal(0, 0.5) - (gap if method == "ours" else 0.0)
+            rows.append(
+                {"key": f"{method}-{s}", "setting": "german 50%", "env_kwargs": env,
+                 "agent": AGENT[method], "params": params, "seed": s, "cumulative_loss": loss}
+            )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_the_table_says_which_variant_moves_which_cell():
+    paper = engine_rows(gap=5.0)
+    table = sensitivity_table(paper, {"onehot": engine_rows(0.0, seed=1), "standard": paper})
+    onehot, standard = table.iloc[0], table.iloc[1]
+    assert onehot["verdict (paper fit)"] == "clearly ours" and onehot["moved"] == "yes"
+    assert onehot["verdict (variant)"].startswith("tied: ")
+    assert standard["moved"] == "" and standard["greedy (variant / paper fit)"] == "x1.00"
+    assert onehot["choice"] == "encoding" and onehot["cell"] == "german 50%"
+    with pytest.raises(ValueError, match="named after VARIANTS"):
+        sensitivity_table(paper, {"tuned-to-the-paper": paper})
+
+
+@pytest.mark.slow
+@needs_osfb_data("german_credit")
+def test_a_variant_runs_as_a_fit_on_a_tiny_slice(tmp_path):
+    tiny = {"datasets": ["german"], "seeds": (0, 1), "alphas": (0.5, 1.0), "horizon": 30}
+    tiny |= {"data_home": str(SHARED)}
+    base = run_variant("jiang-linear", "constant-rho", tmp_path / "v", **tiny)
+    assert '"rho_schedule": "constant"' in base.text
+    from osfb_gym.bench.suites.jiang import run_jiang
+
+    paper = run_jiang("jiang-linear", tmp_path / "p", **tiny)
+    table = sensitivity_table(
+        pd.read_csv(tmp_path / "p" / "results.csv"),
+        {"constant-rho": pd.read_csv(tmp_path / "v" / "results.csv")},
+    )
+    assert len(table) == 2 and set(table["cell"]) == {"german 50%", "german 70%"}
+    assert paper.text != base.text

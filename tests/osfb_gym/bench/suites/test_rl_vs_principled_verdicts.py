@@ -1,0 +1,63 @@
+"""The rl-vs-principled verdicts on seeded synthetic points: paired by run, Holm, calibrated."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from osfb_gym.bench.suites.rl_vs_principled.report import verdicts
+
+
+def points(runs: int, rl_shift: float, seed: int = 0) -> pd.DataFrame:
+    """Two families x two regimes; PPO+O0 ``rl_shift`` above Adaptive plus a shared world effect."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for family in ("lending", "apple"):
+        for regime in ("fixed", "resampled"):
+            world = rng.normal(0.5, 0.2, runs)  # run s: the same episodes for both agents
+            for agent, kind, shift in (("Adaptive", "principled", 0.0), ("PPO+O0", "rl", rl_shift)):
+                noise = rng.normal(0, 0.01, runs)
+                for s in range(runs):
+                    rows.append(
+                        {
+                            "family": family, "regime": regime, "agent": agent, "kind": kind,
+                            "seed": s, "budget": 100, "normalised": world[s] + shift + noise[s],
+                        }
+                    )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+BEST = {(f, r): "Adaptive" for f in ("lending", "apple") for r in ("fixed", "resampled")}
+
+
+def verdict_words(frame: pd.DataFrame) -> list[str]:
+    lines = [line for line in verdicts(frame, BEST, 100) if line.startswith("- ")]
+    return [line.rsplit("**", 2)[1] for line in lines]
+
+
+def test_a_clear_effect_names_the_winner_after_holm():
+    assert verdict_words(points(12, rl_shift=-0.1)) == ["RL better"] * 4
+    assert verdict_words(points(12, rl_shift=0.1)) == ["principled better"] * 4
+
+
+def test_a_null_effect_is_a_tie():
+    assert set(verdict_words(points(12, rl_shift=0.0))) == {"tie (within noise)"}
+
+
+@pytest.mark.parametrize("shift", [-1.0, 0.0, 1.0])
+def test_five_runs_never_name_a_winner(shift):
+    assert set(verdict_words(points(5, rl_shift=shift))) == {"cannot tell at n=5"}
+
+
+def test_the_page_says_how_many_runs_a_winner_needs():
+    lines = verdicts(points(5, rl_shift=-1.0), BEST, 100)
+    assert any("Holm's correction over the page's 4 comparisons" in line for line in lines)
+    # 2 / 2^n * 4 <= 0.05 first at n = 8
+    assert any("at least 8 runs per cell" in line for line in lines)
+
+
+def test_pairs_are_matched_by_run_not_by_row_order():
+    frame = points(12, rl_shift=-0.1)
+    shuffled = frame.sample(frac=1.0, random_state=3)
+    assert sorted(verdicts(shuffled, BEST, 100)) == sorted(verdicts(frame, BEST, 100))
