@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from osfb_gym import __version__
-from osfb_gym.bench.catalog import ALIASES, SUITES, RunOptions, describe, get, run
+from osfb_gym.bench.driver import RunOptions
+from osfb_gym.bench.suites import ALIASES, SUITES, describe, get, run
 
 #: held-out scoring seeds of ``train`` start here, far from the training envs' seeds
 EVAL_SEED_OFFSET = 10_000
@@ -41,7 +42,7 @@ class _SuiteHelp(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: Any, *_: Any) -> NoReturn:
-        from osfb_gym.bench.catalog import help_text
+        from osfb_gym.bench.suites import help_text
 
         suite, text = getattr(namespace, "suite", None), ""
         if suite is not None:
@@ -123,16 +124,20 @@ def _options(args: argparse.Namespace) -> RunOptions:
 
 def _run(args: argparse.Namespace) -> str:
     out = args.out or f"osfb-results/{get(args.suite).name}"
-    return run(args.suite, out, _options(args))
+    return str(run(args.suite, out, _options(args)))
 
 
 def _sweep(args: argparse.Namespace) -> str:
-    from osfb_gym.bench.run import run_suite
+    import dataclasses
+
+    from osfb_gym.bench.run import run_sweep
     from osfb_gym.bench.sweep import load_spec
 
     spec, options = load_spec(args.spec), _options(args)
+    if options.seeds is not None:
+        spec = dataclasses.replace(spec, seeds=tuple(range(options.seeds)))
     out = args.out or f"osfb-results/{spec.name}"
-    return str(run_suite(spec, out, seeds=options.seed_list(), **options.engine))
+    return str(run_sweep(spec, out, **options.engine))
 
 
 def _table(args: argparse.Namespace) -> str:

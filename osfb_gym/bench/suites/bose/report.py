@@ -234,7 +234,7 @@ def write_report(
         ),
     ]
     page = [part for part in page if part]  # no census found: no names of its groups
-    return save_report(out, "report.md", "\n\n".join(page) + "\n", tables, [figure])
+    return save_report(out, "\n\n".join(page) + "\n", tables, [figure])
 
 
 def _plot(rows: pd.DataFrame, path: Path) -> Path:

@@ -448,7 +448,7 @@ def write_shah_report(
         frames["selection"] = selection
         lines += [*selection_lines(selection), ""]
     lines += ["## The paper's claims, as measured", "", *claims(table, results), ""]
-    return save_report(out, "report.md", "\n".join(lines), frames, figures, selection=selection)
+    return save_report(out, "\n".join(lines), frames, figures, selection=selection)
 
 
 def _cells(frame: pd.DataFrame, mean: str, std: str) -> list[str]:

@@ -386,6 +386,6 @@ def run(
             "",
         ]
     )
-    report = _save(out, "report.md", page, frames, [plot])
+    report = _save(out, page, frames, [plot])
     report.tables["claims"] = found
     return report

@@ -376,7 +376,7 @@ def write_report(
         page.append(f"Streams truncated to {steps} steps: not the paper's protocol.")
     frames = {"results": rows.loc[:, ~rows.columns.str.startswith("curve_")], "tuned": tuned_cells}
     page_text = "\n\n".join(page) + "\n"
-    return save_report(out, "table.md", page_text, frames, plots, results=rows, table=text)
+    return save_report(out, page_text, frames, plots, results=rows, table=text)
 
 
 def _data_note(name: str, data_home: str | None, suite: JiangSuite) -> str:

@@ -317,7 +317,7 @@ def run(
     ]
     text = "\n".join(lines)
     stored = rows.drop(columns=[c for c in rows if c.startswith("curve_")])
-    report = save_report(out, "report.md", text, {"results": stored, "per_seed": frame}, [plot])
+    report = save_report(out, text, {"results": stored, "per_seed": frame}, [plot])
     report.tables["claims"] = found
     report.tables["rows"] = rows
     return report
