@@ -144,7 +144,8 @@ def _table(args: argparse.Namespace) -> str:
     from osfb_gym.bench.suites.jiang import JIANG_SUITES, read_results, write_report
 
     frame = read_results(args.results)
-    return write_report(frame, JIANG_SUITES[args.suite], args.out, data_home=args.data_home).text
+    suite = JIANG_SUITES[args.suite]()
+    return write_report(frame, suite, args.out, data_home=args.data_home).text
 
 
 def _train(args: argparse.Namespace) -> str:

@@ -136,6 +136,10 @@ def _count(text: str) -> int:
     return int(value)
 
 
+def _counts(text: str) -> tuple[int, ...]:
+    return tuple(map(_count, _names(text)))
+
+
 def _floats(text: str, positive: bool = False) -> tuple[float, ...]:
     values = tuple(float(part) for part in _names(text))
     if not values or not all(map(math.isfinite, values)) or (positive and min(values) <= 0):
@@ -167,7 +171,10 @@ def _show_alphas(value: Sequence[float]) -> str:
 #: how a field's type reads its text, and what a bad value's error says
 READERS: dict[Any, tuple[Callable[[str], Any], str]] = {
     tuple[str, ...]: (_names, "expects a comma-separated list"),
-    tuple[int, ...]: (lambda t: tuple(map(_count, _names(t))), "expects positive integers, comma-separated"),
+    tuple[int, ...]: (
+        lambda t: tuple(map(_count, _names(t))),
+        "expects positive integers, comma-separated",
+    ),
     tuple[float, ...]: (_floats, "expects numbers, comma-separated"),
     int: (_count, "expects a positive integer"),
     bool: (_bool, "expects true or false"),
@@ -339,9 +346,7 @@ def run_stages(
     return rows, cells, ran
 
 
-def run(
-    suite: Suite, out: str | Path, options: RunOptions | None = None, **settings: Any
-) -> Any:
+def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **settings: Any) -> Any:
     """Run ``suite`` into ``out``: settings, data, stages, the report and ``run.json``.
 
     ``settings`` (Python values) replace fields of the suite's settings after

@@ -1,392 +1,91 @@
-"""Tables 1 and 2 of Jiang, Jiang and Pacchiano (2021): one sweep stage and a report.
+"""Tables 1 and 2 of Jiang, Jiang and Pacchiano (2021): settings, one sweep stage, a report.
 
-Section 8's protocol on the engine. The report tunes ``alpha`` twice with
-:func:`osfb_gym.bench.report.tuned`: on the splits it is reported on (the paper's
-protocol) and held out (on the even-ranked splits, reported on the others), each
-lowest method with its bootstrap probability over splits. ``fit="paper"`` fits as
-the paper's text says, ``"legacy"`` as the earlier runs (docs/reproductions/jiang.md).
+Section 8's protocol on the engine: a setting per (dataset, cutoff), each
+method over its alpha grid, the paper's random splits as seeds. The settings:
+:mod:`~osfb_gym.bench.suites.jiang.settings`; the report (both tunings beside the
+paper's numbers): :mod:`~osfb_gym.bench.suites.jiang.report`. ``fit="paper"`` fits
+as the paper's text says, ``"legacy"`` as the earlier runs (docs/reproductions/jiang.md).
 """
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import (
-    Report,
-    curves_over_seeds,
-    datasets_found,
-    plot_curves,
-    save_report,
-    tuned,
+from osfb_gym.bench.driver import RunInfo, Stage
+from osfb_gym.bench.report import Report
+from osfb_gym.bench.suites.jiang.report import published, read_results, write_report
+from osfb_gym.bench.suites.jiang.settings import (
+    AGENTS,
+    FITS,
+    JIANG_SUITES,
+    LENDING_DATASETS,
+    METHODS,
+    JiangSuite,
+    LinearSettings,
+    LogisticSettings,
 )
-from osfb_gym.bench.report import published as _read
-from osfb_gym.bench.run import run_cells
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
-from osfb_gym.data import load
-from osfb_gym.data.registry import SPECS, get_spec
+from osfb_gym.data.registry import get_spec
 
-#: the lending paper's datasets, in its tables' order: those whose spec has its row count
-LENDING_DATASETS = tuple(spec.name for spec in SPECS if "paper_rows" in spec.metadata)
-#: the paper's columns in its order: the agent and its tuned hyperparameter ("ours" = Adaptive)
-AGENTS: dict[str, tuple[str, str | None]] = {
-    "greedy": ("Greedy", None),
-    "eps-greedy": ("EpsilonGreedy", "alpha"),
-    "os-eps-greedy": ("OneSidedEpsilonGreedy", "alpha"),
-    "noise": ("Noise", "alpha"),
-    "os-noise": ("OneSidedNoise", "alpha"),
-    "margin": ("Margin", "alpha"),
-    "ours": ("Adaptive", "rho"),
-}
-METHODS = tuple(AGENTS)
-METHOD_OF = {name: method for method, (name, _) in AGENTS.items()}
-#: env and learner arguments per fit (why each: docs/reproductions/jiang.md)
-FITS: dict[str, dict[str, dict[str, Any]]] = {
-    "paper": {
-        "env": {"encoding": "native", "scaling": "robust"},
-        "linear": {"l2": 1e-6},
-        "logistic": {"l2": 1.0, "design_l2": 1e-6, "free_intercept": True},
-        "ours": {"rho_schedule": "sqrt_log_t", "per_applicant_A": True},
-    },
-    "legacy": {"env": {}, "linear": {}, "logistic": {}, "ours": {}},
-}
-N_BOOTSTRAP = 2000
+__all__ = [
+    "AGENTS",
+    "FITS",
+    "JIANG_SUITES",
+    "LENDING_DATASETS",
+    "METHODS",
+    "JiangSuite",
+    "LinearSettings",
+    "LogisticSettings",
+    "published",
+    "read_results",
+    "report",
+    "stages",
+    "sweep",
+    "write_report",
+]
 
 
-def published(link: str) -> pd.DataFrame:
-    """Return the paper's Table 1 (``link="linear"``) or 2 (``"logistic"``) as printed.
+def sweep(settings: JiangSuite, seeds: Sequence[int] | None = None) -> SweepSpec:
+    """Return the sweep: a setting per (dataset, cutoff), each method's alpha grid.
 
-    Mean cumulative one-sided loss over 10 splits, each method at its best
-    alpha (``papers/jiang_table1.csv``, ``jiang_table2.csv``); index
-    ``(dataset, cutoff)``, a column per method in :data:`METHODS` order.
-
-    >>> published("linear").loc[("adult", 0.5), "ours"]
-    np.float64(144.92)
+    ``seeds``: the splits (default ``0..settings.seeds-1``).
     """
-    if link not in ("linear", "logistic"):
-        raise ValueError(f"link must be 'linear' or 'logistic', got {link!r}")
-    table = _read("jiang_table1" if link == "linear" else "jiang_table2", ["dataset", "cutoff"])
-    return table[list(METHODS)]
+    fit = FITS[settings.fit]
+    common: dict[str, Any] = {"link": settings.link, **fit["env"]}
+    given = (("data_home", settings.data_home), ("horizon", settings.horizon))
+    common |= {k: v for k, v in given if v}
+    envs = []
+    for dataset in settings.datasets:
+        options = dict(common, dataset=dataset, batch_size=settings.batch_size(dataset))
+        if "encoding" not in get_spec(dataset).options:  # bundled data: no codes
+            options.pop("encoding", None)
+        for cutoff in settings.cutoffs:
+            kwargs = options | {"cutoff_quantile": cutoff}
+            envs.append(EnvSpec("OneSidedLending-v0", f"{dataset} {cutoff:.0%}", kwargs))
+    agents = []
+    for method in settings.methods:
+        name, parameter = AGENTS[method]
+        params = {**fit[settings.link], **(fit["ours"] if method == "ours" else {})}
+        grid = {parameter: list(settings.alphas)} if parameter else {}
+        agents.append(AgentSpec(name, params, grid))
+    splits = tuple(range(settings.seeds)) if seeds is None else tuple(seeds)
+    return SweepSpec(settings.name, tuple(envs), tuple(agents), splits, settings.description)
 
 
-@dataclass(frozen=True)
-class JiangSuite:
-    """One of the two tables: link, datasets, cutoffs, splits (seeds), grid and fit."""
+def stages(settings: JiangSuite) -> list[Stage]:
+    """Return the one stage, a task per (dataset, cutoff, split).
 
-    name: str
-    link: str
-    datasets: tuple[str, ...] = LENDING_DATASETS
-    cutoffs: tuple[float, ...] = (0.5, 0.7)
-    seeds: tuple[int, ...] = tuple(range(10))
-    alphas: tuple[float, ...] = tuple(2.0**k for k in range(-10, 4))
-    methods: tuple[str, ...] = METHODS
-    description: str = field(default="", compare=False)
-    fit: str = "paper"
-
-    @property
-    def grid_size(self) -> int:
-        """Cells of one (dataset, cutoff, split): greedy once, every other method at each alpha."""
-        return sum(len(self.alphas) if AGENTS[method][1] else 1 for method in self.methods)
-
-    def batch_size(self, dataset: str) -> int:
-        """Return the paper's batch size for ``dataset`` under this suite's link."""
-        return 1 if self.link == "linear" else 1000 if dataset in ("adult", "bank", "eeg") else 100
-
-    def spec(self, data_home: str | None, horizon: int | None) -> SweepSpec:
-        """Return the sweep: a setting per (dataset, cutoff), each method's alpha grid."""
-        if self.fit not in FITS:
-            raise ValueError(f"fit must be one of {sorted(FITS)}, got {self.fit!r}")
-        fit = FITS[self.fit]
-        common = {"link": self.link, **fit["env"]}
-        common |= {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v}
-        envs = []
-        for dataset in self.datasets:
-            options = dict(common, dataset=dataset, batch_size=self.batch_size(dataset))
-            if "encoding" not in get_spec(dataset).options:  # bundled data: no codes
-                options.pop("encoding", None)
-            for cutoff in self.cutoffs:
-                kwargs = options | {"cutoff_quantile": cutoff}
-                envs.append(EnvSpec("OneSidedLending-v0", f"{dataset} {cutoff:.0%}", kwargs))
-        agents = []
-        for method in self.methods:
-            name, parameter = AGENTS[method]
-            params = {**fit[self.link], **(fit["ours"] if method == "ours" else {})}
-            grid = {parameter: list(self.alphas)} if parameter else {}
-            agents.append(AgentSpec(name, params, grid))
-        return SweepSpec(self.name, tuple(envs), tuple(agents), self.seeds, self.description)
-
-
-JIANG_SUITES = {
-    "jiang-linear": JiangSuite(
-        "jiang-linear",
-        "linear",
-        description="Table 1 of Jiang, Jiang and Pacchiano (2021): least squares, batch size 1.",
-    ),
-    "jiang-logistic": JiangSuite(
-        "jiang-logistic",
-        "logistic",
-        description="Table 2 of Jiang, Jiang and Pacchiano (2021): logistic regression, batch "
-        "size 1000 (Adult, Bank, EEG) or 100.",
-    ),
-}
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The ``--set`` keys of the ``jiang-*`` suites, with :class:`JiangSuite`'s defaults."""
-
-    #: the datasets to run (of those found under the data home)
-    datasets: tuple[str, ...] = JiangSuite.datasets
-    #: the grid of every method's alpha (Adaptive's rho), LOW:HIGH as powers of 2
-    alphas: tuple[float, ...] = field(default=JiangSuite.alphas, metadata={"kind": "alphas"})
-    #: the paper's random splits: seeds 0..splits-1
-    splits: int = len(JiangSuite.seeds)
-    #: the learners' fit: "paper" or "legacy" (the fit before the fidelity work)
-    fit: str = JiangSuite.fit
-
-
-def run_jiang(
-    suite: str | JiangSuite,
-    out_dir: str | Path,
-    *,
-    datasets: Sequence[str] | None = None,
-    seeds: Sequence[int] | None = None,
-    splits: int | None = None,
-    alphas: Sequence[float] | None = None,
-    fit: str | None = None,
-    data_home: str | None = None,
-    horizon: int | None = None,
-    **engine: Any,
-) -> Report:
-    """Run ``suite`` on the datasets found, then report; ``engine`` goes to :func:`run_cells`.
-
-    ``splits`` (the paper's random splits) is another name for ``seeds`` 0..splits-1.
+    The engine's default chunks (256 cells, closed at a split's end) would hold
+    four Adult or Bank splits, the last of which pack worse.
     """
-    suite = JIANG_SUITES[suite] if isinstance(suite, str) else suite
-    if splits is not None and seeds is not None:
-        raise ValueError("give --seeds or --set splits=, not both (they are the same)")
-    seeds = seeds if splits is None else tuple(range(splits))
-    found, missing = datasets_found(
-        suite.datasets if datasets is None else datasets, data_home, suite.name
+    return [Stage(sweep(settings), chunk_size=settings.grid_size)]
+
+
+def report(rows: Sequence[pd.DataFrame], settings: JiangSuite, run: RunInfo) -> Report:
+    """Tune both ways; write the table beside the paper's, the tuned cells and plots."""
+    return write_report(
+        rows[0], settings, run.out, data_home=settings.data_home, missing=run.missing
     )
-    suite = replace(
-        suite,
-        datasets=tuple(found),
-        seeds=tuple(seeds or suite.seeds),
-        alphas=tuple(alphas or suite.alphas),
-        fit=fit or suite.fit,
-    )
-    if engine.get("chunk_size") is None:
-        # a task per (dataset, cutoff, split): the engine's default chunks (256 cells, closed
-        # at a split's end) hold four Adult or Bank splits, the last of which pack worse
-        engine["chunk_size"] = suite.grid_size
-    rows, _ = run_cells(suite.spec(data_home, horizon), Path(out_dir), **engine)
-    return write_report(rows, suite, out_dir, data_home=data_home, missing=missing)
-
-
-#: the columns of an engine's rows a jiang table is rebuilt from
-RESULT_COLUMNS = ("key", "env_kwargs", "agent", "params", "seed", "cumulative_loss")
-
-
-def read_results(paths: Sequence[str | Path]) -> pd.DataFrame:
-    """Read ``results.csv`` files of jiang runs into one frame; raise naming a file that is not one.
-
-    Each file must have :data:`RESULT_COLUMNS` and rows of the jiang
-    methods' agents on a dataset (``osfb-bench table`` rebuilds the table
-    from them); a ``ValueError`` names the file and what it lacks.
-    """
-    frames = []
-    for path in paths:
-        frame = pd.read_csv(path)
-        absent = [column for column in RESULT_COLUMNS if column not in frame.columns]
-        if absent:
-            raise ValueError(
-                f"{path}: no column {', '.join(map(repr, absent))}; expected a results.csv "
-                f"written by `osfb-bench run jiang-linear|jiang-logistic` (columns "
-                f"{', '.join(RESULT_COLUMNS)}, ...)"
-            )
-        others = sorted(set(frame["agent"].astype(str)) - set(METHOD_OF))
-        if others:
-            raise ValueError(
-                f"{path}: rows of agent {others[0]!r}, not one of a jiang suite's "
-                f"({', '.join(METHOD_OF)}); give the results.csv of a jiang run"
-            )
-        for text in frame["env_kwargs"]:
-            kwargs = json.loads(text) if isinstance(text, str) else None
-            if not isinstance(kwargs, dict) or not {"dataset", "cutoff_quantile"} <= set(kwargs):
-                raise ValueError(
-                    f"{path}: env_kwargs {text!r} has no dataset and cutoff_quantile; give "
-                    "the results.csv of a jiang run"
-                )
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
-
-
-def _cells(rows: pd.DataFrame) -> pd.DataFrame:
-    """Return the engine's rows with the tables' keys: dataset, cutoff, method, alpha."""
-    kwargs = [json.loads(text) for text in rows["env_kwargs"]]
-    methods = [METHOD_OF[name] for name in rows["agent"]]
-    params = [json.loads(text) for text in rows["params"]]
-    return rows.assign(
-        dataset=[k["dataset"] for k in kwargs],
-        method=methods,
-        alpha=[p.get(AGENTS[m][1] or "", math.nan) for p, m in zip(params, methods, strict=True)],
-        cutoff=[k["cutoff_quantile"] for k in kwargs],
-    )
-
-
-def _lowest(frame: pd.DataFrame, chosen: pd.DataFrame | None) -> tuple[str, float]:
-    """Return a setting's lowest method and its bootstrap probability over splits.
-
-    ``chosen`` None: the paper's protocol, each resample of the splits tuned
-    again over the grid; else the held-out choice (one ``params`` per method).
-    """
-    if chosen is not None:
-        frame = frame.merge(chosen[["agent", "params"]].drop_duplicates(), on=["agent", "params"])
-    losses = frame.pivot_table("cumulative_loss", "seed", ["method", "params"]).dropna(axis=1)
-    methods = losses.columns.get_level_values("method").to_numpy()
-    names = [m for m in METHODS if m in set(methods)]
-    values = losses.to_numpy()
-
-    def winner(splits: np.ndarray) -> np.ndarray:
-        means = values[splits].mean(axis=-2)  # (..., columns)
-        return np.stack([means[..., methods == m].min(axis=-1) for m in names], -1).argmin(-1)
-
-    n = len(values)
-    top = int(winner(np.arange(n)))
-    resamples = np.random.default_rng(0).integers(0, n, (N_BOOTSTRAP, n))
-    return names[top], float(np.mean(winner(resamples) == top)) if n > 1 else math.nan
-
-
-def _verdict(ours: pd.Series, paper: pd.Series | None, low: str, held: str) -> str:
-    if paper is None:
-        return "not in the paper's tables"
-    first = paper.idxmin()
-    parts = [
-        ("lowest matches" if low == first else f"lowest {low}, paper {first}"),
-        ("held-out agrees" if held == low else f"held-out: {held}"),
-    ]
-    if {"greedy", "ours"} <= set(ours.index) and ours["greedy"] > 0:
-        change, theirs = ours["ours"] / ours["greedy"] - 1, paper["ours"] / paper["greedy"] - 1
-        parts.append(
-            f"greedy x{ours['greedy'] / paper['greedy']:.2f} the paper's; ours "
-            f"{change:+.0%} on greedy (paper {theirs:+.0%})"
-        )
-    return "; ".join(parts)
-
-
-def _table(rows: pd.DataFrame, best: pd.DataFrame, link: str) -> tuple[list[dict], dict]:
-    """Return the table's rows (ours beside the paper's, both verdicts) and the win counts."""
-    seeds = sorted(rows["seed"].unique())
-    held_choice = tuned(rows[rows["seed"].isin(seeds[0::2])], "cumulative_loss")
-    paper = published(link)
-    table, wins = [], {"ours": 0, "held_out": 0, "paper": 0, "cells": 0}
-    for (dataset, cutoff), part in rows.groupby(["dataset", "cutoff"], sort=False):
-        setting = part["setting"].iloc[0]
-        means = best[best["setting"] == setting].groupby("method")["cumulative_loss"].mean()
-        low, p_low = _lowest(part, None)
-        report = part[part["seed"].isin(seeds[1::2])]
-        choice = held_choice[held_choice["setting"] == setting]  # this setting's own choice
-        held, p_held = _lowest(report, choice) if len(report) else ("-", math.nan)
-        reference = paper.loc[(dataset, cutoff)] if (dataset, cutoff) in paper.index else None
-        row = {"dataset": dataset, "cutoff": f"{cutoff:.0%}"}
-        for method in (m for m in METHODS if m in means):
-            theirs = "" if reference is None else f" ({reference[method]:.2f})"
-            row[method] = f"{means[method]:.2f}{theirs}"
-        row["lowest (P)"] = f"{low} ({p_low:.2f})"
-        row["held-out lowest (P)"] = f"{held} ({p_held:.2f})"
-        row["matches the paper?"] = _verdict(means, reference, low, held)
-        table.append(row)
-        wins["cells"] += 1
-        wins["ours"] += low == "ours"
-        wins["held_out"] += held == "ours"
-        wins["paper"] += reference is not None and reference.idxmin() == "ours"
-    return table, wins
-
-
-def _plots(best: pd.DataFrame, out: Path) -> list[Path]:
-    """One PNG per dataset: R_t / t of each method at its tuned alpha, a panel per cutoff."""
-    files = []
-    for dataset, part in best.assign(agent=best["method"]).groupby("dataset"):
-        curves = curves_over_seeds(part, "curve_average_loss")
-        if curves:
-            files.append(plot_curves(curves, out / f"average_loss-{dataset}.png", title=dataset))
-    return files
-
-
-def write_report(
-    results: pd.DataFrame,
-    suite: JiangSuite,
-    out_dir: str | Path,
-    *,
-    data_home: str | None = None,
-    missing: dict | None = None,
-) -> Report:
-    """Tune both ways and write results, tuned cells, the table beside the paper's and plots.
-
-    ``results`` are the engine's rows (``results.csv`` of one or more runs: a
-    row repeated across runs is kept once).
-    """
-    rows = _cells(results.drop_duplicates(subset=["key"]).reset_index(drop=True))
-    rows = rows.sort_values(["dataset", "cutoff", "method", "alpha", "seed"], kind="stable")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    best = tuned(rows, "cumulative_loss")
-    table, wins = _table(rows, best, suite.link)
-    text = pd.DataFrame(table).to_markdown(index=False)
-    cells = best.groupby(["dataset", "cutoff", "method"])
-    tuned_cells = cells["cumulative_loss"].agg(["mean", "sem"]).join(cells["alpha"].first())
-    tuned_cells["seeds"] = cells["seed"].count()
-    plots = _plots(best, out)
-    seeds = [int(seed) for seed in sorted(rows["seed"].unique())]
-    grid = ", ".join(f"2^{math.log2(a):g}" for a in sorted(rows["alpha"].dropna().unique()))
-    notes = [_data_note(name, data_home, suite) for name in sorted(rows["dataset"].unique())]
-    page = [
-        f"# osfb-bench {suite.name}",
-        suite.description,
-        f"Fit `{suite.fit}`: {json.dumps(FITS[suite.fit])}. Mean cumulative one-sided loss "
-        f"over {len(seeds)} splits (seeds {seeds[0]}-{seeds[-1]}), each method at its best "
-        f"alpha in {{{grid}}} (greedy untuned), the paper's number in parentheses. 'lowest (P)':"
-        " the lowest mean under the paper's protocol (alpha tuned on the splits it is reported "
-        f"on) and its bootstrap probability over splits ({N_BOOTSTRAP} resamples, each tuned "
-        f"again); 'held-out': alpha tuned on splits {seeds[0::2]}, the lowest and its "
-        f"probability on splits {seeds[1::2]}.",
-        text,
-        f"Adaptive (ours) has the lowest mean loss in {wins['ours']} of {wins['cells']} cells "
-        f"under the paper's protocol and in {wins['held_out']} with held-out tuning (the paper: "
-        f"{wins['paper']} of the same cells).",
-        "\n".join(["Our data against the paper's:", *notes]),
-    ]
-    if plots:
-        names = ", ".join(f"`{path.name}`" for path in plots)
-        page.append(f"R_t / t at the tuned alpha (mean, 1 s.e. over splits): {names}.")
-    if missing:
-        page.append(
-            "\n".join(["Skipped (not found):", *(f"- {k}: {v}" for k, v in missing.items())])
-        )
-    if any("horizon" in json.loads(kwargs) for kwargs in rows["env_kwargs"]):
-        steps = ", ".join(map(str, sorted(set(rows["steps"].astype(int)))))
-        page.append(f"Streams truncated to {steps} steps: not the paper's protocol.")
-    frames = {"results": rows.loc[:, ~rows.columns.str.startswith("curve_")], "tuned": tuned_cells}
-    page_text = "\n\n".join(page) + "\n"
-    return save_report(out, page_text, frames, plots, results=rows, table=text)
-
-
-def _data_note(name: str, data_home: str | None, suite: JiangSuite) -> str:
-    """Rows and columns of a dataset as the suite's fit encodes it, against the paper's."""
-    options = {k: v for k, v in FITS[suite.fit]["env"].items() if k == "encoding"}
-    if "encoding" not in get_spec(name).options:
-        options = {}  # bundled data: as shipped
-    meta = load(name, data_home=data_home, **options).metadata
-    encoding = options.get("encoding", "onehot")
-    line = f"- {name}: {meta['rows']} rows x {meta['columns']} features ({encoding})"
-    if meta.get("paper_rows") not in (None, meta["rows"]):
-        line += f" (the paper reports {meta['paper_rows']} rows)"
-    return f"{line}; {meta.get('preprocessing', '')}"

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Report, mean_se
 from osfb_gym.bench.driver import RunInfo, Stage
+from osfb_gym.bench.report import Report, mean_se
 from osfb_gym.bench.run import with_horizon, write_outputs
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.core.family import FAMILIES
