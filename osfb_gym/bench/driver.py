@@ -255,7 +255,7 @@ def settings_of(suite: Suite) -> dict[str, Setting]:
     hints, comments = typing.get_type_hints(cls), _comments(cls)
     found = {}
     for item in dataclasses.fields(cls):
-        if item.name in FLAGS or not item.init:
+        if item.name in FLAGS or not item.metadata.get("set", True):
             continue
         read, expects = item.metadata.get("read"), item.metadata.get("expects", "")
         if read is None and hints[item.name] in READERS:
