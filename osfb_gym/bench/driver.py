@@ -324,7 +324,9 @@ def check_data(suite: Suite, settings: Any) -> tuple[Any, dict[str, str]]:
             if not found
             else f"{suite.name} needs {', '.join(missing)}: {next(iter(missing.values()))}"
         )
-    return (without(missing) if missing else settings), missing
+    if missing and without is not None:
+        settings = without(missing)
+    return settings, missing
 
 
 def run_stages(
@@ -349,7 +351,7 @@ def run_stages(
 def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **settings: Any) -> Any:
     """Run ``suite`` into ``out``: settings, data, stages, the report and ``run.json``.
 
-    ``settings`` (Python values) replace fields of the suite's settings after
+    ``changes`` (Python values) replace fields of the suite's settings after
     ``options`` (the flags and the ``--set`` text) are applied. Return the
     suite's :class:`~osfb_gym.bench.report.Report`, its text ending with a line
     of what ran, how long, where.
@@ -357,8 +359,8 @@ def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **sett
     options = options or RunOptions()
     module, out = suite.load(), Path(out)
     chosen = settings_for(suite, options)
-    if settings:
-        chosen = dataclasses.replace(chosen, **settings)
+    if changes:
+        chosen = dataclasses.replace(chosen, **changes)
     settings, missing = check_data(suite, chosen)
     started = time.perf_counter()
     rows, cells, ran = run_stages(module.stages(settings), out, options.engine)
@@ -373,7 +375,7 @@ def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **sett
     )
     notes = {
         "suite": suite.name,
-        "settings": {k: v for k, v in dataclasses.asdict(settings).items()},
+        "settings": dataclasses.asdict(settings),
         "cells": cells,
         "run_now": ran,
         "seconds": round(seconds, 3),

@@ -12,7 +12,6 @@ against). The page: docs/reproductions/liu-outcome-curves.md.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Claim, Report, claims_table, datasets_found, panels, save
+from osfb_gym.bench.driver import RunInfo, Stage
+from osfb_gym.bench.report import Claim, Report, claims_table, panels, save
 from osfb_gym.bench.report import save_report as _save
 from osfb_gym.core.thresholds import expected_profit, threshold_policies
 from osfb_gym.core.validation import check_int
@@ -48,6 +48,8 @@ class Settings:
     groups: tuple[str, ...] = ("Black", "White", "Hispanic", "Asian")
     #: selection (and true-positive) rates on the grid the operating points are searched on
     rates: int = 2001
+    #: folder of the dataset files (the --data-home flag)
+    data_home: str | None = None
 
     def __post_init__(self) -> None:
         if not self.loss_ratios or min(self.loss_ratios) <= 0:
@@ -64,6 +66,10 @@ class Settings:
         if len(self.groups) < 1:
             raise ValueError(f"groups must name at least one group, got {self.groups!r}")
         check_int(self.rates, "rates", minimum=11)
+
+    def needs(self) -> tuple[str, ...]:
+        """Return the dataset the computation reads: the FICO tables."""
+        return ("fico",)
 
 
 # ----------------------------------------------------------------------------- pure model
@@ -306,43 +312,34 @@ def _points_table(points: pd.DataFrame) -> str:
     return shown.to_markdown(index=False)
 
 
-def run(
-    name: str,
-    out: str | Path,
-    *,
-    seeds: Sequence[int] | None = None,
-    horizon: int | None = None,
-    data_home: str | None = None,
-    **given: Any,
-) -> Report:
-    """Compute the curves, operating points and claims into ``out``; write ``report.md``.
+def stages(settings: Settings) -> list[Stage]:
+    """Return no stage: the computation is exact and runs no episode (see :func:`report`)."""
+    return []
 
-    ``seeds`` and ``horizon`` do not apply (the computation is exact and
-    runs no episode): giving one raises. ``given``: the fields of
-    :class:`Settings` (the ``--set`` keys); the engine's options (``workers``,
-    ``resume``, ...) are accepted and unused.
-    """
-    if seeds is not None or horizon is not None:
-        raise ValueError(
-            f"{name} computes Liu et al.'s curves exactly from the tables and runs no episode: "
-            "--seeds and --horizon do not apply"
-        )
-    fields = {f.name for f in dataclasses.fields(Settings)}
-    settings = Settings(**{k: given.pop(k) for k in list(given) if k in fields})
-    datasets_found(["fico"], data_home, name)  # the standard message when the tables are absent
+
+def report(rows: Sequence[pd.DataFrame], settings: Settings, run: RunInfo) -> Report:
+    """Compute the curves, operating points and claims from the tables; write the page."""
     from osfb_gym.data import load
 
-    frames = compute(load("fico", data_home=data_home), settings)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    plot = figure(frames, settings, out / "outcome_curves.png")
+    frames = compute(load("fico", data_home=settings.data_home), settings)
+    run.out.mkdir(parents=True, exist_ok=True)
+    plot = figure(frames, settings, run.out / "outcome_curves.png")
     found = claims(frames, settings)
+    report = _save(run.out, _page(frames, settings, found, plot), frames, [plot])
+    report.tables["claims"] = found
+    return report
+
+
+def _page(
+    frames: dict[str, pd.DataFrame], settings: Settings, found: list[Claim], plot: Path
+) -> str:
+    """Return the page: the setting, the claims, the pair's operating points, the landmarks."""
     shares = frames["shares"]
     share_text = ", ".join(f"{r.group} {r.share:.1%}" for r in shares.itertuples())
     landmarks = frames["landmarks"].round(3).to_markdown(index=False)
-    page = "\n".join(
+    return "\n".join(
         [
-            f"# osfb-bench {name}",
+            f"# osfb-bench {NAME}",
             "",
             "Liu, Dean, Rolf, Simchowitz and Hardt (ICML 2018), Section 6, on the FICO "
             "TransRisk tables (scores mapped to 300-850 as Liu et al. do), score changes "
@@ -386,6 +383,3 @@ def run(
             "",
         ]
     )
-    report = _save(out, page, frames, [plot])
-    report.tables["claims"] = found
-    return report
