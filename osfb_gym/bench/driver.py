@@ -348,7 +348,7 @@ def run_stages(
     return rows, cells, ran
 
 
-def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **settings: Any) -> Any:
+def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **changes: Any) -> Any:
     """Run ``suite`` into ``out``: settings, data, stages, the report and ``run.json``.
 
     ``changes`` (Python values) replace fields of the suite's settings after
@@ -361,6 +361,7 @@ def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **sett
     chosen = settings_for(suite, options)
     if changes:
         chosen = dataclasses.replace(chosen, **changes)
+    settings: Any
     settings, missing = check_data(suite, chosen)
     started = time.perf_counter()
     rows, cells, ran = run_stages(module.stages(settings), out, options.engine)
