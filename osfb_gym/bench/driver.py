@@ -307,26 +307,27 @@ def check_data(suite: Suite, settings: Any) -> tuple[Any, dict[str, str]]:
     """Return ``settings`` narrowed to the datasets found, and why each other one was not.
 
     ``settings.needs()`` names the datasets (none: nothing to check);
-    ``settings.without(missing)`` returns the settings without the missing ones
-    (absent: every one is needed). Nothing left to run raises the standard message.
+    ``settings.without(missing)`` returns the settings without the missing ones,
+    or None when nothing is left to run (no ``without``: every one is needed).
+    Nothing to run raises the standard message, with the first reason.
     """
     needs = getattr(settings, "needs", None)
     if needs is None or not needs():
         return settings, {}
     from osfb_gym.data.registry import available_datasets
 
-    found, missing = available_datasets(list(needs()), getattr(settings, "data_home", None))
+    _, missing = available_datasets(list(needs()), getattr(settings, "data_home", None))
+    if not missing:
+        return settings, {}
     without = getattr(settings, "without", None)
-    if missing and (not found or without is None):
+    narrowed = None if without is None else without(missing)
+    if narrowed is None:
         raise FileNotFoundError(
-            f"no dataset of {suite.name} was found; pass data_home= (--data-home) or set "
-            f"OSFB_DATA (see osfb_gym.data.load). First reason: {next(iter(missing.values()))}"
-            if not found
-            else f"{suite.name} needs {', '.join(missing)}: {next(iter(missing.values()))}"
+            f"no dataset of {suite.name} was found: {', '.join(missing)}; pass data_home= "
+            "(--data-home) or set OSFB_DATA (see osfb_gym.data.load). First reason: "
+            + next(iter(missing.values()))
         )
-    if missing and without is not None:
-        settings = without(missing)
-    return settings, missing
+    return narrowed, missing
 
 
 def run_stages(

@@ -324,6 +324,7 @@ def test_the_settings_are_the_fields_of_each_suites_settings_dataclass():
     import dataclasses
 
     from osfb_gym.bench.catalog import SUITES, settings_of
+
     from osfb_gym.bench.suites.quick import Settings
     from osfb_gym.bench.suites.rl_vs_principled import Protocol
 

@@ -16,7 +16,7 @@ import pandas as pd
 
 from osfb_gym.bench.driver import RunInfo, Stage
 from osfb_gym.bench.report import Report
-from osfb_gym.bench.suites.bose.report import write_report
+from osfb_gym.bench.suites.bose.analysis import write_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.core.validation import check_int
 

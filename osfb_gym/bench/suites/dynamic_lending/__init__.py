@@ -81,11 +81,10 @@ class Settings:
         """Return the datasets of the worlds that read one."""
         return tuple(data for world in self.worlds if (data := WORLDS[world][1]) is not None)
 
-    def without(self, missing: dict[str, str]) -> Settings:
-        """Return these settings without the worlds whose dataset is ``missing``."""
-        return dataclasses.replace(
-            self, worlds=tuple(w for w in self.worlds if WORLDS[w][1] not in missing)
-        )
+    def without(self, missing: dict[str, str]) -> Settings | None:
+        """Return these settings without the worlds whose data are ``missing`` (None: none left)."""
+        worlds = tuple(w for w in self.worlds if WORLDS[w][1] not in missing)
+        return dataclasses.replace(self, worlds=worlds) if worlds else None
 
 
 def sweep_spec(settings: Settings) -> SweepSpec:

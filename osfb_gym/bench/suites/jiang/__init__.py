@@ -3,7 +3,7 @@
 Section 8's protocol on the engine: a setting per (dataset, cutoff), each
 method over its alpha grid, the paper's random splits as seeds. The settings:
 :mod:`~osfb_gym.bench.suites.jiang.settings`; the report (both tunings beside the
-paper's numbers): :mod:`~osfb_gym.bench.suites.jiang.report`. ``fit="paper"`` fits
+paper's numbers): :mod:`~osfb_gym.bench.suites.jiang.analysis`. ``fit="paper"`` fits
 as the paper's text says, ``"legacy"`` as the earlier runs (docs/reproductions/jiang.md).
 """
 
@@ -16,7 +16,7 @@ import pandas as pd
 
 from osfb_gym.bench.driver import RunInfo, Stage
 from osfb_gym.bench.report import Report
-from osfb_gym.bench.suites.jiang.report import published, read_results, write_report
+from osfb_gym.bench.suites.jiang.analysis import published, read_results, write_report
 from osfb_gym.bench.suites.jiang.settings import (
     AGENTS,
     FITS,

@@ -94,9 +94,10 @@ class JiangSuite:
         """Return the datasets the run reads."""
         return self.datasets
 
-    def without(self, missing: dict[str, str]) -> JiangSuite:
-        """Return these settings without the ``missing`` datasets."""
-        return replace(self, datasets=tuple(d for d in self.datasets if d not in missing))
+    def without(self, missing: dict[str, str]) -> JiangSuite | None:
+        """Return these settings without the ``missing`` datasets (None: none left)."""
+        found = tuple(d for d in self.datasets if d not in missing)
+        return replace(self, datasets=found) if found else None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 Two stages on the engine (custom cells of :mod:`osfb_gym.bench.suites.experience`): every RL
 configuration and principled grid value on validation worlds and seeds, then the
 best of each on the test split with every constant action; the report is
-:mod:`osfb_gym.bench.suites.rl_vs_principled.report` (protocol: docs/reproductions/
+:mod:`osfb_gym.bench.suites.rl_vs_principled.analysis` (protocol: docs/reproductions/
 rl-vs-principled.md).
 """
 
@@ -105,8 +105,8 @@ def stages(protocol: Protocol) -> list[Stage]:
 
 
 def report(rows: Sequence[pd.DataFrame], protocol: Protocol, run: RunInfo) -> Report:
-    """Write the points, the page and the figures (:mod:`.report`) from both stages' rows."""
-    from osfb_gym.bench.suites.rl_vs_principled.report import report as write_report
+    """Write the points, the page and the figures (:mod:`.analysis`) from both stages' rows."""
+    from osfb_gym.bench.suites.rl_vs_principled.analysis import report as write_report
 
     validation, test = rows
     return write_report(test, validation, protocol, run.out)

@@ -1,7 +1,7 @@
 """What ``rl-vs-principled`` covers and how it scores: its protocol, shared by stages and report.
 
 The suite's stages (:mod:`osfb_gym.bench.suites.rl_vs_principled`) and its
-report (:mod:`osfb_gym.bench.suites.rl_vs_principled.report`) both read it;
+report (:mod:`osfb_gym.bench.suites.rl_vs_principled.analysis`) both read it;
 it imports neither (protocol: docs/reproductions/rl-vs-principled.md).
 """
 

@@ -1,4 +1,4 @@
-"""Sculley (2007), Tables 1-3, as sweep stages on the engine; the report: report.py.
+"""Sculley (2007), Tables 1-3, as sweep stages on the engine; the report: analysis.py.
 
 ``sculley-spam`` (Table 1) tunes Label Efficient's ``beta`` on a held-out quarter, then
 runs every learner and variant; ``sculley-reuters`` (Tables 2-3) runs the R8 topics over
@@ -19,7 +19,7 @@ import pandas as pd
 from agents.base import Agent
 from osfb_gym.bench.driver import RunInfo, Stage
 from osfb_gym.bench.report import Report, subset
-from osfb_gym.bench.suites.sculley.report import (
+from osfb_gym.bench.suites.sculley.analysis import (
     METHODS,
     PAPER_TOPICS,
     PERCEPTRON_WEIGHTS,
@@ -111,9 +111,10 @@ class SpamSettings:
         """Return the datasets the run reads."""
         return self.datasets
 
-    def without(self, missing: dict[str, str]) -> SpamSettings:
-        """Return these settings without the ``missing`` datasets."""
-        return replace(self, datasets=tuple(d for d in self.datasets if d not in missing))
+    def without(self, missing: dict[str, str]) -> SpamSettings | None:
+        """Return these settings without the ``missing`` datasets (None: none left)."""
+        found = tuple(d for d in self.datasets if d not in missing)
+        return replace(self, datasets=found) if found else None
 
 
 @dataclass(frozen=True)
@@ -293,7 +294,7 @@ def stages(settings: SpamSettings | ReutersSettings) -> list[Stage]:
 def report(
     rows: Sequence[pd.DataFrame], settings: SpamSettings | ReutersSettings, run: RunInfo
 ) -> Report:
-    """Summarise every stage's rows into the tables beside the paper's (:mod:`.report`)."""
+    """Summarise every stage's rows into the tables beside the paper's (:mod:`.analysis`)."""
     suite = protocol(settings)
     results = pd.concat([_measured(frame) for frame in rows])
     if suite.spam:

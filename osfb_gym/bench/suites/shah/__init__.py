@@ -1,7 +1,7 @@
 """Shah and Manwani (2020): DSOL, DRAL and DSAL on Phishing and Guide, Figures 5-6.
 
 Two stages on the engine (the selection of ``gamma`` on validation seeds, then the
-reported runs) and a report (:mod:`~osfb_gym.bench.suites.shah.report`): a table at
+reported runs) and a report (:mod:`~osfb_gym.bench.suites.shah.analysis`): a table at
 ``T`` with DSOL's risk after as many labels as each active learner asked, the paper's
 five panels per ``d`` and its claims. The protocol and where it differs from the
 paper: docs/reproductions/shah.md.
@@ -18,7 +18,7 @@ import pandas as pd
 
 from osfb_gym.bench.driver import POSITIVE, RunInfo, Stage
 from osfb_gym.bench.report import Report, tuned
-from osfb_gym.bench.suites.shah.report import KEYS, LEARNERS, _mean_curves, write_shah_report
+from osfb_gym.bench.suites.shah.analysis import KEYS, LEARNERS, _mean_curves, write_shah_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.core.validation import check_int
 from osfb_gym.data.registry import get_spec
@@ -79,9 +79,10 @@ class Settings:
         """Return the datasets the run reads."""
         return self.datasets
 
-    def without(self, missing: dict[str, str]) -> Settings:
-        """Return these settings without the ``missing`` datasets."""
-        return replace(self, datasets=tuple(d for d in self.datasets if d not in missing))
+    def without(self, missing: dict[str, str]) -> Settings | None:
+        """Return these settings without the ``missing`` datasets (None: none left)."""
+        found = tuple(d for d in self.datasets if d not in missing)
+        return replace(self, datasets=found) if found else None
 
 
 def sweep_spec(suite: Settings, chosen: dict | None = None) -> SweepSpec:

@@ -21,7 +21,7 @@ from osfb_gym.bench.suites.jiang import (
     published,
     sweep,
 )
-from osfb_gym.bench.suites.jiang.report import _lowest
+from osfb_gym.bench.suites.jiang.analysis import _lowest
 from osfb_gym.cli import main
 from tests.helpers import needs_osfb_data
 
@@ -131,7 +131,7 @@ def test_cli_runs_a_tiny_reproduction_with_both_tunings(tmp_path, capsys):
 
 
 def test_missing_datasets_are_skipped_and_named(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no dataset of jiang-linear was found"):
+    with pytest.raises(FileNotFoundError, match="no dataset of jiang-linear was found: german"):
         options = RunOptions(data_home=str(tmp_path), progress=False)
         run("jiang-linear", tmp_path, options, datasets=("german",))
 
@@ -190,7 +190,7 @@ def test_tuned_curves_are_plotted(tmp_path):
 
 def test_held_out_tuning_uses_each_settings_own_choice():
     from osfb_gym.bench.report import tuned
-    from osfb_gym.bench.suites.jiang.report import _table
+    from osfb_gym.bench.suites.jiang.analysis import _table
 
     rows = []
     # A: alpha 1 wins on the tuning splits (0, 2) and loses on the reported ones (1, 3);

@@ -236,7 +236,7 @@ def test_each_algorithm_gets_a_grid_it_accepts():
 def test_an_agent_has_one_colour_in_every_panel(tmp_path, monkeypatch):
     import pandas as pd
 
-    from osfb_gym.bench.suites.rl_vs_principled import report as module
+    from osfb_gym.bench.suites.rl_vs_principled import analysis as module
 
     # PPO+O1 only in the resampled panel: index-based colours gave it PPO+O0's elsewhere
     rows = [

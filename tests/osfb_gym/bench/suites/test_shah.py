@@ -9,7 +9,7 @@ import pytest
 from osfb_gym.bench.driver import RunOptions
 from osfb_gym.bench.suites import run
 from osfb_gym.bench.suites.shah import Settings
-from osfb_gym.bench.suites.shah.report import summary
+from osfb_gym.bench.suites.shah.analysis import summary
 from osfb_gym.cli import main
 from tests.helpers import osfb_data
 
@@ -142,7 +142,7 @@ def _runs(rows, n=20, noise=0.001, seed=0):
 
 
 def _claims(rows):
-    from osfb_gym.bench.suites.shah.report import claims
+    from osfb_gym.bench.suites.shah.analysis import claims
 
     return claims(pd.DataFrame(rows), _runs(rows))
 
