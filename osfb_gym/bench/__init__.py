@@ -10,9 +10,11 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
+    "driver": ("RunOptions", "Stage", "Suite"),
     "report": ("Report",),
-    "run": ("run_suite", "run_sweep"),
+    "run": ("run_sweep",),
     "store": ("ResultStore",),
+    "suites": ("SUITES",),
     "suites.quick": ("QUICK",),
     "sweep": ("AgentSpec", "Cell", "EnvSpec", "SweepSpec", "load_spec"),
 }
