@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from osfb_gym import __version__
-from osfb_gym.bench.driver import RunOptions
-from osfb_gym.bench.suites import ALIASES, SUITES, describe, get, run
+from osfb_gym.bench.driver import RunOptions, Suite, flags_of, settings_of
+from osfb_gym.bench.suites import ALIASES, SUITES, get, run
 
 #: held-out scoring seeds of ``train`` start here, far from the training envs' seeds
 EVAL_SEED_OFFSET = 10_000
@@ -42,12 +42,10 @@ class _SuiteHelp(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: Any, *_: Any) -> NoReturn:
-        from osfb_gym.bench.suites import help_text
-
         suite, text = getattr(namespace, "suite", None), ""
         if suite is not None:
             try:
-                text = f"\n{help_text(suite)}"
+                text = f"\n{help_text(get(suite))}"
             except ValueError as error:  # an unknown suite: the one-line error
                 parser.error(str(error))
         parser.print_help()
@@ -105,6 +103,48 @@ def _folder(path: str, exists: bool = False) -> str:  # a folder, or (not exists
 
 def _f(name: str, help: str, **kwargs: Any) -> tuple[str, dict[str, Any]]:  # a flag, its kwargs
     return name, {"help": help, **kwargs}
+
+
+def help_text(suite: Suite) -> str:
+    """Return what ``osfb-bench run NAME --help`` adds: the settings and the measured cost."""
+    settings = settings_of(suite)
+    lines = [f"{suite.name}: {suite.summary}", ""]
+    if settings:
+        lines.append("settings (--set KEY=VALUE; lists comma-separated):")
+        width = max(len(key) for key in settings)
+        for setting in settings.values():
+            lines.append(f"  {setting.key:{width}s}  {setting.type} = {setting.text()}")
+            if setting.help:
+                lines.append(f"  {'':{width}s}    {setting.help}")
+    else:
+        lines.append("settings: none (--set takes no key)")
+    flags = flags_of(suite)
+    given = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in flags.items() if k != "data_home")
+    lines += ["", f"this suite's defaults of the flags: {given}" if given else "flags: none"]
+    lines += ["", f"cost of the default run: {suite.cost}"]
+    return "\n".join(lines)
+
+
+def describe(suites: dict[str, Suite] = SUITES, aliases: dict[str, str] = ALIASES) -> str:
+    """Return what ``osfb-bench list`` prints: suites, aliases, envs and their agents."""
+    from envs_registry import ENVS
+    from osfb_gym.bench.sweep import agents_for
+    from osfb_gym.core.family import FAMILIES
+
+    lines = ["suites (settings for --set in brackets; `osfb-bench run NAME --help` for more):"]
+    for suite in suites.values():
+        keys = ", ".join(settings_of(suite))
+        lines.append(f"  {suite.name:16s} {suite.summary}" + (f" [{keys}]" if keys else ""))
+    lines.append("aliases: " + ", ".join(f"{alias} -> {name}" for alias, name in aliases.items()))
+    lines.append("environments (family: objective, direction):")
+    for entry in ENVS:
+        family = FAMILIES[entry.family]
+        lines.append(
+            f"  {entry.id:24s} {family.name}: {family.objective}, {family.direction} is better"
+        )
+    lines.append("agents by environment (RL algorithms are trained, then scored):")
+    lines += [f"  {entry.id:24s} {', '.join(agents_for(entry.id))}" for entry in ENVS]
+    return "\n".join(lines)
 
 
 def _options(args: argparse.Namespace) -> RunOptions:
@@ -308,7 +348,7 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
         ],
         _grade,
     ),
-    "list": ("list suites, environments and agents", [], lambda args: describe()),
+    "list": ("list suites, environments and agents", [], lambda args: describe(SUITES, ALIASES)),
     "table": (
         "rebuild a jiang-* table from results.csv files",
         [

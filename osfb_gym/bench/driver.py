@@ -391,51 +391,9 @@ def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **chan
     return report
 
 
-def help_text(suite: Suite) -> str:
-    """Return what ``osfb-bench run NAME --help`` adds: the settings and the measured cost."""
-    settings = settings_of(suite)
-    lines = [f"{suite.name}: {suite.summary}", ""]
-    if settings:
-        lines.append("settings (--set KEY=VALUE; lists comma-separated):")
-        width = max(len(key) for key in settings)
-        for setting in settings.values():
-            lines.append(f"  {setting.key:{width}s}  {setting.type} = {setting.text()}")
-            if setting.help:
-                lines.append(f"  {'':{width}s}    {setting.help}")
-    else:
-        lines.append("settings: none (--set takes no key)")
-    flags = flags_of(suite)
-    given = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in flags.items() if k != "data_home")
-    lines += ["", f"this suite's defaults of the flags: {given}" if given else "flags: none"]
-    lines += ["", f"cost of the default run: {suite.cost}"]
-    return "\n".join(lines)
-
-
 def get(suites: dict[str, Suite], aliases: dict[str, str], name: str) -> Suite:
     """Return the suite called ``name`` (or an alias of it); else raise naming the choices."""
     suite = suites.get(aliases.get(name, name))
     if suite is None:
         raise ValueError(f"unknown suite {name!r}; choose one of {', '.join([*suites, *aliases])}")
     return suite
-
-
-def describe(suites: dict[str, Suite], aliases: dict[str, str]) -> str:
-    """Return what ``osfb-bench list`` prints: suites, aliases, envs and their agents."""
-    from envs_registry import ENVS
-    from osfb_gym.bench.sweep import agents_for
-    from osfb_gym.core.family import FAMILIES
-
-    lines = ["suites (settings for --set in brackets; `osfb-bench run NAME --help` for more):"]
-    for suite in suites.values():
-        keys = ", ".join(settings_of(suite))
-        lines.append(f"  {suite.name:16s} {suite.summary}" + (f" [{keys}]" if keys else ""))
-    lines.append("aliases: " + ", ".join(f"{alias} -> {name}" for alias, name in aliases.items()))
-    lines.append("environments (family: objective, direction):")
-    for entry in ENVS:
-        family = FAMILIES[entry.family]
-        lines.append(
-            f"  {entry.id:24s} {family.name}: {family.objective}, {family.direction} is better"
-        )
-    lines.append("agents by environment (RL algorithms are trained, then scored):")
-    lines += [f"  {entry.id:24s} {', '.join(agents_for(entry.id))}" for entry in ENVS]
-    return "\n".join(lines)

@@ -71,21 +71,6 @@ def save_report(
     return Report(text, [*files, out / PAGE, *figures], {**frames, **tables})
 
 
-def datasets_found(
-    names: Sequence[str], data_home: str | None, suite: str
-) -> tuple[list[str], dict[str, str]]:
-    """Return the datasets of ``names`` found, and why each other one was not; none: raise."""
-    from osfb_gym.data.registry import available_datasets
-
-    found, missing = available_datasets(list(names), data_home)
-    if not found:
-        raise FileNotFoundError(
-            f"no dataset of {suite} was found; pass data_home= (--data-home) or set OSFB_DATA "
-            f"(see osfb_gym.data.load). First reason: {next(iter(missing.values()), '')}"
-        )
-    return found, missing
-
-
 def subset(given: Sequence[str] | None, allowed: Sequence[str], name: str) -> tuple[str, ...]:
     """Return ``given`` (None: ``allowed``) if it is a non-empty subset of ``allowed``; else raise.
 

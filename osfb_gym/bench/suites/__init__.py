@@ -134,13 +134,3 @@ def run(name: str, out: str | Path, options: RunOptions | None = None, **setting
     ``settings``: fields of the suite's settings as Python values.
     """
     return driver.run(get(name), out, options, **settings)
-
-
-def describe() -> str:
-    """Return what ``osfb-bench list`` prints."""
-    return driver.describe(SUITES, ALIASES)
-
-
-def help_text(name: str) -> str:
-    """Return what ``osfb-bench run NAME --help`` adds to the flags' help."""
-    return driver.help_text(get(name))

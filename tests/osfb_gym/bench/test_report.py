@@ -109,8 +109,3 @@ def test_save_report_writes_named_indexes_only_and_reads_tables_as_attributes(tm
     assert str(saved).startswith("# page\n\nwritten: ") and str(saved).endswith("f.png")
     with pytest.raises(AttributeError, match="no table 'nope'"):
         saved.nope  # noqa: B018
-
-
-def test_datasets_found_names_the_suite_when_none_is(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no dataset of some-suite was found"):
-        report.datasets_found(["german"], str(tmp_path), "some-suite")
