@@ -118,9 +118,13 @@ def help_text(suite: Suite) -> str:
                 lines.append(f"  {'':{width}s}    {setting.help}")
     else:
         lines.append("settings: none (--set takes no key)")
-    flags = flags_of(suite)
-    given = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in flags.items() if k != "data_home")
-    lines += ["", f"this suite's defaults of the flags: {given}" if given else "flags: none"]
+    flags = [
+        f"--{key.replace('_', '-')}"
+        + ("" if key == "data_home" else f" {default}" if default else " none (each env's own)")
+        for key, default in flags_of(suite).items()
+    ]
+    taken = ", ".join(flags) or "none of --seeds, --horizon, --data-home"
+    lines += ["", f"flags it takes (defaults): {taken}"]
     lines += ["", f"cost of the default run: {suite.cost}"]
     return "\n".join(lines)
 
@@ -134,7 +138,7 @@ def describe(suites: dict[str, Suite] = SUITES, aliases: dict[str, str] = ALIASE
     lines = ["suites (settings for --set in brackets; `osfb-bench run NAME --help` for more):"]
     for suite in suites.values():
         keys = ", ".join(settings_of(suite))
-        lines.append(f"  {suite.name:16s} {suite.summary}" + (f" [{keys}]" if keys else ""))
+        lines.append(f"  {suite.name:18s} {suite.summary}" + (f" [{keys}]" if keys else ""))
     lines.append("aliases: " + ", ".join(f"{alias} -> {name}" for alias, name in aliases.items()))
     lines.append("environments (family: objective, direction):")
     for entry in ENVS:
