@@ -36,7 +36,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from osfb_gym.bench.sweep import SweepSpec
 
 #: the fields of a settings dataclass given by a flag of ``osfb-bench run``, not by --set
 FLAGS = ("seeds", "horizon", "data_home")
@@ -102,7 +107,7 @@ class Stage:
     task (None: the engine's default).
     """
 
-    spec: Any  # SweepSpec | Callable[[list[pd.DataFrame]], SweepSpec]
+    spec: SweepSpec | Callable[[list[pd.DataFrame]], SweepSpec]
     label: str | None = None
     chunk_size: int | None = None
 
