@@ -107,3 +107,27 @@ def test_the_name_check_finds_a_name():
     tree = ast.parse('"""OneSidedLending-v0 in a docstring is prose."""\nX = "OneSidedLending-v0"')
     assert [word for _, word in _names(tree)] == ["X", "OneSidedLending-v0"]
     assert "OneSidedLending-v0" in _forbidden() and "lending" in _forbidden()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Reads:
+    """Settings that read a dataset absent here and one bundled with scikit-learn."""
+
+    data_home: str | None = None
+    narrows: bool = True
+
+    def needs(self) -> tuple[str, ...]:
+        return ("german", "breast_cancer")
+
+    def without(self, missing: dict[str, str]) -> _Reads | None:
+        return dataclasses.replace(self, narrows=False) if self.narrows else None
+
+
+def test_the_driver_narrows_the_settings_to_the_data_found_or_names_what_is_missing(tmp_path):
+    from osfb_gym.bench.driver import Suite, check_data
+
+    suite = Suite("fake", "", __name__)
+    settings, missing = check_data(suite, _Reads(data_home=str(tmp_path)))
+    assert list(missing) == ["german"] and settings == _Reads(str(tmp_path), narrows=False)
+    with pytest.raises(FileNotFoundError, match="no dataset of fake was found: german"):
+        check_data(suite, _Reads(data_home=str(tmp_path), narrows=False))
