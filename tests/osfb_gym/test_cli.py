@@ -216,6 +216,8 @@ USER_ERRORS = [
     (["run", "shah-reject", "--workers", "0"], "argument --workers"),
     (["run", "quick", "--data-home", "/nonexistent"], "--data-home: /nonexistent: not found"),
     (["run", "quick", "--out", __file__], "--out"),
+    (["run", "quick", "--data-home", str(Path(__file__).parent)], "--data-home does not apply"),
+    (["run", "liu", "--seeds", "2"], "--seeds does not apply to liu-outcome-curves"),
     (["run", "quick", "--set", "nope=1"], "--set nope: suite quick has no such setting"),
     (["run", "quick", "--set", "total_timesteps=x"], "--set total_timesteps= expects"),
     (["run", "jiang-linear", "--set", "datasets=nosuch", "--no-progress"], "nosuch"),
