@@ -4,7 +4,7 @@ The jiang-* suites run one grid per (dataset, cutoff, split): greedy and
 six exploration methods at 14 values of alpha, 85 agents on the same
 stream. This script runs the suite's own task (default: the whole Adult
 stream of the jiang-linear suite, the task of issue 18): the env kwargs and
-agent params come from :meth:`JiangSuite.spec <osfb_gym.bench.suites.jiang.JiangSuite.spec>`
+agent params come from :func:`osfb_gym.bench.suites.jiang.sweep`
 under the suite's fit (``--fit paper``, the suite's default; ``--fit legacy``:
 the one-hot encoding and the agents' default parameters of the earlier runs).
 Each way runs in a child process of its own (so that each has its own peak
@@ -68,6 +68,7 @@ from agents.lending._row_log import LoggedGLMEstimator, RowLog
 from agents.lending.glm import GLMEstimator
 from agents.lending.replicas import CutoffReplicas
 from osfb_gym.bench.executors import execute, run_task
+from osfb_gym.bench.suites import jiang
 from osfb_gym.bench.suites.jiang import JIANG_SUITES
 from osfb_gym.bench.sweep import Cell, make_agent
 from osfb_gym.core.links import get_link
@@ -132,17 +133,17 @@ def cartpole_seconds(steps: int) -> float:
 def task_cells(args: Args, data_home: str | None = None) -> list[Cell]:
     """The cells of one task of the suite: one (dataset, cutoff, split), every method and alpha.
 
-    Built by the suite itself (:meth:`JiangSuite.spec`), so the env kwargs and the
+    Built by the suite itself (:func:`osfb_gym.bench.suites.jiang.sweep`), so the env kwargs and the
     agents' params are exactly those of the suite's cells under ``args.fit``.
     """
-    suite = replace(
-        JIANG_SUITES[f"jiang-{args.link}"],
+    suite = JIANG_SUITES[f"jiang-{args.link}"](
         datasets=(args.dataset,),
         cutoffs=(args.cutoff,),
-        seeds=(args.seed,),
         fit=args.fit,
+        data_home=data_home,
+        horizon=args.horizon or None,
     )
-    return suite.spec(data_home, args.horizon or None).cells()
+    return jiang.sweep(suite, seeds=(args.seed,)).cells()
 
 
 def _episode(mode: str, cells: list[Cell]) -> list[Any]:
@@ -218,7 +219,7 @@ def suite_estimate(args: Args, data_home: str | None) -> dict[str, object]:
     ``workers`` (the engine's chunks are whole tasks, so this assumes they pack
     evenly and that a split costs what the measured one costs).
     """
-    base = JIANG_SUITES[f"jiang-{args.link}"]
+    base = JIANG_SUITES[f"jiang-{args.link}"]()
     cutoffs = [float(c) for c in args.suite_cutoffs.split(",")] if args.suite_cutoffs else None
     with threadpool_limits(1):
         cartpole = cartpole_seconds(args.cartpole_steps)
@@ -266,10 +267,10 @@ def suite_run(args: Args, data_home: str | None) -> dict[str, object]:
     it counts every task, the pool's packing and pickling included (not the store's
     writes nor the report, which ``osfb-bench run`` adds).
     """
-    suite = replace(
-        JIANG_SUITES[f"jiang-{args.link}"], seeds=tuple(range(args.suite_run)), fit=args.fit
+    suite = JIANG_SUITES[f"jiang-{args.link}"](
+        seeds=args.suite_run, fit=args.fit, data_home=data_home, horizon=args.horizon or None
     )
-    cells = suite.spec(data_home, args.horizon or None).cells()
+    cells = jiang.sweep(suite).cells()
     with threadpool_limits(1):
         cartpole = cartpole_seconds(args.cartpole_steps)
 
@@ -280,7 +281,9 @@ def suite_run(args: Args, data_home: str | None) -> dict[str, object]:
 
     rows: list[dict[str, Any]] = []
     started, wall = cpu(), time.perf_counter()
-    execute(cells, rows.extend, workers=args.workers, chunk_size=suite.grid_size)  # as run_jiang
+    execute(
+        cells, rows.extend, workers=args.workers, chunk_size=suite.grid_size
+    )  # as jiang's stage
     seconds, wall = cpu() - started, time.perf_counter() - wall
     return {
         "suite": suite.name,

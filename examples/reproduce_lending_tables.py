@@ -23,7 +23,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from osfb_gym.bench.suites.jiang import JIANG_SUITES, run_jiang  # noqa: E402
+from osfb_gym.bench.driver import RunOptions  # noqa: E402
+from osfb_gym.bench.suites import run  # noqa: E402
 from osfb_gym.data.registry import available_datasets  # noqa: E402
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -44,15 +45,14 @@ if not found:
     print(f"{args.dataset} not found ({missing[args.dataset]}); using breast_cancer instead")
     args.dataset = "breast_cancer"
 
-result = run_jiang(
-    JIANG_SUITES["jiang-linear"],
+# the suite's driver, as `osfb-bench run jiang-linear --seeds N --set datasets=...` runs it
+options = RunOptions(seeds=args.seeds, horizon=horizon, data_home=args.data_home, progress=False)
+result = run(
+    "jiang-linear",
     args.out,
-    datasets=[args.dataset],
-    seeds=tuple(range(args.seeds)),
+    options,
+    datasets=(args.dataset,),
     alphas=tuple(2.0**k for k in range(low, high + 1)),
-    data_home=args.data_home,
-    horizon=horizon,
-    progress=False,
 )
 print(result.table)
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from osfb_gym import __version__
-from osfb_gym.bench.catalog import ALIASES, SUITES, RunOptions, describe, get, run
+from osfb_gym.bench.driver import RunOptions, Suite, flags_of, settings_of
+from osfb_gym.bench.suites import ALIASES, SUITES, get, run
 
 #: held-out scoring seeds of ``train`` start here, far from the training envs' seeds
 EVAL_SEED_OFFSET = 10_000
@@ -41,12 +42,10 @@ class _SuiteHelp(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: Any, *_: Any) -> NoReturn:
-        from osfb_gym.bench.catalog import help_text
-
         suite, text = getattr(namespace, "suite", None), ""
         if suite is not None:
             try:
-                text = f"\n{help_text(suite)}"
+                text = f"\n{help_text(get(suite))}"
             except ValueError as error:  # an unknown suite: the one-line error
                 parser.error(str(error))
         parser.print_help()
@@ -106,6 +105,52 @@ def _f(name: str, help: str, **kwargs: Any) -> tuple[str, dict[str, Any]]:  # a 
     return name, {"help": help, **kwargs}
 
 
+def help_text(suite: Suite) -> str:
+    """Return what ``osfb-bench run NAME --help`` adds: the settings and the measured cost."""
+    settings = settings_of(suite)
+    lines = [f"{suite.name}: {suite.summary}", ""]
+    if settings:
+        lines.append("settings (--set KEY=VALUE; lists comma-separated):")
+        width = max(len(key) for key in settings)
+        for setting in settings.values():
+            lines.append(f"  {setting.key:{width}s}  {setting.type} = {setting.text()}")
+            if setting.help:
+                lines.append(f"  {'':{width}s}    {setting.help}")
+    else:
+        lines.append("settings: none (--set takes no key)")
+    flags = [
+        f"--{key.replace('_', '-')}"
+        + ("" if key == "data_home" else f" {default}" if default else " none (each env's own)")
+        for key, default in flags_of(suite).items()
+    ]
+    taken = ", ".join(flags) or "none of --seeds, --horizon, --data-home"
+    lines += ["", f"flags it takes (defaults): {taken}"]
+    lines += ["", f"cost of the default run: {suite.cost}"]
+    return "\n".join(lines)
+
+
+def describe(suites: dict[str, Suite] = SUITES, aliases: dict[str, str] = ALIASES) -> str:
+    """Return what ``osfb-bench list`` prints: suites, aliases, envs and their agents."""
+    from envs_registry import ENVS
+    from osfb_gym.bench.sweep import agents_for
+    from osfb_gym.core.family import FAMILIES
+
+    lines = ["suites (settings for --set in brackets; `osfb-bench run NAME --help` for more):"]
+    for suite in suites.values():
+        keys = ", ".join(settings_of(suite))
+        lines.append(f"  {suite.name:18s} {suite.summary}" + (f" [{keys}]" if keys else ""))
+    lines.append("aliases: " + ", ".join(f"{alias} -> {name}" for alias, name in aliases.items()))
+    lines.append("environments (family: objective, direction):")
+    for entry in ENVS:
+        family = FAMILIES[entry.family]
+        lines.append(
+            f"  {entry.id:24s} {family.name}: {family.objective}, {family.direction} is better"
+        )
+    lines.append("agents by environment (RL algorithms are trained, then scored):")
+    lines += [f"  {entry.id:24s} {', '.join(agents_for(entry.id))}" for entry in ENVS]
+    return "\n".join(lines)
+
+
 def _options(args: argparse.Namespace) -> RunOptions:
     """Return the options ``run`` and ``sweep`` share (a sweep has no horizon or settings)."""
     return RunOptions(
@@ -123,23 +168,28 @@ def _options(args: argparse.Namespace) -> RunOptions:
 
 def _run(args: argparse.Namespace) -> str:
     out = args.out or f"osfb-results/{get(args.suite).name}"
-    return run(args.suite, out, _options(args))
+    return str(run(args.suite, out, _options(args)))
 
 
 def _sweep(args: argparse.Namespace) -> str:
-    from osfb_gym.bench.run import run_suite
+    import dataclasses
+
+    from osfb_gym.bench.run import run_sweep
     from osfb_gym.bench.sweep import load_spec
 
     spec, options = load_spec(args.spec), _options(args)
+    if options.seeds is not None:
+        spec = dataclasses.replace(spec, seeds=tuple(range(options.seeds)))
     out = args.out or f"osfb-results/{spec.name}"
-    return str(run_suite(spec, out, seeds=options.seed_list(), **options.engine))
+    return str(run_sweep(spec, out, **options.engine))
 
 
 def _table(args: argparse.Namespace) -> str:
     from osfb_gym.bench.suites.jiang import JIANG_SUITES, read_results, write_report
 
     frame = read_results(args.results)
-    return write_report(frame, JIANG_SUITES[args.suite], args.out, data_home=args.data_home).text
+    suite = JIANG_SUITES[args.suite]()
+    return write_report(frame, suite, args.out, data_home=args.data_home).text
 
 
 def _train(args: argparse.Namespace) -> str:
@@ -302,7 +352,7 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
         ],
         _grade,
     ),
-    "list": ("list suites, environments and agents", [], lambda args: describe()),
+    "list": ("list suites, environments and agents", [], lambda args: describe(SUITES, ALIASES)),
     "table": (
         "rebuild a jiang-* table from results.csv files",
         [

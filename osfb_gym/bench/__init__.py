@@ -1,5 +1,8 @@
 """The benchmark: sweeps of envs x agents x grids x seeds, a result store, executors, tables.
 
+Every built-in suite (:mod:`osfb_gym.bench.suites`) is settings + stages + a report,
+run by one driver (:mod:`osfb_gym.bench.driver`).
+
 The names below are imported on first use, so ``import osfb_gym.bench`` (and
 ``osfb-bench --help``) loads neither pandas nor the agents.
 """
@@ -10,9 +13,11 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
+    "driver": ("RunOptions", "Stage", "Suite"),
     "report": ("Report",),
-    "run": ("run_suite", "run_sweep"),
+    "run": ("run_sweep",),
     "store": ("ResultStore",),
+    "suites": ("SUITES",),
     "suites.quick": ("QUICK",),
     "sweep": ("AgentSpec", "Cell", "EnvSpec", "SweepSpec", "load_spec"),
 }

@@ -45,15 +45,18 @@ class Report:
         return f"{self.text}\nwritten: " + ", ".join(str(path) for path in self.files)
 
 
+#: the page of every run, in its output folder
+PAGE = "report.md"
+
+
 def save_report(
     out: str | Path,
-    page: str,
     text: str,
     frames: dict[str, pd.DataFrame],
     figures: Sequence[Path] = (),
     **tables: Any,
 ) -> Report:
-    """Write each of ``frames`` to ``out/<name>.csv`` and ``text`` to ``out/page``.
+    """Write each of ``frames`` to ``out/<name>.csv`` and ``text`` to ``out/report.md``.
 
     A frame's index is written when it is named. The report's tables are
     ``frames`` and ``tables`` (which take precedence: e.g. the rows with
@@ -64,23 +67,8 @@ def save_report(
     files = [out / f"{name}.csv" for name in frames]
     for path, frame in zip(files, frames.values(), strict=True):
         frame.to_csv(path, index=any(level is not None for level in frame.index.names))
-    (out / page).write_text(text)
-    return Report(text, [*files, out / page, *figures], {**frames, **tables})
-
-
-def datasets_found(
-    names: Sequence[str], data_home: str | None, suite: str
-) -> tuple[list[str], dict[str, str]]:
-    """Return the datasets of ``names`` found, and why each other one was not; none: raise."""
-    from osfb_gym.data.registry import available_datasets
-
-    found, missing = available_datasets(list(names), data_home)
-    if not found:
-        raise FileNotFoundError(
-            f"no dataset of {suite} was found; pass data_home= (--data-home) or set OSFB_DATA "
-            f"(see osfb_gym.data.load). First reason: {next(iter(missing.values()), '')}"
-        )
-    return found, missing
+    (out / PAGE).write_text(text)
+    return Report(text, [*files, out / PAGE, *figures], {**frames, **tables})
 
 
 def subset(given: Sequence[str] | None, allowed: Sequence[str], name: str) -> tuple[str, ...]:

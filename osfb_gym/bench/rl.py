@@ -80,12 +80,65 @@ def train(
     """
     check_int(total_timesteps, "total_timesteps", minimum=1)
     algorithm_class = algorithm(algo)  # the one-line ImportError first, when [rl] is missing
+    _check_extras(tensorboard_log, torch_threads)
+    env = _vec_env(
+        env_id,
+        algo,
+        env_kwargs or {},
+        n_envs=n_envs,
+        seed=seed,
+        vec=vec,
+        view=view,
+        normalize=(normalize, normalize_reward),
+        gamma=float((algo_kwargs or {}).get("gamma", 0.99)),
+        on_episode=on_episode,
+    )
+    model = algorithm_class(
+        "MlpLstmPolicy" if algo == "RecurrentPPO" else "MlpPolicy",
+        env,
+        seed=seed,
+        device="cpu",
+        verbose=0,
+        tensorboard_log=None if tensorboard_log is None else str(tensorboard_log),
+        **(algo_kwargs or {}),
+    )
+    if progress_bar:
+        callback = _with_bar(callback, progress(f"training {algo} on {env_id}", total_timesteps))
+    model.learn(total_timesteps=total_timesteps, callback=callback)
+    return model
+
+
+def _with_bar(callback: Any, bar: Any) -> Any:
+    """Return SB3's callback of ``callback`` (may be None) and the progress ``bar``."""
+    from stable_baselines3.common.callbacks import CallbackList
+
+    return bar if callback is None else CallbackList([callback, bar])
+
+
+def _check_extras(tensorboard_log: str | Path | None, torch_threads: int | None) -> None:
+    """Refuse TensorBoard's folder without its extra; set torch's thread count if given."""
     if tensorboard_log is not None:
         require_for_argument("tensorboard", "tensorboard_log")
     if torch_threads is not None:
         import torch
 
         torch.set_num_threads(check_int(torch_threads, "torch_threads", minimum=1))
+
+
+def _vec_env(
+    env_id: str,
+    algo: str,
+    env_kwargs: dict[str, Any],
+    *,
+    n_envs: int,
+    seed: int,
+    vec: str,
+    view: str,
+    normalize: tuple[bool, bool],
+    gamma: float,
+    on_episode: Callable[[dict[str, float]], None] | None,
+) -> Any:
+    """Return :func:`train`'s env copies: SB3's vector env of the view, normalised if asked."""
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecNormalize
 
@@ -97,7 +150,7 @@ def train(
         view=view,
         discrete_actions=algo == "DQN",
         binary_as_multidiscrete=algo == "RecurrentPPO",
-        **(env_kwargs or {}),
+        **env_kwargs,
     )
     make().close()  # fail here, with the env's own message, on a bad id or argument
     env = make_vec_env(
@@ -106,25 +159,10 @@ def train(
         seed=seed,
         vec_env_cls=SubprocVecEnv if vec == "subproc" else DummyVecEnv,
     )
-    if normalize or normalize_reward:
-        gamma = float((algo_kwargs or {}).get("gamma", 0.99))
-        env = VecNormalize(env, norm_obs=normalize, norm_reward=normalize_reward, gamma=gamma)
-    model = algorithm_class(
-        "MlpLstmPolicy" if algo == "RecurrentPPO" else "MlpPolicy",
-        env,
-        seed=seed,
-        device="cpu",
-        verbose=0,
-        tensorboard_log=None if tensorboard_log is None else str(tensorboard_log),
-        **(algo_kwargs or {}),
-    )
-    if progress_bar:
-        from stable_baselines3.common.callbacks import CallbackList
-
-        bar = progress(f"training {algo} on {env_id}", total_timesteps)
-        callback = bar if callback is None else CallbackList([callback, bar])
-    model.learn(total_timesteps=total_timesteps, callback=callback)
-    return model
+    observations, rewards = normalize
+    if observations or rewards:
+        env = VecNormalize(env, norm_obs=observations, norm_reward=rewards, gamma=gamma)
+    return env
 
 
 def steps_taken(model: Any, total_timesteps: int) -> int:

@@ -4,8 +4,9 @@
 not finished yet (all of them without ``resume``) on an executor and writes
 each row to the :class:`~osfb_gym.bench.store.ResultStore` as it arrives; a
 suite's report starts from the rows it returns. :func:`run_sweep` adds
-``results.csv``, one tuned table per env family (``table.md``) and one plot
-per family; :func:`run_suite` runs a built-in suite with overrides.
+``results.csv``, one tuned table per env family (``report.md``) and one plot
+per family (``osfb-bench sweep``). A built-in suite runs through
+:mod:`osfb_gym.bench.driver`.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def write_outputs(
     sections: Sequence[str] = (),
     frames: dict[str, pd.DataFrame] | None = None,
 ) -> Report:
-    """Write ``results.csv``, the per-family tuned tables (``table.md``) and plots.
+    """Write ``results.csv``, the per-family tuned tables (``report.md``) and plots.
 
     The plots show each agent's tuned setting's curves over seeds (``R_t / t``;
     the per-step loss for services). ``sections`` (markdown) follow the tables on
@@ -153,7 +154,6 @@ def write_outputs(
     stored = results.drop(columns=[c for c in results if c.startswith("curve_")])
     return save_report(
         out,
-        "table.md",
         f"{header or f'# osfb-bench {spec.name}'}\n\n{table}\n",
         {"results": stored, **(frames or {})},
         plots,
@@ -162,34 +162,14 @@ def write_outputs(
     )
 
 
-def run_suite(
-    suite: SweepSpec,
-    out_dir: str | Path,
-    *,
-    seeds: tuple[int, ...] | None = None,
-    horizon: int | None = None,
-    data_home: str | None = None,
-    total_timesteps: int | None = None,
-    **engine: Any,
-) -> Report:
-    """Run sweep ``suite`` (e.g. ``quick.QUICK``) with other seeds, horizon or RL budget.
-
-    ``horizon`` truncates the episodes of every env that takes one;
-    ``total_timesteps`` replaces the budget of every RL agent; ``data_home``
-    is unused; ``engine`` goes to :func:`run_cells` (``resume``, ``workers``, ...).
-    """
-    agents = tuple(
-        dataclasses.replace(agent, params=agent.params | {"total_timesteps": total_timesteps})
-        if agent.is_rl and total_timesteps is not None
-        else agent
-        for agent in suite.agents
-    )
+def with_horizon(spec: SweepSpec, horizon: int | None) -> SweepSpec:
+    """Return ``spec`` with every env that takes a ``horizon`` truncated to ``horizon`` steps."""
+    if horizon is None:
+        return spec
     envs = tuple(
-        EnvSpec(env.id, env.label, env.kwargs | {"horizon": horizon})
-        if horizon is not None and "horizon" in env_arguments(env.id)
+        EnvSpec(env.id, env.label, env.kwargs | {"horizon": horizon}, env.tags)
+        if "horizon" in env_arguments(env.id)
         else env
-        for env in suite.envs
+        for env in spec.envs
     )
-    seeds = suite.seeds if seeds is None else tuple(seeds)
-    spec = dataclasses.replace(suite, envs=envs, agents=agents, seeds=seeds)
-    return run_sweep(spec, out_dir, **engine)
+    return dataclasses.replace(spec, envs=envs)

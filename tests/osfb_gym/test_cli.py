@@ -38,7 +38,7 @@ def test_quick_suite_writes_results_tables_and_plots(tmp_path, capsys):
         assert sorted(block["agent"]) == sorted(["Greedy", "Adaptive", "PPO"] * 2)
     assert set(experience["experience"]) == {0, 64}
     assert "| experience (env steps)" in printed.replace("|   experience", "| experience")
-    assert (tmp_path / "table.md").read_text().startswith("# osfb-bench quick")
+    assert (tmp_path / "report.md").read_text().startswith("# osfb-bench quick")
     for png in ("average_loss_lending", "average_loss_reject", "loss_vs_k_services"):
         assert (tmp_path / f"{png}.png").read_bytes()[:4] == b"\x89PNG"
     # a second run with --resume runs nothing and keeps every row
@@ -179,14 +179,10 @@ def test_tensorboard_without_its_package_is_explained(tmp_path, capsys):
     ],
 )
 def test_the_old_and_the_issues_suite_names_run_the_paper_suites(alias, suite, monkeypatch):
-    import dataclasses
-
-    from osfb_gym.bench import catalog
+    from osfb_gym.bench import driver
 
     seen = []
-    entry = catalog.SUITES[suite]
-    fake = dataclasses.replace(entry, run=lambda name, out, **given: seen.append(name) or "")
-    monkeypatch.setitem(catalog.SUITES, suite, fake)
+    monkeypatch.setattr(driver, "run", lambda entry, out, options: seen.append(entry.name) or "")
     assert main(["run", alias, "--no-progress"]) == 0
     assert seen == [suite]
 
@@ -220,6 +216,8 @@ USER_ERRORS = [
     (["run", "shah-reject", "--workers", "0"], "argument --workers"),
     (["run", "quick", "--data-home", "/nonexistent"], "--data-home: /nonexistent: not found"),
     (["run", "quick", "--out", __file__], "--out"),
+    (["run", "quick", "--data-home", str(Path(__file__).parent)], "--data-home does not apply"),
+    (["run", "liu", "--seeds", "2"], "--seeds does not apply to liu-outcome-curves"),
     (["run", "quick", "--set", "nope=1"], "--set nope: suite quick has no such setting"),
     (["run", "quick", "--set", "total_timesteps=x"], "--set total_timesteps= expects"),
     (["run", "jiang-linear", "--set", "datasets=nosuch", "--no-progress"], "nosuch"),
@@ -255,12 +253,12 @@ def test_a_spec_with_values_of_the_wrong_type_is_a_user_error(tmp_path, capsys):
 
 
 def test_a_bug_shows_its_traceback_and_asks_for_a_report(monkeypatch, capsys):
-    from osfb_gym.bench import catalog
+    from osfb_gym.bench.suites import quick
 
-    def broken(name, out, **given):
+    def broken(settings):
         raise KeyError("a bug")
 
-    monkeypatch.setitem(catalog.SUITES, "quick", catalog.Suite("quick", "", None, broken))
+    monkeypatch.setattr(quick, "stages", broken)
     assert main(["run", "quick"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and "KeyError: 'a bug'" in err and "please report it" in err
@@ -276,23 +274,24 @@ def test_the_train_command_offers_every_algorithm_of_the_bench():
 @pytest.mark.parametrize(
     ("kind", "text", "value"),
     [
-        ("count", "1e4", 10_000),
-        ("counts", "20, 40", (20, 40)),
-        ("names", "a,,b ", ("a", "b")),
-        ("gammas", "1,2.5", (1.0, 2.5)),
-        ("alphas", "-1:1", (0.5, 1.0, 2.0)),
-        ("bool", "TRUE", True),
-        ("count", "0", None),
-        ("count", "2.5", None),
-        ("gammas", "0,1", None),
-        ("bool", "yes", None),
-        ("alphas", "2:1", None),
+        (int, "1e4", 10_000),
+        (tuple[int, ...], "20, 40", (20, 40)),
+        (tuple[str, ...], "a,,b ", ("a", "b")),
+        ("positive", "1,2.5", (1.0, 2.5)),
+        ("powers", "-1:1", (0.5, 1.0, 2.0)),
+        (bool, "TRUE", True),
+        (int, "0", None),
+        (int, "2.5", None),
+        ("positive", "0,1", None),
+        (bool, "yes", None),
+        ("powers", "2:1", None),
     ],
 )
 def test_every_kind_of_setting_reads_its_text_or_refuses_it(kind, text, value):
-    from osfb_gym.bench.catalog import KINDS
+    from osfb_gym.bench.driver import POSITIVE, POWERS_OF_TWO, READERS
 
-    parse, _ = KINDS[kind]
+    parse = {"positive": POSITIVE["read"], "powers": POWERS_OF_TWO["read"]}.get(kind)
+    parse = parse or READERS[kind][0]
     if value is None:
         with pytest.raises(ValueError):
             parse(text)
@@ -304,7 +303,8 @@ def test_every_kind_of_setting_reads_its_text_or_refuses_it(kind, text, value):
     "name", ["quick", "jiang-linear", "sculley-reuters", "shah-reject", "rl-vs-principled"]
 )
 def test_run_suite_help_lists_its_settings_with_types_defaults_and_the_measured_cost(name, capsys):
-    from osfb_gym.bench.catalog import SUITES, settings_of
+    from osfb_gym.bench.driver import settings_of
+    from osfb_gym.bench.suites import SUITES
 
     with pytest.raises(SystemExit) as exit_info:
         main(["run", name, "--help"])
@@ -323,14 +323,18 @@ def test_run_suite_help_lists_its_settings_with_types_defaults_and_the_measured_
 def test_the_settings_are_the_fields_of_each_suites_settings_dataclass():
     import dataclasses
 
-    from osfb_gym.bench.catalog import SUITES, settings_of
+    from osfb_gym.bench.driver import FLAGS, flags_of, settings_of
+    from osfb_gym.bench.suites import SUITES
     from osfb_gym.bench.suites.quick import Settings
     from osfb_gym.bench.suites.rl_vs_principled import Protocol
 
-    protocol = [f.name for f in dataclasses.fields(Protocol) if f.name not in ("seeds", "horizon")]
+    protocol = [f.name for f in dataclasses.fields(Protocol) if f.name not in FLAGS]
     assert list(settings_of(SUITES["rl-vs-principled"])) == protocol
     quick = settings_of(SUITES["quick"])
-    assert {key: s.default for key, s in quick.items()} == dataclasses.asdict(Settings())
+    defaults = {k: v for k, v in dataclasses.asdict(Settings()).items() if k not in FLAGS}
+    assert {key: s.default for key, s in quick.items()} == defaults
+    assert flags_of(SUITES["quick"]) == {"seeds": 10, "horizon": None}
+    assert flags_of(SUITES["liu-outcome-curves"]) == {"data_home": None}
     assert quick["total_timesteps"].type == "int" and quick["total_timesteps"].text() == "10000"
     assert settings_of(SUITES["jiang-logistic"])["alphas"].text() == "-10:3"
     assert settings_of(SUITES["bose-services"]) == {}
@@ -338,14 +342,14 @@ def test_the_settings_are_the_fields_of_each_suites_settings_dataclass():
 
 
 def test_every_default_shown_in_a_suites_help_reads_back_as_that_default():
-    from osfb_gym.bench.catalog import KINDS, SUITES, settings_of
+    from osfb_gym.bench.driver import settings_of
+    from osfb_gym.bench.suites import SUITES
 
     for suite in SUITES.values():
         for setting in settings_of(suite).values():
-            parse, _ = KINDS[setting.kind]
-            read = parse(setting.text())
+            read = setting.parse(setting.text())
             expected = setting.default
-            if isinstance(expected, tuple) and setting.kind != "names":
+            if isinstance(expected, tuple) and not all(isinstance(x, str) for x in expected):
                 assert read == pytest.approx(expected), (suite.name, setting.key)
             else:
                 assert read == expected, (suite.name, setting.key)

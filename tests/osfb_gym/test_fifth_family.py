@@ -68,7 +68,7 @@ def test_the_runner_scores_it_with_the_familys_metrics(coin_family):
 
 
 def test_the_grader_and_the_cli_listing_read_the_record(coin_family):
-    from osfb_gym.bench.catalog import describe
+    from osfb_gym.cli import describe
     from osfb_gym.grade import family_of as graders_family_of
 
     assert family_of("Coin-v0") is COIN and graders_family_of("Coin-v0") is COIN

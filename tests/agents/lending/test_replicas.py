@@ -242,19 +242,16 @@ def test_agents_learning_alone_keep_their_rows_in_the_log_and_decide_the_same():
 
 def test_the_suites_paper_fit_task_runs_as_replicas_with_the_rows_each_cell_gives_alone():
     """The jiang suite's cells (paper fit: Adaptive's rho schedule and in-batch A) on the engine."""
-    from dataclasses import replace
-
     from osfb_gym.bench.executors import replica_groups, run_cell, run_task
-    from osfb_gym.bench.suites.jiang import JIANG_SUITES
+    from osfb_gym.bench.suites.jiang import LinearSettings, sweep
 
-    suite = replace(
-        JIANG_SUITES["jiang-linear"],
+    suite = LinearSettings(
         datasets=("breast_cancer",),
         cutoffs=(0.5,),
-        seeds=(1,),
         alphas=(2.0**-10, 2.0**-3, 2.0),
+        horizon=150,
     )
-    cells = suite.spec(None, 150).cells()
+    cells = sweep(suite, seeds=(1,)).cells()
     assert [len(group) for group in replica_groups(cells)] == [len(cells)]  # one vector episode
     ignore = {"seconds"}
     for together, cell in zip(run_task((cells, {})), cells, strict=True):

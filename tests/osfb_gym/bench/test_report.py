@@ -96,22 +96,16 @@ def test_save_report_writes_named_indexes_only_and_reads_tables_as_attributes(tm
     means = rows.set_index("agent")
     saved = report.save_report(
         tmp_path / "out",
-        "page.md",
         "# page\n",
         {"rows": rows, "means": means},
         [tmp_path / "f.png"],
         note="kept",
     )
-    assert (tmp_path / "out/page.md").read_text() == "# page\n"
+    assert (tmp_path / "out/report.md").read_text() == "# page\n"  # every run's page
     assert list(pd.read_csv(tmp_path / "out/rows.csv").columns) == ["agent", "loss"]
     assert list(pd.read_csv(tmp_path / "out/means.csv").columns) == ["agent", "loss"]
-    assert [p.name for p in saved.files] == ["rows.csv", "means.csv", "page.md", "f.png"]
+    assert [p.name for p in saved.files] == ["rows.csv", "means.csv", "report.md", "f.png"]
     assert saved.note == "kept" and saved.means is means
     assert str(saved).startswith("# page\n\nwritten: ") and str(saved).endswith("f.png")
     with pytest.raises(AttributeError, match="no table 'nope'"):
         saved.nope  # noqa: B018
-
-
-def test_datasets_found_names_the_suite_when_none_is(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no dataset of some-suite was found"):
-        report.datasets_found(["german"], str(tmp_path), "some-suite")

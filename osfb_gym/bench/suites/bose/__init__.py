@@ -8,15 +8,17 @@ differ from the paper's: docs/reproductions/bose-services.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from pathlib import Path
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+import pandas as pd
+
+from osfb_gym.bench.driver import RunInfo, Stage
 from osfb_gym.bench.report import Report
-from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.suites.bose.report import write_report
+from osfb_gym.bench.suites.bose.analysis import write_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
-from osfb_gym.data.registry import available_datasets
+from osfb_gym.core.validation import check_int
 
 ENV = "MultiServiceChoice-v0"
 CURVE_AGENTS = ("AcQUIre", "Uniform", "MaxLossGreedy")
@@ -97,12 +99,59 @@ class BoseSuite:
         }
 
 
-def sweep_spec(suite: BoseSuite, found: set[str], data_home: str | None) -> SweepSpec:
+@dataclass(frozen=True)
+class Settings:
+    """What a ``bose-services`` run covers: seeds, the largest k, where the data are.
+
+    No ``--set`` key: the sizes are the reproduction's (:class:`BoseSuite`).
+    """
+
+    #: worlds: seeds 0..seeds-1 (the --seeds flag)
+    seeds: int = 20
+    #: the largest k (services), for quick checks: larger ks are dropped (the --horizon flag)
+    horizon: int | None = None
+    #: folder of the dataset files (the --data-home flag)
+    data_home: str | None = None
+    #: the datasets not found (their populations are skipped); set by the driver
+    absent: tuple[str, ...] = field(default=(), metadata={"set": False})
+
+    def __post_init__(self) -> None:
+        check_int(self.seeds, "seeds", minimum=1)
+        if self.horizon is not None:
+            check_int(self.horizon, "horizon", minimum=1)
+
+    def needs(self) -> tuple[str, ...]:
+        """Return the datasets of the populations that need one."""
+        return ("adult", "movielens")
+
+    def without(self, missing: dict[str, str]) -> Settings:
+        """Return these settings with the populations of ``missing`` datasets skipped."""
+        return replace(self, absent=tuple(missing))
+
+
+def protocol(settings: Settings) -> BoseSuite:
+    """Return the reproduction's sizes under ``settings`` (``horizon``: the largest k)."""
+    suite = BoseSuite(seeds=tuple(range(settings.seeds)))
+    horizon = settings.horizon
+    if horizon is None:
+        return suite
+    cut = lambda ks: tuple(k for k in ks if k <= horizon) or (1,)  # noqa: E731
+    return replace(
+        suite,
+        max_services=horizon,
+        reference_ks=cut(suite.reference_ks),
+        fair_ks=cut(suite.fair_ks),
+        dynamics_services=min(suite.dynamics_services, horizon),
+    )
+
+
+def sweep_spec(settings: Settings) -> SweepSpec:
     """Return the suite as one sweep: a setting per (measurement, population found)."""
+    suite, data_home = protocol(settings), settings.data_home
     envs, runs = [], {name: list[str]() for name in (*CURVE_AGENTS, *FAIR_AGENTS)}
-    for measurement, (settings, agents, kwargs) in suite.stages().items():
-        for setting in settings:
-            if setting.dataset is not None and setting.dataset not in found:
+    for measurement, (populations, agents, kwargs) in suite.stages().items():
+        for setting in populations:
+            if setting.dataset is not None and setting.dataset in settings.absent:
                 continue
             home = {} if setting.dataset is None or data_home is None else {"data_home": data_home}
             label = f"{measurement} | {setting.label}"
@@ -115,37 +164,16 @@ def sweep_spec(suite: BoseSuite, found: set[str], data_home: str | None) -> Swee
     return SweepSpec(suite.name, tuple(envs), specs, suite.seeds, suite.description, curve_stride=1)
 
 
-def run_bose(
-    suite: str | BoseSuite,
-    out_dir: str | Path,
-    *,
-    seeds: tuple[int, ...] | None = None,
-    data_home: str | None = None,
-    horizon: int | None = None,
-    **engine: Any,
-) -> Report:
-    """Run the sweep (``engine`` goes to :func:`run_cells`), then report from its stored rows.
+def stages(settings: Settings) -> list[Stage]:
+    """Return the one stage: every measurement's populations and agents."""
+    return [Stage(sweep_spec(settings))]
 
-    ``horizon`` is the largest k (services), for quick checks (larger ks are dropped).
-    """
-    suite = BoseSuite() if isinstance(suite, str) else suite
-    if seeds is not None:
-        suite = replace(suite, seeds=tuple(seeds))
-    if horizon is not None:
-        cut = lambda ks: tuple(k for k in ks if k <= horizon) or (1,)  # noqa: E731
-        suite = replace(
-            suite,
-            max_services=horizon,
-            reference_ks=cut(suite.reference_ks),
-            fair_ks=cut(suite.fair_ks),
-            dynamics_services=min(suite.dynamics_services, horizon),
-        )
-    found, missing = available_datasets(["adult", "movielens"], data_home)
+
+def report(rows: Sequence[pd.DataFrame], settings: Settings, run: RunInfo) -> Report:
+    """Write the frames (CSV), the figure and the page from the stage's rows."""
     skipped = [
         f"{label} ({name} not found locally; --data-home)"
         for name, label in (("adult", "census"), ("movielens", MOVIELENS.label))
-        if name in missing
+        if name in settings.absent
     ]
-    spec = sweep_spec(suite, set(found), data_home)
-    rows, _ = run_cells(spec, Path(out_dir), **engine)
-    return write_report(rows, spec, suite, out_dir, skipped)
+    return write_report(rows[0], sweep_spec(settings), protocol(settings), run.out, skipped)

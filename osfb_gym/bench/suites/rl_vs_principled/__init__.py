@@ -3,7 +3,7 @@
 Two stages on the engine (custom cells of :mod:`osfb_gym.bench.suites.experience`): every RL
 configuration and principled grid value on validation worlds and seeds, then the
 best of each on the test split with every constant action; the report is
-:mod:`osfb_gym.bench.suites.rl_vs_principled.report` (protocol: docs/reproductions/
+:mod:`osfb_gym.bench.suites.rl_vs_principled.analysis` (protocol: docs/reproductions/
 rl-vs-principled.md).
 """
 
@@ -12,14 +12,12 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Sequence
-from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from osfb_gym.bench.report import Report, subset
-from osfb_gym.bench.run import run_cells
+from osfb_gym.bench.driver import RunInfo, Stage
+from osfb_gym.bench.report import Report
 from osfb_gym.bench.suites.rl_vs_principled.protocol import (
     ENV_KWARGS,
     GAMMAS,
@@ -94,51 +92,21 @@ def test_spec(protocol: Protocol, chosen: pd.DataFrame) -> SweepSpec:
     return _spec(protocol, "test", cells, protocol.seeds)
 
 
-def run(
-    suite: str | Protocol,
-    out_dir: str | Path,
-    *,
-    seeds: int | Sequence[int] | None = None,
-    horizon: int | None = None,
-    data_home: str | None = None,
-    **given: Any,
-) -> Report:
-    """Run both stages of ``suite`` (its name: the default protocol) into ``out_dir``; report.
+def stages(protocol: Protocol) -> list[Stage]:
+    """Return the validation stage, then the test stage of its chosen configurations.
 
-    ``seeds``: runs per cell; ``data_home`` is unused.
-
-    ``given``: fields of the :class:`Protocol` (the ``--set`` settings, checked by
-    :func:`protocol`), the rest goes to :func:`run_cells`; cells run one per task
-    (each is a training run).
+    Each cell is a training run: one a task, so workers share them out.
     """
-    from osfb_gym.bench.suites.rl_vs_principled.report import report
-
-    fields = {key: given.pop(key) for key in list(given) if key in Protocol.__dataclass_fields__}
-    runs = seeds if seeds is None or isinstance(seeds, int) else len(seeds)
-    chosen = protocol(runs, horizon, None if isinstance(suite, str) else suite, **fields)
-    out, engine = Path(out_dir), {"chunk_size": 1, **given}
-    validation = run_cells(validation_spec(chosen), out, **engine)[0]
-    test = run_cells(test_spec(chosen, choose(scored(validation))), out, **engine)[0]
-    return report(test, validation, chosen, out)
+    chosen = lambda rows: choose(scored(rows[0]))  # noqa: E731
+    return [
+        Stage(validation_spec(protocol), chunk_size=1),
+        Stage(lambda rows: test_spec(protocol, chosen(rows)), chunk_size=1),
+    ]
 
 
-def protocol(
-    seeds: int | None = None,
-    horizon: int | None = None,
-    base: Protocol | None = None,
-    **fields: Any,
-) -> Protocol:
-    """Return ``base`` (default: :class:`Protocol`) with ``fields``, ``seeds`` runs and ``horizon``.
+def report(rows: Sequence[pd.DataFrame], protocol: Protocol, run: RunInfo) -> Report:
+    """Write the points, the page and the figures (:mod:`.analysis`) from both stages' rows."""
+    from osfb_gym.bench.suites.rl_vs_principled.analysis import report as write_report
 
-    A name not among its choices (a family, regime, view or algorithm) raises naming them.
-    """
-    from osfb_gym.bench.rl import ALGORITHMS
-    from osfb_gym.bench.suites.experience import REGIMES
-
-    views = dict.fromkeys(("fixed_views", "resampled_views"), tuple(VIEW_LABELS))
-    choices = {"families": tuple(FAMILIES), "regimes": REGIMES, **views, "algos": ALGORITHMS}
-    for key, valid in choices.items():
-        subset(fields.get(key) or None, valid, f"--set {key}")
-    fields |= {k: v for k, v in (("seeds", seeds), ("horizon", horizon)) if v is not None}
-    changes: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
-    return replace(base or Protocol(), **changes)
+    validation, test = rows
+    return write_report(test, validation, protocol, run.out)

@@ -1,7 +1,7 @@
 """What ``rl-vs-principled`` covers and how it scores: its protocol, shared by stages and report.
 
 The suite's stages (:mod:`osfb_gym.bench.suites.rl_vs_principled`) and its
-report (:mod:`osfb_gym.bench.suites.rl_vs_principled.report`) both read it;
+report (:mod:`osfb_gym.bench.suites.rl_vs_principled.analysis`) both read it;
 it imports neither (protocol: docs/reproductions/rl-vs-principled.md).
 """
 
@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from osfb_gym.core.validation import check_int
 
 NAME = "rl-vs-principled"
 VIEW_LABELS = {"plain": "O0", "features": "O1", "feedback": "O2"}
@@ -65,6 +67,22 @@ class Protocol:
     ent_coef: tuple[float, ...] = (0.0,)
     #: PPO's minibatch size
     batch_size: int = 128
+
+    def __post_init__(self) -> None:
+        """Check the counts, and that every name is among its choices (the error names them)."""
+        from osfb_gym.bench.report import subset
+        from osfb_gym.bench.rl import ALGORITHMS
+        from osfb_gym.bench.suites.experience import REGIMES
+        from osfb_gym.core.family import FAMILIES
+
+        views = dict.fromkeys(("fixed_views", "resampled_views"), tuple(VIEW_LABELS))
+        choices = {"families": tuple(FAMILIES), "regimes": REGIMES, **views, "algos": ALGORITHMS}
+        for key, valid in choices.items():
+            subset(getattr(self, key), valid, f"--set {key}")
+        for key in ("seeds", "episodes", "validation_seeds", "horizon", "batch_size"):
+            check_int(getattr(self, key), key, minimum=1)
+        if not self.budgets or not self.n_steps or not self.ent_coef:
+            raise ValueError("budgets, n_steps and ent_coef must each name at least one value")
 
 
 def scored(rows: pd.DataFrame) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Sculley (2007), Tables 1-3, as sweep stages on the engine; the report: report.py.
+"""Sculley (2007), Tables 1-3, as sweep stages on the engine; the report: analysis.py.
 
 ``sculley-spam`` (Table 1) tunes Label Efficient's ``beta`` on a held-out quarter, then
 runs every learner and variant; ``sculley-reuters`` (Tables 2-3) runs the R8 topics over
@@ -8,20 +8,18 @@ from the paper: docs/reproductions/sculley.md.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from math import nan
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import pandas as pd
 
 from agents.base import Agent
-from osfb_gym.bench.report import Report, datasets_found, subset
-from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.suites.sculley.report import (
+from osfb_gym.bench.driver import RunInfo, Stage
+from osfb_gym.bench.report import Report, subset
+from osfb_gym.bench.suites.sculley.analysis import (
     METHODS,
     PAPER_TOPICS,
     PERCEPTRON_WEIGHTS,
@@ -29,6 +27,7 @@ from osfb_gym.bench.suites.sculley.report import (
     write_report,
 )
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
+from osfb_gym.core.validation import check_int
 from osfb_gym.data.text import R8_TOPICS
 
 ENV_ID = "AppleTasting-v0"
@@ -88,18 +87,48 @@ SCULLEY_SUITES = {
 
 @dataclass(frozen=True)
 class SpamSettings:
-    """The ``--set`` keys of ``sculley-spam``, with its defaults."""
+    """The settings of ``sculley-spam``; each field but the flags' is a ``--set`` key."""
 
+    name: ClassVar[str] = "sculley-spam"
+
+    #: runs (stream orders): seeds 0..seeds-1 (the --seeds flag)
+    seeds: int = 5
+    #: truncate every stream to this many steps (quick checks only; the --horizon flag)
+    horizon: int | None = None
+    #: folder of the dataset files (the --data-home flag)
+    data_home: str | None = None
     #: the spam datasets to run
     datasets: tuple[str, ...] = SCULLEY_SUITES["sculley-spam"].datasets
     #: the learners to run
     learners: tuple[str, ...] = SCULLEY_SUITES["sculley-spam"].learners
 
+    def __post_init__(self) -> None:
+        check_int(self.seeds, "seeds", minimum=1)
+        subset(self.datasets, SCULLEY_SUITES[self.name].datasets, "datasets")
+        subset(self.learners, SCULLEY_SUITES[self.name].learners, "learners")
+
+    def needs(self) -> tuple[str, ...]:
+        """Return the datasets the run reads."""
+        return self.datasets
+
+    def without(self, missing: dict[str, str]) -> SpamSettings | None:
+        """Return these settings without the ``missing`` datasets (None: none left)."""
+        found = tuple(d for d in self.datasets if d not in missing)
+        return replace(self, datasets=found) if found else None
+
 
 @dataclass(frozen=True)
 class ReutersSettings:
-    """The ``--set`` keys of ``sculley-reuters``, with its defaults."""
+    """The settings of ``sculley-reuters``; each field but the flags' is a ``--set`` key."""
 
+    name: ClassVar[str] = "sculley-reuters"
+
+    #: runs (stream orders): seeds 0..seeds-1 (the --seeds flag)
+    seeds: int = 5
+    #: truncate every stream to this many steps (quick checks only; the --horizon flag)
+    horizon: int | None = None
+    #: folder of the dataset files (the --data-home flag)
+    data_home: str | None = None
     #: the R8 topics to run, each one vs the rest
     topics: tuple[str, ...] = SCULLEY_SUITES["sculley-reuters"].datasets
     #: the learners to run
@@ -108,6 +137,32 @@ class ReutersSettings:
     svm_seeds: int = SCULLEY_SUITES["sculley-reuters"].svm_seeds
     #: run the SVM over the paper's whole C_neg grid
     full_grid: bool = False
+
+    def __post_init__(self) -> None:
+        check_int(self.seeds, "seeds", minimum=1)
+        check_int(self.svm_seeds, "svm_seeds", minimum=1)
+        subset(self.topics, R8_TOPICS, "topics")
+        subset(self.learners, SCULLEY_SUITES[self.name].learners, "learners")
+
+    def needs(self) -> tuple[str, ...]:
+        """Return the dataset the run reads."""
+        return ("reuters_r8",)
+
+
+def protocol(settings: SpamSettings | ReutersSettings) -> SculleySuite:
+    """Return the suite's protocol (:class:`SculleySuite`) under ``settings``."""
+    base = SCULLEY_SUITES[settings.name]
+    seeds = tuple(range(settings.seeds))
+    if isinstance(settings, SpamSettings):
+        return replace(base, seeds=seeds, datasets=settings.datasets, learners=settings.learners)
+    return replace(
+        base,
+        seeds=seeds,
+        datasets=settings.topics,
+        learners=settings.learners,
+        svm_seeds=settings.svm_seeds,
+        svm_weights=SVM_WEIGHTS_PAPER if settings.full_grid else base.svm_weights,
+    )
 
 
 def learner_params(
@@ -214,55 +269,44 @@ def best_beta(tuning: pd.DataFrame) -> dict[tuple[str, str], float]:
     return {key[:2]: float(key[2]) for key in means.groupby(level=[0, 1]).idxmax()}
 
 
-def run_sculley(
-    name: str,
-    out_dir: str | Path,
-    *,
-    datasets: Sequence[str] | None = None,
-    topics: Sequence[str] | None = None,
-    seeds: Sequence[int] | None = None,
-    learners: Sequence[str] | None = None,
-    svm_seeds: int | None = None,
-    full_grid: bool = False,
-    data_home: str | None = None,
-    horizon: int | None = None,
-    **engine: Any,
+def _extra(settings: SpamSettings | ReutersSettings) -> dict[str, Any]:
+    given = (("data_home", settings.data_home), ("horizon", settings.horizon))
+    return {k: v for k, v in given if v is not None}
+
+
+def _measured(rows: pd.DataFrame) -> pd.DataFrame:
+    """Return a stage's rows as the report reads them: tags, seed and what was measured."""
+    return rows.drop(columns=[*IDENTITY, *(c for c in rows if c.startswith("curve_"))])
+
+
+def stages(settings: SpamSettings | ReutersSettings) -> list[Stage]:
+    """Spam: the tuning of ``beta``, then every variant at it; Reuters: a stage per learner."""
+    suite, extra = protocol(settings), _extra(settings)
+    if not suite.spam:
+        return [Stage(stage) for stage in reuters_stages(suite, suite.datasets, extra)]
+    chosen = lambda rows: best_beta(_measured(rows[0]))  # noqa: E731
+    return [
+        Stage(spam_stages(suite, suite.datasets, extra, None)),
+        Stage(lambda rows: spam_stages(suite, suite.datasets, extra, chosen(rows))),
+    ]
+
+
+def report(
+    rows: Sequence[pd.DataFrame], settings: SpamSettings | ReutersSettings, run: RunInfo
 ) -> Report:
-    """Run suite ``name`` into ``out_dir``'s store and write its report.
-
-    ``datasets`` (spam datasets) or ``topics`` (Reuters), ``seeds``, ``learners``,
-    ``svm_seeds`` narrow the suite; ``full_grid`` runs the SVM over the
-    paper's whole ``C_neg`` grid; ``horizon`` truncates every stream (quick
-    checks only); ``engine`` goes to :func:`~osfb_gym.bench.run.run_cells`.
-    """
-    base = SCULLEY_SUITES[name]
-    allowed, what = (base.datasets, "datasets") if base.spam else (R8_TOPICS, "topics")
-    suite = replace(
-        base,
-        seeds=base.seeds if seeds is None else tuple(seeds),
-        datasets=subset(datasets if topics is None else topics, allowed, what),
-        learners=subset(learners, base.learners, "learners"),
-        svm_seeds=base.svm_seeds if svm_seeds is None else int(svm_seeds),
-        svm_weights=SVM_WEIGHTS_PAPER if full_grid else base.svm_weights,
-    )
-    sources = suite.datasets if base.spam else ["reuters_r8"]
-    found, missing = datasets_found(sources, data_home, name)
-    extra = {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v is not None}
-    out, started = Path(out_dir), time.perf_counter()
-
-    def run(stage: SweepSpec) -> pd.DataFrame:  # the rows: tags, seed and what was measured
-        rows = run_cells(stage, out, **engine)[0]
-        return rows.drop(columns=[*IDENTITY, *(c for c in rows if c.startswith("curve_"))])
-
-    if base.spam:
-        tuning = run(spam_stages(suite, found, extra, None))
-        results = pd.concat([tuning, run(spam_stages(suite, found, extra, best_beta(tuning)))])
-        order = {v: i for i, v in enumerate(("tune", *found, *suite.learners, *VARIANTS))}
+    """Summarise every stage's rows into the tables beside the paper's (:mod:`.analysis`)."""
+    suite = protocol(settings)
+    results = pd.concat([_measured(frame) for frame in rows])
+    if suite.spam:
+        order = {v: i for i, v in enumerate(("tune", *suite.datasets, *suite.learners, *VARIANTS))}
         by = ["phase", "dataset", "learner", "variant"]  # "eval" is not in order: last
         results = results.sort_values(by, kind="stable", key=lambda column: column.map(order))
-    else:
-        results = pd.concat([run(stage) for stage in reuters_stages(suite, suite.datasets, extra)])
-    results, minutes = results.reset_index(drop=True), (time.perf_counter() - started) / 60
     return write_report(
-        suite, results, out, data_home=data_home, missing=missing, horizon=horizon, minutes=minutes
+        suite,
+        results.reset_index(drop=True),
+        run.out,
+        data_home=settings.data_home,
+        missing=run.missing,
+        horizon=settings.horizon,
+        minutes=run.minutes,
     )

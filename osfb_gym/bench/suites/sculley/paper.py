@@ -2,7 +2,7 @@
 
 The paper's numbers are CSV files in ``osfb_gym/bench/papers/`` (``sculley_table1``,
 ``sculley_tables23``, ``sculley_topics``), read by :func:`osfb_gym.bench.report.published`;
-the report (:mod:`~osfb_gym.bench.suites.sculley.report`) and the claims
+the report (:mod:`~osfb_gym.bench.suites.sculley.analysis`) and the claims
 (:mod:`~osfb_gym.bench.suites.sculley.claims`) both read them from here.
 """
 

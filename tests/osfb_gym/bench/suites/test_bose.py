@@ -8,14 +8,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.suites import bose
-from osfb_gym.bench.suites.bose import report as bose_report
-from osfb_gym.bench.suites.bose.report import match_per_seed
+from osfb_gym.bench.driver import RunOptions
+from osfb_gym.bench.suites import bose, run
+from osfb_gym.bench.suites.bose import analysis as bose_report
+from osfb_gym.bench.suites.bose.analysis import match_per_seed
 from osfb_gym.cli import main
 
 
 def test_the_suite_is_a_spec_on_the_engine_and_reads_no_oracle():
-    spec = bose.sweep_spec(bose.BoseSuite(seeds=(0,)), found=set(), data_home=None)
+    spec = bose.sweep_spec(bose.Settings(seeds=1, absent=("adult", "movielens")))
     assert spec.curve_stride == 1  # every k of the family's curves is stored
     by_agent = {agent.name: set(agent.envs) for agent in spec.agents}
     curves = {env.label for env in spec.envs if env.label.startswith("curves | ")}
@@ -32,14 +33,8 @@ def test_the_suite_is_a_spec_on_the_engine_and_reads_no_oracle():
 
 
 def test_a_tiny_run_gives_paired_curves_references_and_dynamics(tmp_path):
-    result = bose.run_bose(
-        bose.BoseSuite(),
-        tmp_path,
-        seeds=(0,),
-        horizon=3,
-        progress=False,
-        data_home=str(tmp_path / "no-data"),
-    )
+    options = RunOptions(seeds=1, horizon=3, progress=False, data_home=str(tmp_path / "no-data"))
+    result = run("bose-services", tmp_path, options)
     curves = result.curves
     assert set(curves["k"]) == {1, 2, 3} and set(curves["agent"]) == {
         "AcQUIre",
@@ -103,9 +98,8 @@ def test_movielens_runs_when_its_ratings_are_found_and_reports_excess(tmp_path):
     from tests.osfb_gym.envs.test_services import write_ratings
 
     home = write_ratings(tmp_path / "data", users=260, movies=80)
-    result = bose.run_bose(
-        bose.BoseSuite(), tmp_path / "out", seeds=(0,), data_home=home, horizon=3, progress=False
-    )
+    options = RunOptions(seeds=1, horizon=3, progress=False, data_home=home)
+    result = run("bose-services", tmp_path / "out", options)
     assert bose.MOVIELENS.label in set(result.curves["setting"])
     assert bose.MOVIELENS.env_kwargs["report"] == "excess"  # the paper's Eq. 4
     movielens = result.curves[result.curves["setting"].str.startswith("MovieLens")]

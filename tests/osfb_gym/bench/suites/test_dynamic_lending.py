@@ -5,14 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from osfb_gym.bench import catalog
+from osfb_gym.bench import driver
+from osfb_gym.bench.driver import RunOptions
 from osfb_gym.bench.suites import dynamic_lending as dl
+from osfb_gym.bench.suites import get, run
 from tests.helpers import needs_osfb_data, osfb_data
 
 
 def test_the_spec_runs_both_agents_on_each_world_with_the_same_seeds():
-    settings = dl.Settings(seeds=(0, 1, 2), horizon=100, stride=10)
-    spec = dl.sweep_spec(settings, ["bin_shift", "fico"], data_home="/x")
+    settings = dl.Settings(seeds=3, horizon=100, stride=10, data_home="/x")
+    spec = dl.sweep_spec(settings)
     assert [env.label for env in spec.envs] == ["bin_shift", "fico"]
     assert spec.envs[0].kwargs == {"scenario": "bin_shift", "horizon": 100}
     assert spec.envs[1].kwargs == {"dataset": "fico", "horizon": 100, "data_home": "/x"}
@@ -33,16 +35,8 @@ def test_bad_settings_name_the_setting(kwargs, name):
 
 def test_a_tiny_run_pairs_by_seed_and_decides_every_claim(tmp_path, monkeypatch):
     monkeypatch.delenv("OSFB_DATA", raising=False)  # the FICO world is left out, and said so
-    report = dl.run(
-        "dynamic-lending",
-        tmp_path,
-        seeds=range(4),
-        horizon=120,
-        stride=20,
-        burnin=10,
-        data_home=str(tmp_path / "none"),
-        progress=False,
-    )
+    options = RunOptions(seeds=4, horizon=120, data_home=str(tmp_path / "none"), progress=False)
+    report = run("dynamic-lending", tmp_path, options, stride=20, burnin=10)
     frame = report.per_seed
     assert set(frame["world"]) == {"bin_shift"}
     assert len(frame) == 2 * 4  # two agents, the same four seeds each
@@ -61,23 +55,14 @@ def test_a_tiny_run_pairs_by_seed_and_decides_every_claim(tmp_path, monkeypatch)
 
 
 def test_the_catalog_reads_its_settings():
-    keys = catalog.settings_of(catalog.get("dynamic-lending"))
+    keys = driver.settings_of(get("dynamic-lending"))
     assert set(keys) == {"worlds", "burnin", "stride"}
 
 
 @needs_osfb_data("fico")
 def test_on_the_fico_tables_the_black_group_is_the_disadvantaged_one(tmp_path):
-    report = dl.run(
-        "dynamic-lending",
-        tmp_path,
-        seeds=range(2),
-        horizon=60,
-        stride=30,
-        burnin=10,
-        worlds=("fico",),
-        data_home=str(osfb_data("fico")),
-        progress=False,
-    )
+    options = RunOptions(seeds=2, horizon=60, data_home=str(osfb_data("fico")), progress=False)
+    report = run("dynamic-lending", tmp_path, options, stride=30, burnin=10, worlds=("fico",))
     frame = report.per_seed
     assert set(frame["world"]) == {"fico"} and len(frame) == 4
     # the White group starts about 135 FICO points above the Black group (the tables)

@@ -11,7 +11,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.suites.jiang import FITS, JIANG_SUITES, METHODS, published, run_jiang
+from osfb_gym.bench.driver import RunOptions
+from osfb_gym.bench.suites import run
+from osfb_gym.bench.suites.jiang import (
+    FITS,
+    JIANG_SUITES,
+    METHODS,
+    LinearSettings,
+    LogisticSettings,
+    published,
+    sweep,
+)
 from osfb_gym.cli import main
 from tests.helpers import needs_osfb_data
 
@@ -28,19 +38,19 @@ def test_published_tables_have_every_cell_and_the_papers_win_counts():
 
 
 def test_batch_sizes_follow_the_paper():
-    linear, logistic = JIANG_SUITES["jiang-linear"], JIANG_SUITES["jiang-logistic"]
+    linear, logistic = JIANG_SUITES["jiang-linear"](), JIANG_SUITES["jiang-logistic"]()
     assert linear.batch_size("adult") == 1
     assert (logistic.batch_size("adult"), logistic.batch_size("german")) == (1000, 100)
 
 
 def test_the_paper_fit_sets_the_env_and_agents_and_legacy_sets_nothing():
-    suite = JIANG_SUITES["jiang-logistic"]
-    spec = suite.spec(None, None)
+    spec = sweep(LogisticSettings())
     assert {env.kwargs["encoding"] for env in spec.envs} == {"native"}
     ours = next(agent for agent in spec.agents if agent.name == "Adaptive")
     assert ours.params == {**FITS["paper"]["logistic"], **FITS["paper"]["ours"]}
-    assert list(ours.grid) == ["rho"] and len(ours.grid["rho"]) == 14
-    legacy = type(suite)(suite.name, suite.link, fit="legacy").spec(None, None)
+    assert list(ours.grid) == ["rho"] and len(ours.grid["rho"]) == 15  # 2^-10..2^3 and 0
+    assert min(ours.grid["rho"]) == 0.0  # every grid reaches no exploration
+    legacy = sweep(LogisticSettings(fit="legacy"))
     # the earlier cells exactly, so their stored results (and golden files) still match
     assert all(
         set(env.kwargs) == {"dataset", "link", "cutoff_quantile", "batch_size"}
@@ -48,7 +58,7 @@ def test_the_paper_fit_sets_the_env_and_agents_and_legacy_sets_nothing():
     )
     assert all(agent.params == {} for agent in legacy.agents)
     with pytest.raises(ValueError, match="fit must be one of"):
-        type(suite)(suite.name, suite.link, fit="mine").spec(None, None)
+        LogisticSettings(fit="mine")
 
 
 def frame(losses: dict[tuple[str, float], list[float]]) -> pd.DataFrame:
@@ -70,8 +80,8 @@ def test_cli_runs_a_tiny_reproduction_with_both_tunings(tmp_path, capsys):
         "jiang-logistic",
         "--set",
         "datasets=german,blood",
-        "--set",
-        "splits=4",
+        "--seeds",
+        "4",
         "--set",
         "alphas=-1:0",
         "--horizon",
@@ -84,29 +94,24 @@ def test_cli_runs_a_tiny_reproduction_with_both_tunings(tmp_path, capsys):
     ]
     assert main(argv) == 0
     results = pd.read_csv(tmp_path / "results.csv")
-    # 2 datasets x 2 cutoffs x (greedy + 6 methods x 2 alphas) x 4 splits
-    assert len(results) == 2 * 2 * 13 * 4
+    # 2 datasets x 2 cutoffs x (greedy + 6 methods x (0 and 2 alphas)) x 4 splits
+    assert len(results) == 2 * 2 * 19 * 4
     assert results.loc[results.method == "greedy", "alpha"].isna().all()
-    text = (tmp_path / "table.md").read_text()
+    text = (tmp_path / "report.md").read_text()
     assert "| german" in text and "(35.71)" in text  # the paper's greedy, German, 50%
     assert "alpha tuned on splits [0, 2]" in text and "the verdict on splits [1, 3]" in text
     assert "the paper reports 784 rows" in text  # blood: our data differ, and we say so
     assert "| tied (within noise): " in text  # 4 splits can never name a clear lowest
     assert "Held-out tuning: Of 4 cells" in capsys.readouterr().out
     assert "truncated to 2 steps" in text and set(results["steps"]) == {2}
-    assert main([*argv, "--seeds", "3"]) != 0  # splits are the seeds: one of the two
-    assert "give --seeds or --set splits=, not both" in capsys.readouterr().err
+    assert main([*argv, "--set", "splits=3"]) == 2  # the splits are --seeds
+    assert "--set splits: suite jiang-logistic has no such setting" in capsys.readouterr().err
 
 
 def test_missing_datasets_are_skipped_and_named(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no dataset of jiang-linear was found"):
-        run_jiang(
-            JIANG_SUITES["jiang-linear"],
-            tmp_path,
-            datasets=["german"],
-            data_home=str(tmp_path),
-            progress=False,
-        )
+    with pytest.raises(FileNotFoundError, match="no dataset of jiang-linear was found: german"):
+        options = RunOptions(data_home=str(tmp_path), progress=False)
+        run("jiang-linear", tmp_path, options, datasets=("german",))
 
 
 @needs_data
@@ -145,32 +150,25 @@ def test_table_command_joins_runs_of_grid_parts(tmp_path):
     ]
     assert main(argv) == 0
     joined = pd.read_csv(tmp_path / "all" / "results.csv")
-    # greedy ran in both parts; it is kept once per (cutoff, seed)
-    assert len(joined) == 2 * (1 + 6 * 2) * 2
-    assert "2^-2, 2^0}" in (tmp_path / "all" / "table.md").read_text()
+    # greedy and alpha = 0 ran in both parts; each is kept once per (cutoff, seed)
+    assert len(joined) == 2 * (1 + 6 * 3) * 2
+    assert "2^-2, 2^0}" in (tmp_path / "all" / "report.md").read_text()
 
 
 @needs_data
 def test_tuned_curves_are_plotted(tmp_path):
-    options = dict(
-        datasets=["blood"],
-        seeds=(0, 1),
-        alphas=(0.25, 1.0),
-        data_home=str(SHARED),
-        horizon=60,
-        progress=False,
-    )
-    result = run_jiang(JIANG_SUITES["jiang-linear"], tmp_path, **options)
+    options = RunOptions(seeds=2, horizon=60, data_home=str(SHARED), progress=False)
+    result = run("jiang-linear", tmp_path, options, datasets=("blood",), alphas=(0.25, 1.0))
     assert "curve_t" not in pd.read_csv(result.files[0])  # results.csv: one number per episode
     plot = tmp_path / "average_loss-blood.png"
     assert plot in result.files and plot.read_bytes()[:4] == b"\x89PNG"
-    assert "`average_loss-blood.png`" in (tmp_path / "table.md").read_text()
-    assert result.tuned.loc[("blood", 0.5, "ours"), "alpha"] in (0.25, 1.0)
+    assert "`average_loss-blood.png`" in (tmp_path / "report.md").read_text()
+    assert result.tuned.loc[("blood", 0.5, "ours"), "alpha"] in (0.0, 0.25, 1.0)
 
 
 def test_held_out_tuning_uses_each_settings_own_choice():
     from osfb_gym.bench.report import tuned
-    from osfb_gym.bench.suites.jiang import _table
+    from osfb_gym.bench.suites.jiang.analysis import _table
 
     rows = []
     # A: alpha 1 wins on the tuning splits (0, 2) and loses on the reported ones (1, 3);
@@ -205,28 +203,16 @@ def test_held_out_tuning_uses_each_settings_own_choice():
     assert [cell.best for cell in pages["held_out"].bests] == ["greedy", "ours"]
 
 
-def test_a_task_is_one_dataset_cutoff_and_split(monkeypatch, tmp_path):
-    """run_jiang hands the engine one (dataset, cutoff, split) grid per task (85 cells)."""
+def test_a_task_is_one_dataset_cutoff_and_split():
+    """jiang's stage hands the engine one (dataset, cutoff, split) grid per task (91 cells)."""
     from osfb_gym.bench.executors import _group, chunked
     from osfb_gym.bench.suites import jiang
 
-    suite = JIANG_SUITES["jiang-linear"]
-    assert suite.grid_size == 85
-    assert type(suite)(suite.name, suite.link, alphas=(0.5, 1.0)).grid_size == 1 + 6 * 2
-    seen = {}
-
-    def run_cells(spec, out, **engine):
-        seen.update(engine, cells=spec.cells())
-        raise RuntimeError("stop")
-
-    monkeypatch.setattr(jiang, "run_cells", run_cells)
-    monkeypatch.setattr(jiang, "datasets_found", lambda names, *_: (list(names), {}))
-    with pytest.raises(RuntimeError, match="stop"):
-        run_jiang(suite, tmp_path, datasets=["german", "blood"], seeds=[0, 1], workers=2)
-    assert seen["chunk_size"] == 85
-    cells = sorted(seen["cells"], key=_group)  # as the engine orders them
-    chunks = chunked(cells, 2, seen["chunk_size"], key=_group)
+    suite = LinearSettings(datasets=("german", "blood"), seeds=2)
+    assert suite.grid_size == 91  # greedy + 6 methods x (0 and 14 alphas)
+    assert LinearSettings(alphas=(0.5, 1.0)).grid_size == 1 + 6 * 3  # 0 joins every grid
+    (stage,) = jiang.stages(suite)
+    assert stage.chunk_size == 91
+    cells = sorted(stage.spec.cells(), key=_group)  # as the engine orders them
+    chunks = chunked(cells, 2, stage.chunk_size, key=_group)
     assert len(chunks) == 2 * 2 * 2 and all(len({_group(c) for c in ch}) == 1 for ch in chunks)
-    with pytest.raises(RuntimeError, match="stop"):  # an explicit chunk size is kept
-        run_jiang(suite, tmp_path, datasets=["german"], seeds=[0], chunk_size=500)
-    assert seen["chunk_size"] == 500

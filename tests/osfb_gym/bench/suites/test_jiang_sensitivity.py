@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from osfb_gym.bench import suites
+from osfb_gym.bench.driver import RunOptions
 from osfb_gym.bench.suites.jiang import FITS, METHODS
-from osfb_gym.bench.suites.jiang_sensitivity import (
+from osfb_gym.bench.suites.jiang.sensitivity import (
     VARIANTS,
     register,
     run_variant,
@@ -84,13 +86,11 @@ def test_the_table_says_which_variant_moves_which_cell():
 @pytest.mark.slow
 @needs_osfb_data("german_credit")
 def test_a_variant_runs_as_a_fit_on_a_tiny_slice(tmp_path):
-    tiny = {"datasets": ["german"], "seeds": (0, 1), "alphas": (0.5, 1.0), "horizon": 30}
-    tiny |= {"data_home": str(SHARED)}
-    base = run_variant("jiang-linear", "constant-rho", tmp_path / "v", **tiny)
+    tiny = {"datasets": ("german",), "alphas": (0.5, 1.0), "horizon": 30}
+    options = RunOptions(seeds=2, data_home=str(SHARED), progress=False)
+    base = run_variant("jiang-linear", "constant-rho", tmp_path / "v", options, **tiny)
     assert '"rho_schedule": "constant"' in base.text
-    from osfb_gym.bench.suites.jiang import run_jiang
-
-    paper = run_jiang("jiang-linear", tmp_path / "p", **tiny)
+    paper = suites.run("jiang-linear", tmp_path / "p", options, **tiny)
     table = sensitivity_table(
         pd.read_csv(tmp_path / "p" / "results.csv"),
         {"constant-rho": pd.read_csv(tmp_path / "v" / "results.csv")},

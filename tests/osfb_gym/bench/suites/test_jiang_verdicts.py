@@ -9,8 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.suites.jiang import METHODS, run_jiang
-from osfb_gym.bench.suites.jiang_verdicts import (
+from osfb_gym.bench import suites
+from osfb_gym.bench.driver import RunOptions
+from osfb_gym.bench.suites.jiang import METHODS
+from osfb_gym.bench.suites.jiang.verdicts import (
     cell_text,
     cell_verdicts,
     grid_note,
@@ -91,8 +93,8 @@ def test_the_grid_note_says_whether_exploration_can_be_switched_off():
 @needs_osfb_data("german_credit")
 def test_alpha_zero_makes_every_method_greedy(tmp_path):
     # the grid floor the page asks for: at alpha = 0 no method explores
-    run_jiang("jiang-linear", tmp_path, datasets=["german"], seeds=(0, 1), alphas=(0.0, 1.0),
-              horizon=60, data_home=str(SHARED), progress=False)  # fmt: skip
+    options = RunOptions(seeds=2, data_home=str(SHARED), progress=False)
+    suites.run("jiang-linear", tmp_path, options, datasets=("german",), alphas=(1.0,), horizon=60)
     rows = pd.read_csv(tmp_path / "results.csv")
     floor = rows[(rows["alpha"] == 0) | rows["alpha"].isna()]
     losses = floor.pivot_table("cumulative_loss", ["cutoff", "seed"], "method")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from osfb_gym.bench import catalog
-from osfb_gym.bench.suites import liu
+from osfb_gym.bench import driver
+from osfb_gym.bench.driver import RunOptions
+from osfb_gym.bench.suites import get, liu, run
 from osfb_gym.data.fico import FicoTables
 from osfb_gym.envs.delayed_impact import outcome_curve, synthetic_world
 from osfb_gym.envs.delayed_impact.world import ImpactWorld
@@ -71,24 +72,24 @@ def test_compute_and_claims_on_made_up_tables():
 
 def test_the_suite_refuses_seeds_and_names_the_data_when_absent(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="--seeds"):
-        liu.run("liu-outcome-curves", tmp_path, seeds=(0,))
+        run("liu-outcome-curves", tmp_path, RunOptions(seeds=1))
     monkeypatch.delenv("OSFB_DATA", raising=False)
     with pytest.raises(FileNotFoundError, match="OSFB_DATA") as error:
-        liu.run("liu-outcome-curves", tmp_path, data_home=str(tmp_path / "none"))
+        run("liu-outcome-curves", tmp_path, RunOptions(data_home=str(tmp_path / "none")))
     assert "--data-home" in str(error.value)
     with pytest.raises(ValueError, match="score_changes"):
         liu.Settings(score_changes=(75.0,))
 
 
 def test_the_catalog_reads_its_settings():
-    keys = catalog.settings_of(catalog.get("liu-outcome-curves"))
+    keys = driver.settings_of(get("liu-outcome-curves"))
     assert set(keys) == {"loss_ratios", "score_changes", "groups", "rates"}
-    assert catalog.get("delayed-impact").name == "liu-outcome-curves"
+    assert get("delayed-impact").name == "liu-outcome-curves"
 
 
 @needs_osfb_data("fico")
 def test_on_the_real_tables_the_black_curve_turns_to_harm_and_the_white_does_not(tmp_path):
-    report = liu.run("liu-outcome-curves", tmp_path, data_home=str(osfb_data("fico")))
+    report = run("liu-outcome-curves", tmp_path, RunOptions(data_home=str(osfb_data("fico"))))
     landmarks = report.landmarks.set_index("group")
     # the tables determine these exactly: the Black group's curve has a region of
     # active harm, the White group's stays positive up to selecting everyone

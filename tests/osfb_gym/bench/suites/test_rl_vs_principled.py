@@ -8,12 +8,12 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
+from osfb_gym.bench.driver import RunOptions  # noqa: E402
 from osfb_gym.bench.store import ResultStore  # noqa: E402
+from osfb_gym.bench.suites import get, run  # noqa: E402
 from osfb_gym.bench.suites.experience import principled_cell, regret  # noqa: E402
 from osfb_gym.bench.suites.rl_vs_principled import (  # noqa: E402
     Protocol,
-    protocol,
-    run,
     validation_spec,
 )
 from osfb_gym.bench.sweep import Cell  # noqa: E402
@@ -34,13 +34,14 @@ TINY = Protocol(
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("rl")
-    text = run(TINY, out, progress=False).text
+    changes = {k: getattr(TINY, k) for k in TINY.__dataclass_fields__}
+    text = run("rl-vs-principled", out, RunOptions(progress=False), **changes).text
     return out, text
 
 
 def test_tiny_protocol_writes_the_report(tiny):
     out, text = tiny
-    assert (out / "rl-vs-principled.md").read_text() == text
+    assert text.startswith((out / "report.md").read_text().rstrip())  # then what ran
     for section in ("## Verdicts", "## Deployment score", "## Total regret", "## Figures"):
         assert section in text
     for name in ("curves", "total_regret", "profiles"):
@@ -77,7 +78,10 @@ def test_resume_runs_nothing_again(tiny):
     out, text = tiny
     store = ResultStore(out)
     before = {path: path.stat().st_mtime_ns for path in store.cells.glob("*.json")}
-    assert run(TINY, out, progress=False, resume=True).text == text
+    changes = {k: getattr(TINY, k) for k in TINY.__dataclass_fields__}
+    again = run("rl-vs-principled", out, RunOptions(progress=False, resume=True), **changes).text
+    assert again.rsplit("osfb-bench rl-vs-principled:", 1)[0] == text.rsplit("osfb", 1)[0]
+    assert "(0 run now" in again
     after = {path: path.stat().st_mtime_ns for path in store.cells.glob("*.json")}
     assert after == before
 
@@ -138,23 +142,18 @@ def test_validation_keeps_its_worlds_and_seeds_apart():
 
 
 def test_settings_are_checked(tmp_path):
-    from osfb_gym.bench.catalog import RunOptions
-    from osfb_gym.bench.catalog import run as run_suite
-
-    chosen = protocol(5, None, budgets=(10_000, 30_000, 100_000), families=["reject"])
+    chosen = Protocol(budgets=(10_000, 30_000, 100_000), families=("reject",))
     assert chosen.budgets == (10_000, 30_000, 100_000) and chosen.families == ("reject",)
     assert chosen.seeds == 5
     with pytest.raises(ValueError, match="families"):
-        protocol(families=["poker"])
+        Protocol(families=("poker",))
     with pytest.raises(ValueError, match="views"):
-        protocol(resampled_views=["pixels"])
+        Protocol(resampled_views=("pixels",))
     with pytest.raises(ValueError, match="budgets"):
-        run_suite("rl-vs-principled", tmp_path, RunOptions(settings={"budgets": "many"}))
+        run("rl-vs-principled", tmp_path, RunOptions(settings={"budgets": "many"}))
 
 
 def test_old_name_is_an_alias():
-    from osfb_gym.bench.catalog import get
-
     assert get("rl-vs-bandit").name == "rl-vs-principled"
 
 
@@ -236,7 +235,7 @@ def test_each_algorithm_gets_a_grid_it_accepts():
 def test_an_agent_has_one_colour_in_every_panel(tmp_path, monkeypatch):
     import pandas as pd
 
-    from osfb_gym.bench.suites.rl_vs_principled import report as module
+    from osfb_gym.bench.suites.rl_vs_principled import analysis as module
 
     # PPO+O1 only in the resampled panel: index-based colours gave it PPO+O0's elsewhere
     rows = [

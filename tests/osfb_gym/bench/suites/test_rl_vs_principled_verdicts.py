@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.suites.rl_vs_principled.report import verdicts
+from osfb_gym.bench.suites.rl_vs_principled.analysis import verdicts
 
 
 def points(runs: int, rl_shift: float, seed: int = 0) -> pd.DataFrame:

@@ -24,19 +24,19 @@ from osfb_gym.bench.suites.sculley import (
     spam_stages,
 )
 from osfb_gym.bench.suites.sculley import VARIANTS as SPAM_VARIANTS
+from osfb_gym.bench.suites.sculley.analysis import (
+    reuters_best,
+    reuters_table,
+    spam_summary,
+    spam_table,
+)
 from osfb_gym.bench.suites.sculley.claims import reuters_claims, spam_claims
+from osfb_gym.bench.suites.sculley.paper import METHODS as REUTERS_METHODS
 from osfb_gym.bench.suites.sculley.paper import (
     PAPER_TOPICS,
     SPAM_CORPORA,
     published_reuters,
     published_spam,
-)
-from osfb_gym.bench.suites.sculley.report import METHODS as REUTERS_METHODS
-from osfb_gym.bench.suites.sculley.report import (
-    reuters_best,
-    reuters_table,
-    spam_summary,
-    spam_table,
 )
 from osfb_gym.cli import main
 from tests.helpers import needs_osfb_data
@@ -290,7 +290,7 @@ def test_cli_runs_a_tiny_spam_reproduction(tmp_path, capsys):
     assert len(results) - len(tuning) == 2 * (3 * 4 + 2) * 2
     assert len(tuning) == 2 * 3 * 5 * 2  # 5 betas on 2 tuning orders
     assert set(tuning.seed) == {100, 101} and set(results.steps) == {20}
-    text = (tmp_path / "table.md").read_text()
+    text = (tmp_path / "report.md").read_text()
     assert "## sms_spam (its train part): 20 messages" in text and "## spambase" in text
     assert "binary case-preserving character 4-grams hashed into 262144 buckets" in text
     assert "## Tuning of Label Efficient's β" in text and " *" in text
@@ -330,7 +330,7 @@ def test_cli_runs_a_tiny_reuters_reproduction(tmp_path, capsys):
     # methods x (9 biases + 7 C_neg) for the SVM, methods x (9 biases + 8 c_pos) x 2 seeds
     assert (len(svm), len(margins)) == (3 * 16, 3 * 17 * 2)
     assert set(results.steps) == {10}
-    text = (out / "table.md").read_text()
+    text = (out / "report.md").read_text()
     assert "## Table 2 (threshold biasing)" in text and "## Table 3 (example weighting)" in text
     assert "| earn (" in text and "(0.943)" in text
     assert "Marg. Only has the best F1" in capsys.readouterr().out
@@ -348,4 +348,4 @@ def test_cli_rejects_options_of_the_other_suite(tmp_path, capsys):
 def test_cli_runs_reuters_on_the_real_data(tmp_path):
     options = "--set topics=ship --seeds 1 --horizon 200"
     assert _run("sculley-reuters", SHARED, tmp_path, options) == 0
-    assert "| ship (2.0%, paper 2.0%)" in (tmp_path / "table.md").read_text()
+    assert "| ship (2.0%, paper 2.0%)" in (tmp_path / "report.md").read_text()

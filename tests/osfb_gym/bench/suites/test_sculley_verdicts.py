@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from osfb_gym.bench.suites.sculley import LEARNERS, VARIANTS
+from osfb_gym.bench.suites.sculley.analysis import METHODS, reuters_best, spam_summary
 from osfb_gym.bench.suites.sculley.claims import reuters_claims, spam_claims
-from osfb_gym.bench.suites.sculley.report import METHODS, reuters_best, spam_summary
 
 #: per (learner, variant): recall, f1, fp with a clear effect for every claim of Table 1
 CLEAR = {

@@ -6,34 +6,32 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.suites.shah import ShahSuite, run_shah, summary
+from osfb_gym.bench.driver import RunOptions
+from osfb_gym.bench.suites import run
+from osfb_gym.bench.suites.shah import Settings
+from osfb_gym.bench.suites.shah.analysis import summary
 from osfb_gym.cli import main
 from tests.helpers import osfb_data
 
-TINY = ShahSuite(
-    name="tiny",
-    description="breast cancer, 2 runs of 300 trials",
-    datasets=("breast_cancer",),
-    seeds=(0, 1),
-    horizon=300,
-    gammas=(1.0, 3.0),
-    tune_seeds=(50, 51),
-)
+#: breast cancer, 2 runs of 300 trials, gamma chosen on 2 validation runs
+TINY = {"datasets": ("breast_cancer",), "gammas": (1.0, 3.0), "validation_seeds": 2}
 
 
 @pytest.fixture(scope="module")
 def result(tmp_path_factory):
-    return run_shah(TINY, tmp_path_factory.mktemp("shah"), progress=False)
+    options = RunOptions(seeds=2, horizon=300, progress=False)
+    return run("shah-reject", tmp_path_factory.mktemp("shah"), options, **TINY)
 
 
 def test_every_cell_runs_every_seed_and_files_are_written(result):
     assert len(result.results) == 3 * 3 * 2  # d values x learners x seeds
     assert set(result.results["steps"]) == {300.0}
     names = {path.name for path in result.files}
-    assert names == {"results.csv", "curves.csv", "report.md", "breast_cancer.png", "selection.csv"}
+    csvs = {"results.csv", "curves.csv", "selection.csv"}
+    assert names == {*csvs, "report.md", "breast_cancer.png", "run.json"}
     for path in result.files:
         assert path.stat().st_size > 0
-    assert result.text.startswith("# osfb-bench tiny")
+    assert result.text.startswith("# osfb-bench shah-reject")
     assert "## The paper's claims, as measured" in result.text
 
 
@@ -79,9 +77,11 @@ def test_gamma_is_chosen_on_validation_seeds_by_risk_then_labels(result):
     assert "## Selection of gamma (validation seeds)" in result.text
 
 
-def test_unknown_datasets_are_refused(tmp_path):
-    with pytest.raises(ValueError, match="datasets of tiny must be a non-empty subset"):
-        run_shah(TINY, tmp_path, datasets=["phishing"], progress=False)
+def test_unknown_datasets_are_refused():
+    with pytest.raises(ValueError, match="no_such_data"):
+        Settings(datasets=("no_such_data",))
+    with pytest.raises(ValueError, match="seeds"):
+        Settings(seeds=0)
 
 
 def test_cli_runs_the_suite_on_the_papers_data_or_says_what_is_missing(tmp_path, capsys):
@@ -114,11 +114,11 @@ def test_cli_runs_the_suite_on_the_papers_data_or_says_what_is_missing(tmp_path,
 
 
 def test_the_suite_is_the_papers_grid():
-    suite = ShahSuite()
+    suite = Settings()
     assert suite.d_values == (0.1, 0.25, 0.4)
-    assert suite.horizon == 10_000 and len(suite.seeds) == 100
+    assert suite.horizon == 10_000 and suite.seeds == 100
     assert suite.datasets == ("phishing", "guide") and suite.kernels == {"guide": "poly"}
-    assert 2.0 in suite.gammas and not set(suite.tune_seeds) & set(suite.seeds)
+    assert 2.0 in suite.gammas and not set(suite.tune_seeds) & set(range(suite.seeds))
 
 
 def _runs(rows, n=20, noise=0.001, seed=0):
@@ -142,7 +142,7 @@ def _runs(rows, n=20, noise=0.001, seed=0):
 
 
 def _claims(rows):
-    from osfb_gym.bench.suites.shah import claims
+    from osfb_gym.bench.suites.shah.analysis import claims
 
     return claims(pd.DataFrame(rows), _runs(rows))
 

@@ -11,7 +11,7 @@ told from, and the paired CI of the lowest against its closest competitor.
 
 Also here: the statement that the published scale is not recoverable, the
 check that every method's grid reaches no exploration, and the sensitivity
-table of the unstated choices (:mod:`osfb_gym.bench.suites.jiang_sensitivity`).
+table of the unstated choices (:mod:`osfb_gym.bench.suites.jiang.sensitivity`).
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
-"""Shah and Manwani (2020): DSOL, DRAL and DSAL on Phishing and Guide, Figures 5-6.
+"""The report of ``shah-reject``: a table at ``T``, the paper's five panels per ``d``, claims.
 
-Two stages on the engine (the selection of ``gamma`` on validation seeds, then the
-reported runs) and a report: a table at ``T`` with DSOL's risk after as many labels
-as each active learner asked, the paper's five panels per ``d`` and its claims. The
-protocol and where it differs from the paper: docs/reproductions/shah.md.
+DSOL's risk after as many labels as each active learner asked; every
+comparison of two learners a test over runs paired by seed, Holm over the page.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,21 +19,14 @@ from osfb_gym.bench.report import (
     cell,
     claims_table,
     colours,
-    datasets_found,
     panels,
     save,
     save_report,
-    subset,
-    tuned,
 )
-from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.envs.reject.metrics import RejectMetrics
 from osfb_gym.stats import Page, Verdict, paired, unpaired
 
-ENV_ID = "RejectOption-v0"
 LEARNERS = ("DSOL", "DRAL", "DSAL")
-TUNED = ("DSOL", "DSAL")  # the double sigmoid learners, whose gamma is selected
 KEYS = ["dataset", "d", "learner"]  # a cell of the report: its runs are the seeds
 RATES = ("average_risk", "query_rate", "misclassification_rate", "rejection_rate")
 #: the paper's five panels per d: (x, its label, curve, title)
@@ -51,137 +39,6 @@ PANELS = (
 )
 #: a metric's name in the claims
 WORDS = {curve: title for _, _, curve, title in PANELS[2:]} | {"average_risk": "risk"}
-CURVE_STRIDE = 50  # curves are stored every this many trials (and at the last)
-
-
-@dataclass(frozen=True)
-class ShahSuite:
-    """The grid: ``datasets`` x ``d_values`` x learners x ``seeds``, ``horizon`` trials each.
-
-    ``kernels`` maps a dataset to a scikit-learn kernel (else linear);
-    ``gammas`` is the double sigmoid grid (one value: no selection stage),
-    selected on ``tune_seeds``.
-    """
-
-    name: str = "shah-reject"
-    description: str = (
-        "Shah & Manwani (2020), Figures 5-6: DSOL, DRAL and DSAL on phishing (linear) and "
-        "guide (polynomial kernel), d in {0.1, 0.25, 0.4}, 100 runs of T = 10,000."
-    )
-    datasets: tuple[str, ...] = ("phishing", "guide")
-    d_values: tuple[float, ...] = (0.1, 0.25, 0.4)
-    seeds: tuple[int, ...] = tuple(range(100))
-    horizon: int = 10_000
-    kernels: dict[str, str] = field(default_factory=lambda: {"guide": "poly"})
-    gammas: tuple[float, ...] = (1.0, 2.0, 3.0, 4.0)
-    tune_seeds: tuple[int, ...] = tuple(range(10_000, 10_010))
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The ``--set`` keys of ``shah-reject``, with :class:`ShahSuite`'s defaults."""
-
-    #: the datasets to run
-    datasets: tuple[str, ...] = ShahSuite.datasets
-    #: DSAL's double sigmoid grid, chosen on validation runs (one value: no selection)
-    gammas: tuple[float, ...] = field(default=ShahSuite.gammas, metadata={"kind": "gammas"})
-
-
-def run_shah(
-    suite: str | ShahSuite,
-    out_dir: str | Path,
-    *,
-    datasets: Sequence[str] | None = None,
-    seeds: Sequence[int] | None = None,
-    horizon: int | None = None,
-    gammas: Sequence[float] | None = None,
-    data_home: str | None = None,
-    **engine: Any,
-) -> Report:
-    """Run ``suite`` (narrowed by ``datasets``, ``seeds``, ``horizon``, ``gammas``); report it.
-
-    A name means the paper's suite (:class:`ShahSuite`'s defaults). Both stages run on the
-    engine: ``engine`` goes to :func:`osfb_gym.bench.run.run_cells` (``workers``,
-    ``executor``, ``resume``, ...).
-    """
-    suite = ShahSuite() if isinstance(suite, str) else suite
-    floats = None if gammas is None else tuple(float(g) for g in gammas)
-    given: dict[str, Any] = {"seeds": seeds, "horizon": horizon, "gammas": floats}
-    suite = replace(suite, **{k: v for k, v in given.items() if v is not None})
-    names = subset(datasets, suite.datasets, f"datasets of {suite.name}")
-    found, missing = datasets_found(names, data_home, suite.name)
-    started = time.perf_counter()
-    chosen: dict[tuple[str, str], float] = {}
-    selection = None
-    if len(suite.gammas) > 1:
-        tuning, _ = run_cells(sweep_spec(suite, found, data_home), Path(out_dir), **engine)
-        selection, chosen = select_gamma(tuning)
-    spec = sweep_spec(suite, found, data_home, chosen)
-    rows, _ = run_cells(spec, Path(out_dir), **engine)  # in (dataset, d, learner, seed) order
-    results = rows[[*KEYS, "kernel", "gamma", "seed", *RejectMetrics().get(), "seconds"]]
-    curves = _mean_curves(rows)
-    minutes = (time.perf_counter() - started) / 60
-    return write_shah_report(
-        results, curves, suite, out_dir, missing=missing, selection=selection, minutes=minutes
-    )
-
-
-def sweep_spec(
-    suite: ShahSuite, datasets: Sequence[str], data_home: str | None, chosen: dict | None = None
-) -> SweepSpec:
-    """Return a stage as a sweep: a setting per (dataset, d), each learner with its kernel.
-
-    Without ``chosen``, the selection stage: the gamma grid on the double sigmoid
-    learners, no DRAL, no curves, on ``tune_seeds``. With it, the reported runs:
-    each (setting, learner) at its ``chosen`` gamma (default ``suite.gammas[0]``).
-    """
-    envs, agents = [], []
-    for dataset in datasets:
-        fixed = {"kernel": suite.kernels.get(dataset, "linear")}
-        for d in suite.d_values:
-            label = f"{dataset}, d={d:g}"
-            where = {"dataset": dataset, "d": d}
-            kwargs = where | {"data_home": data_home, "replacement": True, "horizon": suite.horizon}
-            envs.append(EnvSpec(ENV_ID, label, kwargs, where))
-            for name in LEARNERS:
-                if name not in TUNED:
-                    gammas: Sequence[float | None] = [] if chosen is None else [None]
-                elif chosen is None:
-                    gammas = suite.gammas
-                else:
-                    gammas = [chosen.get((label, name), suite.gammas[0])]
-                for gamma in gammas:
-                    params = fixed if gamma is None else fixed | {"gamma": gamma}
-                    tags = {"learner": name, **fixed, "gamma": np.nan if gamma is None else gamma}
-                    agents.append(AgentSpec(name, params, envs=(label,), tags=tags))
-    return SweepSpec(
-        f"{suite.name}-selection" if chosen is None else suite.name,
-        tuple(envs),
-        tuple(agents),
-        tuple(suite.tune_seeds if chosen is None else suite.seeds),
-        suite.description,
-        curve_stride=None if chosen is None else CURVE_STRIDE,
-    )
-
-
-def select_gamma(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple[str, str], float]]:
-    """Choose each (setting, learner)'s gamma from the selection stage's ``rows``.
-
-    Return the validation means per gamma (``risk_se``, ``runs``, ``chosen``)
-    and ``(setting, learner) -> gamma``.
-    """
-    best = tuned(rows, "average_risk", then="query_rate")
-    chosen = best.groupby(["setting", "agent"], sort=False)["gamma"].first().to_dict()
-    keys = zip(rows["setting"], rows["agent"], rows["gamma"], strict=True)
-    rows = rows.assign(chosen=[chosen[s, x] == g for s, x, g in keys])
-    means = rows.groupby([*KEYS, "gamma"], sort=False).agg(
-        average_risk=("average_risk", "mean"),
-        query_rate=("query_rate", "mean"),
-        risk_se=("average_risk", "sem"),
-        runs=("seed", "count"),
-        chosen=("chosen", "first"),
-    )
-    return means.reset_index(), chosen
 
 
 def _mean_curves(rows: pd.DataFrame) -> pd.DataFrame:
@@ -403,7 +260,7 @@ def _claims(
 def write_shah_report(
     results: pd.DataFrame,
     curves: pd.DataFrame,
-    suite: ShahSuite,
+    suite: Any,
     out_dir: str | Path,
     *,
     missing: dict[str, str] | None = None,
@@ -448,7 +305,7 @@ def write_shah_report(
         frames["selection"] = selection
         lines += [*selection_lines(selection), ""]
     lines += ["## The paper's claims, as measured", "", *claims(table, results), ""]
-    return save_report(out, "report.md", "\n".join(lines), frames, figures, selection=selection)
+    return save_report(out, "\n".join(lines), frames, figures, selection=selection)
 
 
 def _cells(frame: pd.DataFrame, mean: str, std: str) -> list[str]:

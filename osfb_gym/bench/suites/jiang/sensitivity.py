@@ -8,7 +8,7 @@ Adaptive's design matrix A (docs/reproductions/jiang.md). Each
 variant runs as a ``fit`` of the jiang suites (:func:`register` adds them to
 ``FITS``; :func:`run_variant` runs one), and :func:`sensitivity_table`
 compares each variant's cells with the paper fit's: the paired verdict of
-the cell (:mod:`osfb_gym.bench.suites.jiang_verdicts`), greedy's loss, and
+the cell (:mod:`osfb_gym.bench.suites.jiang.verdicts`), greedy's loss, and
 Adaptive's change on greedy. The variants are read from the text and fixed
 in advance, never tuned to the paper's cells, whose numbers the table does
 not read.
@@ -24,13 +24,16 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
+from osfb_gym.bench import suites
+from osfb_gym.bench.driver import RunOptions
 from osfb_gym.bench.report import Report, tuned
-from osfb_gym.bench.suites.jiang import FITS, JIANG_SUITES, JiangSuite, _cells, run_jiang
-from osfb_gym.bench.suites.jiang_verdicts import NO_EXPLORATION, cell_text, cell_verdicts
+from osfb_gym.bench.suites.jiang.analysis import _cells
+from osfb_gym.bench.suites.jiang.settings import FITS, JIANG_SUITES
+from osfb_gym.bench.suites.jiang.verdicts import NO_EXPLORATION, cell_text, cell_verdicts
 
 __all__ = ["VARIANTS", "Variant", "register", "run_variant", "sensitivity_table", "variant_fit"]
 
@@ -108,21 +111,29 @@ def register(fits: dict[str, dict[str, dict[str, Any]]] = FITS) -> None:
 
 
 def run_variant(
-    suite: str | JiangSuite, variant: str | Variant, out_dir: str | Path, **options: Any
+    suite: str,
+    variant: str | Variant,
+    out_dir: str | Path,
+    options: RunOptions | None = None,
+    **settings: Any,
 ) -> Report:
-    """Run one variant of ``suite``; ``options`` go to the jiang suites' ``run_jiang``.
+    """Run one variant of jiang suite ``suite`` into ``out_dir`` through the suites' driver.
 
-    The variant's alpha grid replaces ``alphas`` when it has one.
+    ``options`` are the run's flags, ``settings`` fields of the suite's settings;
+    the variant's alpha grid replaces ``alphas`` when it has one.
     """
     register()
     found = {v.name: v for v in VARIANTS}
-    chosen = found[variant] if isinstance(variant, str) else variant
-    if chosen.name not in found:
-        raise ValueError(f"variant must be one of {sorted(found)}, got {chosen.name!r}")
+    chosen = found.get(variant) if isinstance(variant, str) else variant
+    if chosen is None or chosen.name not in found:
+        name = variant if isinstance(variant, str) else variant.name
+        raise ValueError(f"variant must be one of {sorted(found)}, got {name!r}")
+    if suite not in JIANG_SUITES:
+        raise ValueError(f"suite must be one of {sorted(JIANG_SUITES)}, got {suite!r}")
     if chosen.alphas is not None:
-        options["alphas"] = chosen.alphas
-    base = JIANG_SUITES[suite] if isinstance(suite, str) else suite
-    return run_jiang(base, out_dir, fit="paper" if chosen.alphas else chosen.name, **options)
+        settings["alphas"] = chosen.alphas
+    fit = "paper" if chosen.alphas else chosen.name
+    return cast("Report", suites.run(suite, out_dir, options, fit=fit, **settings))
 
 
 def _cells_of(results: pd.DataFrame) -> tuple[dict[tuple[str, float], str], pd.DataFrame]:

@@ -1,27 +1,15 @@
-"""ml-fairness-gym's long-run lending comparison (D'Amour et al., FAT* 2020), on DelayedImpact.
-
-Max-reward against equal-opportunity lenders over a long horizon, as in
-ml-fairness-gym's ``experiments/lending.py``: loans per group, each group's
-mean credit score over time, the bank's cumulative profit. Both agents play
-the same seeds (the same applicants until their decisions differ), so every
-claim's verdict is a paired test over seeds (:func:`osfb_gym.stats.paired`),
-with Holm's correction over the page (:class:`osfb_gym.stats.Page`). Two
-worlds: ml-fairness-gym's own (``scenario="bin_shift"``) and Liu et al.'s
-FICO tables (``dataset="fico"``, run when the tables are found). The page:
-docs/reproductions/dynamic-lending.md.
-"""
+"""The report of ``dynamic-lending``: per-seed measures, paired verdicts, the figure, the page."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from osfb_gym.bench.driver import RunInfo
 from osfb_gym.bench.report import (
     Claim,
     Report,
@@ -32,67 +20,8 @@ from osfb_gym.bench.report import (
     save,
     save_report,
 )
-from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
-from osfb_gym.core.validation import check_int
+from osfb_gym.bench.suites.dynamic_lending.settings import AGENTS, NAME, NAMES, WORLDS, Settings
 from osfb_gym.stats import Page, Verdict, paired
-
-NAME = "dynamic-lending"
-ENV = "DelayedImpactLending-v0"
-AGENTS = ("MaxProfit", "EqualOpportunity")
-#: the report's names of the agents (ml-fairness-gym's)
-NAMES = {"MaxProfit": "max-reward", "EqualOpportunity": "equal-opportunity"}
-#: each world: its env arguments, the dataset it needs, its disadvantaged group's index
-#: and both groups' names (ml-fairness-gym's group 1 has the lower scores; Black is group 0)
-WORLDS: dict[str, tuple[dict[str, Any], str | None, int, tuple[str, str]]] = {
-    "bin_shift": ({"scenario": "bin_shift"}, None, 1, ("group 0", "group 1")),
-    "fico": ({"dataset": "fico"}, "fico", 0, ("Black", "White")),
-}
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The comparison's sizes; each field but ``seeds`` and ``horizon`` is a ``--set`` key."""
-
-    seeds: tuple[int, ...] = tuple(range(20))
-    #: steps of one applicant each (ml-fairness-gym's experiment: 10,000 to 20,000)
-    horizon: int = 5000
-    #: the worlds to run: bin_shift (ml-fairness-gym's clusters), fico (Liu et al.'s tables)
-    worlds: tuple[str, ...] = ("bin_shift", "fico")
-    #: steps of approving everyone before the agents' thresholds apply (lending.py: 50)
-    burnin: int = 50
-    #: store the groups' mean scores every this many steps (the figure)
-    stride: int = 50
-
-    def __post_init__(self) -> None:
-        check_int(self.horizon, "horizon", minimum=1)
-        check_int(self.burnin, "burnin", minimum=0)
-        check_int(self.stride, "stride", minimum=1)
-        if not self.worlds or any(w not in WORLDS for w in self.worlds):
-            raise ValueError(
-                f"worlds must be a non-empty subset of {list(WORLDS)}, got {list(self.worlds)}"
-            )
-        if len(self.seeds) < 1:
-            raise ValueError(f"seeds must name at least one seed, got {self.seeds!r}")
-
-
-def sweep_spec(settings: Settings, worlds: Sequence[str], data_home: str | None) -> SweepSpec:
-    """Return the comparison as one sweep: a setting per world, both agents on each."""
-    envs = []
-    for world in worlds:
-        kwargs, dataset, _, _ = WORLDS[world]
-        home = {"data_home": data_home} if dataset and data_home else {}
-        envs.append(EnvSpec(ENV, world, {**kwargs, "horizon": settings.horizon, **home}))
-    agents = tuple(AgentSpec(name, {"burnin": settings.burnin}) for name in AGENTS)
-    return SweepSpec(
-        NAME,
-        tuple(envs),
-        agents,
-        tuple(settings.seeds),
-        "max-reward against equal-opportunity lenders over a long horizon "
-        "(ml-fairness-gym's lending experiment)",
-        curve_stride=settings.stride,
-    )
 
 
 def per_seed(rows: pd.DataFrame) -> pd.DataFrame:
@@ -233,48 +162,15 @@ def figure(rows: pd.DataFrame, worlds: Sequence[str], path: Path) -> Path:
     return save(fig, path, title="dynamic-lending: mean over seeds, band ±1 s.e.")
 
 
-def run(
-    name: str,
-    out: str | Path,
-    *,
-    seeds: Sequence[int] | None = None,
-    horizon: int | None = None,
-    data_home: str | None = None,
-    **given: Any,
-) -> Report:
-    """Run both agents on each world and seed into ``out``; write ``report.md``.
-
-    ``given``: the fields of :class:`Settings` (the ``--set`` keys), the rest
-    goes to :func:`~osfb_gym.bench.run.run_cells` (``resume``, ``workers``, ...).
-    The FICO world is left out, and the page says so, when its tables are
-    not found (``data_home``, ``OSFB_DATA``).
-    """
-    from osfb_gym.data.registry import available_datasets
-
-    fields = {f.name for f in dataclasses.fields(Settings)} - {"seeds", "horizon"}
-    options = {k: given.pop(k) for k in list(given) if k in fields}
-    if seeds is not None:
-        options["seeds"] = tuple(seeds)
-    if horizon is not None:
-        options["horizon"] = horizon
-    settings = Settings(**options)
-    skipped = []
-    worlds = list(settings.worlds)
-    if "fico" in worlds:
-        _, missing = available_datasets(["fico"], data_home)
-        if missing:
-            worlds.remove("fico")
-            skipped.append(f"fico: {missing['fico']} (pass --data-home or set OSFB_DATA)")
-    if not worlds:
-        raise FileNotFoundError(
-            f"{name}: no world left to run; {skipped[0]}" if skipped else f"{name}: no world"
-        )
-    spec = sweep_spec(settings, worlds, data_home)
-    rows, _ = run_cells(spec, Path(out), **given)
+def report(stored: Sequence[pd.DataFrame], settings: Settings, run: RunInfo) -> Report:
+    """Write the claims (paired over seeds), the per-agent table and the figure."""
+    rows, out, worlds = stored[0], run.out, list(settings.worlds)
+    skipped = [
+        f"{name}: {why} (pass --data-home or set OSFB_DATA)" for name, why in run.missing.items()
+    ]
     frame = per_seed(rows)
     page, tested = verdicts(frame, worlds)
     found = claims(page, tested, frame)
-    out = Path(out)
     plot = figure(rows, worlds, out / "mean_scores.png")
     summary = frame.groupby(["world", "agent"], sort=False).agg(["mean", "sem"])
     summary = summary.drop(columns="seed")
@@ -285,11 +181,29 @@ def run(
         },
         index=summary.index,
     )
+    text = _page(settings, skipped, page.sentence, claims_table(found), table, plot.name)
+    results = rows.drop(columns=[c for c in rows if c.startswith("curve_")])
+    report = save_report(out, text, {"results": results, "per_seed": frame}, [plot])
+    report.tables["claims"] = found
+    report.tables["rows"] = rows
+    return report
+
+
+def _page(
+    settings: Settings,
+    skipped: list[str],
+    sentence: str,
+    claims_text: str,
+    table: pd.DataFrame,
+    plot: str,
+) -> str:
+    """Return the page: the setting, what was not run, the claims, the per-agent table."""
+    worlds = settings.worlds
     lines = [
-        f"# osfb-bench {name}",
+        f"# osfb-bench {NAME}",
         "",
         f"Max-reward (`MaxProfit`) against equal-opportunity (`EqualOpportunity`) lenders on "
-        f"DelayedImpactLending-v0, {len(settings.seeds)} seeds, {settings.horizon} steps of one "
+        f"DelayedImpactLending-v0, {settings.seeds} seeds, {settings.horizon} steps of one "
         f"applicant each, burn-in {settings.burnin} steps; both agents learn repayment from "
         "the loans they make (ml-fairness-gym's agents are oracles that know it). Worlds: "
         + ", ".join(worlds)
@@ -298,11 +212,11 @@ def run(
         *(["Not run: " + "; ".join(skipped) + ".", ""] if skipped else []),
         "## Claims",
         "",
-        page.sentence + " Each verdict pairs the two agents by seed (the same applicants until "
+        sentence + " Each verdict pairs the two agents by seed (the same applicants until "
         "their decisions differ); 'gap > 0' tests equal-opportunity's aggregate TPR gap "
         "against zero.",
         "",
-        claims_table(found),
+        claims_text,
         "",
         "## Per agent (mean ± s.e. over seeds)",
         "",
@@ -312,12 +226,7 @@ def run(
         "",
         table.reset_index().to_markdown(index=False),
         "",
-        f"![mean scores]({plot.name})",
+        f"![mean scores]({plot})",
         "",
     ]
-    text = "\n".join(lines)
-    stored = rows.drop(columns=[c for c in rows if c.startswith("curve_")])
-    report = save_report(out, "report.md", text, {"results": stored, "per_seed": frame}, [plot])
-    report.tables["claims"] = found
-    report.tables["rows"] = rows
-    return report
+    return "\n".join(lines)

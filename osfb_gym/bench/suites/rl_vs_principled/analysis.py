@@ -156,7 +156,7 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
         "",
     ]
     points = frame.drop(columns=[c for c in frame if c.startswith("mean_")])
-    return save_report(out, f"{NAME}.md", "\n".join(lines), {"points": points}, figures)
+    return save_report(out, "\n".join(lines), {"points": points}, figures)
 
 
 def verdicts(frame: pd.DataFrame, best: dict[tuple[str, str], str], top: int) -> list[str]:

@@ -1,69 +1,18 @@
-"""Liu et al. (2018), "Delayed Impact of Fair Machine Learning", Section 6 on the FICO tables.
-
-The outcome curve of a group (Liu et al.'s ``Delta mu`` against the
-selection rate), the bank's operating points under maximum profit
-(MaxUtil), demographic parity (DemParity) and equal opportunity (EqOpt),
-and the region of active harm, computed exactly from the TransRisk tables
-with the pure functions of :mod:`osfb_gym.envs.delayed_impact`: no
-episode is run, nothing is random, so every claim's verdict is a plain
-comparison of computed numbers (no test: there is no noise to test
-against). The page: docs/reproductions/liu-outcome-curves.md.
-"""
+"""Liu et al.'s outcome curves, operating points and claims on the FICO tables; the page."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Claim, Report, claims_table, datasets_found, panels, save
-from osfb_gym.bench.report import save_report as _save
+from osfb_gym.bench.report import Claim, claims_table, panels, save
+from osfb_gym.bench.suites.liu.settings import CRITERIA, NAME, PAIR, STATED, Settings
 from osfb_gym.core.thresholds import expected_profit, threshold_policies
-from osfb_gym.core.validation import check_int
 from osfb_gym.envs.delayed_impact.world import ImpactWorld, expected_score_change, fico_world
-
-NAME = "liu-outcome-curves"
-#: Liu et al.'s pair: the protected group first
-PAIR = ("Black", "White")
-CRITERIA = ("MaxUtil", "DemParity", "EqOpt")
-#: where the claims come from: the paper's FICO section as summarised in issue 35 (the
-#: paper's own sentences could not be retrieved to check their wording)
-STATED = "Sec. 6, FICO, u-/u+ = -4 (paraphrased)"
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The utility and impact of Liu et al.'s FICO experiment; each field is a ``--set`` key."""
-
-    #: the bank's loss on a default per unit of profit on a repaid loan (Liu et al.: 4, and 10)
-    loss_ratios: tuple[float, ...] = (4.0, 10.0)
-    #: FICO points an applicant gains on repaying and loses on defaulting (Liu et al.: 75,-150)
-    score_changes: tuple[float, ...] = (75.0, -150.0)
-    #: groups of the tables whose outcome curves are drawn (the pair's operating points aside)
-    groups: tuple[str, ...] = ("Black", "White", "Hispanic", "Asian")
-    #: selection (and true-positive) rates on the grid the operating points are searched on
-    rates: int = 2001
-
-    def __post_init__(self) -> None:
-        if not self.loss_ratios or min(self.loss_ratios) <= 0:
-            raise ValueError(f"loss_ratios must be positive numbers, got {self.loss_ratios!r}")
-        if len(self.score_changes) != 2:
-            raise ValueError(
-                f"score_changes must be two numbers (repay, default), got {self.score_changes!r}"
-            )
-        up, down = self.score_changes
-        if up < 0 or down > 0:
-            raise ValueError(
-                f"score_changes must be a gain >= 0 and a loss <= 0, got {self.score_changes!r}"
-            )
-        if len(self.groups) < 1:
-            raise ValueError(f"groups must name at least one group, got {self.groups!r}")
-        check_int(self.rates, "rates", minimum=11)
 
 
 # ----------------------------------------------------------------------------- pure model
@@ -306,43 +255,16 @@ def _points_table(points: pd.DataFrame) -> str:
     return shown.to_markdown(index=False)
 
 
-def run(
-    name: str,
-    out: str | Path,
-    *,
-    seeds: Sequence[int] | None = None,
-    horizon: int | None = None,
-    data_home: str | None = None,
-    **given: Any,
-) -> Report:
-    """Compute the curves, operating points and claims into ``out``; write ``report.md``.
-
-    ``seeds`` and ``horizon`` do not apply (the computation is exact and
-    runs no episode): giving one raises. ``given``: the fields of
-    :class:`Settings` (the ``--set`` keys); the engine's options (``workers``,
-    ``resume``, ...) are accepted and unused.
-    """
-    if seeds is not None or horizon is not None:
-        raise ValueError(
-            f"{name} computes Liu et al.'s curves exactly from the tables and runs no episode: "
-            "--seeds and --horizon do not apply"
-        )
-    fields = {f.name for f in dataclasses.fields(Settings)}
-    settings = Settings(**{k: given.pop(k) for k in list(given) if k in fields})
-    datasets_found(["fico"], data_home, name)  # the standard message when the tables are absent
-    from osfb_gym.data import load
-
-    frames = compute(load("fico", data_home=data_home), settings)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    plot = figure(frames, settings, out / "outcome_curves.png")
-    found = claims(frames, settings)
+def page(
+    frames: dict[str, pd.DataFrame], settings: Settings, found: list[Claim], plot: Path
+) -> str:
+    """Return the page: the setting, the claims, the pair's operating points, the landmarks."""
     shares = frames["shares"]
     share_text = ", ".join(f"{r.group} {r.share:.1%}" for r in shares.itertuples())
     landmarks = frames["landmarks"].round(3).to_markdown(index=False)
-    page = "\n".join(
+    return "\n".join(
         [
-            f"# osfb-bench {name}",
+            f"# osfb-bench {NAME}",
             "",
             "Liu, Dean, Rolf, Simchowitz and Hardt (ICML 2018), Section 6, on the FICO "
             "TransRisk tables (scores mapped to 300-850 as Liu et al. do), score changes "
@@ -386,6 +308,3 @@ def run(
             "",
         ]
     )
-    report = _save(out, "report.md", page, frames, [plot])
-    report.tables["claims"] = found
-    return report

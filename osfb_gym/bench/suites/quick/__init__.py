@@ -9,7 +9,7 @@ world, each scored after the same N env steps of that world and at 0, by the
 equal-experience cells of :mod:`osfb_gym.bench.suites.experience` (run ``s`` plays
 world ``s`` and trains on its own seed). Without stable-baselines3 the PPO
 row is left out and the run says so in one line. The paper suites have their
-own modules here; :mod:`osfb_gym.bench.catalog` names every suite.
+own packages here; :mod:`osfb_gym.bench.suites` names every suite.
 """
 
 from __future__ import annotations
@@ -17,18 +17,16 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from osfb_gym.bench.driver import RunInfo, Stage
 from osfb_gym.bench.report import Report, mean_se
-from osfb_gym.bench.run import run_cells, write_outputs
-from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, env_arguments
+from osfb_gym.bench.run import with_horizon, write_outputs
+from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.core.family import FAMILIES
 from osfb_gym.core.optional import missing_message
 from osfb_gym.core.validation import check_int
@@ -44,16 +42,22 @@ EXPERIENCE = "osfb_gym.bench.suites.experience"
 
 @dataclass(frozen=True)
 class Settings:
-    """What a ``quick`` run covers beyond its seeds and horizon; each field is a ``--set`` key."""
+    """What a ``quick`` run covers; each field but ``seeds`` and ``horizon`` is a ``--set`` key."""
 
+    #: runs: seeds 0..seeds-1 of both stages (a run of the fixed world each)
+    seeds: int = 10
+    #: truncate every episode that has a horizon (None: each env's own; the fixed world: 200)
+    horizon: int | None = None
     #: env steps of the fixed lending world every agent there sees before it is scored
     total_timesteps: int = 10_000
     #: scored episodes per run of the fixed world (the same reset seeds for every agent)
     episodes: int = 5
 
     def __post_init__(self) -> None:
-        for name in ("total_timesteps", "episodes"):
+        for name in ("seeds", "total_timesteps", "episodes"):
             check_int(getattr(self, name), name, minimum=1)
+        if self.horizon is not None:
+            check_int(self.horizon, "horizon", minimum=1)
 
 
 QUICK = SweepSpec(
@@ -211,50 +215,24 @@ def experience_section(frame: pd.DataFrame, settings: Settings, skipped: str | N
     return text + experience_table(frame)
 
 
-def run(
-    name: str,
-    out: str | Path,
-    *,
-    seeds: Sequence[int] | None = None,
-    horizon: int | None = None,
-    data_home: str | None = None,
-    **given: Any,
-) -> Report:
-    """Run both stages into ``out`` (``osfb-bench run quick``) and write the page.
-
-    ``seeds``: the seeds of both stages (runs of the fixed world); ``horizon``
-    truncates every episode; ``data_home`` is unused (no dataset). ``given``: the
-    fields of :class:`Settings` (the ``--set`` keys), the rest goes to
-    :func:`~osfb_gym.bench.run.run_cells` (``resume``, ``workers``, ...).
-    """
-    fields = {f.name for f in dataclasses.fields(Settings)}
-    settings = Settings(**{k: given.pop(k) for k in list(given) if k in fields})
-    seeds = QUICK.seeds if seeds is None else tuple(seeds)
-    envs = tuple(
-        EnvSpec(env.id, env.label, env.kwargs | {"horizon": horizon})
-        if horizon is not None and "horizon" in env_arguments(env.id)
-        else env
-        for env in QUICK.envs
-    )
-    main = dataclasses.replace(QUICK, envs=envs, seeds=seeds)
-    skipped = rl_missing()  # a core install runs the rest and says so in one line
-    out = Path(out)
-    started = time.perf_counter()
-    rows, n_main = run_cells(main, out, label=f"{NAME}, fresh worlds", **given)
-    stage = fixed_world(settings, seeds, horizon, rl=skipped is None)
+def stages(settings: Settings) -> list[Stage]:
+    """Return the fresh worlds (:data:`QUICK`), then the fixed world (a run a task)."""
+    seeds = tuple(range(settings.seeds))
+    main = dataclasses.replace(with_horizon(QUICK, settings.horizon), seeds=seeds)
+    fixed = fixed_world(settings, seeds, settings.horizon, rl=rl_missing() is None)
     # a cell is a whole run (PPO trains in it): one a task, so workers share them out
-    engine = {"chunk_size": 1, **given}
-    fixed, n_fixed = run_cells(stage, out, label=f"{NAME}, fixed world (runs)", **engine)
-    seconds = time.perf_counter() - started
+    return [
+        Stage(main, f"{NAME}, fresh worlds"),
+        Stage(fixed, f"{NAME}, fixed world (runs)", chunk_size=1),
+    ]
+
+
+def report(rows: Sequence[pd.DataFrame], settings: Settings, run: RunInfo) -> Report:
+    """Write the page: each family's tuned table and plot, then the fixed world's section."""
+    main, fixed = rows
     frame = experience_rows(fixed)
-    section = experience_section(frame, settings, skipped)
-    report = write_outputs(main, rows, out, sections=[section], frames={"experience": frame})
-    cells, n_run = len(rows) + len(fixed), n_main + n_fixed
-    where = f"{given.get('executor', 'local')} x{given.get('workers', 1)}"
-    report.text = (
-        f"\n{QUICK.description}\n\n"
-        f"osfb-bench {NAME}: {cells} cells ({n_run} run now, {cells - n_run} resumed from the "
-        f"store) in {seconds:.1f} s on {where}\n\n{report.table}\n"
-    )
+    section = experience_section(frame, settings, rl_missing())
+    report = write_outputs(QUICK, main, run.out, sections=[section], frames={"experience": frame})
+    report.text = f"\n{QUICK.description}\n\n{report.table}\n"
     report.tables["experience"] = frame
     return report

@@ -1,10 +1,10 @@
-"""Tables 1 and 2 of Jiang, Jiang and Pacchiano (2021): one sweep stage and a report.
+"""The report of the ``jiang-*`` suites: their rows -> Tables 1 and 2 beside the paper's.
 
-Section 8's protocol on the engine. The report tunes ``alpha`` twice with
+The report tunes ``alpha`` twice with
 :func:`osfb_gym.bench.report.tuned`: on the splits it is reported on (the paper's
 protocol) and held out (on the even-ranked splits, reported on the others); each
 cell's "clearly lowest" or "tied (within noise)" is a paired verdict over the
-splits (:mod:`osfb_gym.bench.suites.jiang_verdicts`). ``fit="paper"`` fits as
+splits (:mod:`osfb_gym.bench.suites.jiang.verdicts`). ``fit="paper"`` fits as
 the paper's text says, ``"legacy"`` as the earlier runs (docs/reproductions/jiang.md).
 """
 
@@ -13,23 +13,20 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from osfb_gym.bench.report import (
     Report,
     curves_over_seeds,
-    datasets_found,
     plot_curves,
     save_report,
     tuned,
 )
 from osfb_gym.bench.report import published as _read
-from osfb_gym.bench.run import run_cells
-from osfb_gym.bench.suites.jiang_verdicts import (
+from osfb_gym.bench.suites.jiang.settings import AGENTS, FITS, METHOD_OF, METHODS, JiangSuite
+from osfb_gym.bench.suites.jiang.verdicts import (
     cell_text,
     cell_verdicts,
     grid_note,
@@ -38,35 +35,9 @@ from osfb_gym.bench.suites.jiang_verdicts import (
     scale_note,
     tally,
 )
-from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.data import load
-from osfb_gym.data.registry import SPECS, get_spec
+from osfb_gym.data.registry import get_spec
 from osfb_gym.stats import BestOf
-
-#: the lending paper's datasets, in its tables' order: those whose spec has its row count
-LENDING_DATASETS = tuple(spec.name for spec in SPECS if "paper_rows" in spec.metadata)
-#: the paper's columns in its order: the agent and its tuned hyperparameter ("ours" = Adaptive)
-AGENTS: dict[str, tuple[str, str | None]] = {
-    "greedy": ("Greedy", None),
-    "eps-greedy": ("EpsilonGreedy", "alpha"),
-    "os-eps-greedy": ("OneSidedEpsilonGreedy", "alpha"),
-    "noise": ("Noise", "alpha"),
-    "os-noise": ("OneSidedNoise", "alpha"),
-    "margin": ("Margin", "alpha"),
-    "ours": ("Adaptive", "rho"),
-}
-METHODS = tuple(AGENTS)
-METHOD_OF = {name: method for method, (name, _) in AGENTS.items()}
-#: env and learner arguments per fit (why each: docs/reproductions/jiang.md)
-FITS: dict[str, dict[str, dict[str, Any]]] = {
-    "paper": {
-        "env": {"encoding": "native", "scaling": "robust"},
-        "linear": {"l2": 1e-6},
-        "logistic": {"l2": 1.0, "design_l2": 1e-6, "free_intercept": True},
-        "ours": {"rho_schedule": "sqrt_log_t", "per_applicant_A": True},
-    },
-    "legacy": {"env": {}, "linear": {}, "logistic": {}, "ours": {}},
-}
 
 
 def published(link: str) -> pd.DataFrame:
@@ -83,121 +54,6 @@ def published(link: str) -> pd.DataFrame:
         raise ValueError(f"link must be 'linear' or 'logistic', got {link!r}")
     table = _read("jiang_table1" if link == "linear" else "jiang_table2", ["dataset", "cutoff"])
     return table[list(METHODS)]
-
-
-@dataclass(frozen=True)
-class JiangSuite:
-    """One of the two tables: link, datasets, cutoffs, splits (seeds), grid and fit."""
-
-    name: str
-    link: str
-    datasets: tuple[str, ...] = LENDING_DATASETS
-    cutoffs: tuple[float, ...] = (0.5, 0.7)
-    seeds: tuple[int, ...] = tuple(range(10))
-    alphas: tuple[float, ...] = tuple(2.0**k for k in range(-10, 4))
-    methods: tuple[str, ...] = METHODS
-    description: str = field(default="", compare=False)
-    fit: str = "paper"
-
-    @property
-    def grid_size(self) -> int:
-        """Cells of one (dataset, cutoff, split): greedy once, every other method at each alpha."""
-        return sum(len(self.alphas) if AGENTS[method][1] else 1 for method in self.methods)
-
-    def batch_size(self, dataset: str) -> int:
-        """Return the paper's batch size for ``dataset`` under this suite's link."""
-        return 1 if self.link == "linear" else 1000 if dataset in ("adult", "bank", "eeg") else 100
-
-    def spec(self, data_home: str | None, horizon: int | None) -> SweepSpec:
-        """Return the sweep: a setting per (dataset, cutoff), each method's alpha grid."""
-        if self.fit not in FITS:
-            raise ValueError(f"fit must be one of {sorted(FITS)}, got {self.fit!r}")
-        fit = FITS[self.fit]
-        common = {"link": self.link, **fit["env"]}
-        common |= {k: v for k, v in (("data_home", data_home), ("horizon", horizon)) if v}
-        envs = []
-        for dataset in self.datasets:
-            options = dict(common, dataset=dataset, batch_size=self.batch_size(dataset))
-            if "encoding" not in get_spec(dataset).options:  # bundled data: no codes
-                options.pop("encoding", None)
-            for cutoff in self.cutoffs:
-                kwargs = options | {"cutoff_quantile": cutoff}
-                envs.append(EnvSpec("OneSidedLending-v0", f"{dataset} {cutoff:.0%}", kwargs))
-        agents = []
-        for method in self.methods:
-            name, parameter = AGENTS[method]
-            params = {**fit[self.link], **(fit["ours"] if method == "ours" else {})}
-            grid = {parameter: list(self.alphas)} if parameter else {}
-            agents.append(AgentSpec(name, params, grid))
-        return SweepSpec(self.name, tuple(envs), tuple(agents), self.seeds, self.description)
-
-
-JIANG_SUITES = {
-    "jiang-linear": JiangSuite(
-        "jiang-linear",
-        "linear",
-        description="Table 1 of Jiang, Jiang and Pacchiano (2021): least squares, batch size 1.",
-    ),
-    "jiang-logistic": JiangSuite(
-        "jiang-logistic",
-        "logistic",
-        description="Table 2 of Jiang, Jiang and Pacchiano (2021): logistic regression, batch "
-        "size 1000 (Adult, Bank, EEG) or 100.",
-    ),
-}
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The ``--set`` keys of the ``jiang-*`` suites, with :class:`JiangSuite`'s defaults."""
-
-    #: the datasets to run (of those found under the data home)
-    datasets: tuple[str, ...] = JiangSuite.datasets
-    #: the grid of every method's alpha (Adaptive's rho), LOW:HIGH as powers of 2
-    alphas: tuple[float, ...] = field(default=JiangSuite.alphas, metadata={"kind": "alphas"})
-    #: the paper's random splits: seeds 0..splits-1
-    splits: int = len(JiangSuite.seeds)
-    #: the learners' fit: "paper" or "legacy" (the fit before the fidelity work)
-    fit: str = JiangSuite.fit
-
-
-def run_jiang(
-    suite: str | JiangSuite,
-    out_dir: str | Path,
-    *,
-    datasets: Sequence[str] | None = None,
-    seeds: Sequence[int] | None = None,
-    splits: int | None = None,
-    alphas: Sequence[float] | None = None,
-    fit: str | None = None,
-    data_home: str | None = None,
-    horizon: int | None = None,
-    **engine: Any,
-) -> Report:
-    """Run ``suite`` on the datasets found, then report; ``engine`` goes to :func:`run_cells`.
-
-    ``splits`` (the paper's random splits) is another name for ``seeds`` 0..splits-1.
-    """
-    suite = JIANG_SUITES[suite] if isinstance(suite, str) else suite
-    if splits is not None and seeds is not None:
-        raise ValueError("give --seeds or --set splits=, not both (they are the same)")
-    seeds = seeds if splits is None else tuple(range(splits))
-    found, missing = datasets_found(
-        suite.datasets if datasets is None else datasets, data_home, suite.name
-    )
-    suite = replace(
-        suite,
-        datasets=tuple(found),
-        seeds=tuple(seeds or suite.seeds),
-        alphas=tuple(alphas or suite.alphas),
-        fit=fit or suite.fit,
-    )
-    if engine.get("chunk_size") is None:
-        # a task per (dataset, cutoff, split): the engine's default chunks (256 cells, closed
-        # at a split's end) hold four Adult or Bank splits, the last of which pack worse
-        engine["chunk_size"] = suite.grid_size
-    rows, _ = run_cells(suite.spec(data_home, horizon), Path(out_dir), **engine)
-    return write_report(rows, suite, out_dir, data_home=data_home, missing=missing)
 
 
 #: the columns of an engine's rows a jiang table is rebuilt from
@@ -277,7 +133,7 @@ def _table(rows: pd.DataFrame, best: pd.DataFrame, link: str) -> tuple[list[dict
     """Return the table's rows (ours beside the paper's, the cells' verdicts) and the pages.
 
     The second value holds the paper's-protocol page (``"cells"``, a
-    :class:`~osfb_gym.bench.suites.jiang_verdicts.CellVerdicts`), the held-out
+    :class:`~osfb_gym.bench.suites.jiang.verdicts.CellVerdicts`), the held-out
     page (``"held_out"``), the paper's lowest per cell (``"paper"``) and
     greedy's ratio to the paper's (``"ratios"``).
     """
@@ -384,7 +240,7 @@ def write_report(
         page.append(f"Streams truncated to {steps} steps: not the paper's protocol.")
     frames = {"results": rows.loc[:, ~rows.columns.str.startswith("curve_")], "tuned": tuned_cells}
     page_text = "\n\n".join(page) + "\n"
-    return save_report(out, "table.md", page_text, frames, plots, results=rows, table=text)
+    return save_report(out, page_text, frames, plots, results=rows, table=text)
 
 
 def _data_note(name: str, data_home: str | None, suite: JiangSuite) -> str:

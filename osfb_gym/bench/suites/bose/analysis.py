@@ -166,17 +166,6 @@ def write_report(
     bounds = ", ".join(f"{np.log(k) + 2:.1f} at k={k}" for k in suite.reference_ks)
     last = curves[curves["k"] == top].pivot_table("total_loss", ["setting", "seed"], "agent")
     wins = (last["AcQUIre"] < last["Uniform"]).groupby(level="setting", sort=False).mean()
-    fair_means = fairness.groupby(["setting", "k", "agent"], sort=False).mean(numeric_only=True)
-    fair_table = fair_means.drop(columns="seed").map(lambda v: "" if pd.isna(v) else f"{v:.4g}")
-    dyn = dynamics.assign(change=dynamics["after_dynamics"] / dynamics["after_initialisation"] - 1)
-    increases = int((dyn["after_dynamics"] > dyn["after_initialisation"] * (1 + 1e-9)).sum())
-    dyn_table = pd.DataFrame(
-        {
-            "after initialisation": _stats(dyn, ["setting", "agent"], "after_initialisation"),
-            "after dynamics": _stats(dyn, ["setting", "agent"], "after_dynamics"),
-            "mean change": _stats(dyn, ["setting", "agent"], "change", "{mean:+.1%}"),
-        }
-    )
     page = [
         f"# osfb-bench {suite.name}",
         suite.description,
@@ -208,6 +197,33 @@ def write_report(
         "exact optima (tiny worlds, `python -m osfb_gym.bench.suites.bose.exact OUT`) is on "
         "docs/reproductions/bose-services.md.",
         _by_k(joined, "ratio", "{mean:.2f} ({max:.2f})"),
+        *_fairness_and_dynamics(fairness, dynamics, names, suite),
+        *(["Skipped: " + "; ".join(skipped)] if skipped else []),
+        "Env arguments per setting:",
+        "\n".join(
+            f"- `{env.label}`: `{json.dumps(env.kwargs, sort_keys=True)}`" for env in spec.envs
+        ),
+    ]
+    page = [part for part in page if part]  # no census found: no names of its groups
+    return save_report(out, "\n\n".join(page) + "\n", tables, [figure])
+
+
+def _fairness_and_dynamics(
+    fairness: pd.DataFrame, dynamics: pd.DataFrame, names: dict[str, Any], suite: Any
+) -> list[str]:
+    """Return the page's sections on fairness and on learning dynamics."""
+    fair_means = fairness.groupby(["setting", "k", "agent"], sort=False).mean(numeric_only=True)
+    fair_table = fair_means.drop(columns="seed").map(lambda v: "" if pd.isna(v) else f"{v:.4g}")
+    dyn = dynamics.assign(change=dynamics["after_dynamics"] / dynamics["after_initialisation"] - 1)
+    increases = int((dyn["after_dynamics"] > dyn["after_initialisation"] * (1 + 1e-9)).sum())
+    dyn_table = pd.DataFrame(
+        {
+            "after initialisation": _stats(dyn, ["setting", "agent"], "after_initialisation"),
+            "after dynamics": _stats(dyn, ["setting", "agent"], "after_dynamics"),
+            "mean change": _stats(dyn, ["setting", "agent"], "change", "{mean:+.1%}"),
+        }
+    )
+    return [
         "## Fairness",
         "Mean over seeds of each group's average loss and of the fairness objective (the "
         "largest of them, eq. 3). Fair AcQUIre (Algorithm 2) knows the groups; the baseline "
@@ -227,14 +243,7 @@ def write_report(
         f"the total loss. Episodes where the dynamics raised the loss: {increases} of "
         f"{len(dynamics)}.",
         _markdown(dyn_table),
-        *(["Skipped: " + "; ".join(skipped)] if skipped else []),
-        "Env arguments per setting:",
-        "\n".join(
-            f"- `{env.label}`: `{json.dumps(env.kwargs, sort_keys=True)}`" for env in spec.envs
-        ),
     ]
-    page = [part for part in page if part]  # no census found: no names of its groups
-    return save_report(out, "report.md", "\n\n".join(page) + "\n", tables, [figure])
 
 
 def _plot(rows: pd.DataFrame, path: Path) -> Path:

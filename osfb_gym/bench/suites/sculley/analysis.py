@@ -92,7 +92,7 @@ def write_report(
         lines += [f"Run time: {minutes:.1f} min ({len(results)} episodes).", ""]
     frames = {"results": results, name: summary}
     tables = {"summary": summary, "claims": claims, "missing": missing or {}}
-    return save_report(out_dir, "table.md", "\n".join(lines), frames, **tables)
+    return save_report(out_dir, "\n".join(lines), frames, **tables)
 
 
 # --------------------------------------------------------------------------- Table 1
