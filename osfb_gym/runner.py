@@ -199,7 +199,7 @@ def run_vector_episode(
     episodes end together, best the lockstep replicas that share a stream
     (``gym.make_vec("OneSidedLending-v0", num_envs, lockstep=True)``), and
     an agent that decides for all sub-envs at once
-    (:class:`~agents.lending.replicas.CutoffReplicas`). The agent gets
+    (:class:`~agents.lending._fast.replicas.CutoffReplicas`). The agent gets
     the feedback and never the oracle; each replica's seed is derived from
     its sub-env's reset seed as :func:`run_episode` derives it.
 

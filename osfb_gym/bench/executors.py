@@ -120,7 +120,7 @@ def run_replicas(cells: Sequence[Cell]) -> list[dict[str, Any]]:
     The rows are those :func:`run_cell` returns for each cell (tested);
     ``seconds`` is the episode's time divided among them.
     """
-    from agents.lending.replicas import CutoffReplicas
+    from agents.lending._fast.replicas import CutoffReplicas
     from osfb_gym.runner import run_vector_episode
 
     started = time.perf_counter()
@@ -157,10 +157,10 @@ def replica_groups(cells: Sequence[Cell]) -> list[list[Cell]]:
     Consecutive cells of lending agents (:class:`~agents.lending.base.CutoffAgent`)
     on the same ``OneSidedLending-v0`` setting and seed form a group; every
     other cell is a group of its own, and so is a cell that sets one of
-    :data:`agents.lending.replicas.SINGLE_AGENT_OPTIONS` to a non-default value.
+    :data:`agents.lending._fast.replicas.SINGLE_AGENT_OPTIONS` to a non-default value.
     """
+    from agents.lending._fast.replicas import SINGLE_AGENT_OPTIONS
     from agents.lending.base import CutoffAgent
-    from agents.lending.replicas import SINGLE_AGENT_OPTIONS
     from osfb_gym.bench.sweep import agent_classes
 
     classes = agent_classes()

@@ -28,7 +28,7 @@ from agents.lending import (
     Passive,
     ThompsonSampling,
 )
-from agents.lending.replicas import CutoffReplicas
+from agents.lending._fast.replicas import CutoffReplicas
 from osfb_gym.runner import run_episode, run_vector_episode
 from tests.helpers import EPISODE_RTOL, assert_close, assert_episodes_agree, eps_of_largest
 
@@ -181,7 +181,7 @@ class GreedyWithOption(Greedy):
 
 
 def test_agents_the_shared_path_does_not_know_learn_on_their_own():
-    from agents.lending.replicas import shares_state
+    from agents.lending._fast.replicas import shares_state
 
     envs = gym.make_vec(ID, num_envs=4, horizon=50, link="linear", lockstep=True)
     agents = [Greedy(), GreedyWithOption(), Adaptive(rho="theory"), Adaptive(project=True)]
@@ -190,7 +190,7 @@ def test_agents_the_shared_path_does_not_know_learn_on_their_own():
     assert replicas.shared_agents_.tolist() == [0]
     assert not any(shares_state(agent) for agent in agents[1:])
     # an option the shared path does not know is fine at its default, not elsewhere
-    import agents.lending.replicas as module
+    import agents.lending._fast.replicas as module
 
     module._SHARED_PARAMS[GreedyWithOption] = module._SHARED_PARAMS[Greedy]
     try:
@@ -207,7 +207,7 @@ def test_agents_the_shared_path_does_not_know_learn_on_their_own():
 
 
 def test_the_row_log_keeps_rows_float32_would_round_in_float64():
-    from agents.lending._row_log import RowLog
+    from agents.lending._fast.row_log import RowLog
 
     log = RowLog(2, np.dtype(np.float32))
     log.append(np.array([[1.0, 2.0]], dtype=np.float32))
@@ -219,7 +219,7 @@ def test_the_row_log_keeps_rows_float32_would_round_in_float64():
 
 
 def test_agents_learning_alone_keep_their_rows_in_the_log_and_decide_the_same():
-    from agents.lending._row_log import LoggedGLMEstimator
+    from agents.lending._fast.row_log import LoggedGLMEstimator
 
     agents = [Greedy(), Adaptive(rho=0.25), Margin(alpha=0.5), Greedy(solver="exact")]
     kwargs = dict(dataset="breast_cancer", link="logistic", horizon=150)
@@ -271,7 +271,7 @@ def test_the_suites_paper_fit_task_runs_as_replicas_with_the_rows_each_cell_give
 @pytest.mark.parametrize("dim", [4, 12])
 def test_stacked_one_row_updates_are_the_per_state_blas_calls(dim, monkeypatch):
     """Stacked NumPy where the self-check allows it, per-state dger otherwise: same decisions."""
-    import agents.lending._shared_rls as module
+    import agents.lending._fast.shared_rls as module
 
     kwargs = dict(link="linear", horizon=250, dim=dim)
     envs = gym.make_vec(ID, num_envs=len(GRID), lockstep=True, **kwargs)
@@ -308,7 +308,7 @@ def test_perturbations_computed_a_block_ahead_cross_blocks_as_each_agent_draws(
     batch_size, monkeypatch
 ):
     """Blocks of 7 applicants: the perturbations of many blocks are each agent's own draws."""
-    import agents.lending.replicas as module
+    import agents.lending._fast.replicas as module
 
     monkeypatch.setattr(module, "_BLOCK", 7)
     kwargs = dict(link="linear", horizon=40, batch_size=batch_size)
@@ -324,7 +324,7 @@ def test_perturbations_computed_a_block_ahead_cross_blocks_as_each_agent_draws(
 
 @pytest.mark.parametrize("dim", [5, 16, 17])
 def test_the_compiled_dger_loop_is_scipys_dger(dim):
-    from agents.lending import _rank_one
+    from agents.lending._fast import rank_one as _rank_one
 
     if not _rank_one.warm():
         pytest.skip("numba is not installed (the optional 'fast' extra) or OSFB_NUMBA=0")
@@ -349,8 +349,8 @@ def test_the_compiled_one_row_update_is_numpys(dim, monkeypatch):
     Three ways: NumPy alone; NumPy's BLAS products then the compiled element-wise
     update; the products too compiled in (NumPy's own cblas_dgemv/cblas_ddot).
     """
-    import agents.lending._shared_rls as module
-    from agents.lending import _rank_one
+    import agents.lending._fast.shared_rls as module
+    from agents.lending._fast import rank_one as _rank_one
 
     if not _rank_one.warm():
         pytest.skip("numba is not installed (the optional 'fast' extra) or OSFB_NUMBA=0")
@@ -389,8 +389,8 @@ def test_the_compiled_one_row_update_is_numpys(dim, monkeypatch):
 @pytest.mark.parametrize("dim", [2, 5, 15, 16, 17, 33])
 def test_numpys_blas_compiled_in_gives_numpys_products(dim):
     """The compiled cblas_dgemv/cblas_ddot give np.matmul's bits (the guard SharedRLS uses)."""
-    from agents.lending import _rank_one
-    from agents.lending._shared_rls import _numpy_rank_one_is_dger
+    from agents.lending._fast import rank_one as _rank_one
+    from agents.lending._fast.shared_rls import _numpy_rank_one_is_dger
 
     if _rank_one.one_row_blas_kernel() is None:
         pytest.skip("numba is not installed, OSFB_NUMBA=0, or NumPy's BLAS is not bundled")
@@ -400,7 +400,7 @@ def test_numpys_blas_compiled_in_gives_numpys_products(dim):
 
 def test_a_history_range_is_the_slice_of_the_whole_history():
     """``_History.collect(n, start)`` (a refit's new rows) on random chains of split states."""
-    from agents.lending._shared_rls import _History
+    from agents.lending._fast.shared_rls import _History
 
     rng = np.random.default_rng(0)
     for _ in range(200):

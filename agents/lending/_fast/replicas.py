@@ -29,8 +29,8 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import check_finite
-from agents.lending._row_log import LoggedGLMEstimator, RowLog
-from agents.lending._shared_rls import SharedRLS
+from agents.lending._fast.row_log import LoggedGLMEstimator, RowLog
+from agents.lending._fast.shared_rls import SharedRLS
 from agents.lending.adaptive import Adaptive
 from agents.lending.base import OUTCOME_RANGE, CutoffAgent
 from agents.lending.exploration import (
@@ -85,7 +85,7 @@ SINGLE_AGENT_OPTIONS: dict[str, Any] = {
 
 
 def shares_state(agent: CutoffAgent) -> bool:
-    """Whether ``agent`` (reset) can learn in :class:`~agents.lending._shared_rls.SharedRLS`.
+    """Whether ``agent`` (reset) can learn in :class:`~agents.lending._fast.shared_rls.SharedRLS`.
 
     Linear, incremental fits of the grid's agents, every hyperparameter one
     SharedRLS knows or at its default; Adaptive with a numeric ``rho`` (either
@@ -146,7 +146,7 @@ class CutoffReplicas:
         own seed; they may be of different classes and hyperparameters.
     share
         Let the linear, incremental agents of the grid (:func:`shares_state`)
-        learn in one :class:`~agents.lending._shared_rls.SharedRLS`: one
+        learn in one :class:`~agents.lending._fast.shared_rls.SharedRLS`: one
         state per distinct revealed history, the revealed rows kept once
         (the same decisions, less time and memory). False: every agent
         learns on its own (the reference path).
