@@ -8,6 +8,9 @@ speed, and is tested equal to it.
   agents in lockstep on the sub-envs of a lending vector env (a paper's grid as
   one vector episode); an agent says whether it runs there by its class's
   :meth:`~agents.lending.base.CutoffAgent.replica_spec`.
+- :mod:`~agents.lending._fast.one_row`: a cutoff agent's decision and update
+  for one applicant on Python floats (what ``CutoffAgent.act``/``update`` take
+  for a batch of one), read from the agent's own rule.
 - :mod:`~agents.lending._fast.shared_rls`: one recursive least squares state per
   distinct revealed history, for the replicas' linear, incremental agents.
 - :mod:`~agents.lending._fast.row_log`: the stream's rows, stored once for all
@@ -18,6 +21,16 @@ speed, and is tested equal to it.
 
 from __future__ import annotations
 
-from agents.lending._fast.replicas import CutoffReplicas, shares_state
+from typing import Any
 
 __all__ = ["CutoffReplicas", "shares_state"]
+
+
+def __getattr__(name: str) -> Any:
+    # lazily: agents.lending.base imports this package's one_row, and the replicas
+    # import the agents
+    if name in __all__:
+        from agents.lending._fast import replicas
+
+        return getattr(replicas, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

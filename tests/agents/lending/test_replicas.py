@@ -9,6 +9,8 @@ bit for bit.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -173,11 +175,24 @@ def test_agents_on_different_streams_keep_their_own_rows():
 
 
 class GreedyWithOption(Greedy):
-    """An agent with a hyperparameter the shared states do not know (a later option)."""
+    """An agent with a hyperparameter its class does not classify (a later option)."""
 
     def __init__(self, l2: float = 1.0, solver: str = "incremental", option: int = 0) -> None:
         super().__init__(l2=l2, solver=solver)
         self.option = option
+
+
+class GreedyWithDeclaredOption(GreedyWithOption):
+    """The same option, declared: the shared fit honours its default only."""
+
+    replica_fit: ClassVar[dict[str, Any]] = {**Greedy.replica_fit, "option": (0,)}
+
+
+class GreedyWithOwnLearn(Greedy):
+    """No new hyperparameter, but its own learning: it has not vouched for the shared fit."""
+
+    def learn(self, x: np.ndarray, y: np.ndarray) -> None:
+        super().learn(x, y)
 
 
 def test_agents_the_shared_path_does_not_know_learn_on_their_own():
@@ -189,21 +204,58 @@ def test_agents_the_shared_path_does_not_know_learn_on_their_own():
     run_vector_episode(envs, replicas, seed=0)
     assert replicas.shared_agents_.tolist() == [0]
     assert not any(shares_state(agent) for agent in agents[1:])
-    # an option the shared path does not know is fine at its default, not elsewhere
-    import agents.lending._fast.replicas as module
-
-    module._SHARED_PARAMS[GreedyWithOption] = module._SHARED_PARAMS[Greedy]
-    try:
-        replicas = CutoffReplicas([GreedyWithOption(), GreedyWithOption(option=1)])
-        envs = gym.make_vec(ID, num_envs=2, horizon=5, link="linear", lockstep=True)
-        run_vector_episode(envs, replicas, seed=0)
-        assert replicas.shared_agents_.tolist() == [0]
-    finally:
-        del module._SHARED_PARAMS[GreedyWithOption]
     logistic = gym.make_vec(ID, num_envs=2, horizon=20, link="logistic", lockstep=True)
     replicas = CutoffReplicas([Greedy(), Greedy()])
     run_vector_episode(logistic, replicas, seed=0)
     assert replicas.shared_ is None
+
+
+def test_a_new_hyperparameter_keeps_or_explicitly_refuses_the_shared_fit():
+    """A subclass's hyperparameter is classified by its class, or the class says it is not."""
+    # unclassified: refused at any value, and the refusal names the hyperparameter
+    for agent in (GreedyWithOption(), GreedyWithOption(option=1)):
+        assert "['option']" in str(agent.replica_fit_refusal())
+    assert "overrides ['learn']" in str(GreedyWithOwnLearn().replica_fit_refusal())
+    # declared: shared at the values it lists, refused (naming the value) elsewhere
+    assert GreedyWithDeclaredOption().replica_fit_refusal() is None
+    assert "option=1" in str(GreedyWithDeclaredOption(option=1).replica_fit_refusal())
+    makers = [
+        GreedyWithDeclaredOption,
+        lambda: GreedyWithDeclaredOption(option=1),
+        GreedyWithOption,
+        GreedyWithOwnLearn,
+    ]
+    replicas = CutoffReplicas([make() for make in makers])
+    envs = gym.make_vec(ID, num_envs=len(makers), horizon=60, link="linear", lockstep=True)
+    shared = run_vector_episode(envs, replicas, seed=2)
+    assert replicas.shared_agents_.tolist() == [0]
+    # every agent decides as it does alone, shared or not
+    env = gym.make(ID, horizon=60, link="linear")
+    for make, trajectory in zip(makers, shared, strict=True):
+        alone = run_episode(env, make(), seed=2)
+        np.testing.assert_array_equal(trajectory.actions, alone.actions)
+        np.testing.assert_array_equal(trajectory.oracle_loss, alone.oracle_loss)
+
+
+def test_every_lending_agents_hyperparameters_are_classified_or_it_says_why():
+    """Each agent class of agents.lending either lists every hyperparameter or refuses by name."""
+    import agents.lending as lending
+    from agents.lending.base import CutoffAgent
+
+    for cls in vars(lending).values():
+        if not (isinstance(cls, type) and issubclass(cls, CutoffAgent) and cls is not CutoffAgent):
+            continue
+        refusal = cls._replica_refusal
+        names = set(cls().get_params(deep=False))
+        if refusal is None:
+            assert names <= set(cls.replica_fit), cls
+        else:
+            assert cls.__name__ in refusal
+    shared = {"Greedy", "EpsilonGreedy", "OneSidedEpsilonGreedy", "Noise", "OneSidedNoise"}
+    shared |= {"Margin", "Adaptive"}
+    assert {
+        name for name in lending.__all__ if getattr(lending, name)._replica_refusal is None
+    } == shared
 
 
 def test_the_row_log_keeps_rows_float32_would_round_in_float64():
