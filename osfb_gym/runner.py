@@ -238,7 +238,9 @@ def run_vector_episode(
         seeds=[spawn_seed(value, AGENT_STREAM) for value in seeds],
         feedback=info[FEEDBACK],
     )
-    rewards, losses, actions, revealed = [], [], [], []
+    # every sub-env's per-step values in blocks of steps: no array object per step and
+    # sub-env arrays of a long episode (the lists of a paper's grid held ~3x its arrays)
+    rewards, losses, actions, revealed = (_StepColumns(envs.num_envs) for _ in range(4))
     while True:
         action = agent.act(obs)
         next_obs, reward, terminated, truncated, info = envs.step(action)
@@ -260,11 +262,12 @@ def run_vector_episode(
                 f"sub-envs {np.flatnonzero(done).tolist()} ended alone"
             )
     summaries = metrics_class.split(metrics.get())
-    stacked = [np.stack(values, axis=1) for values in (rewards, losses, actions, revealed)]
+    # one kind at a time, its blocks freed as it is joined (sub-env i's values: row i)
+    stacked = [columns.join() for columns in (rewards, losses, actions, revealed)]
     return [
         Trajectory(
-            rewards=stacked[0][index].astype(float),
-            oracle_loss=stacked[1][index].astype(float),
+            rewards=np.asarray(stacked[0][index], dtype=float),
+            oracle_loss=np.asarray(stacked[1][index], dtype=float),
             actions=stacked[2][index],
             n_revealed=stacked[3][index],
             metrics=summaries[index],
@@ -272,6 +275,40 @@ def run_vector_episode(
         )
         for index in range(envs.num_envs)
     ]
+
+
+class _StepColumns:
+    """Per-step arrays of every sub-env, kept in blocks of steps; joined as (sub-env, step, ...).
+
+    ``join()`` gives what ``np.stack(values, axis=1)`` of the appended arrays
+    gives (the same dtype and values), holding the blocks instead of one array
+    object per step.
+    """
+
+    BLOCK = 4096  # steps a block holds
+
+    def __init__(self, num_envs: int) -> None:
+        self._num_envs = num_envs
+        self._blocks: list[np.ndarray] = []
+        self._used = self.BLOCK  # steps used in the last block (full: a new one is made)
+
+    def append(self, values: Any) -> None:
+        """Add one step's values (shape (num_envs, ...))."""
+        values = np.asarray(values)
+        if self._used == self.BLOCK:
+            shape = (self._num_envs, self.BLOCK, *values.shape[1:])
+            self._blocks.append(np.empty(shape, dtype=values.dtype))
+            self._used = 0
+        self._blocks[-1][:, self._used] = values
+        self._used += 1
+
+    def join(self) -> np.ndarray:
+        """Return the steps as one (num_envs, steps, ...) array; the blocks are released."""
+        if not self._blocks:
+            return np.empty((self._num_envs, 0))
+        blocks, self._blocks = self._blocks, []
+        blocks[-1] = blocks[-1][:, : self._used]
+        return np.concatenate(blocks, axis=1)  # (a copy even of one block: no unused steps)
 
 
 EnvSource = str | gym.Env | Callable[[], gym.Env]

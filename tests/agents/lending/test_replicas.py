@@ -471,3 +471,21 @@ def test_a_history_range_is_the_slice_of_the_whole_history():
         part_indices, part_y = node.collect(n, start)
         np.testing.assert_array_equal(part_indices, indices[start:])
         np.testing.assert_array_equal(part_y, y[start:])
+
+
+def test_a_vector_episode_longer_than_a_block_of_steps_keeps_every_step(monkeypatch):
+    """run_vector_episode keeps steps in blocks: across blocks, the trajectories of agents alone."""
+    from osfb_gym import runner
+
+    monkeypatch.setattr(runner._StepColumns, "BLOCK", 7)
+    makers = [Greedy, lambda: Margin(alpha=0.5), lambda: Adaptive(rho=0.5)]
+    envs = gym.make_vec(ID, num_envs=3, horizon=30, batch_size=2, lockstep=True)
+    trajectories = run_vector_episode(envs, CutoffReplicas([make() for make in makers]), seed=4)
+    env = gym.make(ID, horizon=30, batch_size=2)
+    for make, trajectory in zip(makers, trajectories, strict=True):
+        alone = run_episode(env, make(), seed=4)
+        assert trajectory.actions.shape == alone.actions.shape == (30, 2)
+        for name in ("rewards", "oracle_loss", "actions", "n_revealed"):
+            mine, theirs = getattr(trajectory, name), getattr(alone, name)
+            assert mine.dtype == theirs.dtype, name
+            np.testing.assert_array_equal(mine, theirs)
