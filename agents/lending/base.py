@@ -51,8 +51,10 @@ FIT_REPLICA: dict[str, Any] = {
     "free_intercept": (False,),
     "refit": ("newton",),
 }
-#: the runner of the cells of cutoff agents that run as replicas (CutoffAgent.replica_spec)
+#: the runner of the cells of cutoff agents that run as replicas (CutoffAgent.replica_spec),
+#: and the envs whose lockstep vector env it drives
 REPLICA_RUNNER = "agents.lending._fast:CutoffReplicas"
+REPLICA_ENV_IDS = ("OneSidedLending-v0",)
 # the methods a class must vouch for (by declaring its own replica_fit) to share a fit
 _FIT_METHODS = ("reset", "act", "update", "learn", "decision_beta")
 
@@ -296,7 +298,8 @@ class CutoffAgent(Agent):
         """
         if self.design_l2 is not None or self.free_intercept or self.refit != "newton":
             return None
-        return ReplicaSpec(REPLICA_RUNNER, self.env_ids)
+        env_ids = tuple(env_id for env_id in self.env_ids if env_id in REPLICA_ENV_IDS)
+        return ReplicaSpec(REPLICA_RUNNER, env_ids) if env_ids else None
 
     def replica_fit_refusal(self) -> str | None:
         """Why replicas cannot learn this agent's fit in a shared state; None: they can.

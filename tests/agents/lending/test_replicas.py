@@ -488,3 +488,22 @@ def test_a_vector_episode_longer_than_a_block_of_steps_keeps_every_step(monkeypa
             mine, theirs = getattr(trajectory, name), getattr(alone, name)
             assert mine.dtype == theirs.dtype, name
             np.testing.assert_array_equal(mine, theirs)
+
+
+def test_a_cutoff_agent_declares_its_replica_runner_and_when_it_runs_alone():
+    from osfb_gym.core.family import load
+    from osfb_gym.core.replicas import replica_spec_of
+
+    spec = replica_spec_of(Adaptive(rho=0.5))
+    assert spec is not None and spec.runs_on(ID) and not spec.runs_on("CartPole-v1")
+    assert load(spec.runner) is CutoffReplicas
+    # the paper's logistic fit and a non-default refit run alone (their own choice)
+    assert replica_spec_of(Greedy(design_l2=1e-6)) is None
+    assert replica_spec_of(Adaptive(free_intercept=True)) is None
+    assert replica_spec_of(Adaptive(refit="expand")) is None
+    assert replica_spec_of(Perceptron()) is None  # no replica_spec at all
+
+    class ElsewhereGreedy(Greedy):
+        env_ids = ("DelayedImpactLending-v0",)
+
+    assert replica_spec_of(ElsewhereGreedy()) is None  # no lockstep env its runner drives
