@@ -22,7 +22,7 @@ class _DecayingExploration(CutoffAgent):
     A subclass says how many uniforms on [0, 1) it draws per applicant at
     each decision (``n_uniforms``) and how they and the scale make the
     perturbation (:meth:`perturbation`, written to broadcast over leading
-    axes, so :class:`~agents.lending._fast.replicas.CutoffReplicas` applies it to
+    axes, so :class:`~agents.lending.CutoffReplicas` applies it to
     many agents at once with the very draws each would make alone).
     """
 

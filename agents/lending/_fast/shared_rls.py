@@ -1,6 +1,6 @@
 """Shared recursive least squares for replicas: one state per distinct revealed history.
 
-:class:`~agents.lending._fast.replicas.CutoffReplicas` runs a paper's grid (the
+:class:`~agents.lending.CutoffReplicas` runs a paper's grid (the
 same few agents at many hyperparameters) on one stream. Every linear,
 incremental agent of the grid learns the same way
 (:class:`~agents.lending.glm.GLMEstimator`: Sherman-Morrison on ``A^{-1}``,
