@@ -14,7 +14,7 @@ memory), on one BLAS thread:
    its own (``CutoffReplicas(agents, share=False)``, the path before issue 18);
 2. ``shared``: the same with the linear agents' states shared per distinct
    history and their revealed rows kept once
-   (``CutoffReplicas(agents)``, :mod:`agents.lending._shared_rls`);
+   (``CutoffReplicas(agents)``, :mod:`agents.lending._fast.shared_rls`);
 3. ``engine``: the task as the suite's engine runs it
    (:func:`osfb_gym.bench.executors.run_task` on the task's cells: replica
    groups as vector episodes, any cell the replica path does not take alone);
@@ -63,10 +63,10 @@ from _args import parse_args, step_seconds
 from threadpoolctl import threadpool_limits
 
 import osfb_gym  # noqa: F401
-from agents.lending._rank_one import warm as warm_rank_one
-from agents.lending._row_log import LoggedGLMEstimator, RowLog
+from agents.lending._fast.rank_one import warm as warm_rank_one
+from agents.lending._fast.replicas import CutoffReplicas
+from agents.lending._fast.row_log import LoggedGLMEstimator, RowLog
 from agents.lending.glm import GLMEstimator
-from agents.lending.replicas import CutoffReplicas
 from osfb_gym.bench.executors import execute, run_task
 from osfb_gym.bench.suites import jiang
 from osfb_gym.bench.suites.jiang import JIANG_SUITES
@@ -303,10 +303,10 @@ def suite_run(args: Args, data_home: str | None) -> dict[str, object]:
 def blas_speed(cells: list[Cell], rounds: int) -> dict[str, object]:
     """CPU seconds of the shared way with and without the compiled BLAS products, alternated.
 
-    Without: ``SharedRLS`` gets no :func:`~agents.lending._rank_one.one_row_blas_kernel`
+    Without: ``SharedRLS`` gets no :func:`~agents.lending._fast.rank_one.one_row_blas_kernel`
     and makes the products with NumPy's stacked ``matmul`` (the same bits: tested).
     """
-    import agents.lending._shared_rls as shared_rls
+    import agents.lending._fast.shared_rls as shared_rls
 
     compiled = shared_rls.one_row_blas_kernel
     seconds: dict[bool, list[float]] = {True: [], False: []}

@@ -178,7 +178,7 @@ def kernel_ratios(args: Args, loss: str, services: int = 30) -> dict[str, Any]:
 
     ``fast`` is the world's own kernel (``loss_at``: compiled where the
     compiled loops are on); ``numpy`` the NumPy kernel (absent on code
-    before ``osfb_gym.envs.services.kernels``).
+    before ``osfb_gym.envs.services._fast.kernels``).
     """
     env = gym.make(
         "MultiServiceChoice-v0",
@@ -194,7 +194,7 @@ def kernel_ratios(args: Args, loss: str, services: int = 30) -> dict[str, Any]:
     thetas = world.preferences[order]
     candidates = {"fast": world.loss_at, "reference": world.loss_at_reference}
     try:
-        from osfb_gym.envs.services.kernels import numpy_kernel
+        from osfb_gym.envs.services._fast.kernels import numpy_kernel
     except ImportError:
         pass
     else:
@@ -219,7 +219,7 @@ def kernel_ratios(args: Args, loss: str, services: int = 30) -> dict[str, Any]:
 def compiled_loops_on(n_users: int) -> bool | None:
     """Whether the services' compiled loops run at ``n_users`` (None: code without them)."""
     try:
-        from osfb_gym.envs.services.kernels import compiled_loops
+        from osfb_gym.envs.services._fast.kernels import compiled_loops
     except ImportError:
         return None
     return compiled_loops(n_users) is not None
@@ -243,7 +243,7 @@ def step_parts(args: Args, loss: str) -> dict[str, float]:
     env_module = importlib.import_module("osfb_gym.envs.services.env")
     # the env's step calls update_best through kernels.settle (NumPy's path) since the
     # step became one compiled call (which computes the squared loss itself: no loss_at)
-    kernels_module = importlib.import_module("osfb_gym.envs.services.kernels")
+    kernels_module = importlib.import_module("osfb_gym.envs.services._fast.kernels")
     owner = kernels_module if hasattr(kernels_module, "settle") else env_module
     targets = [
         (Population, "loss_at", "loss kernel"),

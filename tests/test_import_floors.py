@@ -214,5 +214,5 @@ def test_the_reader_sees_lazy_relative_and_typing_imports():
     # a package's __init__ re-exporting its submodules by relative or absolute import
     assert "osfb_gym.wrappers.views" in GRAPH["osfb_gym.wrappers"]
     # the kernels annotate with the world's Population (typing only): a floor edge, not a run one
-    assert "osfb_gym.envs.services.world" in GRAPH["osfb_gym.envs.services.kernels"]
-    assert "osfb_gym.envs.services.world" not in RUNTIME["osfb_gym.envs.services.kernels"]
+    assert "osfb_gym.envs.services.world" in GRAPH["osfb_gym.envs.services._fast.kernels"]
+    assert "osfb_gym.envs.services.world" not in RUNTIME["osfb_gym.envs.services._fast.kernels"]

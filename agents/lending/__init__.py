@@ -1,5 +1,6 @@
 """Agents of the GLM-cutoff lending setting (Jiang, Jiang and Pacchiano 2021)."""
 
+from agents.lending._fast.replicas import CutoffReplicas
 from agents.lending.adaptive import Adaptive
 from agents.lending.bandits import LinUCB, ThompsonSampling
 from agents.lending.base import CutoffAgent
@@ -17,6 +18,7 @@ from agents.lending.sgd import SGD
 __all__ = [
     "Adaptive",
     "CutoffAgent",
+    "CutoffReplicas",
     "EpsilonGreedy",
     "Greedy",
     "LinUCB",

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Integral, Interval, Real, StrOptions
-from agents.lending.base import PAPER_FIT_CONSTRAINTS, CutoffAgent
+from agents.lending.base import FIT_REPLICA, PAPER_FIT_CONSTRAINTS, CutoffAgent, any_value
 from agents.lending.glm import REFITS, project_estimate
 
 
@@ -160,6 +160,16 @@ class Adaptive(CutoffAgent):
         "per_applicant_A": ["boolean"],
         "refit": [StrOptions(set(REFITS))],
     }
+    # the replicas share the fit of a numeric rho without the projection (the constants of
+    # rho="theory" are the agent's own)
+    replica_fit: ClassVar[dict[str, Any]] = {
+        **FIT_REPLICA,
+        "rho": lambda rho: not isinstance(rho, str),
+        **dict.fromkeys(("delta", "horizon", "beta_bound", "noise_scale"), any_value),
+        "project": (False,),
+        "rho_schedule": any_value,
+        "per_applicant_A": any_value,
+    }
 
     def __init__(
         self,
@@ -237,40 +247,14 @@ class Adaptive(CutoffAgent):
             return project_estimate(self.model_, self.beta_bound)
         return self.model_.beta
 
-    def _set_rho(self) -> None:
-        """Set ``rho_``, the bonus scale of round ``t_``."""
+    def bonus_scale(self) -> float:
+        """Set and return ``rho_``, the bonus scale of round ``t_``: ``rho`` or ``rho_t``."""
         if self.rho == "theory":
             self.rho_ = theory_rho(self.t_, **self.theory_constants_)
         elif self.rho_schedule == "sqrt_log_t":
             self.rho_ = float(self.rho) * math.sqrt(2.0 * self.model_.dim * math.log1p(self.t_))
+        return self.rho_
 
-    def bonus_one(self, x: np.ndarray) -> tuple[float, np.ndarray]:
-        """Return the bonus of a batch of one and the ``A^{-1} x`` its width took."""
-        self._set_rho()
-        row = x[0]
-        u = self.model_.A_inv.dot(row)
-        return self.rho_ * math.sqrt(max(float(row.dot(u)), 0.0)), u
-
-    def exploration(self, x: np.ndarray) -> np.ndarray:
-        """Return the bonus ``rho_t * sqrt(x^T A^{-1} x)``."""
-        self._set_rho()
-        if self.per_applicant_A and len(x) > 1:
-            return self._sequential_bonus(x)
-        return self.rho_ * self.model_.widths(x)
-
-    def _sequential_bonus(self, x: np.ndarray) -> np.ndarray:
-        """Return the bonuses of Algorithm 2's inner loop: ``A`` grows by each approval.
-
-        A copy of ``A^{-1}`` takes the approved applicants' rank-one updates
-        (Sherman-Morrison); the model itself learns their outcomes in
-        :meth:`update`, so nothing is counted twice.
-        """
-        a_inv = self.model_.A_inv.copy()
-        margin = np.asarray(self.link_.mean(x @ self.beta_), dtype=float) - self.cutoff_
-        bonus = np.empty(len(x))
-        for j, row in enumerate(x):
-            u = a_inv @ row
-            bonus[j] = self.rho_ * math.sqrt(max(float(row @ u), 0.0))
-            if margin[j] + bonus[j] > 0:  # approved: the same test act() applies
-                a_inv -= np.outer(u, u) / (1.0 + float(row @ u))
-        return bonus
+    def bonus_grows_in_batch(self) -> bool:
+        """``per_applicant_A``: Algorithm 2's in-batch ``A``."""
+        return self.per_applicant_A

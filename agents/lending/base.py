@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import math
+import inspect
 from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, Interval, Real, StrOptions, check_finite, float_array
-from agents.lending.glm import SOLVERS, GLMEstimator
+from agents.lending._fast import one_row
+from agents.lending.glm import SOLVERS, GLMEstimator, width_and_product
 from osfb_gym.core.links import get_link
+from osfb_gym.core.replicas import ReplicaSpec
 
 # The values an outcome y can take under each link: the Bernoulli outcomes of
 # the logistic link (and the labels of a dataset) lie in [0, 1]; any finite number
@@ -35,6 +37,28 @@ PAPER_FIT_CONSTRAINTS: dict[str, list[Any]] = {
 }
 
 
+def any_value(value: Any) -> bool:
+    """Accept every value (a :attr:`CutoffAgent.replica_fit` entry: the shared fit honours it)."""
+    return True
+
+
+#: the replicas' fit of every cutoff agent's own hyperparameters (CutoffAgent.replica_fit):
+#: any ridge; the incremental solver; the default ridge everywhere and the default refit
+FIT_REPLICA: dict[str, Any] = {
+    "l2": any_value,
+    "solver": ("incremental",),
+    "design_l2": (None,),
+    "free_intercept": (False,),
+    "refit": ("newton",),
+}
+#: the runner of the cells of cutoff agents that run as replicas (CutoffAgent.replica_spec),
+#: and the envs whose lockstep vector env it drives
+REPLICA_RUNNER = "agents.lending._fast:CutoffReplicas"
+REPLICA_ENV_IDS = ("OneSidedLending-v0",)
+# the methods a class must vouch for (by declaring its own replica_fit) to share a fit
+_FIT_METHODS = ("reset", "act", "update", "learn", "decision_beta")
+
+
 class CutoffAgent(Agent):
     """Approve an applicant when its score is positive; learn from revealed outcomes.
 
@@ -48,6 +72,16 @@ class CutoffAgent(Agent):
 
     env_ids: ClassVar[tuple[str, ...]] = ("OneSidedLending-v0",)
     abstract = True
+    #: Each hyperparameter -> the values with which replicas may learn this agent's fit in
+    #: one state shared with other agents (:mod:`agents.lending._fast.shared_rls`): a tuple
+    #: of values, or a test of the value (:func:`any_value`). A class shares only if every
+    #: hyperparameter of its signature is listed (by it or a parent) and, where it overrides
+    #: how it learns or decides, it lists them itself: else it learns on its own in the
+    #: replicas and :meth:`replica_fit_refusal` says why (checked when the class is made).
+    replica_fit: ClassVar[dict[str, Any]] = {}
+    _replica_refusal: ClassVar[str | None] = "CutoffAgent is abstract"
+    # whether the class writes its own exploration term (not the bonus of bonus_scale)
+    _own_exploration: ClassVar[bool] = False
     _parameter_constraints: ClassVar[dict[str, Any]] = FIT_CONSTRAINTS
     l2: float
     solver: str
@@ -185,40 +219,54 @@ class CutoffAgent(Agent):
         """Return the parameter decisions use after a fit (default: the estimate itself)."""
         return self.model_.beta
 
+    def bonus_scale(self) -> float | None:
+        """Return the scale ``s`` of this decision's uncertainty bonus ``s * sqrt(x^T A^{-1} x)``.
+
+        None (the default): no such bonus. A subclass that returns a scale
+        gets the bonus from :meth:`exploration` without writing it (Adaptive);
+        the one-applicant fast path and the replicas compute the same
+        ``s * width`` from the same scale (one call per decision: a schedule
+        may advance).
+        """
+        return None
+
+    def bonus_grows_in_batch(self) -> bool:
+        """Whether ``A`` takes each approved applicant before the next one's width (Algorithm 2)."""
+        return False
+
     def exploration(self, x: np.ndarray) -> np.ndarray | float:
-        """Term added to ``mu(x . beta_hat) - c`` before thresholding at 0."""
-        return 0.0
+        """Term added to ``mu(x . beta_hat) - c`` before thresholding at 0.
 
-    def bonus_one(self, x: np.ndarray) -> tuple[float, np.ndarray | None]:
-        """:meth:`exploration` of a batch of one ``x`` (shape (1, d)) as a float.
-
-        Also returns ``A^{-1} x[0]`` if computing the bonus computed it (as
-        :func:`~agents.lending.glm._sherman_morrison` would), for the update
-        to reuse; else None.
+        The default is the uncertainty bonus of :meth:`bonus_scale` (0.0 without one).
         """
-        return float(np.asarray(self.exploration(x)).reshape(-1)[0]), None
+        scale = self.bonus_scale()
+        if scale is None:
+            return 0.0
+        if len(x) > 1 and self.bonus_grows_in_batch():
+            return self._sequential_bonus(x, scale)
+        return scale * self.model_.widths(x)
 
-    def _act_one(self, observation: np.ndarray) -> np.ndarray:
-        """:meth:`act` on a batch of one: the same decision with scalar arithmetic.
+    def _sequential_bonus(self, x: np.ndarray, scale: float) -> np.ndarray:
+        """Return the bonuses of Algorithm 2's inner loop: ``A`` grows by each approval.
 
-        Validation is one finiteness test of the score (a non-finite
-        observation makes it non-finite); the full check runs only then.
+        A copy of ``A^{-1}`` takes the approved applicants' rank-one updates
+        (Sherman-Morrison); the model itself learns their outcomes in
+        :meth:`update`, so nothing is counted twice.
         """
-        x = np.asarray(observation, dtype=float)
-        row = x[0]
-        self.t_ += 1
-        mu = float(self.link_.mean(float(row.dot(self.beta_))))
-        bonus, u = self.bonus_one(x)
-        score = mu - self.cutoff_ + bonus
-        if not math.isfinite(score):
-            self._check_observation(observation, "act")
-        self._lean_cache = (observation, row, u, self.model_.n)
-        return np.array([score > 0], dtype=np.int8)
+        a_inv = self.model_.A_inv.copy()
+        margin = np.asarray(self.link_.mean(x @ self.beta_), dtype=float) - self.cutoff_
+        bonus = np.empty(len(x))
+        for j, row in enumerate(x):
+            width, u = width_and_product(a_inv, row)
+            bonus[j] = scale * width
+            if margin[j] + bonus[j] > 0:  # approved: the same test act() applies
+                a_inv -= np.outer(u, u) / (1.0 + float(row @ u))
+        return bonus
 
     def act(self, observation: Any) -> np.ndarray:
-        """Approve the applicants whose score is positive."""
+        """Approve the applicants whose score ``mu(x . beta_) - c + exploration`` is positive."""
         if type(observation) is np.ndarray and observation.shape == self._lean_shape:
-            return self._act_one(observation)
+            return one_row.act(self, observation)
         self._lean_cache = None
         x = self._check_observation(observation, "act")
         self.t_ += 1
@@ -232,37 +280,73 @@ class CutoffAgent(Agent):
         cache = self._lean_cache
         if cache is not None and observation is cache[0]:
             self._lean_cache = None
-            if self._update_one(cache, feedback):
+            if one_row.update(self, cache, feedback, OUTCOME_RANGE[self.link_.name]):
                 return
         x, y = self._revealed(observation, feedback)
         if len(y):
             self.learn(x, y)
 
-    def _update_one(self, cache: tuple[Any, np.ndarray, Any, int], feedback: Any) -> bool:
-        """Learn from the batch of one the last :meth:`_act_one` decided; False: not handled here.
+    def replica_spec(self) -> ReplicaSpec | None:
+        """How this agent runs as a replica of a lockstep episode (None: alone).
 
-        Learns the revealed outcome with the row (and ``A^{-1} x``) the
-        decision computed; the checks are the outcome's range test.
+        Every cutoff agent can (:class:`~agents.lending._fast.CutoffReplicas`
+        calls an agent's own ``act``/``update`` where it has them), except with
+        the paper's logistic fit (``design_l2``, ``free_intercept``) or a
+        non-default ``refit``: such an agent learns on its own in a replica
+        anyway, and alone it needs neither the replicas' row log nor a grid of
+        agents in memory at once, at the same speed.
         """
-        revealed, outcomes = feedback["revealed"], feedback["y"]
-        try:
-            if len(revealed) != 1 or len(outcomes) != 1 or isinstance(revealed, str):
-                return False
-            if not revealed[0]:
-                return True
-            target = float(outcomes[0])
-        except (TypeError, ValueError):  # not sequences of numbers: the general path names it
-            return False
-        low, high = OUTCOME_RANGE[self.link_.name]
-        if not low <= target <= high:  # NaN fails too
-            return False  # the general path raises the error
-        _, row, u, n = cache
-        self.model_.learn_row(row, target, u if n == self.model_.n else None)
-        self.beta_ = self.decision_beta()
-        return True
+        if self.design_l2 is not None or self.free_intercept or self.refit != "newton":
+            return None
+        env_ids = tuple(env_id for env_id in self.env_ids if env_id in REPLICA_ENV_IDS)
+        return ReplicaSpec(REPLICA_RUNNER, env_ids) if env_ids else None
+
+    def replica_fit_refusal(self) -> str | None:
+        """Why replicas cannot learn this agent's fit in a shared state; None: they can.
+
+        Reads the class's :attr:`replica_fit` against :meth:`get_params`; what
+        the shared state needs of the task (the linear link, the incremental
+        solver's recursive least squares) the replicas check themselves.
+        """
+        if self._replica_refusal is not None:
+            return self._replica_refusal
+        for name, value in self.get_params(deep=False).items():
+            allowed = self.replica_fit[name]
+            if not (allowed(value) if callable(allowed) else value in allowed):
+                return f"{type(self).__name__}({name}={value!r}) learns on its own"
+        return None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Decide once whether the class's parameters and methods let replicas share its fit."""
+        super().__init_subclass__(**kwargs)
+        cls._replica_refusal = _replica_refusal(cls)
+        cls._own_exploration = cls.exploration is not CutoffAgent.exploration
 
     def learn(self, x: np.ndarray, y: np.ndarray) -> None:
         """Add revealed examples ``(x, y)`` to the fit, refit, refresh ``beta_``."""
         self.model_.add(x, y)
         self.model_.fit()
         self.beta_ = self.decision_beta()
+
+
+def _replica_refusal(cls: type[CutoffAgent]) -> str | None:
+    """Why no agent of ``cls`` can share its fit in the replicas; None: its values decide."""
+    variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    names = [
+        name
+        for name, parameter in inspect.signature(cls.__init__).parameters.items()
+        if name != "self" and parameter.kind not in variadic
+    ]
+    unlisted = sorted(set(names) - set(cls.replica_fit))
+    if unlisted:
+        return (
+            f"{cls.__name__} learns on its own in the replicas: its hyperparameters {unlisted} "
+            "are not in its replica_fit"
+        )
+    own = [name for name in _FIT_METHODS if name in vars(cls)]
+    if own and "replica_fit" not in vars(cls):
+        return (
+            f"{cls.__name__} learns on its own in the replicas: it overrides {own} without "
+            "declaring its own replica_fit"
+        )
+    return None

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from agents.base import Interval, Real
-from agents.lending.base import PAPER_FIT_CONSTRAINTS, CutoffAgent
+from agents.lending.base import FIT_REPLICA, PAPER_FIT_CONSTRAINTS, CutoffAgent, any_value
 
 
 class _DecayingExploration(CutoffAgent):
@@ -22,7 +22,7 @@ class _DecayingExploration(CutoffAgent):
     A subclass says how many uniforms on [0, 1) it draws per applicant at
     each decision (``n_uniforms``) and how they and the scale make the
     perturbation (:meth:`perturbation`, written to broadcast over leading
-    axes, so :class:`~agents.lending.replicas.CutoffReplicas` applies it to
+    axes, so :class:`~agents.lending.CutoffReplicas` applies it to
     many agents at once with the very draws each would make alone).
     """
 
@@ -32,6 +32,7 @@ class _DecayingExploration(CutoffAgent):
         **PAPER_FIT_CONSTRAINTS,
         "alpha": [Interval(Real, 0, None, closed="left")],
     }
+    replica_fit: ClassVar[dict[str, Any]] = {**FIT_REPLICA, "alpha": any_value}
 
     def __init__(
         self,

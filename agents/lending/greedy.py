@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from agents.lending.base import PAPER_FIT_CONSTRAINTS, CutoffAgent
+from agents.lending.base import FIT_REPLICA, PAPER_FIT_CONSTRAINTS, CutoffAgent
 
 
 class Greedy(CutoffAgent):
@@ -46,6 +46,7 @@ class Greedy(CutoffAgent):
     """
 
     _parameter_constraints: ClassVar[dict[str, Any]] = PAPER_FIT_CONSTRAINTS
+    replica_fit: ClassVar[dict[str, Any]] = FIT_REPLICA
 
     def __init__(
         self,

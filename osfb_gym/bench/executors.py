@@ -27,12 +27,11 @@ from osfb_gym.bench.rl import ALGORITHMS
 from osfb_gym.bench.store import write_atomically
 from osfb_gym.bench.sweep import RL_PARAMS, Cell, make_agent
 from osfb_gym.core.optional import require, require_for_argument
+from osfb_gym.core.replicas import replica_spec_of
 from osfb_gym.core.validation import check_choice, check_int
 from osfb_gym.runner import Trajectory, run_episode
 
 EXECUTORS = ("local", "ray")
-#: the env whose cells can run as replicas (it has a native vector env)
-REPLICA_ENV = "OneSidedLending-v0"
 MAX_CHUNK = 256  # cells a task holds by default before it closes at a group boundary
 #: how many points of the R_t / t curve a stored row keeps (log-spaced, last step included)
 CURVE_POINTS = 60
@@ -115,20 +114,24 @@ def run_custom(cell: Cell) -> dict[str, Any]:
 
 
 def run_replicas(cells: Sequence[Cell]) -> list[dict[str, Any]]:
-    """Run cells of lending agents that share a setting and a seed as one vector episode.
+    """Run cells that share a setting, a seed and a replica runner as one vector episode.
 
-    The rows are those :func:`run_cell` returns for each cell (tested);
-    ``seconds`` is the episode's time divided among them.
+    The runner is the one the agents' :class:`~osfb_gym.core.replicas.ReplicaSpec`
+    names (:func:`replica_groups` grouped them by it), on the env's lockstep
+    vector env. The rows are those :func:`run_cell` returns for each cell
+    (tested); ``seconds`` is the episode's time divided among them.
     """
-    from agents.lending.replicas import CutoffReplicas
+    from osfb_gym.core.family import load
     from osfb_gym.runner import run_vector_episode
 
     started = time.perf_counter()
     first = cells[0]
-    envs = gym.make_vec(first.env_id, num_envs=len(cells), lockstep=True, **first.env_kwargs)
     agents = [make_agent(cell.agent, cell.params) for cell in cells]
-    replicas = CutoffReplicas(agents)  # type: ignore[arg-type]  # checks they are lending agents
-    trajectories = run_vector_episode(envs, replicas, first.seed)
+    spec = replica_spec_of(agents[0])
+    if spec is None:
+        raise ValueError(f"{first.agent} declares no replica spec: its cells run alone")
+    envs = gym.make_vec(first.env_id, num_envs=len(cells), lockstep=True, **first.env_kwargs)
+    trajectories = run_vector_episode(envs, load(spec.runner)(agents), first.seed)
     envs.close()
     seconds = (time.perf_counter() - started) / len(cells)
     return [_row(c, t, seconds) for c, t in zip(cells, trajectories, strict=True)]
@@ -154,28 +157,23 @@ def _row(cell: Cell, trajectory: Trajectory, seconds: float) -> dict[str, Any]:
 def replica_groups(cells: Sequence[Cell]) -> list[list[Cell]]:
     """Split ``cells`` (in order) into runs that can be replicas of one vector episode.
 
-    Consecutive cells of lending agents (:class:`~agents.lending.base.CutoffAgent`)
-    on the same ``OneSidedLending-v0`` setting and seed form a group; every
-    other cell is a group of its own, and so is a cell that sets one of
-    :data:`agents.lending.replicas.SINGLE_AGENT_OPTIONS` to a non-default value.
+    Consecutive cells on the same setting and seed whose agents declare the
+    same replica runner for the cell's env (``agent.replica_spec()``, a
+    :class:`~osfb_gym.core.replicas.ReplicaSpec`) form a group; every other
+    cell (an RL agent, a custom runner, an agent that runs alone) is a group
+    of its own.
     """
-    from agents.lending.base import CutoffAgent
-    from agents.lending.replicas import SINGLE_AGENT_OPTIONS
     from osfb_gym.bench.sweep import agent_classes
 
     classes = agent_classes()
 
     def stream(cell: Cell) -> object:
-        agent = None if cell.runner is not None else classes.get(cell.agent)
-        if (
-            cell.env_id != REPLICA_ENV
-            or agent is None
-            or not issubclass(agent, CutoffAgent)
-            # options the replica path does not promise to honour: run alone
-            or any(cell.params.get(k, v) != v for k, v in SINGLE_AGENT_OPTIONS.items())
-        ):
+        if cell.runner is not None or cell.agent not in classes:
             return object()  # equal to no other: a group of its own
-        return repr((sorted(cell.env_kwargs.items()), cell.seed))
+        spec = replica_spec_of(make_agent(cell.agent, cell.params))
+        if spec is None or not spec.runs_on(cell.env_id):
+            return object()
+        return repr((spec.runner, cell.env_id, sorted(cell.env_kwargs.items()), cell.seed))
 
     return [list(group) for _, group in itertools.groupby(cells, key=stream)]
 

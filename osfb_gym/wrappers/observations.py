@@ -162,7 +162,7 @@ class _ViewObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
         Only on the direct path under ``HideOracle``, for a view that takes
         nothing in and whose vector is its observation's encoding (the plain
-        view of a ``Dict`` that :func:`~osfb_gym.wrappers.writers.dict_plan`
+        view of a ``Dict`` that :func:`~osfb_gym.wrappers._fast.writers.dict_plan`
         describes), with an env that offers it
         (:meth:`MultiServiceChoiceEnv.step_encoded
         <osfb_gym.envs.services.env.MultiServiceChoiceEnv.step_encoded>`):

@@ -94,7 +94,7 @@ class View:
     def __init__(self, env: gym.Env) -> None:
         self.source_space: Any = env.observation_space
         self._plain = encode_space(env.observation_space)
-        from osfb_gym.wrappers.writers import make_writer  # (it reads this module)
+        from osfb_gym.wrappers._fast.writers import make_writer  # (it reads this module)
 
         self._plain_size, self._write_plain = make_writer(env.observation_space)
 
@@ -113,7 +113,7 @@ class View:
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Restore a pickled view, remaking its writer from ``source_space``."""
         self.__dict__.update(state)
-        from osfb_gym.wrappers.writers import make_writer
+        from osfb_gym.wrappers._fast.writers import make_writer
 
         self._plain_size, self._write_plain = make_writer(self.source_space)
 
@@ -149,7 +149,7 @@ class PlainView(View):
         # array is cast once (float32 -> float64 -> float32 is exact; float64 ->
         # float32 is the cast encode ends with), not three times
         self._cast_only = isinstance(space, spaces.Box) and not _unbounded(space)
-        from osfb_gym.wrappers.writers import dict_plan
+        from osfb_gym.wrappers._fast.writers import dict_plan
 
         #: how the vector encodes a Dict of vectors (None for other spaces): an env may
         #: write it itself (osfb_gym.wrappers.observations' direct path)

@@ -21,7 +21,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 import osfb_gym  # noqa: F401  (registers the env ids)
 from agents.base import Agent, Interval, NotResetError, all_agents
 from agents.lending import Adaptive, Greedy, Margin
-from agents.lending.replicas import CutoffReplicas
+from agents.lending._fast.replicas import CutoffReplicas
 from agents.reject import DRAL, DSAL
 from agents.rl import SB3Agent
 from agents.services import AcQUIre, Uniform

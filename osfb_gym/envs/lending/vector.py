@@ -30,6 +30,7 @@ from gymnasium.vector.utils import batch_space
 from osfb_gym.core.channels import FEEDBACK, ORACLE
 from osfb_gym.core.seeding import vector_seeds
 from osfb_gym.core.validation import check_binary_array, check_int
+from osfb_gym.envs.lending._fast.one_stream import step_one_stream
 from osfb_gym.envs.lending.env import OneSidedLendingEnv
 from osfb_gym.envs.lending.metrics import (
     LendingMetrics,
@@ -249,7 +250,7 @@ class OneSidedLendingVectorEnv(VectorEnv):
         first = self._streams[0]
         # a full batch's mask is the env's all-true constant (else the general path decides)
         if len(self._streams) == 1 and first._valid is first._all_valid:
-            return self._step_one_stream(actions)
+            return step_one_stream(self, actions)
         # the streams are this family's own envs: their current batch is read directly
         mu = np.stack([stream._mu for stream in self._streams])[self._slot]
         y = np.stack([stream._y for stream in self._streams])[self._slot]
@@ -281,51 +282,6 @@ class OneSidedLendingVectorEnv(VectorEnv):
         terminated = np.array([advanced[slot][1] for slot in self._slot])
         truncated = np.array([advanced[slot][2] for slot in self._slot])
         if (terminated | truncated).any():
-            self._running = False
-        return obs, reward, terminated, truncated, info
-
-    def _step_one_stream(
-        self, actions: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """:meth:`step` when every sub-env reads one stream and its batch is all real rows.
-
-        The replicas of a paper's grid: the stream's batch is scored for every
-        sub-env at once, with the same IEEE operations on the same values as the
-        general path (a batch of one: the loss ``|mu - c|`` or 0.0 and the
-        reward ``y - c`` or 0.0 directly, the one term of their sums). The
-        arrays handed out are fresh each step (the all-true ``valid`` and one
-        applicant's Bayes actions copied from constants).
-        """
-        stream = self._streams[0]
-        count, cutoff = self.num_envs, self.cutoff
-        mu_row, y_row = stream._mu, stream._y
-        mu = mu_row[None].repeat(count, axis=0)
-        y = y_row[None].repeat(count, axis=0)
-        approved = actions == 1
-        if self.batch_size == 1:
-            one_mu, one_y = float(mu_row[0]), float(y_row[0])
-            above = one_mu > cutoff
-            shown = approved[:, 0]
-            loss = np.where(shown != above, abs(one_mu - cutoff), 0.0)
-            reward = np.where(shown, one_y - cutoff, 0.0)
-            bayes = self._constants[1 if above else 0].copy()
-        else:
-            rows_above = mu_row > cutoff
-            loss = np.sum(np.abs(mu - cutoff) * (rows_above != actions), axis=-1)
-            reward = revealed_reward(y, cutoff, approved)
-            bayes = rows_above.view(np.int8)[None].repeat(count, axis=0)
-        valid = self._constants[2].copy()
-        revealed = approved if self.feedback_mode == "one_sided" else valid.copy()
-        info = {
-            FEEDBACK: {"revealed": revealed, "y": np.where(revealed, y, 0.0), "valid": valid},
-            ORACLE: {"mu": mu, "y": y, "bayes_action": bayes, "loss": loss},
-        }
-        observation, ended, cut = stream._advance()
-        obs = observation[None].repeat(count, axis=0)
-        # np.zeros is np.full(count, False) without its Python wrapper
-        terminated = np.ones(count, dtype=bool) if ended else np.zeros(count, dtype=bool)
-        truncated = np.ones(count, dtype=bool) if cut else np.zeros(count, dtype=bool)
-        if ended or cut:
             self._running = False
         return obs, reward, terminated, truncated, info
 

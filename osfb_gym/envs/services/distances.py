@@ -1,7 +1,7 @@
 """Squared distances between users' preferences and a service: the world's and the kernels' one.
 
 Below both :mod:`osfb_gym.envs.services.world` (which re-exports it) and
-:mod:`osfb_gym.envs.services.kernels` (whose ``d <= 2`` loops write out the
+:mod:`osfb_gym.envs.services._fast.kernels` (whose ``d <= 2`` loops write out the
 same lines), so neither imports the other for it.
 """
 

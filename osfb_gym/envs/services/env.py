@@ -22,7 +22,7 @@ from osfb_gym.core.validation import (
     check_memory,
 )
 from osfb_gym.envs._render import RENDER_MODES, check_render
-from osfb_gym.envs.services.kernels import report, settle
+from osfb_gym.envs.services._fast.kernels import report, settle
 from osfb_gym.envs.services.metrics import ServiceMetrics
 from osfb_gym.envs.services.options import (
     LOSS_BOUND,
@@ -513,7 +513,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     def view_layout(self, plan: Any) -> tuple[Any, ...] | None:
         """Return where an RL plain view puts this env's observation, for :meth:`step_encoded`.
 
-        ``plan`` is a :class:`osfb_gym.wrappers.writers.DictPlan` of this
+        ``plan`` is a :class:`osfb_gym.wrappers._fast.writers.DictPlan` of this
         env's observation space (which entries are squashed, coded, counted,
         where). Returns ``(size, layout, count)``: the vector's size, where
         the losses, choices and groups go (with the codes' tables and

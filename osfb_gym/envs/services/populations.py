@@ -14,7 +14,7 @@ from typing import cast
 
 import numpy as np
 
-from osfb_gym.envs.services.kernels import compiled_loops
+from osfb_gym.envs.services._fast.kernels import compiled_loops
 from osfb_gym.envs.services.world import Population
 
 CENTRE_SPREAD = 4.0  # cluster centres ~ N(0, 4^2 I)
@@ -35,12 +35,12 @@ def compiled_draws(n_users: int = 0) -> ModuleType | None:
     """Return the compiled loops between a world's draws, or None for NumPy's lines.
 
     None without numba, with ``OSFB_NUMBA=0``, or below
-    :data:`~osfb_gym.envs.services.kernels.COMPILED_MIN_USERS` users in a
+    :data:`~osfb_gym.envs.services._fast.kernels.COMPILED_MIN_USERS` users in a
     process that has not imported numba (an RL view's writers import it):
     a small world alone is not worth numba's import (~0.5 s, ~100 MB). The
     same bits either way.
     """
-    return compiled_loops(n_users, "osfb_gym.envs.services._compiled_draws")
+    return compiled_loops(n_users, "osfb_gym.envs.services._fast.compiled_draws")
 
 
 def random_spd(m: int, d: int, rng: np.random.Generator) -> np.ndarray:

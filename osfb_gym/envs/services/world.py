@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from osfb_gym.core.validation import check_choice
-from osfb_gym.envs.services import kernels
+from osfb_gym.envs.services._fast import kernels
 from osfb_gym.envs.services.distances import squared_distances
 
 FAMILIES = ("squared", "mahalanobis", "huber", "cosine")
@@ -282,7 +282,7 @@ class Population:
         """Return ``f_i(theta)`` for every user (or the ``users`` given), vectorised.
 
         For every user (``users=None``, each step of an episode) the
-        family's kernel (:mod:`osfb_gym.envs.services.kernels`), picked
+        family's kernel (:mod:`osfb_gym.envs.services._fast.kernels`), picked
         once per world, reuses per-world constants and works in place, or
         in one compiled loop; the kernels compute the same floating-point
         operations as :meth:`loss_at_reference`, so the two agree bit for

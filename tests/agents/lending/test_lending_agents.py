@@ -371,6 +371,26 @@ def test_lean_path_is_the_general_path_under_the_linear_link(params):
     assert_close(lean.model_.beta, general.model_.beta, ulps=0, rtol=EPISODE_RTOL)
 
 
+@pytest.mark.parametrize(
+    "make",
+    [Greedy, lambda: Margin(alpha=0.5), lambda: OneSidedNoise(alpha=0.5), LinUCB],
+    ids=["Greedy", "Margin", "OneSidedNoise", "LinUCB"],
+)
+@pytest.mark.crossimpl
+def test_every_cutoff_agents_lean_path_is_its_general_path(make):
+    """The one-applicant path (agents/lending/_fast/one_row.py) reads each agent's own rule.
+
+    The agents without a bonus scale (their own exploration, drawn from their own
+    generator) decide as on the checked path; the linear fit within the episodes' bound.
+    """
+    env = gym.make("OneSidedLending-v0", dataset="breast_cancer", link="linear", batch_size=1)
+    lean, general = make(), make()
+    actions, twins = _shadow_episode(lean, general, env, 2, 300, lambda obs: obs.tolist())
+    assert np.array_equal(actions, twins)
+    assert lean.model_.n == general.model_.n > 20
+    assert_close(lean.model_.beta, general.model_.beta, ulps=0, rtol=EPISODE_RTOL)
+
+
 @pytest.mark.crossimpl
 def test_lean_logistic_path_keeps_A_inverse_and_the_estimate_within_round_off():
     env = gym.make("OneSidedLending-v0", dataset="breast_cancer", link="logistic", batch_size=1)

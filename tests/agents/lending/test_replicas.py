@@ -9,6 +9,8 @@ bit for bit.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -28,7 +30,7 @@ from agents.lending import (
     Passive,
     ThompsonSampling,
 )
-from agents.lending.replicas import CutoffReplicas
+from agents.lending._fast.replicas import CutoffReplicas
 from osfb_gym.runner import run_episode, run_vector_episode
 from tests.helpers import EPISODE_RTOL, assert_close, assert_episodes_agree, eps_of_largest
 
@@ -173,15 +175,28 @@ def test_agents_on_different_streams_keep_their_own_rows():
 
 
 class GreedyWithOption(Greedy):
-    """An agent with a hyperparameter the shared states do not know (a later option)."""
+    """An agent with a hyperparameter its class does not classify (a later option)."""
 
     def __init__(self, l2: float = 1.0, solver: str = "incremental", option: int = 0) -> None:
         super().__init__(l2=l2, solver=solver)
         self.option = option
 
 
+class GreedyWithDeclaredOption(GreedyWithOption):
+    """The same option, declared: the shared fit honours its default only."""
+
+    replica_fit: ClassVar[dict[str, Any]] = {**Greedy.replica_fit, "option": (0,)}
+
+
+class GreedyWithOwnLearn(Greedy):
+    """No new hyperparameter, but its own learning: it has not vouched for the shared fit."""
+
+    def learn(self, x: np.ndarray, y: np.ndarray) -> None:
+        super().learn(x, y)
+
+
 def test_agents_the_shared_path_does_not_know_learn_on_their_own():
-    from agents.lending.replicas import shares_state
+    from agents.lending._fast.replicas import shares_state
 
     envs = gym.make_vec(ID, num_envs=4, horizon=50, link="linear", lockstep=True)
     agents = [Greedy(), GreedyWithOption(), Adaptive(rho="theory"), Adaptive(project=True)]
@@ -189,25 +204,61 @@ def test_agents_the_shared_path_does_not_know_learn_on_their_own():
     run_vector_episode(envs, replicas, seed=0)
     assert replicas.shared_agents_.tolist() == [0]
     assert not any(shares_state(agent) for agent in agents[1:])
-    # an option the shared path does not know is fine at its default, not elsewhere
-    import agents.lending.replicas as module
-
-    module._SHARED_PARAMS[GreedyWithOption] = module._SHARED_PARAMS[Greedy]
-    try:
-        replicas = CutoffReplicas([GreedyWithOption(), GreedyWithOption(option=1)])
-        envs = gym.make_vec(ID, num_envs=2, horizon=5, link="linear", lockstep=True)
-        run_vector_episode(envs, replicas, seed=0)
-        assert replicas.shared_agents_.tolist() == [0]
-    finally:
-        del module._SHARED_PARAMS[GreedyWithOption]
     logistic = gym.make_vec(ID, num_envs=2, horizon=20, link="logistic", lockstep=True)
     replicas = CutoffReplicas([Greedy(), Greedy()])
     run_vector_episode(logistic, replicas, seed=0)
     assert replicas.shared_ is None
 
 
+def test_a_new_hyperparameter_keeps_or_explicitly_refuses_the_shared_fit():
+    """A subclass's hyperparameter is classified by its class, or the class says it is not."""
+    # unclassified: refused at any value, and the refusal names the hyperparameter
+    for agent in (GreedyWithOption(), GreedyWithOption(option=1)):
+        assert "['option']" in str(agent.replica_fit_refusal())
+    assert "overrides ['learn']" in str(GreedyWithOwnLearn().replica_fit_refusal())
+    # declared: shared at the values it lists, refused (naming the value) elsewhere
+    assert GreedyWithDeclaredOption().replica_fit_refusal() is None
+    assert "option=1" in str(GreedyWithDeclaredOption(option=1).replica_fit_refusal())
+    makers = [
+        GreedyWithDeclaredOption,
+        lambda: GreedyWithDeclaredOption(option=1),
+        GreedyWithOption,
+        GreedyWithOwnLearn,
+    ]
+    replicas = CutoffReplicas([make() for make in makers])
+    envs = gym.make_vec(ID, num_envs=len(makers), horizon=60, link="linear", lockstep=True)
+    shared = run_vector_episode(envs, replicas, seed=2)
+    assert replicas.shared_agents_.tolist() == [0]
+    # every agent decides as it does alone, shared or not
+    env = gym.make(ID, horizon=60, link="linear")
+    for make, trajectory in zip(makers, shared, strict=True):
+        alone = run_episode(env, make(), seed=2)
+        np.testing.assert_array_equal(trajectory.actions, alone.actions)
+        np.testing.assert_array_equal(trajectory.oracle_loss, alone.oracle_loss)
+
+
+def test_every_lending_agents_hyperparameters_are_classified_or_it_says_why():
+    """Each agent class of agents.lending either lists every hyperparameter or refuses by name."""
+    import agents.lending as lending
+    from agents.lending.base import CutoffAgent
+
+    classes = [getattr(lending, name) for name in lending.__all__]
+    classes = [c for c in classes if issubclass(c, CutoffAgent) and c is not CutoffAgent]
+    assert len(classes) == 11
+    for cls in classes:
+        refusal = cls._replica_refusal
+        names = set(cls().get_params(deep=False))
+        if refusal is None:
+            assert names <= set(cls.replica_fit), cls
+        else:
+            assert cls.__name__ in refusal
+    shared = {"Greedy", "EpsilonGreedy", "OneSidedEpsilonGreedy", "Noise", "OneSidedNoise"}
+    shared |= {"Margin", "Adaptive"}
+    assert {cls.__name__ for cls in classes if cls._replica_refusal is None} == shared
+
+
 def test_the_row_log_keeps_rows_float32_would_round_in_float64():
-    from agents.lending._row_log import RowLog
+    from agents.lending._fast.row_log import RowLog
 
     log = RowLog(2, np.dtype(np.float32))
     log.append(np.array([[1.0, 2.0]], dtype=np.float32))
@@ -219,7 +270,7 @@ def test_the_row_log_keeps_rows_float32_would_round_in_float64():
 
 
 def test_agents_learning_alone_keep_their_rows_in_the_log_and_decide_the_same():
-    from agents.lending._row_log import LoggedGLMEstimator
+    from agents.lending._fast.row_log import LoggedGLMEstimator
 
     agents = [Greedy(), Adaptive(rho=0.25), Margin(alpha=0.5), Greedy(solver="exact")]
     kwargs = dict(dataset="breast_cancer", link="logistic", horizon=150)
@@ -268,7 +319,7 @@ def test_the_suites_paper_fit_task_runs_as_replicas_with_the_rows_each_cell_give
 @pytest.mark.parametrize("dim", [4, 12])
 def test_stacked_one_row_updates_are_the_per_state_blas_calls(dim, monkeypatch):
     """Stacked NumPy where the self-check allows it, per-state dger otherwise: same decisions."""
-    import agents.lending._shared_rls as module
+    import agents.lending._fast.shared_rls as module
 
     kwargs = dict(link="linear", horizon=250, dim=dim)
     envs = gym.make_vec(ID, num_envs=len(GRID), lockstep=True, **kwargs)
@@ -305,7 +356,7 @@ def test_perturbations_computed_a_block_ahead_cross_blocks_as_each_agent_draws(
     batch_size, monkeypatch
 ):
     """Blocks of 7 applicants: the perturbations of many blocks are each agent's own draws."""
-    import agents.lending.replicas as module
+    import agents.lending._fast.replicas as module
 
     monkeypatch.setattr(module, "_BLOCK", 7)
     kwargs = dict(link="linear", horizon=40, batch_size=batch_size)
@@ -321,7 +372,7 @@ def test_perturbations_computed_a_block_ahead_cross_blocks_as_each_agent_draws(
 
 @pytest.mark.parametrize("dim", [5, 16, 17])
 def test_the_compiled_dger_loop_is_scipys_dger(dim):
-    from agents.lending import _rank_one
+    from agents.lending._fast import rank_one as _rank_one
 
     if not _rank_one.warm():
         pytest.skip("numba is not installed (the optional 'fast' extra) or OSFB_NUMBA=0")
@@ -346,8 +397,8 @@ def test_the_compiled_one_row_update_is_numpys(dim, monkeypatch):
     Three ways: NumPy alone; NumPy's BLAS products then the compiled element-wise
     update; the products too compiled in (NumPy's own cblas_dgemv/cblas_ddot).
     """
-    import agents.lending._shared_rls as module
-    from agents.lending import _rank_one
+    import agents.lending._fast.shared_rls as module
+    from agents.lending._fast import rank_one as _rank_one
 
     if not _rank_one.warm():
         pytest.skip("numba is not installed (the optional 'fast' extra) or OSFB_NUMBA=0")
@@ -386,8 +437,8 @@ def test_the_compiled_one_row_update_is_numpys(dim, monkeypatch):
 @pytest.mark.parametrize("dim", [2, 5, 15, 16, 17, 33])
 def test_numpys_blas_compiled_in_gives_numpys_products(dim):
     """The compiled cblas_dgemv/cblas_ddot give np.matmul's bits (the guard SharedRLS uses)."""
-    from agents.lending import _rank_one
-    from agents.lending._shared_rls import _numpy_rank_one_is_dger
+    from agents.lending._fast import rank_one as _rank_one
+    from agents.lending._fast.shared_rls import _numpy_rank_one_is_dger
 
     if _rank_one.one_row_blas_kernel() is None:
         pytest.skip("numba is not installed, OSFB_NUMBA=0, or NumPy's BLAS is not bundled")
@@ -397,7 +448,7 @@ def test_numpys_blas_compiled_in_gives_numpys_products(dim):
 
 def test_a_history_range_is_the_slice_of_the_whole_history():
     """``_History.collect(n, start)`` (a refit's new rows) on random chains of split states."""
-    from agents.lending._shared_rls import _History
+    from agents.lending._fast.shared_rls import _History
 
     rng = np.random.default_rng(0)
     for _ in range(200):
@@ -416,3 +467,40 @@ def test_a_history_range_is_the_slice_of_the_whole_history():
         part_indices, part_y = node.collect(n, start)
         np.testing.assert_array_equal(part_indices, indices[start:])
         np.testing.assert_array_equal(part_y, y[start:])
+
+
+def test_a_vector_episode_longer_than_a_block_of_steps_keeps_every_step(monkeypatch):
+    """run_vector_episode keeps steps in blocks: across blocks, the trajectories of agents alone."""
+    from osfb_gym import runner
+
+    monkeypatch.setattr(runner._StepColumns, "BLOCK", 7)
+    makers = [Greedy, lambda: Margin(alpha=0.5), lambda: Adaptive(rho=0.5)]
+    envs = gym.make_vec(ID, num_envs=3, horizon=30, batch_size=2, lockstep=True)
+    trajectories = run_vector_episode(envs, CutoffReplicas([make() for make in makers]), seed=4)
+    env = gym.make(ID, horizon=30, batch_size=2)
+    for make, trajectory in zip(makers, trajectories, strict=True):
+        alone = run_episode(env, make(), seed=4)
+        assert trajectory.actions.shape == alone.actions.shape == (30, 2)
+        for name in ("rewards", "oracle_loss", "actions", "n_revealed"):
+            mine, theirs = getattr(trajectory, name), getattr(alone, name)
+            assert mine.dtype == theirs.dtype, name
+            np.testing.assert_array_equal(mine, theirs)
+
+
+def test_a_cutoff_agent_declares_its_replica_runner_and_when_it_runs_alone():
+    from osfb_gym.core.family import load
+    from osfb_gym.core.replicas import replica_spec_of
+
+    spec = replica_spec_of(Adaptive(rho=0.5))
+    assert spec is not None and spec.runs_on(ID) and not spec.runs_on("CartPole-v1")
+    assert load(spec.runner) is CutoffReplicas
+    # the paper's logistic fit and a non-default refit run alone (their own choice)
+    assert replica_spec_of(Greedy(design_l2=1e-6)) is None
+    assert replica_spec_of(Adaptive(free_intercept=True)) is None
+    assert replica_spec_of(Adaptive(refit="expand")) is None
+    assert replica_spec_of(Perceptron()) is None  # no replica_spec at all
+
+    class ElsewhereGreedy(Greedy):
+        env_ids = ("DelayedImpactLending-v0",)
+
+    assert replica_spec_of(ElsewhereGreedy()) is None  # no lockstep env its runner drives

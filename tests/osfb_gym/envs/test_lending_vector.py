@@ -215,7 +215,7 @@ def test_the_default_vector_env_autoresets_and_lockstep_is_an_option():
 def test_replicas_score_the_same_on_lockstep_and_on_gymnasiums_vector_env():
     """lockstep=True only shares the stream: every trajectory is the same as without it."""
     from agents.lending import Adaptive, Greedy
-    from agents.lending.replicas import CutoffReplicas
+    from agents.lending._fast.replicas import CutoffReplicas
     from osfb_gym.runner import run_vector_episode
 
     runs = []

@@ -13,8 +13,8 @@ from gymnasium.wrappers import PassiveEnvChecker
 import osfb_gym  # noqa: F401
 from osfb_gym.core.channels import HideOracle, strip_oracle
 from osfb_gym.wrappers import apply_view, rl_env
+from osfb_gym.wrappers._fast.writers import make_writer
 from osfb_gym.wrappers.views import encode, make_view
-from osfb_gym.wrappers.writers import make_writer
 from tests.helpers import assert_close, eps_of_largest
 
 CASES = [
@@ -160,7 +160,7 @@ def test_the_plain_views_cast_equals_encode(obs):
 def test_the_direct_path_steps_the_env_without_its_oracle():
     """Under HideOracle the view calls step_without_oracle (or step_encoded, which writes
     the plain view's vector in the step: compiled, numba loaded); without it, step."""
-    from osfb_gym.wrappers._compiled import kernels
+    from osfb_gym.wrappers._fast.compiled import kernels
 
     encoded = "step_encoded" if kernels() is not None else "step_without_oracle"
     for hide, expected in ((True, encoded), (False, "step")):
@@ -271,7 +271,8 @@ def test_a_negative_code_among_codes_in_range_is_not_read_from_the_table():
 @pytest.mark.crossimpl
 def test_the_compiled_writers_give_the_numpy_writers(monkeypatch):
     """numba's loops (the default where numba is installed) against NumPy alone, awkward values."""
-    from osfb_gym.wrappers import _compiled, writers
+    from osfb_gym.wrappers._fast import compiled as _compiled
+    from osfb_gym.wrappers._fast import writers
 
     pytest.importorskip("numba")  # the loops need the `fast` extra
     monkeypatch.delenv("OSFB_NUMBA", raising=False)  # on, also under a developer's OSFB_NUMBA=0
@@ -321,7 +322,8 @@ FUSED_SPACES = {
 @pytest.mark.crossimpl
 def test_a_dicts_entries_in_one_compiled_call_give_the_entry_writers(monkeypatch, name):
     """The fused writer against the entries' own writers and encode, awkward values too."""
-    from osfb_gym.wrappers import _compiled, writers
+    from osfb_gym.wrappers._fast import compiled as _compiled
+    from osfb_gym.wrappers._fast import writers
 
     pytest.importorskip("numba")
     monkeypatch.delenv("OSFB_NUMBA", raising=False)
@@ -362,7 +364,8 @@ def test_a_dicts_entries_in_one_compiled_call_give_the_entry_writers(monkeypatch
 
 
 def test_a_dict_the_compiled_call_cannot_take_keeps_the_entry_writers(monkeypatch):
-    from osfb_gym.wrappers import _compiled, writers
+    from osfb_gym.wrappers._fast import compiled as _compiled
+    from osfb_gym.wrappers._fast import writers
 
     pytest.importorskip("numba")
     monkeypatch.delenv("OSFB_NUMBA", raising=False)

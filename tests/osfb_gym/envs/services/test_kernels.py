@@ -21,7 +21,7 @@ import pytest
 
 import osfb_gym  # noqa: F401
 from agents.services import AcQUIre, FairAcQUIre
-from osfb_gym.envs.services import kernels
+from osfb_gym.envs.services._fast import kernels
 from osfb_gym.envs.services.populations import draw_clusters
 from osfb_gym.envs.services.world import FAMILIES, GroupAverages, Population, group_losses
 from osfb_gym.runner import run_episode

@@ -138,7 +138,7 @@ def test_cluster_labels_take_every_cluster_and_the_searchs_ties_to_the_right(eit
             # (~1e-13 over this test); exact ties are tested below
             assert got.dtype == np.int64 and got.tobytes() == expected.tobytes()
     if either_path == "1":
-        from osfb_gym.envs.services import _compiled_draws as loops
+        from osfb_gym.envs.services._fast import compiled_draws as loops
 
         draws = np.array([1.0, 0.0, 3.0, 0.0])  # cdf 0.25, 0.25, 1.0, 1.0: ties
         cdf = (draws * (1.0 / draws.cumsum()[-1])).cumsum()

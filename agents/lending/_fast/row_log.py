@@ -2,7 +2,7 @@
 
 :class:`RowLog` holds each observed batch once (in the observation's own
 dtype, float32 for OneSidedLending, whose float64 view is exact); the shared
-states of :mod:`agents.lending._shared_rls` and :class:`LoggedGLMEstimator`
+states of :mod:`agents.lending._fast.shared_rls` and :class:`LoggedGLMEstimator`
 (a replica that learns alone) keep indices into it instead of float64 copies
 of the rows they revealed.
 """

@@ -11,16 +11,19 @@ The decisions are the agents' own too: the score ``mu(x . beta_) - c``
 for all of them in one product, plus each agent's exploration term, drawn
 from the agent's own generator in the order it would draw alone
 (:class:`~agents.lending.exploration._DecayingExploration` declares its
-draws), or, for any other :class:`~agents.lending.base.CutoffAgent`
-(Adaptive's uncertainty bonus), by calling its own ``exploration``; an
-agent with its own ``act`` or ``update`` (Passive, SGD) is simply called.
+draws), the uncertainty bonus ``bonus_scale() * width`` of an agent that has
+one (Adaptive: its own scale, the widths of its shared state), or, for any
+other :class:`~agents.lending.base.CutoffAgent`, by calling its own
+``exploration``; an agent with its own ``act`` or ``update`` (Passive, SGD)
+is simply called. Whether an agent's learning is shared with others
+(:func:`shares_state`) its class declares
+(:attr:`~agents.lending.base.CutoffAgent.replica_fit`).
 Running an agent as a replica or alone gives the same decisions and
 metrics (tested against :func:`osfb_gym.runner.run_episode`).
 """
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -29,88 +32,35 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import check_finite
-from agents.lending._row_log import LoggedGLMEstimator, RowLog
-from agents.lending._shared_rls import SharedRLS
-from agents.lending.adaptive import Adaptive
+from agents.lending._fast.row_log import LoggedGLMEstimator, RowLog
+from agents.lending._fast.shared_rls import SharedRLS
 from agents.lending.base import OUTCOME_RANGE, CutoffAgent
 from agents.lending.exploration import (
-    EpsilonGreedy,
-    Margin,
-    Noise,
-    OneSidedEpsilonGreedy,
-    OneSidedNoise,
     _DecayingExploration,
 )
 from agents.lending.glm import GLMEstimator
-from agents.lending.greedy import Greedy
 
 _BLOCK = 512  # applicants whose uniforms are drawn (and perturbations computed) at once per agent
 
-# The agents whose learning SharedRLS reproduces, with every hyperparameter it
-# knows: an agent of another class, or with a parameter not listed here (an
-# option added later) set away from its default, learns on its own.
-_SHARED_PARAMS: dict[type[CutoffAgent], frozenset[str]] = {
-    Greedy: frozenset({"l2", "solver"}),
-    **{
-        cls: frozenset({"alpha", "l2", "solver"})
-        for cls in (EpsilonGreedy, OneSidedEpsilonGreedy, Noise, OneSidedNoise, Margin)
-    },
-    Adaptive: frozenset(
-        {
-            "rho",
-            "l2",
-            "delta",
-            "horizon",
-            "beta_bound",
-            "noise_scale",
-            "project",
-            "solver",
-            "rho_schedule",
-            "per_applicant_A",
-        }
-    ),
-}
-
-#: options with which a suite's cell runs alone instead of as a replica
-#: (:func:`osfb_gym.bench.executors.replica_groups`): an agent with the paper fit's
-#: ``design_l2``/``free_intercept`` (the logistic fit) learns on its own in a replica
-#: too, and one at a time it needs neither the row log nor 85 agents in memory at once.
-#: Adaptive's ``rho_schedule`` and ``per_applicant_A`` run as replicas (shared, exact);
-#: a non-default GLM ``refit`` runs alone.
-SINGLE_AGENT_OPTIONS: dict[str, Any] = {
-    "design_l2": None,
-    "free_intercept": False,
-    "refit": "newton",
-}
-
 
 def shares_state(agent: CutoffAgent) -> bool:
-    """Whether ``agent`` (reset) can learn in :class:`~agents.lending._shared_rls.SharedRLS`.
+    """Whether ``agent`` (reset) can learn in :class:`~agents.lending._fast.shared_rls.SharedRLS`.
 
-    Linear, incremental fits of the grid's agents, every hyperparameter one
-    SharedRLS knows or at its default; Adaptive with a numeric ``rho`` (either
-    ``rho_schedule``, either ``per_applicant_A``) and no projection.
+    Its class declares the hyperparameter values with which it can
+    (:attr:`~agents.lending.base.CutoffAgent.replica_fit`,
+    :meth:`~agents.lending.base.CutoffAgent.replica_fit_refusal`); the shared
+    state itself needs the linear link's incremental fit (recursive least squares).
     """
-    cls = type(agent)
-    known = _SHARED_PARAMS.get(cls)
-    if known is None:
+    if agent.replica_fit_refusal() is not None:
         return False
-    defaults = inspect.signature(cls.__init__).parameters
-    for name, value in agent.get_params().items():
-        # an option added later is fine at its default (today's behaviour), nowhere else
-        if name not in known and (name not in defaults or value != defaults[name].default):
-            return False
     if agent.solver != "incremental" or agent.link_.name != "linear":
         return False
-    if type(agent.model_) is not GLMEstimator or not agent.model_._rls:
-        return False
-    if cls is Adaptive:
-        return (
-            not isinstance(agent.rho, str)  # type: ignore[attr-defined]
-            and not agent.project  # type: ignore[attr-defined]
-            and agent.rho_schedule in ("constant", "sqrt_log_t")  # type: ignore[attr-defined]
-        )
-    return True
+    return type(agent.model_) is GLMEstimator and agent.model_._rls
+
+
+def _width_bonus(agent: CutoffAgent) -> bool:
+    """Whether ``agent``'s exploration is CutoffAgent's bonus ``bonus_scale() * width``."""
+    return not agent._own_exploration and _overrides(agent, "bonus_scale")
 
 
 class _DrawGroup:
@@ -146,7 +96,7 @@ class CutoffReplicas:
         own seed; they may be of different classes and hyperparameters.
     share
         Let the linear, incremental agents of the grid (:func:`shares_state`)
-        learn in one :class:`~agents.lending._shared_rls.SharedRLS`: one
+        learn in one :class:`~agents.lending._fast.shared_rls.SharedRLS`: one
         state per distinct revealed history, the revealed rows kept once
         (the same decisions, less time and memory). False: every agent
         learns on its own (the reference path).
@@ -229,7 +179,7 @@ class CutoffReplicas:
             agent = self.agents[index]
             if isinstance(agent, _DecayingExploration):
                 by_class.setdefault(type(agent), []).append(index)
-            elif _overrides(agent, "exploration"):
+            elif _overrides(agent, "exploration") or _overrides(agent, "bonus_scale"):
                 self.own_exploration_.append(index)
         # decisions per block: about _BLOCK applicants (at least one decision)
         self._block = max(1, _BLOCK // batch)
@@ -245,12 +195,12 @@ class CutoffReplicas:
         self._own_exploration_apart = [
             i for i in self.own_exploration_ if i not in self._shared_adaptive_set
         ]
-        # shared Adaptive agents whose bonus, off the one-applicant path, is their own call
+        # shared bonus agents whose bonus, off the one-applicant path, is their own call
+        # (Algorithm 2's in-batch A)
         self._own_bonus = frozenset(
             index
             for index in self._shared_adaptive.tolist()
-            if self.agents[index].rho_schedule != "constant"  # type: ignore[attr-defined]
-            or (self.agents[index].per_applicant_A and batch > 1)  # type: ignore[attr-defined]
+            if batch > 1 and self.agents[index].bonus_grows_in_batch()
         )
         self._alphas = [
             np.array([[self.agents[i].alpha] for i in group.members]) for group in self.groups_
@@ -271,19 +221,18 @@ class CutoffReplicas:
             score += self._perturbation()
         widths: dict[int, np.ndarray] = {}
         same = self._shared_adaptive.size > 0 and same_batch
-        if same and x.shape[1] == 1:
-            # one applicant for everyone: each shared state's bonus once, in one pass
-            score[self._adaptive_rows, 0] += self._shared_bonuses(x[0])
         own = self.own_exploration_
         if same and x.shape[1] == 1:
+            # one applicant for everyone: each shared state's bonus once, in one pass
             for agent in self._shared_adaptive_agents:
                 agent.t_ = self.t_
+            score[self._adaptive_rows, 0] += self._shared_bonuses(x[0])
             own = self._own_exploration_apart
         for index in own:
             agent = self.agents[index]
             agent.t_ = self.t_
             if index in self._own_bonus:
-                # a scheduled rho or Algorithm 2's in-batch A: the agent's own, on its shared state
+                # Algorithm 2's in-batch A: the agent's own bonus, on its shared state
                 score[index] += agent.exploration(x[index])
             elif self.shared_ is not None and index in self._shared_adaptive_set:
                 # the bonus of a shared state is computed once for all its agents
@@ -291,7 +240,7 @@ class CutoffReplicas:
                 width = widths.get(slot) if same else None
                 if width is None:
                     width = widths[slot] = self.shared_.widths(slot, x[index])
-                score[index] += agent.rho_ * width  # type: ignore[attr-defined]
+                score[index] += agent.bonus_scale() * width
             else:
                 score[index] += agent.exploration(x[index])
         actions = (score > 0).view(np.int8)  # the comparison's 0/1 bytes, read as int8
@@ -322,10 +271,11 @@ class CutoffReplicas:
         return self._perturbations[:, position]
 
     def _shared_bonuses(self, x: np.ndarray) -> np.ndarray:
-        """``rho * sqrt(x^T A^{-1} x)`` of each shared Adaptive agent for the one applicant ``x``.
+        """Each shared bonus agent's ``bonus_scale() * sqrt(x^T A^{-1} x)`` for one applicant ``x``.
 
-        The products are :meth:`SharedRLS.widths`'s, one per distinct state (the same
-        BLAS call on the same operands), the rest stacked across states.
+        The scale is each agent's own call; the products are :meth:`SharedRLS.widths`'s,
+        one per distinct state (the same BLAS call on the same operands), the rest
+        stacked across states.
         """
         assert self.shared_ is not None
         slots = self.shared_.slot[self._adaptive_positions]
@@ -334,29 +284,8 @@ class CutoffReplicas:
         products = np.matmul(x, self.shared_.A_inv[slots])[:, 0, :]
         rows = x.repeat(len(slots), axis=0)
         widths = np.sqrt(np.maximum(np.einsum("ij,ij->i", products, rows), 0.0))
-        return self._rhos_now() * widths
-
-    def _rhos_now(self) -> np.ndarray:
-        """Each shared Adaptive agent's ``rho_`` at this decision (set on the agent too).
-
-        ``rho_schedule="sqrt_log_t"``: ``rho * sqrt(2 d log(1 + t))``, the same
-        IEEE operations as :meth:`Adaptive.exploration` (a product of two doubles).
-        """
-        scheduled = self._scheduled
-        if not self._any_scheduled:
-            return self._shared_rhos
-        assert self.shared_ is not None
-        growth = math.sqrt(2.0 * self.shared_.dim * math.log1p(self.t_))
-        if self._all_scheduled:
-            rhos = self._shared_rhos * growth
-            values = rhos.tolist()
-        else:
-            rhos = self._shared_rhos.copy()
-            rhos[scheduled] = self._shared_rhos[scheduled] * growth
-            values = rhos[scheduled].tolist()
-        for agent, rho in zip(self._scheduled_objects, values, strict=True):
-            agent.rho_ = rho
-        return rhos
+        scales = np.array([agent.bonus_scale() for agent in self._shared_adaptive_agents])
+        return scales * widths
 
     def update(
         self,
@@ -517,7 +446,8 @@ class CutoffReplicas:
         self._shared_position = {index: row for row, index in enumerate(shared)}
         self._position_of = np.full(len(self.agents), -1, dtype=np.intp)
         self._position_of[shared] = np.arange(len(shared))
-        adaptive = [i for i in shared if type(self.agents[i]) is Adaptive]
+        # the shared agents whose bonus is CutoffAgent's (Adaptive): computed stacked in act()
+        adaptive = [i for i in shared if _width_bonus(self.agents[i])]
         self._shared_adaptive = np.array(adaptive, dtype=np.intp)
         self._shared_adaptive_set = frozenset(adaptive)
         # their rows of the scores: a slice when they are consecutive (a paper's grid)
@@ -526,15 +456,6 @@ class CutoffReplicas:
             slice(adaptive[0], adaptive[-1] + 1) if consecutive else self._shared_adaptive
         )
         self._adaptive_positions = self._position_of[self._shared_adaptive]
-        self._shared_rhos = np.array([float(self.agents[i].rho) for i in adaptive])  # type: ignore[attr-defined]
-        schedules = [getattr(self.agents[i], "rho_schedule", "constant") for i in adaptive]
-        self._scheduled = np.array([rule == "sqrt_log_t" for rule in schedules], dtype=bool)
-        self._scheduled_agents = [
-            i for i, rule in zip(adaptive, schedules, strict=True) if rule != "constant"
-        ]
-        self._scheduled_objects: list[Any] = [self.agents[i] for i in self._scheduled_agents]
-        self._all_scheduled = bool(self._scheduled.all())
-        self._any_scheduled = bool(self._scheduled.any())
 
     def _learn_shared(
         self,

@@ -1,6 +1,6 @@
 """BLAS ``dger`` on many states' ``A^{-1}`` at once: one call instead of one per state.
 
-:class:`~agents.lending._shared_rls.SharedRLS` updates each state's ``A^{-1}``
+:class:`~agents.lending._fast.shared_rls.SharedRLS` updates each state's ``A^{-1}``
 with ``dger`` where a stacked NumPy expression would not round as ``dger``
 does (OpenBLAS fuses the multiply-add from 16 columns up). Called from
 Python, each ``dger`` costs a few microseconds of wrapper for a few

@@ -11,7 +11,7 @@ about thirty of them took ~2-3 ms. Here:
   ``Population.loss_at_reference``, with per-world constants and in place
   (tested bit for bit);
 - for ``d <= 2`` (the env's default dimension) the same operations in one
-  compiled loop each (:mod:`osfb_gym.envs.services._compiled`, numba, the
+  compiled loop each (:mod:`osfb_gym.envs.services._fast.compiled`, numba, the
   optional ``fast`` extra), and the best-service update and the group
   sums as loops (:func:`update_best`, :func:`group_averages`).
 
@@ -62,14 +62,14 @@ NO_VIEW = (-1, EMPTY32, 1.0, -1, EMPTY32, 1.0, -1, -1)
 
 
 def compiled_loops(
-    n_users: int, module: str = "osfb_gym.envs.services._compiled"
+    n_users: int, module: str = "osfb_gym.envs.services._fast.compiled"
 ) -> ModuleType | None:
     """Return a module of compiled loops (the step's by default) for ``n_users`` users, or None.
 
     None without numba, with the environment variable ``OSFB_NUMBA=0``,
     or below :data:`COMPILED_MIN_USERS` users in a process that has not
     imported numba (the loops would cost more to load than they save).
-    The reset's loops (``_compiled_draws``) follow the same rule.
+    The reset's loops (``compiled_draws``) follow the same rule.
     """
     if n_users < COMPILED_MIN_USERS and not numba_loaded():
         return None
@@ -324,11 +324,11 @@ def pick_settle(world: Population) -> Settle | None:
     """Return :func:`settle` in one compiled call for ``world``, or None for NumPy's lines.
 
     The squared loss for ``d <= 2`` (the env's default) is computed in the
-    same loop (``_compiled.settle_squared``); any other world computes its
+    same loop (``compiled.settle_squared``); any other world computes its
     losses with its kernel (:meth:`Population.loss_at`, compiled or not)
-    and settles them in one loop (``_compiled.settle``). Both sum as
+    and settles them in one loop (``compiled.settle``). Both sum as
     ``np.add.reduce`` does (NumPy's pairwise summation, written out in
-    ``_compiled.pairwise_sum``); the same bits as :func:`settle` (tested).
+    ``compiled.pairwise_sum``); the same bits as :func:`settle` (tested).
     None where :func:`compiled_loops` is None.
 
     The compiled call takes one more argument, ``view``: ``(size, layout,

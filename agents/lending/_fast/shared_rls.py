@@ -1,6 +1,6 @@
 """Shared recursive least squares for replicas: one state per distinct revealed history.
 
-:class:`~agents.lending.replicas.CutoffReplicas` runs a paper's grid (the
+:class:`~agents.lending.CutoffReplicas` runs a paper's grid (the
 same few agents at many hyperparameters) on one stream. Every linear,
 incremental agent of the grid learns the same way
 (:class:`~agents.lending.glm.GLMEstimator`: Sherman-Morrison on ``A^{-1}``,
@@ -12,7 +12,7 @@ it revealed, nothing else. :class:`SharedRLS` keeps one state per distinct
 (state, revealed rows) pair. A state splits when its agents reveal
 differently; it is updated in place when all of them reveal alike.
 
-The revealed rows are not copied per agent: :class:`~agents.lending._row_log.RowLog` holds each
+The revealed rows are not copied per agent: :class:`~agents.lending._fast.row_log.RowLog` holds each
 observed batch once (in the observation's own dtype, float32 for
 OneSidedLending, whose float64 view is exact), and a state's history is a
 chain of index segments into it (:class:`_History`), shared with the state
@@ -31,13 +31,13 @@ from array import array
 import numpy as np
 from scipy.linalg.blas import dger
 
-from agents.lending._rank_one import (
+from agents.lending._fast.rank_one import (
     compiled_blas_is_numpys,
     one_row_blas_kernel,
     one_row_kernel,
     rank_one_each,
 )
-from agents.lending._row_log import RowLog
+from agents.lending._fast.row_log import RowLog
 from agents.lending.glm import GLMEstimator, _sherman_morrison
 from osfb_gym.core.links import Link
 
@@ -338,7 +338,7 @@ class SharedRLS:
         ``_learn_rows`` has a column of equal values), in fewer calls: the gains
         in one stacked ``matmul`` (each state's ``gemv``), the rank-one update in
         NumPy where that rounds as ``dger`` (``_batched``), else ``dger`` itself on
-        each state (:func:`~agents.lending._rank_one.rank_one_each`).
+        each state (:func:`~agents.lending._fast.rank_one.rank_one_each`).
         """
         # the row joins the states' histories when they are next read (_flush)
         self._pending.append((index, target, slots))
@@ -367,7 +367,7 @@ class SharedRLS:
 
         The products that go to BLAS (the gains, the denominators, the predictions)
         are NumPy's, as in :meth:`_learn_one_row`; the rest is
-        :func:`~agents.lending._rank_one.one_row_kernel`, state by state (tested
+        :func:`~agents.lending._fast.rank_one.one_row_kernel`, state by state (tested
         equal, bit for bit).
         """
         assert self._kernel is not None

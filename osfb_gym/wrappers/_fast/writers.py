@@ -16,7 +16,7 @@ import numpy as np
 from gymnasium import spaces
 
 from osfb_gym.core.spaces import _unbounded, encode_space
-from osfb_gym.wrappers._compiled import kernels
+from osfb_gym.wrappers._fast.compiled import kernels
 
 Writer = Callable[[Any, np.ndarray], None]
 INT64 = np.dtype(np.int64)

@@ -1,4 +1,4 @@
-"""The compiled loops of :mod:`osfb_gym.envs.services.kernels` (numba; imported only through it).
+"""The compiled loops of :mod:`osfb_gym.envs.services._fast.kernels` (numba; only through it).
 
 Each loop computes, element by element and in the same order, the
 floating-point operations of its NumPy twin in ``kernels`` (tested bit for

@@ -1,4 +1,4 @@
-"""Compiled loops of the view writers (:mod:`osfb_gym.wrappers.writers`), when numba is there.
+"""Compiled loops of the view writers (:mod:`osfb_gym.wrappers._fast.writers`), when numba is there.
 
 A services observation is encoded at every RL step: squashing 500 losses
 and looking up 1,000 codes in their tables take about a dozen NumPy calls,
