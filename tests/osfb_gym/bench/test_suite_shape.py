@@ -14,11 +14,10 @@ from osfb_gym.bench.suites import SUITES
 from osfb_gym.bench.sweep import SweepSpec
 
 BENCH = Path(__file__).parents[3] / "osfb_gym" / "bench"
+
+
 #: the replica code of executors.py, which the speed work moves behind the families' own
 #: declaration of replica support (issue 33, item 2); delete this allowance when it lands
-REPLICA_CODE = {"REPLICA_ENV", "replica_groups", "run_replicas"}
-
-
 @pytest.mark.parametrize("name", list(SUITES))
 def test_every_suite_is_a_package_with_settings_stages_and_report(name):
     suite = SUITES[name]
@@ -68,13 +67,6 @@ def _docstrings(tree: ast.AST) -> set[int]:
 def _names(tree: ast.AST) -> list[tuple[int, str]]:
     """Return (line, word) for the code's strings, identifiers and imported modules."""
     skip = _docstrings(tree)
-    for node in ast.walk(tree):  # the replica code is the speed work's (see REPLICA_CODE)
-        if isinstance(node, ast.FunctionDef) and node.name in REPLICA_CODE:
-            skip.update(id(inner) for inner in ast.walk(node))
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id in REPLICA_CODE for t in node.targets
-        ):
-            skip.update(id(inner) for inner in ast.walk(node))
     words = []
     for node in ast.walk(tree):
         if id(node) in skip:
