@@ -96,6 +96,18 @@ ENVS: tuple[EnvEntry, ...] = (
 )
 
 
+#: family name -> ``"module:Name"`` of its :class:`~osfb_gym.core.family.Family` record,
+#: which lives in the family's package (read through ``osfb_gym.core.family.FAMILIES``).
+#: Each ``EnvEntry.family`` above names one of these; each record's ``env_id`` is in ``ENVS``.
+FAMILY_RECORDS: dict[str, str] = {
+    "lending": "osfb_gym.envs.lending:FAMILY",
+    "apple": "osfb_gym.envs.apple:FAMILY",
+    "reject": "osfb_gym.envs.reject:FAMILY",
+    "services": "osfb_gym.envs.services:FAMILY",
+    "delayed_impact": "osfb_gym.envs.delayed_impact:FAMILY",
+}
+
+
 #: RL-ready ids: each env above behind ``HideOracle`` with a ``float32``, bounded,
 #: 1-D observation (:func:`osfb_gym.wrappers.rl_env`; ``view`` is overridable in
 #: ``gym.make``). Kept apart from ``ENVS``: their oracle is hidden, so the runner,

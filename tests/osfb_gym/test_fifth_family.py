@@ -1,11 +1,12 @@
-"""Adding a family takes its env module, one ``Family`` record and one registry row.
+"""Adding a family takes its env package (with its ``Family`` record) and the registry.
 
-The toy family of ``tests/osfb_gym/fifth_family/coin.py`` gets exactly those
-two entries here (as a new family's author would add them to
-``osfb_gym/core/family.py`` and ``envs_registry``); everything below then
-works without any other change: registration with its RL-ready id, the
-checkers, the runner with the family's metrics, the grader's lookup, and
-``osfb-bench list``.
+The toy family of ``tests/osfb_gym/fifth_family/coin.py`` is the package
+(its env, metrics, agent and ``FAMILY`` record); here it gets its two
+registry lines (one ``EnvEntry`` in ``envs_registry.ENVS``, its record's
+path in ``envs_registry.FAMILY_RECORDS``), as a new family's author would add
+them; everything below then works without any other change: registration
+with its RL-ready id, the checkers, the runner with the family's metrics, the
+grader's lookup, and ``osfb-bench list``.
 """
 
 from __future__ import annotations
@@ -16,18 +17,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import envs_registry
-from osfb_gym.core.family import FAMILIES, Family, family_of
+from osfb_gym.core.family import FAMILIES, family_of
+from tests.osfb_gym.fifth_family.coin import FAMILY as COIN
 
-COIN = Family(
-    name="coin",
-    env_id="Coin-v0",
-    objective="cumulative_loss",
-    lower_is_better=True,
-    metrics="tests.osfb_gym.fifth_family.coin:CoinMetrics",
-    reference_agents=("tests.osfb_gym.fifth_family.coin:AlwaysBet",),
-    columns=("bet_rate",),
-    small_kwargs={"horizon": 20},
-)
 ENTRY = envs_registry.EnvEntry(
     id="Coin-v0",
     entry_point="tests.osfb_gym.fifth_family.coin:CoinEnv",
@@ -38,8 +30,9 @@ ENTRY = envs_registry.EnvEntry(
 
 @pytest.fixture
 def coin_family(monkeypatch):
-    """The two entries a new family adds, undone after the test."""
-    monkeypatch.setitem(FAMILIES, "coin", COIN)
+    """The two registry entries a new family adds, undone after the test."""
+    records = {**envs_registry.FAMILY_RECORDS, "coin": "tests.osfb_gym.fifth_family.coin:FAMILY"}
+    monkeypatch.setattr(envs_registry, "FAMILY_RECORDS", records)
     envs = (*envs_registry.ENVS, ENTRY)
     monkeypatch.setattr(envs_registry, "ENVS", envs)
     monkeypatch.setattr(envs_registry, "RL_ENVS", envs_registry.rl_entries(envs))

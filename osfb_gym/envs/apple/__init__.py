@@ -7,6 +7,7 @@
 - :mod:`~osfb_gym.envs.apple.metrics`: a step's reward and loss, the episode
   metrics;
 - :mod:`~osfb_gym.envs.apple.render`: what a render shows;
+- :mod:`~osfb_gym.envs.apple.family`: ``FAMILY``, its family record;
 - :mod:`~osfb_gym.envs.apple.env`: :class:`AppleTastingEnv` itself.
 
 Every public name is importable from ``osfb_gym.envs.apple`` as before.
@@ -19,6 +20,7 @@ from osfb_gym.envs.apple.env import (
     ORDERS,
     AppleTastingEnv,
 )
+from osfb_gym.envs.apple.family import FAMILY
 from osfb_gym.envs.apple.metrics import (
     FALSE_NEGATIVE,
     FALSE_POSITIVE,
@@ -51,6 +53,7 @@ from osfb_gym.envs.apple.world import (
 )
 
 __all__ = [
+    "FAMILY",
     "CHUNK",
     "DECISION_LEGEND",
     "DEFAULT_DIM",

@@ -6,6 +6,7 @@
 - :mod:`~osfb_gym.envs.delayed_impact.metrics`: a step's reward and one-sided loss, the
   episode's per-group metrics;
 - :mod:`~osfb_gym.envs.delayed_impact.render`: what a render shows;
+- :mod:`~osfb_gym.envs.delayed_impact.family`: ``FAMILY``, its family record;
 - :mod:`~osfb_gym.envs.delayed_impact.env`: :class:`DelayedImpactLendingEnv` itself.
 
 Every public name is importable from ``osfb_gym.envs.delayed_impact``.
@@ -13,6 +14,7 @@ Every public name is importable from ``osfb_gym.envs.delayed_impact``.
 
 from osfb_gym.envs.delayed_impact.config import ImpactConfig
 from osfb_gym.envs.delayed_impact.env import DelayedImpactLendingEnv
+from osfb_gym.envs.delayed_impact.family import FAMILY
 from osfb_gym.envs.delayed_impact.metrics import ImpactMetrics, score_batch
 from osfb_gym.envs.delayed_impact.world import (
     ImpactWorld,
@@ -28,6 +30,7 @@ from osfb_gym.envs.delayed_impact.world import (
 )
 
 __all__ = [
+    "FAMILY",
     "DelayedImpactLendingEnv",
     "ImpactConfig",
     "ImpactMetrics",

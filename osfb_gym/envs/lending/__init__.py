@@ -5,6 +5,7 @@
 - :mod:`~osfb_gym.envs.lending.metrics`: a step's reward and one-sided loss, the
   episode metrics;
 - :mod:`~osfb_gym.envs.lending.render`: what a render shows;
+- :mod:`~osfb_gym.envs.lending.family`: ``FAMILY``, its family record;
 - :mod:`~osfb_gym.envs.lending.env`: :class:`OneSidedLendingEnv` itself;
 - :mod:`~osfb_gym.envs.lending.vector`: the native vector env (lockstep replicas).
 
@@ -22,6 +23,7 @@ from osfb_gym.envs.lending.data import (
 from osfb_gym.envs.lending.env import (
     OneSidedLendingEnv,
 )
+from osfb_gym.envs.lending.family import FAMILY
 from osfb_gym.envs.lending.metrics import (
     LendingMetrics,
     bayes_decision,
@@ -37,6 +39,7 @@ from osfb_gym.envs.lending.world import (
 )
 
 __all__ = [
+    "FAMILY",
     "DatasetWorld",
     "FEATURE_BOUND",
     "LendingMetrics",

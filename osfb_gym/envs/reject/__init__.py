@@ -1,6 +1,7 @@
 """RejectOption-v0 (Shah and Manwani 2020), one module per concern.
 
 - :mod:`~osfb_gym.envs.reject.data`
+- :mod:`~osfb_gym.envs.reject.family`: ``FAMILY``, its family record;
 - :mod:`~osfb_gym.envs.reject.env`
 - :mod:`~osfb_gym.envs.reject.metrics`
 - :mod:`~osfb_gym.envs.reject.world`
@@ -14,6 +15,7 @@ from osfb_gym.envs.reject.data import (
 from osfb_gym.envs.reject.env import (
     RejectOptionEnv,
 )
+from osfb_gym.envs.reject.family import FAMILY
 from osfb_gym.envs.reject.metrics import (
     DECISION_LABEL,
     PREDICT_NEGATIVE,
@@ -36,6 +38,7 @@ from osfb_gym.envs.reject.world import (
 )
 
 __all__ = [
+    "FAMILY",
     "CHUNK",
     "DECISION_LABEL",
     "DEFAULT_DIM",

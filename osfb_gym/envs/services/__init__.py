@@ -1,5 +1,6 @@
 """MultiServiceChoice-v0 (Bose et al., AcQUIre), one module per concern.
 
+- :mod:`~osfb_gym.envs.services.family`: ``FAMILY``, its family record;
 - :mod:`~osfb_gym.envs.services.env`
 - :mod:`~osfb_gym.envs.services.metrics`
 - :mod:`~osfb_gym.envs.services.populations`
@@ -15,9 +16,11 @@ from osfb_gym.envs.services.env import (
     MultiServiceChoiceEnv,
     ServiceMetrics,
 )
+from osfb_gym.envs.services.family import FAMILY
 from osfb_gym.envs.services.retention import MultiServiceChoiceRetentionEnv, RetentionMetrics
 
 __all__ = [
+    "FAMILY",
     "MultiServiceChoiceEnv",
     "MultiServiceChoiceRetentionEnv",
     "RetentionMetrics",

@@ -1,9 +1,9 @@
 """A toy family: flip a coin whose bias depends on a context; see it land only when you bet.
 
-The env module a new family writes (here all in one file), plus an agent
-for it; ``tests/osfb_gym/test_fifth_family.py`` adds its ``Family`` record
-and its registry row and checks that the project's generic machinery runs
-it with nothing else changed.
+The env package a new family writes (here all in one file: env, metrics,
+its ``FAMILY`` record), plus an agent for it;
+``tests/osfb_gym/test_fifth_family.py`` adds its registry lines and checks
+that the project's generic machinery runs it with nothing else changed.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from gymnasium import spaces
 from agents.base import Agent
 from osfb_gym.core.channels import make_info
 from osfb_gym.core.env import FeedbackEnv
+from osfb_gym.core.family import Family
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.validation import check_int
 
@@ -93,3 +94,15 @@ class AlwaysBet(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         pass
+
+
+FAMILY = Family(
+    name="coin",
+    env_id="Coin-v0",
+    objective="cumulative_loss",
+    lower_is_better=True,
+    metrics="tests.osfb_gym.fifth_family.coin:CoinMetrics",
+    reference_agents=("tests.osfb_gym.fifth_family.coin:AlwaysBet",),
+    columns=("bet_rate",),
+    small_kwargs={"horizon": 20},
+)
