@@ -35,8 +35,9 @@ class EnvEntry:
     rl_views
         The observation views registered as RL-ready ids (see ``RL_ENVS``):
         ``"plain"`` works for any family; ``"features"`` and ``"feedback"``
-        need the family's estimator in :mod:`osfb_gym.wrappers.views`, so a new
-        family lists only ``("plain",)`` until it has one.
+        need the family's views (its package's ``views`` module, named by its
+        Family record's ``views``), so a new family lists only ``("plain",)``
+        until it has them.
     discrete_rl
         Whether the action space is not ``Discrete`` (lending's
         ``MultiBinary``, reject's ``MultiDiscrete``): each RL-ready id then

@@ -22,4 +22,5 @@ FAMILY = Family(
     columns=("f1", "label_requests"),
     small_kwargs={"horizon": 50},
     oracle_keys=("y", "mistake", "loss"),
+    views="osfb_gym.envs.apple.views:AppleViews",
 )

@@ -31,4 +31,5 @@ FAMILY = Family(
         "score_change",
         "pi",
     ),
+    views="osfb_gym.envs.delayed_impact.views:ImpactViews",
 )

@@ -18,4 +18,5 @@ FAMILY = Family(
     columns=("approval_rate", "bayes_agreement"),
     small_kwargs={"horizon": 30, "batch_size": 4},
     oracle_keys=("mu", "y", "bayes_action", "loss"),
+    views="osfb_gym.envs.lending.views:LendingViews",
 )

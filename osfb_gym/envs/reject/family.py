@@ -21,4 +21,5 @@ FAMILY = Family(
     oracle_keys=("y", "loss", "risk", "misclassified", "rejected", "bayes_risk"),
     # regret against Chow's rule, the Bayes-optimal reject rule the oracle exposes
     oracle_objective_metric="bayes_risk",
+    views="osfb_gym.envs.reject.views:RejectViews",
 )

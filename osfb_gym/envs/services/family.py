@@ -24,4 +24,5 @@ FAMILY = Family(
     # the approximation ratio's solver is most of the grading time
     grade_kwargs={"reference_restarts": 0},
     oracle_keys=("loss", "total_loss", "excess_loss", "fairness", "group_losses", "services"),
+    views="osfb_gym.envs.services.views:ServiceViews",
 )

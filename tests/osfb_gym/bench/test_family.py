@@ -29,6 +29,9 @@ def test_the_registry_and_the_records_agree():
         assert registered.get(record.env_id) == name, (name, record.env_id)
         package = path.partition(":")[0]
         assert package == f"osfb_gym.envs.{name}", path  # the family's own package holds it
+    for entry in ENVS:  # the estimator views need the family's views class
+        if set(entry.rl_views) - {"plain"}:
+            assert FAMILIES[entry.family].views is not None, entry.id
 
 
 def test_a_record_under_the_wrong_name_is_refused(monkeypatch):
