@@ -1,5 +1,6 @@
 """OneSidedLending-v0 (Jiang, Jiang and Pacchiano 2021), one module per concern.
 
+- :mod:`~osfb_gym.envs.lending.config`: the two configs (synthetic, dataset) and their checks;
 - :mod:`~osfb_gym.envs.lending.world`: synthetic worlds (Gaussian, the greedy trap);
 - :mod:`~osfb_gym.envs.lending.data`: dataset worlds (scaling, the fitted ``beta*``);
 - :mod:`~osfb_gym.envs.lending.metrics`: a step's reward and one-sided loss, the
@@ -12,6 +13,7 @@
 Every public name is importable from ``osfb_gym.envs.lending``.
 """
 
+from osfb_gym.envs.lending.config import DatasetLending, LendingConfig, SyntheticLending
 from osfb_gym.envs.lending.data import (
     SCALINGS,
     DatasetWorld,
@@ -40,12 +42,15 @@ from osfb_gym.envs.lending.world import (
 
 __all__ = [
     "FAMILY",
+    "DatasetLending",
     "DatasetWorld",
     "FEATURE_BOUND",
+    "LendingConfig",
     "LendingMetrics",
     "LendingWorld",
     "OneSidedLendingEnv",
     "SCALINGS",
+    "SyntheticLending",
     "bayes_decision",
     "build_dataset_world",
     "dataset_world",
