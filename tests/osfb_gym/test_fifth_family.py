@@ -60,6 +60,27 @@ def test_the_runner_scores_it_with_the_familys_metrics(coin_family):
     assert (frame[COIN.objective] > 0).all()  # betting on every coin loses where p < 1/2
 
 
+def test_its_probe_proves_no_leak(coin_family, monkeypatch):
+    from tests.osfb_gym.envs import hidden
+    from tests.osfb_gym.fifth_family.coin import override_hidden as coin_probe
+
+    monkeypatch.setitem(hidden.PROBES, "coin", coin_probe)
+
+    def seen(extreme: str) -> list:
+        env = gym.make("Coin-v0", horizon=20)
+        obs, _ = env.reset(seed=4)
+        record, changed = [obs], 0
+        for action in [0, 1] * 10:
+            changed += hidden.override_hidden(env, action, extreme)
+            obs, reward, _, _, info = env.step(action)
+            record += [obs, reward, info["feedback"]["y"]]
+        assert changed == 10  # every pass hid a coin, and the probe set it
+        return record
+
+    for a, b in zip(seen("low"), seen("high"), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_the_grader_and_the_cli_listing_read_the_record(coin_family):
     from osfb_gym.bench.catalog import describe
     from osfb_gym.grade import family_of as graders_family_of

@@ -178,6 +178,12 @@ class AppleTastingEnv(FeedbackEnv):
     exactly the positives. The episode metrics (:class:`AppleMetrics`) add
     the confusion matrix, precision, recall, F1 and the label requests.
 
+    ## Hidden State
+    The current example's label ``_y`` (None before a reset). Private and
+    documented as the seam of the no-leak probe
+    (``tests/osfb_gym/envs/hidden.py``), which overwrites an untasted label
+    before a step to prove that nothing the agent sees depends on it.
+
     ## Starting State
     A synthetic world (``w*``) is drawn at each reset from the reset seed,
     or fixed across resets by ``world_seed``; the examples are drawn from
@@ -569,12 +575,6 @@ class AppleTastingEnv(FeedbackEnv):
         self._over = terminated or truncated
         obs = self._advance()
         return obs, float(reward), terminated, truncated, make_info(feedback, oracle)
-
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        if self.feedback_mode == "full" or int(np.asarray(action)) != 0 or self._y is None:
-            return False
-        self._y = 0 if extreme == "low" else 1
-        return True
 
     def render(self) -> str | np.ndarray | None:
         """Render the last step as a text line, or the recent stream as an RGB image.

@@ -141,6 +141,13 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     not score the future: a lender can have a low one-sided loss and still
     harm a group's scores, which ``score_change_g`` of the metrics shows.)
 
+    ## Hidden State
+    The current batch's outcomes ``_y`` (repaid 1 or defaulted 0, for every
+    applicant). Private and documented as the seam of the no-leak probe
+    (``tests/osfb_gym/envs/hidden.py``), which overwrites the denied
+    applicants' outcomes before a step to prove that nothing the agent sees
+    depends on them.
+
     ## Starting State
     The world is fixed by the arguments (the synthetic grid, the tables, or
     ml-fairness-gym's clusters): every reset starts from the same
@@ -472,13 +479,6 @@ class DelayedImpactLendingEnv(FeedbackEnv):
             "pi": self._pi.copy(),
         }
         return obs, reward, False, truncated, make_info(feedback, oracle)
-
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        hidden = np.asarray(action).reshape(-1) == 0
-        if self.feedback_mode == "full" or not hidden.any():
-            return False
-        self._y = np.where(hidden, 0.0 if extreme == "low" else 1.0, self._y)
-        return True
 
     # ------------------------------------------------------------------ rendering
     def render(self) -> str | np.ndarray | None:

@@ -138,6 +138,14 @@ class OneSidedLendingEnv(FeedbackEnv):
     | ``oracle["loss"]``    | evaluator only | one-sided loss ``r_t`` (Definition 1)     |
     | ``oracle["beta"]``    | evaluator only | ``beta*`` (reset)                         |
 
+    ## Hidden State
+    The current batch's outcomes ``_y`` (all of them, revealed or not) and
+    ``mu(x . beta*)`` ``_mu``, set when the batch is drawn. They are private
+    and documented as the seam of the no-leak probe
+    (``tests/osfb_gym/envs/hidden.py``), which overwrites the unapproved
+    outcomes in ``_y`` before a step to prove that nothing the agent sees
+    depends on them.
+
     ## Starting State
     A world (``beta*`` and, for ``scenario="greedy_trap"``, the direction
     ``v``) is drawn at each reset from the reset seed, or fixed by
@@ -559,17 +567,6 @@ class OneSidedLendingEnv(FeedbackEnv):
         terminated = self.n_steps is not None and self._t >= self.n_steps
         truncated = not terminated and self._t >= self.horizon
         return self._next_batch(), terminated, truncated
-
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        hidden = np.asarray(action) == 0
-        if self.feedback_mode == "full" or not hidden.any():
-            return False
-        if self.link.name == "logistic":
-            value = 0.0 if extreme == "low" else 1.0
-        else:
-            value = -1e3 if extreme == "low" else 1e3
-        self._y = np.where(hidden, value, self._y)
-        return True
 
     # ------------------------------------------------------------------ rendering
     def render(self) -> str | np.ndarray | None:

@@ -163,6 +163,12 @@ class RejectOptionEnv(FeedbackEnv):
     the fraction of labels asked for, the misclassification and rejection
     rates, and each as a curve over t.
 
+    ## Hidden State
+    The current example's label ``_y`` (-1 or +1; None before a reset).
+    Private and documented as the seam of the no-leak probe
+    (``tests/osfb_gym/envs/hidden.py``), which overwrites an unqueried label
+    before a step to prove that nothing the agent sees depends on it.
+
     ## Starting State
     A synthetic world (``w*``) is drawn at each reset from the reset seed,
     or fixed across resets by ``world_seed``; the examples are drawn from
@@ -491,14 +497,6 @@ class RejectOptionEnv(FeedbackEnv):
             )
         obs = self._advance()
         return obs, float(reward), terminated, truncated, make_info(feedback, oracle)
-
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        if self.feedback_mode == "full" or self._y is None:
-            return False
-        if int(np.asarray(action)[1]) == 1:
-            return False
-        self._y = -1 if extreme == "low" else 1
-        return True
 
     def render(self) -> str | np.ndarray | None:
         """Render the last step as a text line, or the recent stream as an RGB image.

@@ -94,7 +94,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
 
     No leak: nothing the agent sees depends on the hidden preferences
     except through reported losses. The probe of the generic no-leak test
-    (``_override_hidden``) rotates the whole hidden world, preferences,
+    (``tests/osfb_gym/envs/hidden.py``) rotates the whole hidden world, preferences,
     services and loss geometries alike (``phi -> Q phi``, ``M -> Q M Q^T``),
     which keeps every loss at every service and changes every preference:
     the test then proves that no preference coordinate reaches the agent.
@@ -135,6 +135,13 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     the squared family): an upper bound on the optimum, so the ratio
     reported is a lower bound on the true approximation ratio. Stepping
     the env outside the runner (RL training) never solves it.
+
+    ## Hidden State
+    The world ``_world`` (preferences, loss geometries, groups) and the
+    services placed ``_services`` (the retention world adds its newcomers,
+    ``_pool``). Private and documented as the seam of the no-leak probe
+    (``tests/osfb_gym/envs/hidden.py``), which reflects all of them together
+    before a step (see No leak below).
 
     ## Starting State
     No service. The world (population) is drawn at each reset from the
@@ -704,24 +711,3 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         if isinstance(action, np.ndarray) and action.ndim == 0:
             action = action[()]
         return check_int(action, "action", minimum=0, maximum=self.n_users - 1)
-
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        """Reflect the hidden world: every loss at every service stays, preferences move.
-
-        ``"high"`` negates every coordinate, ``"low"`` the first one only
-        (nothing when ``d = 1``). Applied to preferences, loss matrices and
-        the services placed so far alike, such a reflection keeps every
-        loss exactly, bit for bit (IEEE arithmetic is symmetric under sign
-        changes), so any difference in what the agent sees would be a leak.
-        """
-        if self._world is None:
-            return False
-        reflection = np.ones(self.service_dim)
-        if extreme == "high":
-            reflection[:] = -1.0
-        elif self.service_dim > 1:
-            reflection[0] = -1.0
-        rotation = np.diag(reflection)
-        self._world = self._world.rotated(rotation)
-        self._services = self._services * reflection
-        return True

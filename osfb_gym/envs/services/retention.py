@@ -493,19 +493,6 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
             "services": services,
         }
 
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        """Apply the ``-v0`` probe (a reflection keeping every loss), to the newcomers too."""
-        if not super()._override_hidden(action, extreme):
-            return False
-        if self._pool is not None:
-            reflection = np.ones(self.service_dim)
-            if extreme == "high":
-                reflection[:] = -1.0
-            elif self.service_dim > 1:
-                reflection[0] = -1.0
-            self._pool = self._pool.rotated(np.diag(reflection))
-        return True
-
 
 class RetentionMetrics(ServiceMetrics):
     """Episode metrics of the retention world: losses, retention overall and per group.

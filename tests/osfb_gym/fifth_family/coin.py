@@ -39,7 +39,10 @@ class CoinMetrics(EpisodeMetrics):
 
 
 class CoinEnv(FeedbackEnv):
-    """Bet (1) or pass (0) on a coin of heads probability sigmoid(x . w); heads pay +1, tails -1."""
+    """Bet (1) or pass (0) on a coin of heads probability sigmoid(x . w); heads pay +1, tails -1.
+
+    Hidden State: the coin ``_y`` (1 heads), revealed only on a bet.
+    """
 
     metadata = {"render_modes": []}
     metrics_class = CoinMetrics
@@ -77,11 +80,13 @@ class CoinEnv(FeedbackEnv):
         info = make_info(feedback, oracle)
         return self._x.copy(), reward, False, self._t >= self.horizon, info
 
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        if int(action) == 1:
-            return False
-        self._y = 0 if extreme == "low" else 1
-        return True
+
+def override_hidden(env: CoinEnv, action: Any, extreme: str) -> bool:
+    """The no-leak probe (test code): set the coin passed on, ``env._y``, to an extreme."""
+    if int(action) == 1:
+        return False
+    env._y = 0 if extreme == "low" else 1
+    return True
 
 
 class AlwaysBet(Agent):

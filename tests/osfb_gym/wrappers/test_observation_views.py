@@ -24,6 +24,7 @@ from osfb_gym.core.channels import strip_oracle
 from osfb_gym.runner import run_episode
 from osfb_gym.wrappers import VIEWS, EstimatorFeatures, apply_view, rl_env
 from tests.helpers import assert_same, differs
+from tests.osfb_gym.envs.hidden import override_hidden
 
 STEPS = 20
 
@@ -87,7 +88,7 @@ def rollout(env: gym.Env, seed: int, probe: str | None = None) -> tuple[list, li
     for _ in range(STEPS):
         action = env.action_space.sample()
         if probe is not None:
-            env.unwrapped._override_hidden(action, probe)
+            override_hidden(env.unwrapped, action, probe)
         obs, reward, terminated, truncated, info = env.step(action)
         state = (public_state(env), public_state(env._view))
         seen.append((obs, reward, terminated, truncated, strip_oracle(info), state))
