@@ -292,18 +292,6 @@ class AppleTastingEnv(FeedbackEnv):
 
     D. Sculley. Practical Learning from One-Sided Feedback. KDD 2007.
 
-    ## Version History
-    - v0: initial version. Later, with the same dynamics and scores
-      (seeded random-action trajectories compared bit for bit): the spec
-      reports ``max_episode_steps = horizon``; ``rgb_array`` rendering
-      added; the ``ansi`` line shows the reward, no longer the loss (which
-      gave a hidden label away), unless ``render_truth=True``.
-      Text datasets changed: their default features are now the paper's
-      binary, case-preserving 4-grams in ``2**18`` buckets (Section 6.1)
-      instead of lower-cased counts in 4096 (``features="counts"`` keeps
-      those); new dataset arguments ``positive_class``, ``rows`` and
-      ``features``. Synthetic worlds and tabular data are unchanged.
-
     Examples
     --------
     >>> import gymnasium as gym

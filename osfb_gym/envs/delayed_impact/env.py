@@ -211,9 +211,6 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     Moritz Hardt, Eric Price, Nathan Srebro. Equality of Opportunity in
     Supervised Learning. NeurIPS 2016 (the TransRisk tables).
 
-    ## Version History
-    - v0: initial version.
-
     Examples
     --------
     >>> import gymnasium as gym

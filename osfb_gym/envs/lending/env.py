@@ -272,22 +272,6 @@ class OneSidedLendingEnv(FeedbackEnv):
     Heinrich Jiang, Qijia Jiang, Aldo Pacchiano. Learning the Truth From
     Only One Side of the Story. AISTATS 2021.
 
-    ## Version History
-    - v0: initial version; dataset-backed worlds added later (synthetic
-      worlds unchanged). Later, with the same dynamics and scores (seeded
-      random-action trajectories compared bit for bit): the warm start
-      moved to ``info["feedback"]["warm_start"]`` (it was ``feedback["X"]``
-      / ``["y"]``, whose ``y`` clashed with the step's); the spec reports
-      ``max_episode_steps = horizon``; ``gym.make_vec`` gives Gymnasium's
-      ``SyncVectorEnv`` (the shared-stream replicas are ``lockstep=True``);
-      renders hide the truth unless ``render_truth=True``; ``dataset``
-      takes a :class:`~osfb_gym.data.Dataset` record.
-    - v0, issue 19: a dataset's last, partial batch is decided, padded to
-      the batch shape (``feedback["valid"]`` marks the padding; every step's
-      feedback has the key), where it was dropped; ``last_batch="drop"``
-      keeps the old streams. Every other trajectory is unchanged, bit for
-      bit (stored seeded recordings compared).
-
     Examples
     --------
     >>> import gymnasium as gym

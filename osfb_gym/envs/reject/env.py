@@ -234,13 +234,6 @@ class RejectOptionEnv(FeedbackEnv):
     C. K. Chow. On optimum recognition error and reject tradeoff. IEEE
     Transactions on Information Theory 16(1), 41-46, 1970.
 
-    ## Version History
-    - v0: initial version. Later, with the same dynamics and scores
-      (seeded random-action trajectories compared bit for bit): the spec
-      reports ``max_episode_steps = horizon``; ``rgb_array`` rendering
-      added; the ``ansi`` line shows the reward, no longer ``L_d`` (which
-      gave an unasked label away), unless ``render_truth=True``.
-
     Examples
     --------
     >>> import gymnasium as gym

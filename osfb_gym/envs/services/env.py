@@ -236,19 +236,6 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     Services in Interactive ML Systems for Diverse Users" (AcQUIre),
     NeurIPS 2024, arXiv:2312.11846: Algorithms 1 and 2, Sections 4 and 5.
 
-    ## Version History
-    - v0: initial version. Later, with the same dynamics and scores
-      (seeded random-action trajectories compared bit for bit):
-      ``render_mode`` (``ansi``, ``rgb_array``) and ``render_truth``
-      added; ``horizon`` (``= n_services``) and the spec's
-      ``max_episode_steps``; ``oracle["services"]`` keeps the shape
-      ``(n_services, d)`` (rows not placed yet are 0.0; it was ``(t, d)``);
-      the hidden population is private (``world`` was public); the
-      reference optimum moved from the last step's oracle to the metrics
-      (``reference_loss``, ``approximation_ratio``; ``oracle["world"]``
-      added for them); ``reference_ks``, ``report`` and ``census_groups``
-      added.
-
     Examples
     --------
     >>> import gymnasium as gym

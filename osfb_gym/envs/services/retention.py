@@ -166,9 +166,6 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
     "Fairness Without Demographics in Repeated Loss Minimization", ICML
     2018 (users leave when their expected loss is high).
 
-    ## Version History
-    - v0: initial version.
-
     Examples
     --------
     >>> import gymnasium as gym
