@@ -38,6 +38,7 @@ from osfb_gym.core.validation import (
     check_int,
     check_memory,
 )
+from osfb_gym.envs._config import given_config, set_checked
 from osfb_gym.envs.lending.data import SCALINGS
 from osfb_gym.envs.lending.world import gaussian_score_cutoff
 
@@ -255,11 +256,6 @@ def resolve_cutoff(
     return value
 
 
-def _set(config: Any, name: str, value: Any) -> None:
-    """Store a checked (normalised) value on a frozen config (its checks are idempotent)."""
-    object.__setattr__(config, name, value)
-
-
 @dataclass(frozen=True, kw_only=True)
 class LendingConfig:
     """The task's terms every lending world shares (the env's arguments of the same names).
@@ -278,8 +274,8 @@ class LendingConfig:
     def __post_init__(self) -> None:
         """Check the shared terms, or raise naming the argument."""
         link = get_link(self.link)
-        _set(self, "batch_size", check_int(self.batch_size, "batch_size", minimum=1))
-        _set(self, "feedback", check_choice(self.feedback, "feedback", FEEDBACK_MODES))
+        set_checked(self, "batch_size", check_int(self.batch_size, "batch_size", minimum=1))
+        set_checked(self, "feedback", check_choice(self.feedback, "feedback", FEEDBACK_MODES))
         check_cutoff(self.cutoff, self.cutoff_quantile, link)
 
     @property
@@ -311,10 +307,10 @@ class SyntheticLending(LendingConfig):
         super().__post_init__()
         # scores are x . beta*; past 1e6 they stop meaning anything and overflow downstream
         beta_norm = check_float(self.beta_norm, "beta_norm", low=0.0, high=1e6, low_inclusive=False)
-        _set(self, "beta_norm", beta_norm)
-        _set(self, "scenario", check_choice(self.scenario, "scenario", SCENARIOS))
-        _set(self, "world_seed", check_world_seed(self.world_seed))
-        _set(self, "tau", check_float(self.tau, "tau", low=0.0, low_inclusive=False))
+        set_checked(self, "beta_norm", beta_norm)
+        set_checked(self, "scenario", check_choice(self.scenario, "scenario", SCENARIOS))
+        set_checked(self, "world_seed", check_world_seed(self.world_seed))
+        set_checked(self, "tau", check_float(self.tau, "tau", low=0.0, low_inclusive=False))
         probability = check_float(
             self.trap_probability,
             "trap_probability",
@@ -323,14 +319,14 @@ class SyntheticLending(LendingConfig):
             low_inclusive=False,
             high_inclusive=False,
         )
-        _set(self, "trap_probability", probability)
+        set_checked(self, "trap_probability", probability)
         check_scenario_arguments(self.scenario, {"tau": self.tau, "trap_probability": probability})
-        _set(self, "dim", check_int(self.dim, "dim", minimum=1))
+        set_checked(self, "dim", check_int(self.dim, "dim", minimum=1))
         self.outcome_noise()
         warm_start = resolve_warm_start(
             self.warm_start, None, batch_size=self.batch_size, last_batch="pad", dataset=None
         )
-        _set(self, "warm_start", warm_start)
+        set_checked(self, "warm_start", warm_start)
         # a batch's features, scores and outcomes (a few float64 copies each), and the
         # warm-start sample, are drawn at once
         check_memory(
@@ -341,7 +337,7 @@ class SyntheticLending(LendingConfig):
             32 * warm_start * (self.dim + 2), f"warm_start x dim = {warm_start} x {self.dim}"
         )
         horizon = DEFAULT_HORIZON if self.horizon is None else self.horizon
-        _set(self, "horizon", check_int(horizon, "horizon", minimum=1))
+        set_checked(self, "horizon", check_int(horizon, "horizon", minimum=1))
         self._check_trap(self.resolved_cutoff())
 
     def outcome_noise(self) -> float:
@@ -391,11 +387,11 @@ class DatasetLending(LendingConfig):
     def __post_init__(self) -> None:
         """Check every argument but the data's own (checked when loaded), or raise naming it."""
         super().__post_init__()
-        _set(self, "scaling", check_choice(self.scaling, "scaling", SCALINGS))
-        _set(self, "last_batch", check_choice(self.last_batch, "last_batch", LAST_BATCH))
+        set_checked(self, "scaling", check_choice(self.scaling, "scaling", SCALINGS))
+        set_checked(self, "last_batch", check_choice(self.last_batch, "last_batch", LAST_BATCH))
         check_data_home(self.data_home, self.dataset)
         if self.horizon is not None:
-            _set(self, "horizon", check_int(self.horizon, "horizon", minimum=1))
+            set_checked(self, "horizon", check_int(self.horizon, "horizon", minimum=1))
         if not isinstance(self.dataset, str):
             from osfb_gym.data import Dataset  # the data layer: only for a record
 
@@ -434,7 +430,9 @@ def lending_config(
     given, every argument must keep its default.
     """
     if config is not None:
-        return _given(config, arguments)
+        defaults: dict[str, Any] = {**SYNTHETIC_ONLY, **DATASET_ONLY, "dataset": None}
+        defaults.update({f.name: f.default for f in fields(LendingConfig)})
+        return given_config(config, (SyntheticLending, DatasetLending), arguments, defaults)
     dataset = arguments.pop("dataset", None)
     check_data_home(arguments.get("data_home"), dataset)
     for name in ("scaling", "last_batch"):
@@ -455,29 +453,3 @@ def lending_config(
     synthetic = {name: arguments.pop(name) for name in SYNTHETIC_ONLY if name in arguments}
     check_synthetic_only(getattr(dataset, "name", dataset), synthetic)
     return DatasetLending(dataset=dataset, **arguments)
-
-
-def _given(config: Any, arguments: dict[str, Any]) -> SyntheticLending | DatasetLending:
-    if not isinstance(config, SyntheticLending | DatasetLending):
-        raise TypeError(
-            f"config must be a SyntheticLending or DatasetLending, got {config!r} "
-            f"({type(config).__name__})"
-        )
-    defaults: dict[str, Any] = {**SYNTHETIC_ONLY, **DATASET_ONLY, "dataset": None}
-    defaults.update({f.name: f.default for f in fields(LendingConfig)})
-    changed = [
-        name for name, value in arguments.items() if not _is_default(value, defaults.get(name))
-    ]
-    if changed:
-        raise TypeError(
-            f"give config or keyword arguments, not both: config={config!r} with {changed}"
-        )
-    return config
-
-
-def _is_default(value: Any, default: Any) -> bool:
-    if value is default:
-        return True
-    return (
-        type(value) is type(default) and isinstance(value, str | int | float) and value == default
-    )

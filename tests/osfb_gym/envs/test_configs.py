@@ -1,0 +1,166 @@
+"""The families' configs: world types, frozen and checked, equal to the env's keywords."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import osfb_gym  # noqa: F401  (registers the ids)
+from osfb_gym.envs import apple, lending
+from osfb_gym.envs.apple.config import ARGUMENTS as APPLE_ARGUMENTS
+from osfb_gym.envs.apple.config import apple_config
+from osfb_gym.envs.lending.config import ARGUMENTS as LENDING_ARGUMENTS
+from osfb_gym.envs.lending.config import lending_config
+
+#: env id -> (env class, config types, the keywords a config takes, kwargs -> config)
+FAMILIES: dict[str, tuple[type, tuple[type, ...], tuple[str, ...], Any]] = {
+    "OneSidedLending-v0": (
+        lending.OneSidedLendingEnv,
+        (lending.SyntheticLending, lending.DatasetLending),
+        LENDING_ARGUMENTS,
+        lending_config,
+    ),
+    "AppleTasting-v0": (
+        apple.AppleTastingEnv,
+        (apple.SyntheticApple, apple.DatasetApple),
+        APPLE_ARGUMENTS,
+        apple_config,
+    ),
+}
+
+#: (env id, keywords, the config they make): a synthetic and a dataset world each
+SAME = [
+    (
+        "OneSidedLending-v0",
+        {"link": "linear", "batch_size": 3, "scenario": "greedy_trap", "world_seed": 2},
+        lending.SyntheticLending(link="linear", batch_size=3, scenario="greedy_trap", world_seed=2),
+    ),
+    (
+        "OneSidedLending-v0",
+        {"dataset": "breast_cancer", "batch_size": 20, "last_batch": "drop"},
+        lending.DatasetLending(dataset="breast_cancer", batch_size=20, last_batch="drop"),
+    ),
+    (
+        "AppleTasting-v0",
+        {"scenario": "striped", "dim": 3, "noise": 0.1, "order": "adversarial", "horizon": 40},
+        apple.SyntheticApple(scenario="striped", dim=3, noise=0.1, order="adversarial", horizon=40),
+    ),
+    (
+        "AppleTasting-v0",
+        {"dataset": "breast_cancer", "positive_class": 0, "rows": "test", "cost_fp": 2.0},
+        apple.DatasetApple(dataset="breast_cancer", positive_class=0, rows="test", cost_fp=2.0),
+    ),
+]
+
+#: a config refusing a bad value when made, naming it
+BAD = [
+    (lambda: lending.SyntheticLending(batch_size=0), "batch_size"),
+    (lambda: lending.SyntheticLending(scenario="greedy_trap", dim=1), "dim"),
+    (lambda: lending.SyntheticLending(link="logistic", noise_std=1.0), "noise_std"),
+    (lambda: lending.SyntheticLending(cutoff=0.5, cutoff_quantile=0.5), "cutoff"),
+    (lambda: lending.SyntheticLending(warm_start=0.1), "warm_start"),
+    (lambda: lending.DatasetLending(dataset=3), "dataset"),
+    (lambda: lending.DatasetLending(dataset="german", scaling="minmax"), "scaling"),
+    (lambda: lending.DatasetLending(dataset="german", cutoff=2.0), "cutoff"),
+    (lambda: apple.SyntheticApple(noise=0.7), "noise"),
+    (lambda: apple.SyntheticApple(scenario="gappy", positive_rate=0.3), "positive_rate"),
+    (lambda: apple.SyntheticApple(scenario="separable", gap_width=0.3), "gap_width"),
+    (lambda: apple.SyntheticApple(gain=-1.0), "gain"),
+    (lambda: apple.DatasetApple(dataset="sms_spam", positive_class=2), "positive_class"),
+    (lambda: apple.DatasetApple(dataset="sms_spam", rows="some"), "rows"),
+    (
+        lambda: apple.DatasetApple(
+            dataset="reuters_r8", first_positive_first=True, order="adversarial"
+        ),
+        "first_positive_first",
+    ),
+]
+
+
+def _episode(env: gym.Env, seed: int = 1, steps: int = 12) -> list:
+    obs, info = env.reset(seed=seed)
+    out = [obs, info["feedback"]]
+    env.action_space.seed(seed)
+    for _ in range(steps):
+        obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+        out += [obs, reward, info["oracle"]["loss"], info["feedback"]["revealed"]]
+        if terminated or truncated:
+            break
+    return out
+
+
+@pytest.mark.parametrize(("env_id", "kwargs", "config"), SAME)
+def test_a_config_and_its_keywords_make_the_same_env(env_id, kwargs, config):
+    by_keywords = gym.make(env_id, **kwargs)
+    by_config = gym.make(env_id, config=config)
+    assert by_keywords.unwrapped.config == config == by_config.unwrapped.config
+    first, second = _episode(by_keywords), _episode(by_config)
+    assert len(first) == len(second)
+    for a, b in zip(first, second, strict=True):
+        if isinstance(a, dict):
+            assert a.keys() == b.keys()
+        else:
+            np.testing.assert_array_equal(a, b)  # the same code path: bit for bit
+
+
+@pytest.mark.parametrize("env_id", FAMILIES)
+def test_the_keywords_pick_the_world_type(env_id):
+    cls, (synthetic, dataset), _, _ = FAMILIES[env_id]
+    assert type(cls().config) is synthetic
+    made = cls(dataset="breast_cancer").config
+    assert type(made) is dataset and made.dataset == "breast_cancer"
+
+
+@pytest.mark.parametrize("env_id", FAMILIES)
+def test_a_config_is_frozen_and_its_checks_are_idempotent(env_id):
+    _, (synthetic, _), _, _ = FAMILIES[env_id]
+    config = synthetic(horizon=np.int64(30))
+    assert type(config.horizon) is int and config.horizon == 30
+    assert dataclasses.replace(config) == config  # a checked config checks again to itself
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.horizon = 5
+
+
+@pytest.mark.parametrize(("make", "named"), BAD)
+def test_a_config_refuses_bad_values_when_made_naming_them(make, named):
+    with pytest.raises((ValueError, TypeError), match=named):
+        make()
+
+
+@pytest.mark.parametrize("env_id", FAMILIES)
+def test_world_types_take_only_their_own_arguments(env_id):
+    _, (synthetic, dataset), _, _ = FAMILIES[env_id]
+    with pytest.raises(TypeError, match="dataset"):
+        dataset()
+    with pytest.raises(TypeError, match="data_home"):
+        synthetic(data_home="somewhere")
+    with pytest.raises(TypeError, match="world_seed"):
+        dataset(dataset="breast_cancer", world_seed=3)
+
+
+@pytest.mark.parametrize("env_id", FAMILIES)
+def test_a_config_beside_other_keywords_is_refused_naming_them(env_id):
+    cls, (synthetic, _), _, _ = FAMILIES[env_id]
+    with pytest.raises(TypeError, match="horizon"):
+        cls(horizon=3, config=synthetic())
+    with pytest.raises(TypeError, match="config"):
+        cls(config={"horizon": 3})
+
+
+@pytest.mark.parametrize("env_id", FAMILIES)
+def test_the_env_signature_and_the_configs_agree_on_every_default(env_id):
+    """The keywords are the configs' fields with the same defaults (None: resolved later)."""
+    cls, types, arguments, make = FAMILIES[env_id]
+    parameters = inspect.signature(cls).parameters
+    assert set(arguments) == set(parameters) - {"render_mode", "render_truth", "config"}
+    for config_type in types:
+        for field in dataclasses.fields(config_type):
+            default = parameters[field.name].default
+            if field.default is not dataclasses.MISSING and default is not None:
+                assert field.default == default, field.name
+    assert make() == types[0]()
