@@ -1,5 +1,6 @@
 """RejectOption-v0 (Shah and Manwani 2020), one module per concern.
 
+- :mod:`~osfb_gym.envs.reject.config`: the two configs (synthetic, dataset) and their checks;
 - :mod:`~osfb_gym.envs.reject.data`
 - :mod:`~osfb_gym.envs.reject.family`: ``FAMILY``, its family record;
 - :mod:`~osfb_gym.envs.reject.env`
@@ -9,6 +10,7 @@
 Every public name is importable from ``osfb_gym.envs.reject`` as before.
 """
 
+from osfb_gym.envs.reject.config import DatasetReject, RejectConfig, SyntheticReject
 from osfb_gym.envs.reject.data import (
     DEFAULT_HORIZON,
 )
@@ -38,6 +40,9 @@ from osfb_gym.envs.reject.world import (
 )
 
 __all__ = [
+    "DatasetReject",
+    "RejectConfig",
+    "SyntheticReject",
     "FAMILY",
     "CHUNK",
     "DECISION_LABEL",

@@ -11,11 +11,13 @@ import numpy as np
 import pytest
 
 import osfb_gym  # noqa: F401  (registers the ids)
-from osfb_gym.envs import apple, lending
+from osfb_gym.envs import apple, lending, reject
 from osfb_gym.envs.apple.config import ARGUMENTS as APPLE_ARGUMENTS
 from osfb_gym.envs.apple.config import apple_config
 from osfb_gym.envs.lending.config import ARGUMENTS as LENDING_ARGUMENTS
 from osfb_gym.envs.lending.config import lending_config
+from osfb_gym.envs.reject.config import ARGUMENTS as REJECT_ARGUMENTS
+from osfb_gym.envs.reject.config import reject_config
 
 #: env id -> (env class, config types, the keywords a config takes, kwargs -> config)
 FAMILIES: dict[str, tuple[type, tuple[type, ...], tuple[str, ...], Any]] = {
@@ -30,6 +32,12 @@ FAMILIES: dict[str, tuple[type, tuple[type, ...], tuple[str, ...], Any]] = {
         (apple.SyntheticApple, apple.DatasetApple),
         APPLE_ARGUMENTS,
         apple_config,
+    ),
+    "RejectOption-v0": (
+        reject.RejectOptionEnv,
+        (reject.SyntheticReject, reject.DatasetReject),
+        REJECT_ARGUMENTS,
+        reject_config,
     ),
 }
 
@@ -57,6 +65,19 @@ SAME = [
     ),
 ]
 
+SAME += [
+    (
+        "RejectOption-v0",
+        {"scenario": "separable", "noise": 0.1, "dim": 3, "d": 0.1, "settle": "never"},
+        reject.SyntheticReject(scenario="separable", noise=0.1, dim=3, d=0.1, settle="never"),
+    ),
+    (
+        "RejectOption-v0",
+        {"dataset": "breast_cancer", "replacement": True, "horizon": 30, "query_cost": 0.1},
+        reject.DatasetReject(dataset="breast_cancer", replacement=True, horizon=30, query_cost=0.1),
+    ),
+]
+
 #: a config refusing a bad value when made, naming it
 BAD = [
     (lambda: lending.SyntheticLending(batch_size=0), "batch_size"),
@@ -68,6 +89,12 @@ BAD = [
     (lambda: lending.DatasetLending(dataset="german", scaling="minmax"), "scaling"),
     (lambda: lending.DatasetLending(dataset="german", cutoff=2.0), "cutoff"),
     (lambda: apple.SyntheticApple(noise=0.7), "noise"),
+    (lambda: reject.SyntheticReject(d=0.6), "d"),
+    (lambda: reject.SyntheticReject(scenario="separable", separation=1.0), "separation"),
+    (lambda: reject.SyntheticReject(separation=9.0), "separation"),
+    (lambda: reject.SyntheticReject(settle="later"), "settle"),
+    (lambda: reject.DatasetReject(dataset="guide", replacement=1), "replacement"),
+    (lambda: reject.DatasetReject(dataset="guide", query_cost=-1.0), "query_cost"),
     (lambda: apple.SyntheticApple(scenario="gappy", positive_rate=0.3), "positive_rate"),
     (lambda: apple.SyntheticApple(scenario="separable", gap_width=0.3), "gap_width"),
     (lambda: apple.SyntheticApple(gain=-1.0), "gain"),
