@@ -19,7 +19,7 @@ from gymnasium import spaces
 from osfb_gym.core.channels import make_info
 from osfb_gym.core.validation import check_float, check_int
 from osfb_gym.envs.services.env import MultiServiceChoiceEnv
-from osfb_gym.envs.services.metrics import ServiceMetrics
+from osfb_gym.envs.services.metrics import ServiceMetrics, check_user
 from osfb_gym.envs.services.render import reset_line, step_line
 from osfb_gym.envs.services.world import GroupAverages, Population
 
@@ -197,12 +197,20 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
                 "dynamics_rounds is not supported by the retention world (its rounds go on "
                 f"to horizon), got dynamics_rounds={kwargs['dynamics_rounds']!r}"
             )
-        population = kwargs.get("population", "clusters")
+        config = kwargs.get("config")
+        population = getattr(config, "population", kwargs.get("population", "clusters"))
         if replace is True and population not in REPLACEABLE:  # (before any data is read)
             raise ValueError(
                 f"replace needs a synthetic population {REPLACEABLE}, got population={population!r}"
             )
-        super().__init__(reference_restarts=reference_restarts, **kwargs)
+        if config is None:  # the retention world's own default: no reference solve
+            kwargs["reference_restarts"] = reference_restarts
+        elif reference_restarts != 0:
+            raise TypeError(
+                "give config or keyword arguments, not both: reference_restarts="
+                f"{reference_restarts!r} with config={config!r}"
+            )
+        super().__init__(**kwargs)
         self.tolerance = check_float(tolerance, "tolerance", low=0)
         self.leave_probability = check_float(leave_probability, "leave_probability", low=0, high=1)
         self.return_probability = check_float(
@@ -298,7 +306,7 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
             raise RuntimeError("call reset() before step()")
         if self._t >= self.horizon:
             raise RuntimeError("the episode's horizon is reached; call reset() for a new episode")
-        user = self._check_action(action)
+        user = check_user(action, self.n_users)
         n, k = self.n_users, self.n_services
         acted = bool(self._active[user])
         revealed = np.zeros(n, dtype=bool)
