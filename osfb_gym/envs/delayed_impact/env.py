@@ -12,16 +12,19 @@ from osfb_gym.core.channels import FEEDBACK, make_info
 from osfb_gym.core.env import FeedbackEnv, episode_over
 from osfb_gym.core.validation import RenderModes, check_binary_array
 from osfb_gym.envs._render import check_render
-from osfb_gym.envs.delayed_impact.config import DEFAULT_HORIZON, DEFAULT_SHIFT_MASS, ImpactConfig
+from osfb_gym.envs.delayed_impact.config import (
+    ARGUMENTS,
+    DEFAULT_HORIZON,
+    DEFAULT_SHIFT_MASS,
+    FicoImpact,
+    SyntheticImpact,
+    impact_config,
+)
 from osfb_gym.envs.delayed_impact.metrics import ImpactMetrics, score_batch
 from osfb_gym.envs.delayed_impact.render import Trace
 from osfb_gym.envs.delayed_impact.world import (
-    ImpactWorld,
     break_even,
-    fico_world,
     move_targets,
-    shift_world,
-    synthetic_world,
 )
 
 _Step = tuple[np.ndarray, float, bool, bool, dict[str, Any]]
@@ -175,6 +178,7 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     | ``feedback``        | "one_sided"    | ``"one_sided"`` or ``"full"`` |
     | ``render_mode``     | None           | ``"ansi"`` or ``"rgb_array"`` |
     | ``render_truth``    | False          | renders also show hidden truth |
+    | ``config``          | None           | a ``SyntheticImpact`` or ``FicoImpact`` instead |
 
     ``dynamics="score_change"`` moves the mass to the grid score nearest to
     the score plus the change, clipped to the grid's range (as Liu et al.'s
@@ -184,6 +188,12 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     ``cluster_shift_increment``: an approved applicant stands for 1% of
     their group, so 1,000 steps move the distributions visibly; at most
     the mass the applicant's score holds moves.
+
+    The arguments build a frozen, checked config
+    (:mod:`osfb_gym.envs.delayed_impact.config`): ``SyntheticImpact``
+    without ``dataset``, ``FicoImpact`` with ``dataset="fico"``;
+    ``env.config`` is it, and ``config=`` takes one made beforehand (every
+    other argument then keeps its default).
 
     ## Rendering
     ``"ansi"`` returns a line about the last step (after a reset, the first
@@ -248,28 +258,18 @@ class DelayedImpactLendingEnv(FeedbackEnv):
         feedback: str = "one_sided",
         render_mode: str | None = None,
         render_truth: bool = False,
+        *,
+        config: SyntheticImpact | FicoImpact | None = None,
     ) -> None:
-        self.config = ImpactConfig.from_arguments(
-            dataset=dataset,
-            data_home=data_home,
-            scenario=scenario,
-            groups=groups,
-            batch_size=batch_size,
-            horizon=horizon,
-            loan_gain=loan_gain,
-            default_loss=default_loss,
-            repay_score_change=repay_score_change,
-            default_score_change=default_score_change,
-            dynamics=dynamics,
-            shift_mass=shift_mass,
-            feedback=feedback,
-        )
+        # the keyword arguments build the config (or must keep their defaults beside one)
+        arguments = {name: value for name, value in locals().items() if name in ARGUMENTS}
+        self.config = impact_config(config, **arguments)
         self.render_mode, self.render_truth = check_render(render_mode, render_truth)
         config = self.config
         self.batch_size = config.batch_size
         self.horizon = config.horizon
         self.feedback_mode = config.feedback
-        self._initial = _make_world(config)
+        self._initial = config.world()
         self.group_names = self._initial.group_names
         self.n_groups = self._initial.n_groups
         #: the score grid (public: the reset feedback gives it too)
@@ -491,14 +491,3 @@ class DelayedImpactLendingEnv(FeedbackEnv):
 
             return render_rgb(self._trace, self.render_truth)
         return None
-
-
-def _make_world(config: ImpactConfig) -> ImpactWorld:
-    """Return the world the configuration names (reading the FICO tables if asked)."""
-    if config.dataset == "fico":
-        from osfb_gym.data import load
-
-        return fico_world(load("fico", data_home=config.data_home), config.groups)
-    if config.scenario == "bin_shift":
-        return shift_world()
-    return synthetic_world()

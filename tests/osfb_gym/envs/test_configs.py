@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 
 import osfb_gym  # noqa: F401  (registers the ids)
-from osfb_gym.envs import apple, lending, reject, services
+from osfb_gym.envs import apple, delayed_impact, lending, reject, services
 from osfb_gym.envs.apple.config import ARGUMENTS as APPLE_ARGUMENTS
 from osfb_gym.envs.apple.config import apple_config
+from osfb_gym.envs.delayed_impact.config import ARGUMENTS as IMPACT_ARGUMENTS
+from osfb_gym.envs.delayed_impact.config import impact_config
 from osfb_gym.envs.lending.config import ARGUMENTS as LENDING_ARGUMENTS
 from osfb_gym.envs.lending.config import lending_config
 from osfb_gym.envs.reject.config import ARGUMENTS as REJECT_ARGUMENTS
@@ -48,11 +50,20 @@ FAMILIES: dict[str, tuple[type, tuple[type, ...], tuple[str, ...], Any]] = {
         SERVICES_ARGUMENTS,
         services_config,
     ),
+    "DelayedImpactLending-v0": (
+        delayed_impact.DelayedImpactLendingEnv,
+        (delayed_impact.SyntheticImpact, delayed_impact.FicoImpact),
+        IMPACT_ARGUMENTS,
+        impact_config,
+    ),
 }
 #: the dataset-backed world each family makes in the generic tests below
 DATA_WORLD: dict[str, dict[str, Any]] = {
     "MultiServiceChoice-v0": {"population": "census", "n_services": 3},
+    "DelayedImpactLending-v0": {"dataset": "fico"},
 }
+#: the folder each data world reads from OSFB_DATA
+DATA_FOLDER = {"MultiServiceChoice-v0": "adult", "DelayedImpactLending-v0": "fico"}
 
 #: (env id, keywords, the config they make): a synthetic and a dataset world each
 SAME = [
@@ -110,6 +121,22 @@ SAME += [
     ),
 ]
 
+SAME += [
+    (
+        "DelayedImpactLending-v0",
+        {"scenario": "bin_shift", "batch_size": 3, "shift_mass": 0.2, "horizon": 30},
+        delayed_impact.SyntheticImpact(
+            scenario="bin_shift", batch_size=3, shift_mass=0.2, horizon=30
+        ),
+    ),
+    pytest.param(
+        "DelayedImpactLending-v0",
+        {"dataset": "fico", "groups": ["Asian", "White"], "feedback": "full", "horizon": 20},
+        delayed_impact.FicoImpact(groups=("Asian", "White"), feedback="full", horizon=20),
+        marks=needs_osfb_data("fico"),
+    ),
+]
+
 #: a config refusing a bad value when made, naming it
 BAD = [
     (lambda: lending.SyntheticLending(batch_size=0), "batch_size"),
@@ -122,6 +149,11 @@ BAD = [
     (lambda: lending.DatasetLending(dataset="german", cutoff=2.0), "cutoff"),
     (lambda: apple.SyntheticApple(noise=0.7), "noise"),
     (lambda: reject.SyntheticReject(d=0.6), "d"),
+    (lambda: delayed_impact.SyntheticImpact(shift_mass=2.0), "shift_mass"),
+    (lambda: delayed_impact.SyntheticImpact(scenario="three"), "scenario"),
+    (lambda: delayed_impact.SyntheticImpact(dynamics="bin_shift"), "repay_score_change"),
+    (lambda: delayed_impact.FicoImpact(groups=("White",)), "groups"),
+    (lambda: delayed_impact.FicoImpact(data_home=3), "data_home"),
     (lambda: services.SyntheticServices(n_users=3, n_services=4), "n_services"),
     (lambda: services.SyntheticServices(population="census"), "population"),
     (lambda: services.SyntheticServices(population="linear", loss="huber"), "loss"),
@@ -186,8 +218,9 @@ def test_the_keywords_pick_the_world_type(env_id):
     cls, (synthetic, dataset), _, _ = FAMILIES[env_id]
     assert type(cls(**SMALL.get(env_id, {})).config) is synthetic
     world = DATA_WORLD.get(env_id, {"dataset": "breast_cancer"})
-    if "population" in world and osfb_data("adult") is None:
-        pytest.skip("the census population reads Adult from OSFB_DATA")
+    folder = DATA_FOLDER.get(env_id)
+    if folder is not None and osfb_data(folder) is None:
+        pytest.skip(f"the data world reads {folder} from OSFB_DATA")
     made = cls(**world).config
     assert type(made) is dataset and made.dataset == world.get("dataset", "adult")
 
