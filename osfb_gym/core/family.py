@@ -132,12 +132,10 @@ class _Families(Mapping[str, Family]):
     Each family's package holds its record (``osfb_gym.envs.<family>:FAMILY``);
     the registry names where. Importing them here, at module level, would pull
     every environment into the core contract, so a record is imported (by its
-    ``"module:Name"`` string, as metrics and agents are) when first read, and
-    the registry's table is read at every lookup (a test may add a family).
+    ``"module:Name"`` string, as metrics and agents are) when read; the
+    registry's table and the package's record are read at every lookup, so
+    nothing here can go stale (a test may add a family or change a record).
     """
-
-    def __init__(self) -> None:
-        self._loaded: dict[str, Family] = {}
 
     @staticmethod
     def _paths() -> dict[str, str]:
@@ -147,9 +145,7 @@ class _Families(Mapping[str, Family]):
 
     def __getitem__(self, name: str) -> Family:
         path = self._paths()[name]
-        record = self._loaded.get(path)
-        if record is None:
-            record = self._loaded[path] = load(path)
+        record = load(path)  # (an imported module: a lookup in sys.modules)
         if not isinstance(record, Family) or record.name != name:
             raise TypeError(f"{path} must be the Family record named {name!r}, got {record!r}")
         return record

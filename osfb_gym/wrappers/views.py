@@ -56,15 +56,17 @@ def family_of(env: gym.Env) -> str:
     it. Raises ``TypeError`` for an env that is not one of osfb-gym's families.
     """
     cls = type(env.unwrapped)
-    if cls not in _FAMILY_OF_CLASS:
+    family = _FAMILY_OF_CLASS.get(cls)
+    if family is None:
         from envs_registry import ENVS
 
         # the entry points' classes: imported here, so agents.rl reads encode()
         # without pulling in the environments
-        _FAMILY_OF_CLASS[cls] = next(
+        family = next(
             (entry.family for entry in ENVS if issubclass(cls, load(entry.entry_point))), None
         )
-    family = _FAMILY_OF_CLASS[cls]
+        if family is not None:  # (a class found once keeps its family)
+            _FAMILY_OF_CLASS[cls] = family
     if family is None:
         known = ", ".join(FAMILIES)
         raise TypeError(
@@ -74,7 +76,7 @@ def family_of(env: gym.Env) -> str:
     return family
 
 
-_FAMILY_OF_CLASS: dict[type, str | None] = {}
+_FAMILY_OF_CLASS: dict[type, str] = {}
 
 
 def family_views(env: gym.Env, observation_space: Any) -> FamilyViews:
@@ -215,8 +217,8 @@ class FeedbackView(View):
         super().__init__(env)
         self.family = family_of(env)
         #: the family's block (its package's views, named by its Family record)
-        self.spec = family_views(env, self.source_space)
-        low, high = self.spec.block_bounds()
+        self.family_views = family_views(env, self.source_space)
+        low, high = self.family_views.block_bounds()
         self._n_block = len(low)
         self._finish(
             np.concatenate([self._plain.low, low]), np.concatenate([self._plain.high, high])
@@ -231,7 +233,7 @@ class FeedbackView(View):
         self, observation: Any, action: Any, reward: float, feedback: dict[str, Any]
     ) -> None:
         """Record the step's decision, revealed mask, revealed outcomes and reward."""
-        block = self.spec.block(action, reward, feedback)
+        block = self.family_views.block(action, reward, feedback)
         self._block = np.concatenate([np.asarray(b, dtype=np.float64).ravel() for b in block])
 
     def encode(self, observation: Any) -> np.ndarray:
@@ -289,23 +291,23 @@ class FeaturesView(View):
         self.family = family_of(env)
         raw: Any = env.unwrapped
         #: the family's features (its package's views, named by its Family record)
-        self.spec = family_views(env, self.source_space)
+        self.family_views = family_views(env, self.source_space)
         self._raw_action_space = env.action_space
         self.learner = self._check_learner(learner)
         self._horizon = float(getattr(raw, "horizon", 0) or getattr(raw, "n_services", 1))
         self.learner_: Any = None
         self._t = self._revealed = 0
-        self._finish(*self.spec.feature_bounds(self.learner))
+        self._finish(*self.family_views.feature_bounds(self.learner))
 
     def _check_learner(self, learner: Agent | None) -> Any:
-        if self.spec.learner is None:
+        if self.family_views.learner is None:
             if learner is not None:
                 raise ValueError(
                     f"learner must be None for the {self.family} family: its features are "
                     f"the env's own records, got learner={learner!r}"
                 )
             return None
-        base, default = (load(path) for path in self.spec.learner)
+        base, default = (load(path) for path in self.family_views.learner)
         if learner is None:
             return default()
         if not isinstance(learner, base):
@@ -317,7 +319,7 @@ class FeaturesView(View):
     def reset(self, feedback: dict[str, Any], *, seed: int | None = None) -> None:
         """Start a fresh clone of the learner on the reset feedback (lending: the warm start)."""
         self._t = self._revealed = 0
-        self.spec.reset()
+        self.family_views.reset()
         if self.learner is not None:
             self.learner_ = self.learner.clone()
             self.learner_.reset(
@@ -333,11 +335,11 @@ class FeaturesView(View):
         self._revealed += int(revealed.sum())
         if self.learner_ is not None:
             self.learner_.update(observation, action, reward, feedback)
-        self.spec.update(feedback, revealed)
+        self.family_views.update(feedback, revealed)
 
     def encode(self, observation: Any) -> np.ndarray:
         """Return the features of ``observation`` under what has been learned so far."""
-        features = self.spec.features(
+        features = self.family_views.features(
             observation, self.learner_, t=self._t, revealed=self._revealed, horizon=self._horizon
         )
         return features.astype(np.float32)
