@@ -13,7 +13,12 @@
 Every public name is importable from ``osfb_gym.envs.services`` as before.
 """
 
-from osfb_gym.envs.services.config import DataServices, ServicesConfig, SyntheticServices
+from osfb_gym.envs.services.config import (
+    DataServices,
+    RetentionConfig,
+    ServicesConfig,
+    SyntheticServices,
+)
 from osfb_gym.envs.services.env import (
     MultiServiceChoiceEnv,
     ServiceMetrics,
@@ -23,6 +28,7 @@ from osfb_gym.envs.services.retention import MultiServiceChoiceRetentionEnv, Ret
 
 __all__ = [
     "DataServices",
+    "RetentionConfig",
     "ServicesConfig",
     "SyntheticServices",
     "FAMILY",

@@ -24,7 +24,7 @@ preference, got n_services=4
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -385,6 +385,103 @@ def _data_arguments(population: str, arguments: dict[str, Any]) -> dict[str, Any
                 f"is fixed by its data, got {name}={value!r}"
             )
     return arguments
+
+
+#: the populations a replacement can be drawn from (a synthetic world has more users)
+REPLACEABLE = ("clusters", "linear")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetentionConfig:
+    """The retention world: a population's config, and how its users leave, return or are replaced.
+
+    ``services`` is the world (any :class:`SyntheticServices` or
+    :class:`DataServices` without learning dynamics; by default 500
+    clustered users, no reference optimum); ``outside_loss`` None is
+    ``tolerance``, ``horizon`` None is ``2 n_services``. See
+    :class:`~osfb_gym.envs.services.MultiServiceChoiceRetentionEnv`'s Arguments.
+
+    Examples
+    --------
+    >>> RetentionConfig(services=SyntheticServices(n_users=40, n_services=4)).horizon
+    8
+    """
+
+    services: SyntheticServices | DataServices = field(
+        default_factory=lambda: SyntheticServices(reference_restarts=0)
+    )
+    tolerance: float = 2.0
+    leave_probability: float = 0.2
+    return_probability: float = 0.0
+    replace: bool = False
+    # None: resolved when the config is made (never None after)
+    outside_loss: float = None  # type: ignore[assignment]
+    horizon: int = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        """Check every argument against the world, or raise naming the argument."""
+        services = self.services
+        if not isinstance(services, SyntheticServices | DataServices):
+            raise TypeError(
+                f"services must be a SyntheticServices or DataServices, got {services!r}"
+            )
+        _check_retention_world(services.dynamics_rounds, self.replace, services.population)
+        tolerance = check_float(self.tolerance, "tolerance", low=0)
+        set_checked(self, "tolerance", tolerance)
+        leave = check_float(self.leave_probability, "leave_probability", low=0, high=1)
+        set_checked(self, "leave_probability", leave)
+        back = check_float(self.return_probability, "return_probability", low=0, high=1)
+        set_checked(self, "return_probability", back)
+        if not isinstance(self.replace, bool):
+            raise TypeError(f"replace must be a bool, got {self.replace!r}")
+        if self.replace and back > 0:
+            raise ValueError(
+                "replace and return_probability exclude each other (a replaced slot has no "
+                f"departed user to return), got return_probability={self.return_probability!r}"
+            )
+        outside = self.outside_loss
+        outside = tolerance if outside is None else check_float(outside, "outside_loss", low=0)
+        set_checked(self, "outside_loss", outside)
+        horizon = 2 * services.n_services if self.horizon is None else self.horizon
+        set_checked(self, "horizon", check_int(horizon, "horizon", minimum=1))
+
+
+def _check_retention_world(dynamics_rounds: Any, replace: Any, population: Any) -> None:
+    if dynamics_rounds != 0:
+        raise ValueError(
+            "dynamics_rounds is not supported by the retention world (its rounds go on "
+            f"to horizon), got dynamics_rounds={dynamics_rounds!r}"
+        )
+    if replace is True and population not in REPLACEABLE:  # (before any data is read)
+        raise ValueError(
+            f"replace needs a synthetic population {REPLACEABLE}, got population={population!r}"
+        )
+
+
+#: the retention world's own arguments (the env's keywords besides the population's)
+RETENTION_ARGUMENTS = tuple(f.name for f in fields(RetentionConfig) if f.name != "services")
+
+
+def retention_config(config: RetentionConfig | None = None, **arguments: Any) -> RetentionConfig:
+    """Return the retention config the env's keyword ``arguments`` describe, or ``config``.
+
+    The retention world's own arguments (:data:`RETENTION_ARGUMENTS`) make
+    the :class:`RetentionConfig`; the others make its population's, as for
+    ``MultiServiceChoice-v0`` (:func:`services_config`), with
+    ``reference_restarts`` 0 by default.
+    """
+    if config is not None:
+        defaults: dict[str, Any] = {f.name: f.default for f in fields(RetentionConfig)}
+        defaults["reference_restarts"] = 0
+        return given_config(config, (RetentionConfig,), arguments, defaults)
+    own = {name: arguments.pop(name) for name in RETENTION_ARGUMENTS if name in arguments}
+    _check_retention_world(
+        arguments.get("dynamics_rounds", 0),
+        own.get("replace", False),
+        arguments.get("population", "clusters"),
+    )
+    arguments.setdefault("reference_restarts", 0)
+    return RetentionConfig(services=services_config(**arguments), **own)
 
 
 def check_reference_ks(reference_ks: Any, n_services: int) -> tuple[int, ...]:

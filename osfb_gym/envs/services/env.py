@@ -260,7 +260,7 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     ) -> None:
         # the keyword arguments build the config (or must keep their defaults beside one)
         arguments = {name: value for name, value in locals().items() if name in ARGUMENTS}
-        self.config = config = services_config(config, **arguments)
+        self.config = self._population = config = services_config(config, **arguments)
         self.render_mode, self.render_truth = check_render(render_mode, render_truth)
         self.population, self.report = config.population, config.report
         self.reveal_groups, self.dynamics_rounds = config.reveal_groups, config.dynamics_rounds
@@ -345,8 +345,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             # the census cells are fixed by the data; their order (the action
             # indices) is drawn per reset, as a dataset's stream order is
             return self._fixed.take(self.np_random.permutation(self._fixed.n))
-        assert isinstance(self.config, SyntheticServices)
-        return self.config.draw(rng, self.n_users)  # (the retention world may draw more)
+        assert isinstance(self._population, SyntheticServices)
+        return self._population.draw(rng, self.n_users)  # (the retention world may draw more)
 
     def _observation(
         self, losses: np.ndarray | None = None, choices: np.ndarray | None = None

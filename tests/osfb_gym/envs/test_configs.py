@@ -272,3 +272,28 @@ def test_the_env_signature_and_the_configs_agree_on_every_default(env_id):
             if field.default is not dataclasses.MISSING and default is not None:
                 assert field.default == default, field.name
     assert make() == types[0]()
+
+
+def test_the_retention_world_is_a_population_config_and_its_own_terms():
+    kwargs = {"n_users": 40, "n_services": 4, "replace": True, "tolerance": 0.5}
+    config = services.RetentionConfig(
+        services=services.SyntheticServices(n_users=40, n_services=4, reference_restarts=0),
+        replace=True,
+        tolerance=0.5,
+    )
+    by_keywords = gym.make("MultiServiceChoice-Retention-v0", **kwargs)
+    by_config = gym.make("MultiServiceChoice-Retention-v0", config=config)
+    assert by_keywords.unwrapped.config == config == by_config.unwrapped.config
+    assert config.horizon == 8 and config.outside_loss == 0.5  # 2 k, the tolerance
+    assert dataclasses.replace(config) == config
+    for a, b in zip(_episode(by_keywords), _episode(by_config), strict=True):
+        if not isinstance(a, dict):
+            np.testing.assert_array_equal(a, b)
+    with pytest.raises(TypeError, match="n_users"):
+        services.MultiServiceChoiceRetentionEnv(n_users=30, config=config)
+    with pytest.raises(ValueError, match="replace"):
+        services.RetentionConfig(services=services.DataServices(population="census"), replace=True)
+    with pytest.raises(ValueError, match="dynamics_rounds"):
+        services.RetentionConfig(services=services.SyntheticServices(dynamics_rounds=2))
+    with pytest.raises(TypeError, match="services"):
+        services.RetentionConfig(services={"n_users": 3})
