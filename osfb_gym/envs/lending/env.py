@@ -209,8 +209,8 @@ class OneSidedLendingEnv(FeedbackEnv):
     | ``config``        | None         | a ``SyntheticLending`` or ``DatasetLending`` instead |
 
     The arguments build a frozen, checked config
-    (:mod:`osfb_gym.envs.lending.config`): :class:`SyntheticLending` without
-    ``dataset`` (arguments (S)), :class:`DatasetLending` with it (arguments
+    (:mod:`osfb_gym.envs.lending.config`): ``SyntheticLending`` without
+    ``dataset`` (arguments (S)), ``DatasetLending`` with it (arguments
     (D)); ``env.config`` is it, and ``config=`` takes one made beforehand
     (every other argument then keeps its default).
 
