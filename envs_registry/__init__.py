@@ -35,8 +35,9 @@ class EnvEntry:
     rl_views
         The observation views registered as RL-ready ids (see ``RL_ENVS``):
         ``"plain"`` works for any family; ``"features"`` and ``"feedback"``
-        need the family's estimator in :mod:`osfb_gym.wrappers.views`, so a new
-        family lists only ``("plain",)`` until it has one.
+        need the family's views (its package's ``views`` module, named by its
+        Family record's ``views``), so a new family lists only ``("plain",)``
+        until it has them.
     discrete_rl
         Whether the action space is not ``Discrete`` (lending's
         ``MultiBinary``, reject's ``MultiDiscrete``): each RL-ready id then
@@ -94,6 +95,18 @@ ENVS: tuple[EnvEntry, ...] = (
         discrete_rl=True,  # MultiBinary(batch_size): 2 ** batch_size codes (2 by default)
     ),
 )
+
+
+#: family name -> ``"module:Name"`` of its :class:`~osfb_gym.core.family.Family` record,
+#: which lives in the family's package (read through ``osfb_gym.core.family.FAMILIES``).
+#: Each ``EnvEntry.family`` above names one of these; each record's ``env_id`` is in ``ENVS``.
+FAMILY_RECORDS: dict[str, str] = {
+    "lending": "osfb_gym.envs.lending:FAMILY",
+    "apple": "osfb_gym.envs.apple:FAMILY",
+    "reject": "osfb_gym.envs.reject:FAMILY",
+    "services": "osfb_gym.envs.services:FAMILY",
+    "delayed_impact": "osfb_gym.envs.delayed_impact:FAMILY",
+}
 
 
 #: RL-ready ids: each env above behind ``HideOracle`` with a ``float32``, bounded,

@@ -30,8 +30,9 @@ class FeedbackEnv(gym.Env):
 
     Subclasses set ``metrics_class`` (the streaming metrics the runner keeps
     for an episode) and ``horizon`` (the most steps an episode can last),
-    and implement :meth:`_override_hidden`, the probe the no-leak tests use
-    to change outcomes the learner must not see.
+    and document, in a "Hidden State" section, the private attributes that
+    hold the outcomes the learner must not see: the no-leak tests' probe
+    (``tests/osfb_gym/envs/hidden.py``, test code) changes them there.
 
     Time limit: ``horizon`` is an argument of the env, not only of its
     registration, because agents may need ``T`` (the paper's ``rho_t``, a
@@ -124,22 +125,3 @@ class FeedbackEnv(gym.Env):
         """
         obs, reward, terminated, truncated, info = self.step(action)
         return obs, reward, terminated, truncated, strip_oracle(info)
-
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        """Set every outcome ``action`` would leave hidden to an extreme value.
-
-        Parameters
-        ----------
-        action
-            The action about to be taken.
-        extreme
-            ``"low"`` or ``"high"``: which extreme of the outcome range.
-
-        Returns
-        -------
-        bool
-            Whether any outcome was hidden (and so changed). Only tests call
-            this: it lets them prove that nothing the agent sees depends on
-            a hidden outcome.
-        """
-        raise NotImplementedError

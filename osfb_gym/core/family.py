@@ -5,6 +5,11 @@ plots draw its curve, the grader and the RL comparison score its reference
 agents, the tests make its env small, ``osfb-bench list`` shows it. None of
 them restates any of this: they read :data:`FAMILIES`.
 
+Each record lives in its family's package (``osfb_gym/envs/<family>/family.py``,
+exported as ``osfb_gym.envs.<family>.FAMILY``) and the env registry names it
+(:data:`envs_registry.FAMILY_RECORDS`); this module keeps the type and the
+lazy mapping, so the core contract imports no environment.
+
 Agents and metrics are named by ``"module:Class"`` strings, so this module
 (part of the core contract, imported by every env) imports neither.
 
@@ -26,6 +31,7 @@ Examples
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +71,16 @@ class Family:
         Env arguments the grader uses by default.
     oracle_keys
         What ``info["oracle"]`` holds at a step (read only by the runner).
+    oracle_objective_metric
+        The episode metric holding the value of the objective under the best
+        policy the oracle exposes (reject: ``"bayes_risk"``, Chow's rule's
+        risk), for a per-step average objective; None where that value is 0
+        (lending's Bayes decision has no one-sided loss). The RL comparison's
+        regret is ``steps x (objective - oracle_objective_metric)``.
+    views
+        ``"module:Class"`` of the family's :class:`~osfb_gym.core.views.FamilyViews`:
+        the feedback block and estimator features of the RL observation views;
+        None where the family has only the plain view.
     """
 
     name: str
@@ -81,6 +97,8 @@ class Family:
     small_kwargs: dict[str, Any] = field(default_factory=dict)
     grade_kwargs: dict[str, Any] = field(default_factory=dict)
     oracle_keys: tuple[str, ...] = ("loss",)
+    oracle_objective_metric: str | None = None
+    views: str | None = None
 
     @property
     def direction(self) -> str:
@@ -108,103 +126,54 @@ def load(path: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-FAMILIES: dict[str, Family] = {
-    "lending": Family(
-        name="lending",
-        env_id="OneSidedLending-v0",
-        objective="cumulative_loss",
-        lower_is_better=True,
-        metrics="osfb_gym.envs.lending:LendingMetrics",
-        reference_agents=("agents.lending:Greedy", "agents.lending:Adaptive"),
-        columns=("approval_rate", "bayes_agreement"),
-        small_kwargs={"horizon": 30, "batch_size": 4},
-        oracle_keys=("mu", "y", "bayes_action", "loss"),
-    ),
-    "apple": Family(
-        name="apple",
-        env_id="AppleTasting-v0",
-        objective="cumulative_loss",
-        lower_is_better=True,
-        metrics="osfb_gym.envs.apple:AppleMetrics",
-        reference_agents=(
-            "agents.apple:Perceptron",
-            "agents.apple:MarginPerceptron",
-            "agents.apple:LabelEfficient",
-        ),
-        columns=("f1", "label_requests"),
-        small_kwargs={"horizon": 50},
-        oracle_keys=("y", "mistake", "loss"),
-    ),
-    "reject": Family(
-        name="reject",
-        env_id="RejectOption-v0",
-        objective="average_risk",
-        lower_is_better=True,
-        metrics="osfb_gym.envs.reject:RejectMetrics",
-        reference_agents=("agents.reject:DSOL", "agents.reject:DRAL", "agents.reject:DSAL"),
-        columns=("rejection_rate", "query_rate"),
-        small_kwargs={"horizon": 50},
-        grade_kwargs={"horizon": 2000},
-        oracle_keys=("y", "loss", "risk", "misclassified", "rejected", "bayes_risk"),
-    ),
-    "services": Family(
-        name="services",
-        env_id="MultiServiceChoice-v0",
-        objective="total_loss",
-        lower_is_better=True,
-        metrics="osfb_gym.envs.services:ServiceMetrics",
-        reference_agents=("agents.services:Uniform", "agents.services:AcQUIre"),
-        columns=("fairness", "approximation_ratio"),
-        curve="loss",
-        curve_label="total loss after k services",
-        x_label="k (services placed)",
-        log_x=False,
-        small_kwargs={"n_users": 40, "n_services": 4, "reference_restarts": 1},
-        # the approximation ratio's solver is most of the grading time
-        grade_kwargs={"reference_restarts": 0},
-        oracle_keys=("loss", "total_loss", "excess_loss", "fairness", "group_losses", "services"),
-    ),
-    "delayed_impact": Family(
-        name="delayed_impact",
-        env_id="DelayedImpactLending-v0",
-        objective="cumulative_loss",
-        lower_is_better=True,
-        metrics="osfb_gym.envs.delayed_impact:ImpactMetrics",
-        reference_agents=(
-            "agents.delayed_impact:MaxProfit",
-            "agents.delayed_impact:DemographicParity",
-            "agents.delayed_impact:EqualOpportunity",
-        ),
-        columns=("approval_rate", "default_rate", "tpr_gap", "score_change_0"),
-        small_kwargs={"horizon": 30, "batch_size": 4},
-        oracle_keys=(
-            "repay_prob",
-            "y",
-            "group",
-            "bayes_action",
-            "loss",
-            "mean_score",
-            "score_change",
-            "pi",
-        ),
-    ),
-}
+class _Families(Mapping[str, Family]):
+    """The records :data:`envs_registry.FAMILY_RECORDS` names, imported on first use.
+
+    Each family's package holds its record (``osfb_gym.envs.<family>:FAMILY``);
+    the registry names where. Importing them here, at module level, would pull
+    every environment into the core contract, so a record is imported (by its
+    ``"module:Name"`` string, as metrics and agents are) when read; the
+    registry's table and the package's record are read at every lookup, so
+    nothing here can go stale (a test may add a family or change a record).
+    """
+
+    @staticmethod
+    def _paths() -> dict[str, str]:
+        from envs_registry import FAMILY_RECORDS
+
+        return FAMILY_RECORDS
+
+    def __getitem__(self, name: str) -> Family:
+        path = self._paths()[name]
+        record = load(path)  # (an imported module: a lookup in sys.modules)
+        if not isinstance(record, Family) or record.name != name:
+            raise TypeError(f"{path} must be the Family record named {name!r}, got {record!r}")
+        return record
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(tuple(self._paths()))
+
+    def __len__(self) -> int:
+        return len(self._paths())
+
+    def __repr__(self) -> str:
+        return f"FAMILIES({', '.join(self._paths())})"
+
+
+#: family name -> its :class:`Family` record (read from the family's package)
+FAMILIES: Mapping[str, Family] = _Families()
 
 
 def family_of(env_id: str) -> Family:
     """Return the :class:`Family` of a registered id; a ``ValueError`` names the known ids.
 
-    A family's own ``env_id`` or any other id the registry lists under it.
+    The registry names each id's family (a family's own ``env_id`` or another
+    id listed under it, such as ``MultiServiceChoice-Retention-v0``).
     """
-    for family in FAMILIES.values():
-        if family.env_id == env_id:
-            return family
-    # another id of a family (a variant world such as MultiServiceChoice-Retention-v0):
-    # the registry names its family (imported here: it imports nothing of osfb_gym)
     from envs_registry import ENVS
 
     for entry in ENVS:
         if entry.id == env_id and entry.family in FAMILIES:
             return FAMILIES[entry.family]
-    known = ", ".join(family.env_id for family in FAMILIES.values())
+    known = ", ".join(entry.id for entry in ENVS)
     raise ValueError(f"env id {env_id!r} belongs to no family; known ids: {known}")

@@ -32,6 +32,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from osfb_gym.core.family import FAMILIES, load
+
 # the encoding of spaces is the contract's (agents read it too); re-exported here
 from osfb_gym.core.spaces import UNBOUNDED as UNBOUNDED
 from osfb_gym.core.spaces import _unbounded as _unbounded
@@ -39,6 +41,7 @@ from osfb_gym.core.spaces import encode as encode
 from osfb_gym.core.spaces import encode_space as encode_space
 from osfb_gym.core.spaces import make_encoder as make_encoder
 from osfb_gym.core.spaces import squash as squash
+from osfb_gym.core.views import FamilyViews
 
 if TYPE_CHECKING:
     from agents.base import Agent
@@ -49,30 +52,46 @@ VIEWS = ("plain", "feedback", "features")
 def family_of(env: gym.Env) -> str:
     """Return the family of ``env``: its name in ``osfb_gym.core.family.FAMILIES``.
 
-    One of ``"lending"``, ``"apple"``, ``"reject"``, ``"services"``, ``"delayed_impact"``.
-    Raises ``TypeError`` for an env that is not one of osfb-gym's families.
+    The registry's entry whose class ``env.unwrapped`` is an instance of names
+    it. Raises ``TypeError`` for an env that is not one of osfb-gym's families.
     """
-    # imported here: agents.rl reads encode() without pulling in the environments
-    from osfb_gym.envs.apple import AppleTastingEnv
-    from osfb_gym.envs.delayed_impact import DelayedImpactLendingEnv
-    from osfb_gym.envs.lending import OneSidedLendingEnv
-    from osfb_gym.envs.reject import RejectOptionEnv
-    from osfb_gym.envs.services import MultiServiceChoiceEnv
+    cls = type(env.unwrapped)
+    family = _FAMILY_OF_CLASS.get(cls)
+    if family is None:
+        from envs_registry import ENVS
 
-    classes = {
-        OneSidedLendingEnv: "lending",
-        AppleTastingEnv: "apple",
-        RejectOptionEnv: "reject",
-        MultiServiceChoiceEnv: "services",
-        DelayedImpactLendingEnv: "delayed_impact",
-    }
-    for cls, family in classes.items():
-        if isinstance(env.unwrapped, cls):
-            return family
-    raise TypeError(
-        "observation views are defined for osfb-gym's families (OneSidedLending, AppleTasting, "
-        f"RejectOption, MultiServiceChoice, DelayedImpactLending), got env {env.unwrapped!r}"
-    )
+        # the entry points' classes: imported here, so agents.rl reads encode()
+        # without pulling in the environments
+        family = next(
+            (entry.family for entry in ENVS if issubclass(cls, load(entry.entry_point))), None
+        )
+        if family is not None:  # (a class found once keeps its family)
+            _FAMILY_OF_CLASS[cls] = family
+    if family is None:
+        known = ", ".join(FAMILIES)
+        raise TypeError(
+            f"observation views are defined for osfb-gym's families ({known}), "
+            f"got env {env.unwrapped!r}"
+        )
+    return family
+
+
+_FAMILY_OF_CLASS: dict[type, str] = {}
+
+
+def family_views(env: gym.Env, observation_space: Any) -> FamilyViews:
+    """Return the family's :class:`~osfb_gym.core.views.FamilyViews` for ``env``.
+
+    Its :class:`~osfb_gym.core.family.Family` record names the class
+    (``views``); a ``TypeError`` says so where the family has none.
+    """
+    family = FAMILIES[family_of(env)]
+    if family.views is None:
+        raise TypeError(
+            f"the {family.name} family has no feedback or features views (its Family "
+            "record's views is None): use view='plain'"
+        )
+    return load(family.views)(env.unwrapped, observation_space)
 
 
 # --------------------------------------------------------------------------- views
@@ -171,7 +190,9 @@ class PlainView(View):
 class FeedbackView(View):
     """The plain vector followed by what the previous step revealed (zeros at reset).
 
-    The block appended, per family (``N`` applicants a step, ``n`` users):
+    The block appended, per family (``N`` applicants a step, ``n`` users;
+    each family's package computes its own, in its ``views`` module, a
+    :class:`~osfb_gym.core.views.FamilyViews` its Family record names):
 
     | family   | previous decision    | revealed  | revealed outcome, 0 hidden | reward      |
     |----------|----------------------|-----------|----------------------------|-------------|
@@ -195,26 +216,9 @@ class FeedbackView(View):
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
         self.family = family_of(env)
-        raw: Any = env.unwrapped  # one of the family classes (family_of checked)
-        if self.family == "lending":
-            n = raw.batch_size
-            self._linear = raw.link.name == "linear"
-            y_low, y_high = (-1.0, 1.0) if self._linear else (0.0, 1.0)
-            r_low, r_high = (-1.0, 1.0) if self._linear else (-raw.cutoff, 1.0 - raw.cutoff)
-            low = [0.0] * n + [0.0] * n + [y_low] * n + [r_low]
-            high = [1.0] * n + [1.0] * n + [y_high] * n + [r_high]
-        elif self.family == "apple":
-            low, high = [0.0, 0.0, 0.0, -raw.cost_fp], [1.0, 1.0, 1.0, raw.gain]
-        elif self.family == "reject":
-            low = [0.0] * 5 + [-1.0, -(1.0 + raw.query_cost)]
-            high = [1.0] * 5 + [1.0, 0.0]
-        elif self.family == "delayed_impact":
-            n = raw.batch_size
-            low = [0.0] * (3 * n) + [-raw.config.default_loss]
-            high = [1.0] * (3 * n) + [raw.config.loan_gain]
-        else:
-            low = [0.0] * raw.n_users + [-1.0]
-            high = [1.0] * raw.n_users + [1.0]
+        #: the family's block (its package's views, named by its Family record)
+        self.family_views = family_views(env, self.source_space)
+        low, high = self.family_views.block_bounds()
         self._n_block = len(low)
         self._finish(
             np.concatenate([self._plain.low, low]), np.concatenate([self._plain.high, high])
@@ -229,27 +233,7 @@ class FeedbackView(View):
         self, observation: Any, action: Any, reward: float, feedback: dict[str, Any]
     ) -> None:
         """Record the step's decision, revealed mask, revealed outcomes and reward."""
-        revealed = np.asarray(feedback["revealed"], dtype=np.float64).ravel()
-        if self.family == "delayed_impact":
-            y = np.asarray(feedback["y"], dtype=np.float64).ravel() * revealed
-            block = [np.asarray(action, dtype=np.float64).ravel(), revealed, y, [reward / y.size]]
-        elif self.family == "lending":
-            n = revealed.size
-            y = np.asarray(feedback["y"], dtype=np.float64).ravel() * revealed
-            r = reward / n
-            if self._linear:
-                y, r = squash(y), float(squash(r))
-            block = [np.asarray(action, dtype=np.float64).ravel(), revealed, y, [r]]
-        elif self.family == "apple":
-            label = float(feedback["y"]) if feedback["revealed"] else 0.0
-            block = [[float(int(np.asarray(action)))], revealed, [label], [reward]]
-        elif self.family == "reject":
-            decision, query = (int(v) for v in np.asarray(action).ravel())
-            label = float(feedback["y"]) if feedback["revealed"] else 0.0
-            step_reward = reward + float(feedback.get("settled", 0.0))
-            block = [np.eye(3)[decision], [float(query)], revealed, [label], [step_reward]]
-        else:
-            block = [revealed, [float(squash(reward / revealed.size))]]
+        block = self.family_views.block(action, reward, feedback)
         self._block = np.concatenate([np.asarray(b, dtype=np.float64).ravel() for b in block])
 
     def encode(self, observation: Any) -> np.ndarray:
@@ -305,64 +289,25 @@ class FeaturesView(View):
     def __init__(self, env: gym.Env, learner: Agent | None = None) -> None:
         super().__init__(env)
         self.family = family_of(env)
-        raw: Any = env.unwrapped  # one of the family classes (family_of checked)
+        raw: Any = env.unwrapped
+        #: the family's features (its package's views, named by its Family record)
+        self.family_views = family_views(env, self.source_space)
         self._raw_action_space = env.action_space
         self.learner = self._check_learner(learner)
         self._horizon = float(getattr(raw, "horizon", 0) or getattr(raw, "n_services", 1))
         self.learner_: Any = None
-        self._t = self._revealed = self._positives = 0
-        if self.family == "lending":
-            n, self._batch = raw.batch_size, raw.batch_size
-            self._linear = raw.link.name == "linear"
-            self._cutoff = float(raw.cutoff)
-            reach = np.maximum(np.abs(self.source_space.low), np.abs(self.source_space.high))
-            # sqrt(x^T A^-1 x) <= ||x|| / sqrt(lambda_min(A)) and A >= l2 I
-            width = float(np.sqrt(np.sum(reach[0].astype(np.float64) ** 2) / self.learner.l2))
-            s_low, s_high = (-1.0, 1.0) if self._linear else (-self._cutoff, 1.0 - self._cutoff)
-            low = np.concatenate([np.tile([s_low, 0.0], n), [0.0, 0.0]])
-            high = np.concatenate([np.tile([s_high, width], n), [1.0, 1.0]])
-        elif self.family == "apple":
-            low, high = np.array([-1.0, 0, 0, 0]), np.ones(4)
-        elif self.family == "reject":
-            low, high = np.array([-1.0, -1.0, 0, 0]), np.ones(4)
-        elif self.family == "delayed_impact":
-            n, self._batch = raw.batch_size, raw.batch_size
-            low = np.concatenate([np.tile([-1.0, 0.0], n), [0.0, 0.0]])
-            high = np.ones(2 * n + 2)
-        else:
-            self._n_users, self._k = raw.n_users, raw.n_services
-            self._groups = "groups" in self.source_space.spaces
-            per_user = 7 if self._groups else 5
-            low, high = (
-                np.zeros(per_user * self._n_users + 1),
-                np.ones(per_user * self._n_users + 1),
-            )
-        self._finish(low, high)
-        self._acquired = np.zeros(0)
+        self._t = self._revealed = 0
+        self._finish(*self.family_views.feature_bounds(self.learner))
 
     def _check_learner(self, learner: Agent | None) -> Any:
-        from agents.apple import MarginPerceptron
-        from agents.apple.base import LinearLearner
-        from agents.delayed_impact import MaxProfit
-        from agents.delayed_impact.base import ThresholdLender
-        from agents.lending import CutoffAgent, Greedy
-        from agents.reject import DSOL
-        from agents.reject.base import RejectLearner
-
-        defaults: dict[str, tuple[Any, Any]] = {
-            "lending": (CutoffAgent, Greedy),
-            "apple": (LinearLearner, MarginPerceptron),
-            "reject": (RejectLearner, DSOL),
-            "delayed_impact": (ThresholdLender, MaxProfit),
-        }
-        if self.family == "services":
+        if self.family_views.learner is None:
             if learner is not None:
                 raise ValueError(
-                    "learner must be None for MultiServiceChoice: its features are the "
-                    f"provider's own records, got learner={learner!r}"
+                    f"learner must be None for the {self.family} family: its features are "
+                    f"the env's own records, got learner={learner!r}"
                 )
             return None
-        base, default = defaults[self.family]
+        base, default = (load(path) for path in self.family_views.learner)
         if learner is None:
             return default()
         if not isinstance(learner, base):
@@ -373,14 +318,13 @@ class FeaturesView(View):
 
     def reset(self, feedback: dict[str, Any], *, seed: int | None = None) -> None:
         """Start a fresh clone of the learner on the reset feedback (lending: the warm start)."""
-        self._t = self._revealed = self._positives = 0
+        self._t = self._revealed = 0
+        self.family_views.reset()
         if self.learner is not None:
             self.learner_ = self.learner.clone()
             self.learner_.reset(
                 self.source_space, self._raw_action_space, seed=seed, feedback=feedback
             )
-        else:
-            self._acquired = np.zeros(self._n_users)
 
     def update(
         self, observation: Any, action: Any, reward: float, feedback: dict[str, Any]
@@ -391,76 +335,14 @@ class FeaturesView(View):
         self._revealed += int(revealed.sum())
         if self.learner_ is not None:
             self.learner_.update(observation, action, reward, feedback)
-        if self.family == "apple" and feedback["revealed"]:
-            self._positives += int(feedback["y"] == 1)
-        elif self.family == "services":
-            self._acquired = np.maximum(self._acquired, revealed)
-
-    def _time(self) -> float:
-        return min(self._t / self._horizon, 1.0)
+        self.family_views.update(feedback, revealed)
 
     def encode(self, observation: Any) -> np.ndarray:
         """Return the features of ``observation`` under what has been learned so far."""
-        learner = self.learner_
-        if self.family == "lending":
-            x = np.asarray(observation, dtype=np.float64)
-            score = np.asarray(learner.link_.mean(x @ learner.beta_), dtype=np.float64)
-            score = score - learner.cutoff_
-            if self._linear:
-                score = squash(score)
-            width = learner.model_.widths(x)
-            counts = [min(self._revealed / (self._batch * self._horizon), 1.0), self._time()]
-            features = np.concatenate([np.column_stack([score, width]).ravel(), counts])
-        elif self.family == "apple":
-            x = np.asarray(observation)
-            features = np.array(
-                [
-                    np.tanh(learner.decision_function(x)),
-                    min(self._revealed / self._horizon, 1.0),
-                    min(self._positives / self._horizon, 1.0),
-                    self._time(),
-                ]
-            )
-        elif self.family == "delayed_impact":
-            features = self._lender_features(observation)
-        elif self.family == "reject":
-            f = learner.score_(np.asarray(observation, dtype=np.float64))
-            rho = learner.rho_
-            revealed = min(self._revealed / self._horizon, 1.0)
-            features = np.array([np.tanh(f - rho), np.tanh(f + rho), revealed, self._time()])
-        else:
-            features = self._service_features(observation)
+        features = self.family_views.features(
+            observation, self.learner_, t=self._t, revealed=self._revealed, horizon=self._horizon
+        )
         return features.astype(np.float32)
-
-    def _lender_features(self, observation: Any) -> np.ndarray:
-        learner = self.learner_
-        group, bins = learner._applicants(observation, "act")  # the learner's own grid bins
-        scale = max(learner.loan_gain_, learner.default_loss_)
-        profit = learner._profit()[group, bins] / scale
-        approve = np.ones(group.size) if learner.t_ < learner.burnin else learner.tau_[group, bins]
-        counts = [min(self._revealed / (self._batch * self._horizon), 1.0), self._time()]
-        return np.concatenate([np.column_stack([profit, approve]).ravel(), counts])
-
-    def _service_features(self, observation: dict[str, Any]) -> np.ndarray:
-        losses = np.asarray(observation["losses"], dtype=np.float64)
-        choices = np.asarray(observation["choices"])
-        k, n = self._k, self._n_users
-        top = losses.max()
-        placed = choices < k
-        counts = np.bincount(choices, minlength=k + 1)
-        columns = [
-            squash(losses),
-            losses / top if top > 0 else np.zeros(n),
-            self._acquired,
-            choices / k,
-            np.where(placed, counts[choices] / n, 0.0),
-        ]
-        if self._groups:
-            groups = np.asarray(observation["groups"])
-            n_groups = int(self.source_space["groups"].nvec.max())
-            sizes = np.bincount(groups, minlength=n_groups)
-            columns += [groups / max(n_groups - 1, 1), sizes[groups] / n]
-        return np.concatenate([np.column_stack(columns).ravel(), [min(self._t / k, 1.0)]])
 
 
 def make_view(env: gym.Env, view: str, **options: Any) -> View:

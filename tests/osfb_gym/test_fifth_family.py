@@ -1,11 +1,12 @@
-"""Adding a family takes its env module, one ``Family`` record and one registry row.
+"""Adding a family takes its env package (with its ``Family`` record) and the registry.
 
-The toy family of ``tests/osfb_gym/fifth_family/coin.py`` gets exactly those
-two entries here (as a new family's author would add them to
-``osfb_gym/core/family.py`` and ``envs_registry``); everything below then
-works without any other change: registration with its RL-ready id, the
-checkers, the runner with the family's metrics, the grader's lookup, and
-``osfb-bench list``.
+The toy family of ``tests/osfb_gym/fifth_family/coin.py`` is the package
+(its env, metrics, agent and ``FAMILY`` record); here it gets its two
+registry lines (one ``EnvEntry`` in ``envs_registry.ENVS``, its record's
+path in ``envs_registry.FAMILY_RECORDS``), as a new family's author would add
+them; everything below then works without any other change: registration
+with its RL-ready id, the checkers, the runner with the family's metrics, the
+grader's lookup, and ``osfb-bench list``.
 """
 
 from __future__ import annotations
@@ -16,18 +17,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import envs_registry
-from osfb_gym.core.family import FAMILIES, Family, family_of
+from osfb_gym.core.family import FAMILIES, family_of
+from tests.osfb_gym.fifth_family.coin import FAMILY as COIN
 
-COIN = Family(
-    name="coin",
-    env_id="Coin-v0",
-    objective="cumulative_loss",
-    lower_is_better=True,
-    metrics="tests.osfb_gym.fifth_family.coin:CoinMetrics",
-    reference_agents=("tests.osfb_gym.fifth_family.coin:AlwaysBet",),
-    columns=("bet_rate",),
-    small_kwargs={"horizon": 20},
-)
 ENTRY = envs_registry.EnvEntry(
     id="Coin-v0",
     entry_point="tests.osfb_gym.fifth_family.coin:CoinEnv",
@@ -38,8 +30,9 @@ ENTRY = envs_registry.EnvEntry(
 
 @pytest.fixture
 def coin_family(monkeypatch):
-    """The two entries a new family adds, undone after the test."""
-    monkeypatch.setitem(FAMILIES, "coin", COIN)
+    """The two registry entries a new family adds, undone after the test."""
+    records = {**envs_registry.FAMILY_RECORDS, "coin": "tests.osfb_gym.fifth_family.coin:FAMILY"}
+    monkeypatch.setattr(envs_registry, "FAMILY_RECORDS", records)
     envs = (*envs_registry.ENVS, ENTRY)
     monkeypatch.setattr(envs_registry, "ENVS", envs)
     monkeypatch.setattr(envs_registry, "RL_ENVS", envs_registry.rl_entries(envs))
@@ -65,6 +58,27 @@ def test_the_runner_scores_it_with_the_familys_metrics(coin_family):
     frame = evaluate("Coin-v0", agent, seeds=range(3), env_kwargs=COIN.small_kwargs)
     assert (frame["bet_rate"] == 1.0).all() and (frame["steps"] == 20).all()
     assert (frame[COIN.objective] > 0).all()  # betting on every coin loses where p < 1/2
+
+
+def test_its_probe_proves_no_leak(coin_family, monkeypatch):
+    from tests.osfb_gym.envs import hidden
+    from tests.osfb_gym.fifth_family.coin import override_hidden as coin_probe
+
+    monkeypatch.setitem(hidden.PROBES, "coin", coin_probe)
+
+    def seen(extreme: str) -> list:
+        env = gym.make("Coin-v0", horizon=20)
+        obs, _ = env.reset(seed=4)
+        record, changed = [obs], 0
+        for action in [0, 1] * 10:
+            changed += hidden.override_hidden(env, action, extreme)
+            obs, reward, _, _, info = env.step(action)
+            record += [obs, reward, info["feedback"]["y"]]
+        assert changed == 10  # every pass hid a coin, and the probe set it
+        return record
+
+    for a, b in zip(seen("low"), seen("high"), strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_the_grader_and_the_cli_listing_read_the_record(coin_family):

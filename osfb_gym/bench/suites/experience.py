@@ -40,14 +40,21 @@ MAX_CONSTANTS = 64
 def regret(family: Family, metrics: dict[str, float]) -> float:
     """Return an episode's regret against the best policy the oracle exposes.
 
-    Reject: steps x (average risk - Chow's rule's risk); the others: the
+    Where the family names the oracle policy's objective (``oracle_objective_metric``,
+    reject: Chow's rule's risk), steps x (objective - that); the others: the
     objective against 0 (lending's Bayes decision has no one-sided loss; for
     apple 0 is a lower bound), signed so that lower is better.
     """
-    if family.name == "reject":
-        return float((metrics["average_risk"] - metrics["bayes_risk"]) * metrics["steps"])
+    oracle = family.oracle_objective_metric
+    if oracle is not None:
+        return float((metrics[family.objective] - metrics[oracle]) * metrics["steps"])
     value = float(metrics[family.objective])
     return value if family.lower_is_better else -value
+
+
+def _oracle(family: Family, metrics: dict[str, float]) -> float:
+    metric = family.oracle_objective_metric
+    return float(metrics[metric]) if metric is not None else 0.0
 
 
 def world(cell: Cell) -> dict[str, Any]:
@@ -82,7 +89,7 @@ def _point(
         "budget": budget,
         "objective": [float(m[family.objective]) for m in frames],
         # the objective of the oracle's policy: Chow's rule for reject, else 0
-        "oracle": [float(m["bayes_risk"]) if family.name == "reject" else 0.0 for m in frames],
+        "oracle": [_oracle(family, m) for m in frames],
         "regret": [regret(family, m) for m in frames],
         "steps": float(np.mean([m["steps"] for m in frames])),
         "train_regret": paid,

@@ -7,18 +7,24 @@
 - :mod:`~osfb_gym.envs.apple.metrics`: a step's reward and loss, the episode
   metrics;
 - :mod:`~osfb_gym.envs.apple.render`: what a render shows;
+- :mod:`~osfb_gym.envs.apple.family`: ``FAMILY``, its family record;
+- :mod:`~osfb_gym.envs.apple.config`: the two configs (synthetic, dataset) and their checks;
 - :mod:`~osfb_gym.envs.apple.env`: :class:`AppleTastingEnv` itself.
 
 Every public name is importable from ``osfb_gym.envs.apple`` as before.
 """
 
-from osfb_gym.envs.apple.env import (
+from osfb_gym.envs.apple.config import (
     DEFAULT_DIM,
     DEFAULT_HORIZON,
     FEEDBACK_MODES,
     ORDERS,
-    AppleTastingEnv,
+    AppleConfig,
+    DatasetApple,
+    SyntheticApple,
 )
+from osfb_gym.envs.apple.env import AppleTastingEnv
+from osfb_gym.envs.apple.family import FAMILY
 from osfb_gym.envs.apple.metrics import (
     FALSE_NEGATIVE,
     FALSE_POSITIVE,
@@ -51,6 +57,9 @@ from osfb_gym.envs.apple.world import (
 )
 
 __all__ = [
+    "DatasetApple",
+    "SyntheticApple",
+    "FAMILY",
     "CHUNK",
     "DECISION_LEGEND",
     "DEFAULT_DIM",
@@ -71,6 +80,7 @@ __all__ = [
     "ROWS",
     "SCENARIOS",
     "TABULAR_FEATURES",
+    "AppleConfig",
     "AppleMetrics",
     "AppleTastingEnv",
     "SyntheticWorld",

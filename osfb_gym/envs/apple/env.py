@@ -9,43 +9,34 @@ from gymnasium import spaces
 
 from osfb_gym.core.channels import make_info
 from osfb_gym.core.env import FeedbackEnv, episode_over
-from osfb_gym.core.seeding import check_world_seed, world_rng
+from osfb_gym.core.seeding import world_rng
 from osfb_gym.core.validation import (
     RenderModes,
-    check_bool,
-    check_choice,
-    check_data_home,
-    check_float,
-    check_int,
-    check_memory,
 )
 from osfb_gym.envs._render import RENDER_MODES, StepTrace, check_render
 from osfb_gym.envs._stream import DatasetStream
+from osfb_gym.envs.apple.config import (
+    ARGUMENTS,
+    SYNTHETIC_ONLY,
+    DatasetApple,
+    SyntheticApple,
+    apple_config,
+)
 from osfb_gym.envs.apple.metrics import AppleMetrics, check_action, outcome
 from osfb_gym.envs.apple.render import reset_line, step_line, stream_frame
 from osfb_gym.envs.apple.streams import (
-    ROWS,
     adversarial_order,
-    apple_stream,
     move_first_positive_first,
 )
 from osfb_gym.envs.apple.world import (
     CHUNK,
     FEATURE_BOUND,
-    SCENARIOS,
     SyntheticWorld,
     draw_world,
-    resolve_band,
-    resolve_positive_rate,
 )
 
 if TYPE_CHECKING:
     from osfb_gym.data import Dataset, TextDataset
-
-ORDERS = ("random", "adversarial")
-FEEDBACK_MODES = ("one_sided", "full")
-DEFAULT_DIM = 20  # synthetic worlds; a tabular dataset has its own
-DEFAULT_HORIZON = 2000  # synthetic worlds; a dataset's episode is its whole stream
 
 
 # --------------------------------------------------------------------------- env
@@ -178,6 +169,12 @@ class AppleTastingEnv(FeedbackEnv):
     exactly the positives. The episode metrics (:class:`AppleMetrics`) add
     the confusion matrix, precision, recall, F1 and the label requests.
 
+    ## Hidden State
+    The current example's label ``_y`` (None before a reset). Private and
+    documented as the seam of the no-leak probe
+    (``tests/osfb_gym/envs/hidden.py``), which overwrites an untasted label
+    before a step to prove that nothing the agent sees depends on it.
+
     ## Starting State
     A synthetic world (``w*``) is drawn at each reset from the reset seed,
     or fixed across resets by ``world_seed``; the examples are drawn from
@@ -240,6 +237,7 @@ class AppleTastingEnv(FeedbackEnv):
     | ``features``      | None          | text "binary"/"counts", tabular "standardized"/"unit" (D)|
     | ``render_mode``   | None          | "ansi" or "rgb_array" |
     | ``render_truth``  | False         | renders also show hidden labels and losses |
+    | ``config``        | None          | a ``SyntheticApple`` or ``DatasetApple`` instead |
 
     Scores are in units of the feature's standard deviation along ``w*``
     (N(0, 1) before the gappy shift). Offsets are >= 0 and widths > 0,
@@ -259,6 +257,12 @@ class AppleTastingEnv(FeedbackEnv):
     each standardised row to unit length, as Sculley's learners expect.
     ``horizon`` lives in the env rather than in
     ``max_episode_steps`` because agents (e.g. a label budget) may need it.
+
+    The arguments build a frozen, checked config
+    (:mod:`osfb_gym.envs.apple.config`): ``SyntheticApple`` without
+    ``dataset``, ``DatasetApple`` with it; ``env.config`` is it, and
+    ``config=`` takes one made beforehand (every other argument then keeps
+    its default).
 
     ## Rendering
     ``render_mode="ansi"`` returns a line about the last step (right after
@@ -286,18 +290,6 @@ class AppleTastingEnv(FeedbackEnv):
 
     D. Sculley. Practical Learning from One-Sided Feedback. KDD 2007.
 
-    ## Version History
-    - v0: initial version. Later, with the same dynamics and scores
-      (seeded random-action trajectories compared bit for bit): the spec
-      reports ``max_episode_steps = horizon``; ``rgb_array`` rendering
-      added; the ``ansi`` line shows the reward, no longer the loss (which
-      gave a hidden label away), unless ``render_truth=True``.
-      Text datasets changed: their default features are now the paper's
-      binary, case-preserving 4-grams in ``2**18`` buckets (Section 6.1)
-      instead of lower-cased counts in 4096 (``features="counts"`` keeps
-      those); new dataset arguments ``positive_class``, ``rows`` and
-      ``features``. Synthetic worlds and tabular data are unchanged.
-
     Examples
     --------
     >>> import gymnasium as gym
@@ -323,6 +315,9 @@ class AppleTastingEnv(FeedbackEnv):
 
     metadata = {"render_modes": RenderModes(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
     metrics_class = AppleMetrics
+    #: the dataset's name (a record's own name), None for a synthetic world
+    dataset: str | None
+    data_home: str | None
 
     def __init__(
         self,
@@ -350,106 +345,23 @@ class AppleTastingEnv(FeedbackEnv):
         render_mode: str | None = None,
         render_truth: bool = False,
         encoding: str | None = None,
+        *,
+        config: SyntheticApple | DatasetApple | None = None,
     ) -> None:
-        self.scenario = check_choice(scenario, "scenario", SCENARIOS)
-        self.order = check_choice(order, "order", ORDERS)
-        self.feedback_mode = check_choice(feedback, "feedback", FEEDBACK_MODES)
-        self.world_seed = check_world_seed(world_seed)
+        # the keyword arguments build the config (or must keep their defaults beside one)
+        arguments = {name: value for name, value in locals().items() if name in ARGUMENTS}
+        self.config = config = apple_config(config, **arguments)
+        self.order, self.feedback_mode = config.order, config.feedback
+        self.gain, self.cost_fp = config.gain, config.cost_fp
         self.render_mode, self.render_truth = check_render(render_mode, render_truth)
-        self.gain = check_float(gain, "gain", low=0.0)
-        self.cost_fp = check_float(cost_fp, "cost_fp", low=0.0)
-        self.noise = check_float(noise, "noise", low=0.0, high=0.5)
-        check_data_home(data_home, dataset)
-        if first_positive_first is not None:
-            first_positive_first = check_bool(first_positive_first, "first_positive_first")
-        #: the dataset's name (a record's own name), None for a synthetic world
-        self.dataset = (
-            dataset
-            if dataset is None or isinstance(dataset, str)
-            else getattr(dataset, "name", None)
-        )
-        self.data_home = data_home
-        self._data: DatasetStream | None = None
         #: column names of a tabular dataset (the intercept last); None otherwise
         self.feature_names: tuple[str, ...] | None = None
         #: steps until a dataset's stream runs out (None: synthetic, never)
         self.n_steps: int | None = None
-        if positive_class not in (0, 1) or isinstance(positive_class, bool):
-            raise ValueError(f"positive_class must be 0 or 1, got {positive_class!r}")
-        check_choice(rows, "rows", ROWS)
-        if dataset is None:
-            data_only: dict[str, tuple[object, object]] = {
-                "positive_class": (positive_class, 1),
-                "rows": (rows, "all"),
-                "features": (features, None),
-            }
-            for argument, (setting, neutral) in data_only.items():
-                if setting != neutral:
-                    raise ValueError(
-                        f"{argument} applies to datasets only; a synthetic world has no rows to "
-                        f"relabel, split or featurise, got {argument}={setting!r}"
-                    )
-            if topic is not None:
-                raise ValueError(f"topic applies to dataset='reuters_r8' only, got topic={topic!r}")
-            if encoding is not None:
-                raise ValueError(f"encoding applies to a dataset only, got encoding={encoding!r}")
-            if first_positive_first is not None:
-                raise ValueError(
-                    "first_positive_first applies to datasets only; a synthetic stream is "
-                    f"drawn example by example, got first_positive_first={first_positive_first!r}"
-                )
-            self.positive_rate: float | None = resolve_positive_rate(self.scenario, positive_rate)
-            self.band = resolve_band(
-                self.scenario, gap_offset, gap_width, stripe_offset, stripe_width
-            )
-            self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
-            self.horizon = (
-                DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
-            )
-            # a chunk of examples (float64 and float32 features) is drawn at once; the
-            # adversarial order draws the whole episode at reset
-            drawn = self.horizon + 1 if self.order == "adversarial" else CHUNK
-            check_memory(
-                16 * drawn * self.dim,
-                f"horizon x dim = {self.horizon} x {self.dim} with order='adversarial'"
-                if self.order == "adversarial"
-                else f"dim = {self.dim} (x {CHUNK} examples a draw)",
-            )
-            self.first_positive_first = False
-            bound = FEATURE_BOUND
+        if isinstance(config, DatasetApple):
+            bound = self._set_dataset_world(config)
         else:
-            given = {
-                "scenario": (scenario, "separable"),
-                "noise": (noise, 0.0),
-                "positive_rate": (positive_rate, None),
-                "gap_offset": (gap_offset, None),
-                "gap_width": (gap_width, None),
-                "stripe_offset": (stripe_offset, None),
-                "stripe_width": (stripe_width, None),
-                "world_seed": (world_seed, None),
-            }
-            for name, (value, default) in given.items():
-                if value != default:
-                    raise ValueError(
-                        f"{name} shapes synthetic worlds only; with dataset={self.dataset!r} "
-                        f"the data fix the examples and labels, got {name}={value!r}"
-                    )
-            self.positive_rate = None
-            self.band = None
-            self._data = apple_stream(
-                dataset, data_home, dim, topic, positive_class, rows, features, encoding
-            )
-            self.feature_names = self._data.feature_names
-            self.dim = self._data.X.shape[1]
-            self.n_steps = self._data.n_rows
-            self.horizon = (
-                self.n_steps
-                if horizon is None
-                else min(check_int(horizon, "horizon", minimum=1), self.n_steps)
-            )
-            self.first_positive_first = self._resolve_first_positive_first(first_positive_first)
-            bound = self._data.bound
-
+            bound = self._set_synthetic_world(config)
         self.observation_space = spaces.Box(-bound, bound, shape=(self.dim,), dtype=np.float32)
         self.action_space = spaces.Discrete(2)
 
@@ -470,15 +382,36 @@ class AppleTastingEnv(FeedbackEnv):
             self._n_rows = self._data.n_rows
 
     # ------------------------------------------------------------------ configuration
-    def _resolve_first_positive_first(self, first_positive_first: bool | None) -> bool:
-        if first_positive_first is None:
-            name = None if self._data is None else self._data.name
-            return name == "reuters_r8" and self.order == "random"
-        if first_positive_first and self.order == "adversarial":
-            raise ValueError(
-                "first_positive_first=True contradicts order='adversarial' (negatives first)"
-            )
-        return first_positive_first
+    def _set_synthetic_world(self, config: SyntheticApple) -> float:
+        """Set the terms of a drawn world (the config checked them all); return the bound."""
+        self.scenario, self.world_seed, self.noise = (
+            config.scenario,
+            config.world_seed,
+            config.noise,
+        )
+        self.dataset = self.data_home = None
+        self._data: DatasetStream | None = None
+        self.positive_rate: float | None = config.resolved_positive_rate()
+        self.band = config.band()
+        self.dim, self.horizon = config.dim, int(config.horizon)  # type: ignore[arg-type]
+        self.first_positive_first = False
+        return FEATURE_BOUND
+
+    def _set_dataset_world(self, config: DatasetApple) -> float:
+        """Load the dataset's stream; return its bound."""
+        self.scenario, self.world_seed = SYNTHETIC_ONLY["scenario"], None
+        self.noise = SYNTHETIC_ONLY["noise"]
+        #: the dataset's name (a record's own name), None for a synthetic world
+        self.dataset, self.data_home = config.name, config.data_home
+        self.positive_rate = None
+        self.band = None
+        self._data = config.load()
+        self.feature_names = self._data.feature_names
+        self.dim = self._data.X.shape[1]
+        self.n_steps = self._data.n_rows
+        self.horizon = self.n_steps if config.horizon is None else min(config.horizon, self.n_steps)
+        self.first_positive_first = config.starts_with_a_positive(self._data)
+        return self._data.bound
 
     # ------------------------------------------------------------------ dynamics
     def _advance(self) -> np.ndarray:
@@ -569,12 +502,6 @@ class AppleTastingEnv(FeedbackEnv):
         self._over = terminated or truncated
         obs = self._advance()
         return obs, float(reward), terminated, truncated, make_info(feedback, oracle)
-
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        if self.feedback_mode == "full" or int(np.asarray(action)) != 0 or self._y is None:
-            return False
-        self._y = 0 if extreme == "low" else 1
-        return True
 
     def render(self) -> str | np.ndarray | None:
         """Render the last step as a text line, or the recent stream as an RGB image.

@@ -12,16 +12,19 @@ from osfb_gym.core.channels import FEEDBACK, make_info
 from osfb_gym.core.env import FeedbackEnv, episode_over
 from osfb_gym.core.validation import RenderModes, check_binary_array
 from osfb_gym.envs._render import check_render
-from osfb_gym.envs.delayed_impact.config import DEFAULT_HORIZON, DEFAULT_SHIFT_MASS, ImpactConfig
+from osfb_gym.envs.delayed_impact.config import (
+    ARGUMENTS,
+    DEFAULT_HORIZON,
+    DEFAULT_SHIFT_MASS,
+    FicoImpact,
+    SyntheticImpact,
+    impact_config,
+)
 from osfb_gym.envs.delayed_impact.metrics import ImpactMetrics, score_batch
 from osfb_gym.envs.delayed_impact.render import Trace
 from osfb_gym.envs.delayed_impact.world import (
-    ImpactWorld,
     break_even,
-    fico_world,
     move_targets,
-    shift_world,
-    synthetic_world,
 )
 
 _Step = tuple[np.ndarray, float, bool, bool, dict[str, Any]]
@@ -141,6 +144,13 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     not score the future: a lender can have a low one-sided loss and still
     harm a group's scores, which ``score_change_g`` of the metrics shows.)
 
+    ## Hidden State
+    The current batch's outcomes ``_y`` (repaid 1 or defaulted 0, for every
+    applicant). Private and documented as the seam of the no-leak probe
+    (``tests/osfb_gym/envs/hidden.py``), which overwrites the denied
+    applicants' outcomes before a step to prove that nothing the agent sees
+    depends on them.
+
     ## Starting State
     The world is fixed by the arguments (the synthetic grid, the tables, or
     ml-fairness-gym's clusters): every reset starts from the same
@@ -168,6 +178,7 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     | ``feedback``        | "one_sided"    | ``"one_sided"`` or ``"full"`` |
     | ``render_mode``     | None           | ``"ansi"`` or ``"rgb_array"`` |
     | ``render_truth``    | False          | renders also show hidden truth |
+    | ``config``          | None           | a ``SyntheticImpact`` or ``FicoImpact`` instead |
 
     ``dynamics="score_change"`` moves the mass to the grid score nearest to
     the score plus the change, clipped to the grid's range (as Liu et al.'s
@@ -177,6 +188,12 @@ class DelayedImpactLendingEnv(FeedbackEnv):
     ``cluster_shift_increment``: an approved applicant stands for 1% of
     their group, so 1,000 steps move the distributions visibly; at most
     the mass the applicant's score holds moves.
+
+    The arguments build a frozen, checked config
+    (:mod:`osfb_gym.envs.delayed_impact.config`): ``SyntheticImpact``
+    without ``dataset``, ``FicoImpact`` with ``dataset="fico"``;
+    ``env.config`` is it, and ``config=`` takes one made beforehand (every
+    other argument then keeps its default).
 
     ## Rendering
     ``"ansi"`` returns a line about the last step (after a reset, the first
@@ -203,9 +220,6 @@ class DelayedImpactLendingEnv(FeedbackEnv):
 
     Moritz Hardt, Eric Price, Nathan Srebro. Equality of Opportunity in
     Supervised Learning. NeurIPS 2016 (the TransRisk tables).
-
-    ## Version History
-    - v0: initial version.
 
     Examples
     --------
@@ -244,28 +258,18 @@ class DelayedImpactLendingEnv(FeedbackEnv):
         feedback: str = "one_sided",
         render_mode: str | None = None,
         render_truth: bool = False,
+        *,
+        config: SyntheticImpact | FicoImpact | None = None,
     ) -> None:
-        self.config = ImpactConfig.from_arguments(
-            dataset=dataset,
-            data_home=data_home,
-            scenario=scenario,
-            groups=groups,
-            batch_size=batch_size,
-            horizon=horizon,
-            loan_gain=loan_gain,
-            default_loss=default_loss,
-            repay_score_change=repay_score_change,
-            default_score_change=default_score_change,
-            dynamics=dynamics,
-            shift_mass=shift_mass,
-            feedback=feedback,
-        )
+        # the keyword arguments build the config (or must keep their defaults beside one)
+        arguments = {name: value for name, value in locals().items() if name in ARGUMENTS}
+        self.config = impact_config(config, **arguments)
         self.render_mode, self.render_truth = check_render(render_mode, render_truth)
         config = self.config
         self.batch_size = config.batch_size
         self.horizon = config.horizon
         self.feedback_mode = config.feedback
-        self._initial = _make_world(config)
+        self._initial = config.world()
         self.group_names = self._initial.group_names
         self.n_groups = self._initial.n_groups
         #: the score grid (public: the reset feedback gives it too)
@@ -473,13 +477,6 @@ class DelayedImpactLendingEnv(FeedbackEnv):
         }
         return obs, reward, False, truncated, make_info(feedback, oracle)
 
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        hidden = np.asarray(action).reshape(-1) == 0
-        if self.feedback_mode == "full" or not hidden.any():
-            return False
-        self._y = np.where(hidden, 0.0 if extreme == "low" else 1.0, self._y)
-        return True
-
     # ------------------------------------------------------------------ rendering
     def render(self) -> str | np.ndarray | None:
         """Render the last step as a text line or the recent ones as an RGB image.
@@ -494,14 +491,3 @@ class DelayedImpactLendingEnv(FeedbackEnv):
 
             return render_rgb(self._trace, self.render_truth)
         return None
-
-
-def _make_world(config: ImpactConfig) -> ImpactWorld:
-    """Return the world the configuration names (reading the FICO tables if asked)."""
-    if config.dataset == "fico":
-        from osfb_gym.data import load
-
-        return fico_world(load("fico", data_home=config.data_home), config.groups)
-    if config.scenario == "bin_shift":
-        return shift_world()
-    return synthetic_world()

@@ -9,19 +9,22 @@ from gymnasium import spaces
 
 from osfb_gym.core.channels import FEEDBACK, make_info
 from osfb_gym.core.env import FeedbackEnv, episode_over
-from osfb_gym.core.links import get_link
-from osfb_gym.core.seeding import check_world_seed, world_rng
+from osfb_gym.core.seeding import world_rng
 from osfb_gym.core.validation import (
     RenderModes,
-    check_choice,
-    check_data_home,
-    check_float,
-    check_int,
-    check_memory,
 )
 from osfb_gym.envs._render import check_render
+from osfb_gym.envs.lending.config import (
+    ARGUMENTS,
+    DATASET_ONLY,
+    SYNTHETIC_ONLY,
+    DatasetLending,
+    SyntheticLending,
+    lending_config,
+    resolve_cutoff,
+    resolve_warm_start,
+)
 from osfb_gym.envs.lending.data import (
-    SCALINGS,
     DatasetWorld,
     dataset_batch,
     dataset_world,
@@ -30,19 +33,6 @@ from osfb_gym.envs.lending.data import (
     stream_steps,
 )
 from osfb_gym.envs.lending.metrics import LendingMetrics, check_decisions, score_batch
-from osfb_gym.envs.lending.options import (
-    DEFAULT_DIM,
-    DEFAULT_HORIZON,
-    FEEDBACK_MODES,
-    LAST_BATCH,
-    SCENARIOS,
-    check_noise_std,
-    check_scenario_arguments,
-    check_synthetic_only,
-    resolve_cutoff,
-    resolve_dataset,
-    resolve_warm_start,
-)
 from osfb_gym.envs.lending.render import Step, record_step, reset_line
 from osfb_gym.envs.lending.world import (
     FEATURE_BOUND,
@@ -148,6 +138,14 @@ class OneSidedLendingEnv(FeedbackEnv):
     | ``oracle["loss"]``    | evaluator only | one-sided loss ``r_t`` (Definition 1)     |
     | ``oracle["beta"]``    | evaluator only | ``beta*`` (reset)                         |
 
+    ## Hidden State
+    The current batch's outcomes ``_y`` (all of them, revealed or not) and
+    ``mu(x . beta*)`` ``_mu``, set when the batch is drawn. They are private
+    and documented as the seam of the no-leak probe
+    (``tests/osfb_gym/envs/hidden.py``), which overwrites the unapproved
+    outcomes in ``_y`` before a step to prove that nothing the agent sees
+    depends on them.
+
     ## Starting State
     A world (``beta*`` and, for ``scenario="greedy_trap"``, the direction
     ``v``) is drawn at each reset from the reset seed, or fixed by
@@ -208,6 +206,13 @@ class OneSidedLendingEnv(FeedbackEnv):
     | ``encoding``      | None         | categoricals: "onehot" (None) or "native" (D) |
     | ``scaling``       | "standard"   | "standard" or "robust" (median/IQR) (D) |
     | ``last_batch``    | "pad"        | a partial last batch: "pad" it or "drop" its rows (D) |
+    | ``config``        | None         | a ``SyntheticLending`` or ``DatasetLending`` instead |
+
+    The arguments build a frozen, checked config
+    (:mod:`osfb_gym.envs.lending.config`): ``SyntheticLending`` without
+    ``dataset`` (arguments (S)), ``DatasetLending`` with it (arguments
+    (D)); ``env.config`` is it, and ``config=`` takes one made beforehand
+    (every other argument then keeps its default).
 
     Give at most one of ``cutoff`` and ``cutoff_quantile``; with neither,
     the cutoff is the 70% quantile of ``mu`` (the lender approves the best
@@ -267,22 +272,6 @@ class OneSidedLendingEnv(FeedbackEnv):
     Heinrich Jiang, Qijia Jiang, Aldo Pacchiano. Learning the Truth From
     Only One Side of the Story. AISTATS 2021.
 
-    ## Version History
-    - v0: initial version; dataset-backed worlds added later (synthetic
-      worlds unchanged). Later, with the same dynamics and scores (seeded
-      random-action trajectories compared bit for bit): the warm start
-      moved to ``info["feedback"]["warm_start"]`` (it was ``feedback["X"]``
-      / ``["y"]``, whose ``y`` clashed with the step's); the spec reports
-      ``max_episode_steps = horizon``; ``gym.make_vec`` gives Gymnasium's
-      ``SyncVectorEnv`` (the shared-stream replicas are ``lockstep=True``);
-      renders hide the truth unless ``render_truth=True``; ``dataset``
-      takes a :class:`~osfb_gym.data.Dataset` record.
-    - v0, issue 19: a dataset's last, partial batch is decided, padded to
-      the batch shape (``feedback["valid"]`` marks the padding; every step's
-      feedback has the key), where it was dropped; ``last_batch="drop"``
-      keeps the old streams. Every other trajectory is unchanged, bit for
-      bit (stored seeded recordings compared).
-
     Examples
     --------
     >>> import gymnasium as gym
@@ -321,6 +310,11 @@ class OneSidedLendingEnv(FeedbackEnv):
 
     metadata = {"render_modes": RenderModes(["ansi", "rgb_array"]), "render_fps": 4}  # noqa: RUF012
     metrics_class = LendingMetrics
+    #: the dataset's name (a record's own name), None for a synthetic world
+    dataset: str | None
+    data_home: str | None
+    scaling: str
+    last_batch: str
 
     def __init__(
         self,
@@ -345,41 +339,16 @@ class OneSidedLendingEnv(FeedbackEnv):
         encoding: str | None = None,
         scaling: str = "standard",
         last_batch: str = "pad",
+        *,
+        config: SyntheticLending | DatasetLending | None = None,
     ) -> None:
-        self.link = get_link(link)
-        self.batch_size = check_int(batch_size, "batch_size", minimum=1)
-        # scores are x . beta*; past 1e6 they stop meaning anything and overflow downstream
-        self.beta_norm = check_float(beta_norm, "beta_norm", low=0.0, high=1e6, low_inclusive=False)
-        self.scenario = check_choice(scenario, "scenario", SCENARIOS)
-        self.feedback_mode = check_choice(feedback, "feedback", FEEDBACK_MODES)
-        self.world_seed = check_world_seed(world_seed)
+        # the keyword arguments build the config (or must keep their defaults beside one)
+        arguments = {name: value for name, value in locals().items() if name in ARGUMENTS}
+        self.config = config = lending_config(config, **arguments)
+        self.link = config.link_function
+        self.batch_size = config.batch_size
+        self.feedback_mode = config.feedback
         self.render_mode, self.render_truth = check_render(render_mode, render_truth)
-        self.tau = check_float(tau, "tau", low=0.0, low_inclusive=False)
-        self.trap_probability = check_float(
-            trap_probability,
-            "trap_probability",
-            low=0.0,
-            high=1.0,
-            low_inclusive=False,
-            high_inclusive=False,
-        )
-        check_data_home(data_home, dataset)
-        self.scaling = check_choice(scaling, "scaling", SCALINGS)
-        self.last_batch = check_choice(last_batch, "last_batch", LAST_BATCH)
-        if dataset is None and (encoding, scaling, last_batch) != (None, "standard", "pad"):
-            raise ValueError(
-                "encoding, scaling and last_batch apply to a dataset only; a synthetic world "
-                f"draws standardised features without end, got encoding={encoding!r}, "
-                f"scaling={scaling!r}, last_batch={last_batch!r}"
-            )
-        record = None if dataset is None else resolve_dataset(dataset, data_home, encoding)
-        #: the dataset's name (a record's own name), None for a synthetic world
-        self.dataset = None if record is None else record.name
-        self.data_home = data_home
-        # a dataset's world is fixed by its rows: its features, outcomes and beta*
-        self._data: DatasetWorld | None = None
-        self.feature_names: tuple[str, ...] | None = None
-        self._stratify = False
         #: rows of the stream left out because they do not fill a whole batch
         #: (``last_batch="drop"``; 0 with the default ``"pad"``)
         self.n_dropped = 0
@@ -387,70 +356,10 @@ class OneSidedLendingEnv(FeedbackEnv):
         self.n_padded = 0
         #: steps until a dataset's stream runs out (None: synthetic, never)
         self.n_steps: int | None = None
-        if record is None:
-            check_scenario_arguments(
-                self.scenario, {"tau": self.tau, "trap_probability": self.trap_probability}
-            )
-            self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
-            self.noise_std = check_noise_std(noise_std, self.link)
-            self.warm_start = self._warm_start(warm_start, None)
-            # a batch's features, scores and outcomes (a few float64 copies each), and the
-            # warm-start sample, are drawn at once
-            check_memory(
-                32 * self.batch_size * (self.dim + 2),
-                f"batch_size x dim = {self.batch_size} x {self.dim}",
-            )
-            check_memory(
-                32 * self.warm_start * (self.dim + 2),
-                f"warm_start x dim = {self.warm_start} x {self.dim}",
-            )
-            self.horizon = (
-                DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
-            )
+        if isinstance(config, DatasetLending):
+            self._set_dataset_world(config)
         else:
-            check_synthetic_only(
-                self.dataset,
-                {
-                    "dim": dim,
-                    "noise_std": noise_std,
-                    "beta_norm": beta_norm,
-                    "scenario": scenario,
-                    "tau": tau,
-                    "trap_probability": trap_probability,
-                    "world_seed": world_seed,
-                },
-            )
-            self._data = dataset_world(record, self.link, self.scaling)
-            self.feature_names = self._data.feature_names
-            self._stratify = self._data.binary
-            self.dim = self._data.X.shape[1]
-            self.noise_std = 0.0
-            n_rows = self._data.X.shape[0]
-            self.warm_start = self._warm_start(warm_start, n_rows)
-            self.n_steps, self.n_dropped, self.n_padded = stream_steps(
-                n_rows - self.warm_start, self.batch_size, self.last_batch
-            )
-            self.horizon = (
-                self.n_steps
-                if horizon is None
-                else min(check_int(horizon, "horizon", minimum=1), self.n_steps)
-            )
-        self.cutoff = resolve_cutoff(
-            cutoff,
-            cutoff_quantile,
-            self.link,
-            data_mu=None if self._data is None else self._data.mu,
-            beta_norm=self.beta_norm,
-        )
-        if self.scenario == "greedy_trap":
-            if self.dim < 2:
-                raise ValueError(f"dim must be >= 2 for scenario='greedy_trap', got {self.dim}")
-            if self.link.name == "logistic" and self.cutoff + self.tau >= 1.0:
-                raise ValueError(
-                    f"tau must keep cutoff + tau below 1 for link='logistic'; "
-                    f"cutoff is {self.cutoff:.4f}, got tau={self.tau}"
-                )
-
+            self._set_synthetic_world(config)
         bound = FEATURE_BOUND if self._data is None else self._data.bound
         self.observation_space = spaces.Box(
             -bound, bound, shape=(self.batch_size, self.dim), dtype=np.float32
@@ -475,13 +384,60 @@ class OneSidedLendingEnv(FeedbackEnv):
         self._history: list[Step] = []
         self._last_line = ""
 
-    def _warm_start(self, warm_start: int | float | None, n_rows: int | None) -> int:
-        return resolve_warm_start(
-            warm_start,
+    def _set_synthetic_world(self, config: SyntheticLending) -> None:
+        """Set the terms of a drawn world (the config checked them all)."""
+        self.beta_norm, self.scenario, self.world_seed = (
+            config.beta_norm,
+            config.scenario,
+            config.world_seed,
+        )
+        self.tau, self.trap_probability = config.tau, config.trap_probability
+        self.dataset = self.data_home = None
+        self.scaling, self.last_batch = DATASET_ONLY["scaling"], DATASET_ONLY["last_batch"]
+        self._data: DatasetWorld | None = None
+        self.feature_names: tuple[str, ...] | None = None
+        self._stratify = False
+        self.dim, self.noise_std = config.dim, config.outcome_noise()
+        self.warm_start = int(config.warm_start)  # type: ignore[arg-type]  # a count, checked
+        self.horizon: int = config.horizon  # type: ignore[assignment]  # resolved by the config
+        self.cutoff = config.resolved_cutoff()
+
+    def _set_dataset_world(self, config: DatasetLending) -> None:
+        """Load the dataset and fit its world: ``beta*``, the cutoff, the stream's length."""
+        # the synthetic worlds' terms, at their defaults (the data fix the world)
+        self.beta_norm, self.scenario, self.world_seed = (
+            SYNTHETIC_ONLY["beta_norm"],
+            SYNTHETIC_ONLY["scenario"],
+            None,
+        )
+        self.tau, self.trap_probability = SYNTHETIC_ONLY["tau"], SYNTHETIC_ONLY["trap_probability"]
+        self.scaling, self.last_batch = config.scaling, config.last_batch
+        record = config.load()
+        self.dataset, self.data_home = record.name, config.data_home
+        # a dataset's world is fixed by its rows: its features, outcomes and beta*
+        self._data = dataset_world(record, self.link, self.scaling)
+        self.feature_names = self._data.feature_names
+        self._stratify = self._data.binary
+        self.dim = self._data.X.shape[1]
+        self.noise_std = 0.0
+        n_rows = self._data.X.shape[0]
+        self.warm_start = resolve_warm_start(
+            config.warm_start,
             n_rows,
             batch_size=self.batch_size,
             last_batch=self.last_batch,
             dataset=self.dataset,
+        )
+        self.n_steps, self.n_dropped, self.n_padded = stream_steps(
+            n_rows - self.warm_start, self.batch_size, self.last_batch
+        )
+        self.horizon = self.n_steps if config.horizon is None else min(config.horizon, self.n_steps)
+        self.cutoff = resolve_cutoff(
+            config.cutoff,
+            config.cutoff_quantile,
+            self.link,
+            data_mu=self._data.mu,
+            beta_norm=self.beta_norm,
         )
 
     # ------------------------------------------------------------------ dynamics
@@ -595,17 +551,6 @@ class OneSidedLendingEnv(FeedbackEnv):
         terminated = self.n_steps is not None and self._t >= self.n_steps
         truncated = not terminated and self._t >= self.horizon
         return self._next_batch(), terminated, truncated
-
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        hidden = np.asarray(action) == 0
-        if self.feedback_mode == "full" or not hidden.any():
-            return False
-        if self.link.name == "logistic":
-            value = 0.0 if extreme == "low" else 1.0
-        else:
-            value = -1e3 if extreme == "low" else 1e3
-        self._y = np.where(hidden, value, self._y)
-        return True
 
     # ------------------------------------------------------------------ rendering
     def render(self) -> str | np.ndarray | None:

@@ -8,7 +8,7 @@ replacement (``horizon`` draws).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,28 +23,18 @@ DEFAULT_HORIZON = 10_000  # the paper's T; a dataset streamed without replacemen
 
 def open_dataset(
     dataset: str | Dataset | TextDataset,
-    name: str | None,
     *,
     data_home: str | None,
     dim: int | None,
     topic: str | None,
     horizon: int | None,
     replacement: bool,
-    synthetic: dict[str, tuple[Any, Any]],
     encoding: str | None = None,
 ) -> tuple[DatasetStream, int]:
     """Load ``dataset`` as a stream; return it and the episode's horizon.
 
-    ``synthetic`` maps the arguments that shape synthetic worlds only to
-    ``(value, default)``: a value other than its default is refused, naming
-    it. Without replacement the horizon is at most the number of rows.
+    Without replacement the horizon is at most the number of rows.
     """
-    for key, (value, default) in synthetic.items():
-        if value != default:
-            raise ValueError(
-                f"{key} shapes synthetic worlds only; with dataset={name!r} "
-                f"the data fix the examples and labels, got {key}={value!r}"
-            )
     data = load_stream(
         dataset,
         data_home=data_home,

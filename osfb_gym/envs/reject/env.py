@@ -16,16 +16,9 @@ from gymnasium import spaces
 
 from osfb_gym.core.channels import make_info
 from osfb_gym.core.env import FeedbackEnv
-from osfb_gym.core.seeding import check_world_seed, world_rng
+from osfb_gym.core.seeding import world_rng
 from osfb_gym.core.validation import (
     RenderModes,
-    check_bool,
-    check_choice,
-    check_data_home,
-    check_float,
-    check_int,
-    check_memory,
-    check_rejection_cost,
 )
 from osfb_gym.envs._render import (
     RENDER_MODES,
@@ -35,7 +28,14 @@ from osfb_gym.envs._render import (
     stream_image,
 )
 from osfb_gym.envs._stream import DatasetStream
-from osfb_gym.envs.reject.data import DEFAULT_HORIZON, draw_order, open_dataset
+from osfb_gym.envs.reject.config import (
+    ARGUMENTS,
+    SYNTHETIC_ONLY,
+    DatasetReject,
+    SyntheticReject,
+    reject_config,
+)
+from osfb_gym.envs.reject.data import draw_order
 from osfb_gym.envs.reject.metrics import (
     PREDICT_NEGATIVE,
     PREDICT_POSITIVE,
@@ -46,11 +46,7 @@ from osfb_gym.envs.reject.metrics import (
 )
 from osfb_gym.envs.reject.world import (
     CHUNK,
-    DEFAULT_DIM,
-    DEFAULT_SEPARATION,
     FEATURE_BOUND,
-    MAX_SEPARATION,
-    SCENARIOS,
     SyntheticWorld,
     chow_risk,
     draw_world,
@@ -60,8 +56,6 @@ if TYPE_CHECKING:
     from osfb_gym.data import Dataset, TextDataset
 
 
-FEEDBACK_MODES = ("one_sided", "full")
-SETTLE_MODES = ("episode_end", "never")
 #: colours and labels of the ``rgb_array`` strips
 DECISION_LEGEND = {
     PREDICT_NEGATIVE: ("tab:red", "predict -1"),
@@ -163,6 +157,12 @@ class RejectOptionEnv(FeedbackEnv):
     the fraction of labels asked for, the misclassification and rejection
     rates, and each as a curve over t.
 
+    ## Hidden State
+    The current example's label ``_y`` (-1 or +1; None before a reset).
+    Private and documented as the seam of the no-leak probe
+    (``tests/osfb_gym/envs/hidden.py``), which overwrites an unqueried label
+    before a step to prove that nothing the agent sees depends on it.
+
     ## Starting State
     A synthetic world (``w*``) is drawn at each reset from the reset seed,
     or fixed across resets by ``world_seed``; the examples are drawn from
@@ -196,9 +196,16 @@ class RejectOptionEnv(FeedbackEnv):
     | ``replacement``| False         | draw dataset rows independently (datasets only) |
     | ``render_mode``| None          | "ansi" or "rgb_array" |
     | ``render_truth``| False        | renders also show unasked labels and losses |
+    | ``config``     | None          | a ``SyntheticReject`` or ``DatasetReject`` instead |
 
     Arguments marked (S) shape a synthetic world only and raise
     ``ValueError`` with ``dataset`` (``dim`` is allowed for text).
+
+    The arguments build a frozen, checked config
+    (:mod:`osfb_gym.envs.reject.config`): ``SyntheticReject`` without
+    ``dataset``, ``DatasetReject`` with it; ``env.config`` is it, and
+    ``config=`` takes one made beforehand (every other argument then keeps
+    its default).
 
     ## Rendering
     ``render_mode="ansi"`` returns a line about the last step (right after
@@ -228,13 +235,6 @@ class RejectOptionEnv(FeedbackEnv):
     C. K. Chow. On optimum recognition error and reject tradeoff. IEEE
     Transactions on Information Theory 16(1), 41-46, 1970.
 
-    ## Version History
-    - v0: initial version. Later, with the same dynamics and scores
-      (seeded random-action trajectories compared bit for bit): the spec
-      reports ``max_episode_steps = horizon``; ``rgb_array`` rendering
-      added; the ``ansi`` line shows the reward, no longer ``L_d`` (which
-      gave an unasked label away), unless ``render_truth=True``.
-
     Examples
     --------
     >>> import gymnasium as gym
@@ -256,6 +256,9 @@ class RejectOptionEnv(FeedbackEnv):
 
     metadata = {"render_modes": RenderModes(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
     metrics_class = RejectMetrics
+    #: the dataset's name (a record's own name), None for a synthetic world
+    dataset: str | None
+    data_home: str | None
 
     def __init__(
         self,
@@ -276,85 +279,21 @@ class RejectOptionEnv(FeedbackEnv):
         render_mode: str | None = None,
         render_truth: bool = False,
         encoding: str | None = None,
+        *,
+        config: SyntheticReject | DatasetReject | None = None,
     ) -> None:
-        self.d = check_rejection_cost(d)
-        self.query_cost = check_float(query_cost, "query_cost", low=0.0)
-        self.settle = check_choice(settle, "settle", SETTLE_MODES)
-        self.scenario = check_choice(scenario, "scenario", SCENARIOS)
-        self.feedback_mode = check_choice(feedback, "feedback", FEEDBACK_MODES)
-        self.world_seed = check_world_seed(world_seed)
-        self.noise = check_float(noise, "noise", low=0.0, high=0.5)
+        # the keyword arguments build the config (or must keep their defaults beside one)
+        arguments = {name: value for name, value in locals().items() if name in ARGUMENTS}
+        self.config = config = reject_config(config, **arguments)
+        self.d, self.query_cost, self.settle = config.d, config.query_cost, config.settle
+        self.feedback_mode = config.feedback
         self.render_mode, self.render_truth = check_render(render_mode, render_truth)
-        replacement = check_bool(replacement, "replacement")
-        check_data_home(data_home, dataset)
-        self.replacement = replacement
-        self.data_home = data_home
-        self._data: DatasetStream | None = None
-        #: the dataset's name (a record's own name), None for a synthetic world
-        self.dataset = (
-            dataset
-            if dataset is None or isinstance(dataset, str)
-            else getattr(dataset, "name", None)
-        )
         #: column names of a tabular dataset (the intercept last); None otherwise
         self.feature_names: tuple[str, ...] | None = None
-        self.separation: float | None
-        if dataset is None:
-            for name, value in (
-                ("topic", topic),
-                ("replacement", replacement or None),
-                ("encoding", encoding),
-            ):
-                if value is not None:
-                    raise ValueError(f"{name} applies to datasets only, got {name}={value!r}")
-            if separation is not None and self.scenario != "overlap":
-                raise ValueError(
-                    f"separation applies to scenario='overlap' only, got separation="
-                    f"{separation!r} with scenario={self.scenario!r}"
-                )
-            self.separation = (
-                check_float(
-                    DEFAULT_SEPARATION if separation is None else separation,
-                    "separation",
-                    low=0.0,
-                    low_inclusive=False,
-                    high=MAX_SEPARATION,
-                )
-                if self.scenario == "overlap"
-                else None
-            )
-            self.dim = DEFAULT_DIM if dim is None else check_int(dim, "dim", minimum=1)
-            # a chunk of examples (features in float64 and float32, scores) is drawn at once
-            check_memory(16 * CHUNK * self.dim, f"dim = {self.dim} (x {CHUNK} examples a draw)")
-            self.horizon = (
-                DEFAULT_HORIZON if horizon is None else check_int(horizon, "horizon", minimum=1)
-            )
-            bound = FEATURE_BOUND
+        if isinstance(config, DatasetReject):
+            bound = self._set_dataset_world(config)
         else:
-            if replacement and horizon is not None:  # the episode's row order is drawn at reset
-                steps = check_int(horizon, "horizon", minimum=1)
-                check_memory(8 * steps, f"horizon = {steps} with replacement=True (row draws)")
-            synthetic = {
-                "scenario": (scenario, "overlap"),
-                "separation": (separation, None),
-                "noise": (noise, 0.0),
-                "world_seed": (world_seed, None),
-            }
-            self.separation = None
-            self._data, self.horizon = open_dataset(
-                dataset,
-                self.dataset,
-                data_home=data_home,
-                dim=dim,
-                topic=topic,
-                horizon=horizon,
-                replacement=replacement,
-                synthetic=synthetic,
-                encoding=encoding,
-            )
-            self.feature_names = self._data.feature_names
-            self.dim = self._data.dim
-            bound = self._data.bound
+            bound = self._set_synthetic_world(config)
         #: steps until a dataset streamed without replacement runs out (None otherwise)
         self.n_steps = (
             self._data.n_rows if self._data is not None and not self.replacement else None
@@ -378,6 +317,33 @@ class RejectOptionEnv(FeedbackEnv):
         self._over = False
         self._last_line = ""
         self._trace = StepTrace()
+
+    # ------------------------------------------------------------------ configuration
+    def _set_synthetic_world(self, config: SyntheticReject) -> float:
+        """Set the terms of a drawn world (the config checked them all); return the bound."""
+        self.scenario, self.world_seed, self.noise = (
+            config.scenario,
+            config.world_seed,
+            config.noise,
+        )
+        self.separation: float | None = config.separation
+        self.dataset = self.data_home = None
+        self.replacement = False
+        self._data: DatasetStream | None = None
+        self.dim, self.horizon = config.dim, int(config.horizon)  # type: ignore[arg-type]
+        return FEATURE_BOUND
+
+    def _set_dataset_world(self, config: DatasetReject) -> float:
+        """Load the dataset's stream; return its bound."""
+        self.scenario, self.world_seed = SYNTHETIC_ONLY["scenario"], None
+        self.noise, self.separation = SYNTHETIC_ONLY["noise"], None
+        #: the dataset's name (a record's own name), None for a synthetic world
+        self.dataset, self.data_home = config.name, config.data_home
+        self.replacement = config.replacement
+        self._data, self.horizon = config.load()
+        self.feature_names = self._data.feature_names
+        self.dim = self._data.dim
+        return self._data.bound
 
     # ------------------------------------------------------------------ dynamics
     def _advance(self) -> np.ndarray:
@@ -491,14 +457,6 @@ class RejectOptionEnv(FeedbackEnv):
             )
         obs = self._advance()
         return obs, float(reward), terminated, truncated, make_info(feedback, oracle)
-
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        if self.feedback_mode == "full" or self._y is None:
-            return False
-        if int(np.asarray(action)[1]) == 1:
-            return False
-        self._y = -1 if extreme == "low" else 1
-        return True
 
     def render(self) -> str | np.ndarray | None:
         """Render the last step as a text line, or the recent stream as an RGB image.

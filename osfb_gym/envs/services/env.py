@@ -11,30 +11,25 @@ from gymnasium import spaces
 
 from osfb_gym.core.channels import FEEDBACK, make_info
 from osfb_gym.core.env import FeedbackEnv
-from osfb_gym.core.seeding import check_world_seed, world_rng
+from osfb_gym.core.seeding import world_rng
 from osfb_gym.core.validation import (
-    INTEGER_TYPES,
     RenderModes,
-    check_bool,
-    check_choice,
-    check_float,
-    check_int,
-    check_memory,
 )
 from osfb_gym.envs._render import RENDER_MODES, check_render
 from osfb_gym.envs.services._fast.kernels import report, settle
-from osfb_gym.envs.services.metrics import ServiceMetrics
-from osfb_gym.envs.services.options import (
+from osfb_gym.envs.services.config import (
+    ARGUMENTS,
+    DATA_ONLY,
     LOSS_BOUND,
-    POPULATIONS,
-    REPORTS,
-    check_reference_ks,
-    resolve_population,
+    SYNTHETIC_ONLY,
+    DataServices,
+    SyntheticServices,
+    check_n_services,
+    services_config,
 )
-from osfb_gym.envs.services.populations import CENSUS_GROUPINGS, draw_clusters, draw_linear
+from osfb_gym.envs.services.metrics import ServiceMetrics, check_user
 from osfb_gym.envs.services.render import reset_line, step_line
 from osfb_gym.envs.services.world import (
-    FAMILIES,
     GroupAverages,
     Population,
     learning_dynamics,
@@ -92,15 +87,6 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     choices alone. At reset: ``"n_users"``, ``"n_services"`` and, with
     ``reveal_groups``, ``"groups"``.
 
-    No leak: nothing the agent sees depends on the hidden preferences
-    except through reported losses. The probe of the generic no-leak test
-    (``_override_hidden``) rotates the whole hidden world, preferences,
-    services and loss geometries alike (``phi -> Q phi``, ``M -> Q M Q^T``),
-    which keeps every loss at every service and changes every preference:
-    the test then proves that no preference coordinate reaches the agent.
-    ``tests/osfb_gym/envs/test_services.py`` adds that moving one
-    unacquired user changes that user's entries only.
-
     ## Rewards
     The decrease of the total reported loss, the loss before any service
     counted as 0: the first reward is ``-L(Theta_1)``, then
@@ -123,18 +109,27 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     | ``oracle["world"]``                   | evaluator | last step: the hidden population |
     | ``oracle["preferences"]``, ``["groups"]`` | evaluator | the hidden world (reset)   |
 
-    The env computes no reference optimum: its metrics do, and only when
-    asked (``reference_restarts > 0``, the default 10), from the world of
-    the last step's oracle, once per world and process
-    (:mod:`osfb_gym.envs.services.metrics`): ``reference_loss`` and
-    ``approximation_ratio`` in the runner's metrics, or, with
-    ``reference_ks``, ``reference_loss_k{k}`` and ``approximation_ratio_k{k}``
-    for each ``k``. The reference loss is the best total loss that
-    Lloyd-style alternating minimisation finds for ``k`` services from
-    ``reference_restarts`` seeded restarts (scikit-learn's ``KMeans`` for
-    the squared family): an upper bound on the optimum, so the ratio
-    reported is a lower bound on the true approximation ratio. Stepping
-    the env outside the runner (RL training) never solves it.
+    The env computes no reference optimum: its metrics do
+    (:class:`~osfb_gym.envs.services.ServiceMetrics`), only when asked
+    (``reference_restarts > 0``, the default 10; ``reference_ks``), from
+    the world of the last step's oracle: ``reference_loss`` and
+    ``approximation_ratio``, the best total loss Lloyd-style alternating
+    minimisation finds from ``reference_restarts`` seeded restarts (an
+    upper bound on the optimum, so the ratio is a lower bound on the true
+    one). Stepping the env outside the runner (RL training) never solves it.
+
+    ## Hidden State
+    The world ``_world`` (preferences, loss geometries, groups) and the
+    services placed ``_services`` (the retention world adds its newcomers,
+    ``_pool``): private, the seam of the no-leak probe
+    (``tests/osfb_gym/envs/hidden.py``). Nothing the agent sees depends on
+    the hidden preferences except through reported losses: the probe
+    rotates the whole hidden world, preferences, services and loss
+    geometries alike (``phi -> Q phi``, ``M -> Q M Q^T``), which keeps every
+    loss at every service and changes every preference, so the no-leak
+    test proves that no preference coordinate reaches the agent
+    (``tests/osfb_gym/envs/test_services.py`` adds that moving one
+    unacquired user changes that user's entries only).
 
     ## Starting State
     No service. The world (population) is drawn at each reset from the
@@ -170,38 +165,25 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     | ``census_groups``    | "sex_race"  | census groups: "sex_race" (10), "sex" or "race" |
     | ``render_mode``      | None        | "ansi" or "rgb_array" |
     | ``render_truth``     | False       | renders also show hidden preferences and services |
+    | ``config``           | None        | a ``SyntheticServices`` or ``DataServices`` instead |
 
-    The "linear" and "census" populations are subpopulations of linear
-    predictors: a service is a regressor, a subpopulation's loss its
-    empirical squared error on its private samples (OLS residual
-    included), acquiring it fits OLS on them; ``loss`` must stay
-    "squared" there. ``report="excess"`` makes every user report its
-    loss minus its own minimum ``f_i(phi_i)`` (the OLS residual of a
-    subpopulation; 0 for the synthetic clusters), the "excess error" that
-    the paper's MovieLens experiment samples by (its Eq. 4): a
-    subpopulation knows its floor because it can fit its own private
-    samples. Users still choose by their loss (the same argmin); the
+    The arguments build a frozen, checked config
+    (:mod:`osfb_gym.envs.services.config`): ``SyntheticServices`` for the
+    drawn populations ("clusters", "linear"), ``DataServices`` for those
+    fixed by data ("census", "movielens"), whose docstrings say what each
+    population is; ``env.config`` is it, and ``config=`` takes one made
+    beforehand (every other argument then keeps its default).
+    ``report="excess"`` makes every user report its loss minus its own
+    minimum ``f_i(phi_i)`` (0 for the synthetic clusters), the "excess
+    error" of the paper's Eq. 4; users still choose by their loss, and the
     oracle's ``total_loss`` and ``excess_loss`` are unchanged.
-
-    Census: Adult's sex x race x occupation cells with at least 30
-    people, groups sex x race (or sex, or race: ``census_groups``), score
-    ``log(hours-per-week)``,
-    services in dimension ``dim + 1`` (an intercept). MovieLens 10M:
-    ``n_users`` subpopulations (default 200) of viewers clustered on
-    their other ratings, a service predicts a rating for each of the
-    ``dim`` most-rated movies (default 50), a subpopulation's loss is its
-    mean squared error on its ratings of them (see
-    ``osfb_gym.envs.services.populations.movielens_population``).
 
     Groups are revealed by default, as demographics a provider records;
     the paper's AcQUIre ignores them, Fair AcQUIre needs them. With
     ``reveal_groups=False`` the reset observation carries nothing that
     varies with the seed (no service, no group), as in the paper.
 
-    The synthetic defaults model a small service market: 500 users in 10
-    taste communities of very unequal sizes (Dirichlet(1) shares), in the
-    plane so that worlds can be looked at; nothing in them is tuned to
-    favour an agent. The feedback is always the paper's bandit feedback
+    The feedback is always the paper's bandit feedback
     (``feedback_mode = "one_sided"``): there is no full-information mode.
 
     ## Rendering
@@ -228,19 +210,6 @@ class MultiServiceChoiceEnv(FeedbackEnv):
     Bose, Curmei, Jiang, Morgenstern, Dean, Ratliff, Fazel. "Initializing
     Services in Interactive ML Systems for Diverse Users" (AcQUIre),
     NeurIPS 2024, arXiv:2312.11846: Algorithms 1 and 2, Sections 4 and 5.
-
-    ## Version History
-    - v0: initial version. Later, with the same dynamics and scores
-      (seeded random-action trajectories compared bit for bit):
-      ``render_mode`` (``ansi``, ``rgb_array``) and ``render_truth``
-      added; ``horizon`` (``= n_services``) and the spec's
-      ``max_episode_steps``; ``oracle["services"]`` keeps the shape
-      ``(n_services, d)`` (rows not placed yet are 0.0; it was ``(t, d)``);
-      the hidden population is private (``world`` was public); the
-      reference optimum moved from the last step's oracle to the metrics
-      (``reference_loss``, ``approximation_ratio``; ``oracle["world"]``
-      added for them); ``reference_ks``, ``report`` and ``census_groups``
-      added.
 
     Examples
     --------
@@ -286,68 +255,28 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         census_groups: str = "sex_race",
         render_mode: str | None = None,
         render_truth: bool = False,
+        *,
+        config: SyntheticServices | DataServices | None = None,
     ) -> None:
+        # the keyword arguments build the config (or must keep their defaults beside one)
+        arguments = {name: value for name, value in locals().items() if name in ARGUMENTS}
+        self.config = self._population = config = services_config(config, **arguments)
         self.render_mode, self.render_truth = check_render(render_mode, render_truth)
-        self.population = check_choice(population, "population", POPULATIONS)
-        self.loss = check_choice(loss, "loss", FAMILIES)
-        self.reveal_groups = check_bool(reveal_groups, "reveal_groups")
-        self.dynamics_rounds = check_int(dynamics_rounds, "dynamics_rounds", minimum=0)
-        self.reference_restarts = check_int(reference_restarts, "reference_restarts", minimum=0)
-        self.report = check_choice(report, "report", REPORTS)
-        self.census_groups = check_choice(census_groups, "census_groups", CENSUS_GROUPINGS)
-        if census_groups != "sex_race" and population != "census":
-            raise ValueError(
-                f"census_groups applies to population='census' only, got "
-                f"census_groups={census_groups!r} with population={population!r}"
-            )
-        self.group_correlation = check_float(group_correlation, "group_correlation", low=0, high=1)
-        self.outlier_fraction = check_float(
-            outlier_fraction, "outlier_fraction", low=0, high=1, high_inclusive=False
+        self.population, self.report = config.population, config.report
+        self.reveal_groups, self.dynamics_rounds = config.reveal_groups, config.dynamics_rounds
+        self.reference_restarts = config.reference_restarts
+        self.n_services, self.dim, self.service_dim = (
+            config.n_services,
+            int(config.dim),  # type: ignore[arg-type]  # resolved by the config
+            config.service_dim,
         )
-        if self.outlier_fraction > 0 and population != "clusters":
-            raise ValueError(
-                f"outlier_fraction applies to population='clusters' only, got "
-                f"outlier_fraction={outlier_fraction!r} with population={population!r}"
-            )
-        self.world_seed = check_world_seed(world_seed)
-        if self.population != "clusters" and self.loss != "squared":
-            raise ValueError(
-                f"loss is the empirical squared error for population={population!r}; "
-                f"got loss={loss!r}"
-            )
-        shape = resolve_population(
-            self.population,
-            n_users=n_users,
-            dim=dim,
-            n_clusters=n_clusters,
-            n_groups=n_groups,
-            world_seed=world_seed,
-            dataset=dataset,
-            data_home=data_home,
-            census_groups=self.census_groups,
-        )
-        self._fixed: Population | None = shape.fixed
-        self.dataset: str | None = shape.dataset
-        self.data_home = shape.data_home
-        self.n_users, self.dim, self.service_dim = shape.n_users, shape.dim, shape.service_dim
-        self.n_groups, self.n_clusters = shape.n_groups, shape.n_clusters
-        # a subpopulation needs more samples than features for its OLS fit (Assumption 5)
-        self.samples_per_user = check_int(
-            samples_per_user,
-            "samples_per_user",
-            minimum=self.service_dim + 1 if self.population == "linear" else 1,
-        )
-        self.n_services = check_int(n_services, "n_services", minimum=1)
-        if self.n_services > self.n_users:
-            raise ValueError(
-                f"n_services must be <= n_users ({self.n_users}): a service is placed at an "
-                f"acquired user's preference, got n_services={n_services}"
-            )
-        if self._fixed is None:
-            check_memory(self._world_bytes(), self._world_sizes())
+        if isinstance(config, DataServices):
+            self._set_data_population(config)
+        else:
+            self._set_synthetic_population(config)
         #: steps per episode: one service a step (``spec.max_episode_steps``)
         self.horizon = self.n_services
-        self.reference_ks = check_reference_ks(reference_ks, self.n_services)
+        self.reference_ks: tuple[int, ...] = tuple(config.reference_ks or ())
         #: the runner's metrics for this env: they ask for the reference when configured to
         self.metrics_class = functools.partial(  # type: ignore[assignment,misc]
             ServiceMetrics,
@@ -376,28 +305,30 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         self._totals: list[float] = []  # the total reported loss after each step (renders)
         self._last_line = ""
 
-    def _world_bytes(self) -> float:
-        """Estimate the bytes of a synthetic world and an episode's arrays (float64, a few copies).
+    def _set_synthetic_population(self, config: SyntheticServices) -> None:
+        """Set the terms of a drawn population (the config checked them all)."""
+        self._fixed: Population | None = None
+        self.dataset: str | None = None
+        self.data_home: str | None = None
+        self.census_groups = DATA_ONLY["census_groups"]
+        self.loss, self.world_seed = config.loss, config.world_seed
+        self.group_correlation = config.group_correlation
+        self.outlier_fraction = config.outlier_fraction
+        self.samples_per_user = config.samples_per_user
+        self.n_users, self.n_groups = config.n_users, config.n_groups
+        self.n_clusters: int | None = config.n_clusters
 
-        Per user: the preference (``dim``), a Mahalanobis matrix (``dim x dim``) or
-        the linear population's samples (``samples_per_user x dim``), losses and
-        choices; the services placed (``n_services x service_dim``).
-        """
-        per_user = self.dim + 16
-        if self.loss == "mahalanobis":
-            per_user += self.dim * self.dim
-        if self.population == "linear":
-            per_user += self.samples_per_user * (self.dim + 1)
-        return 32.0 * (self.n_users * per_user + self.n_services * self.service_dim)
-
-    def _world_sizes(self) -> str:
-        """Name the sizes :meth:`_world_bytes` multiplies, for its error message."""
-        sizes = f"n_users x dim = {self.n_users} x {self.dim}"
-        if self.loss == "mahalanobis":
-            sizes += " (x dim for loss='mahalanobis')"
-        if self.population == "linear":
-            sizes += f" (x samples_per_user = {self.samples_per_user})"
-        return sizes
+    def _set_data_population(self, config: DataServices) -> None:
+        """Read the data: the population they fix, its users and groups."""
+        self._fixed = config.load()
+        self.dataset, self.data_home = config.dataset, config.data_home
+        self.census_groups = config.census_groups
+        self.loss, self.world_seed = SYNTHETIC_ONLY["loss"], None
+        self.group_correlation = SYNTHETIC_ONLY["group_correlation"]
+        self.outlier_fraction = SYNTHETIC_ONLY["outlier_fraction"]
+        self.samples_per_user = SYNTHETIC_ONLY["samples_per_user"]
+        self.n_users, self.n_groups, self.n_clusters = self._fixed.n, self._fixed.n_groups, None
+        check_n_services(self.n_services, self.n_users)
 
     @property
     def group_names(self) -> tuple[str, ...] | None:
@@ -414,27 +345,8 @@ class MultiServiceChoiceEnv(FeedbackEnv):
             # the census cells are fixed by the data; their order (the action
             # indices) is drawn per reset, as a dataset's stream order is
             return self._fixed.take(self.np_random.permutation(self._fixed.n))
-        assert self.n_clusters is not None
-        if self.population == "linear":
-            return draw_linear(
-                self.n_users,
-                self.dim,
-                self.samples_per_user,
-                self.n_clusters,
-                self.n_groups,
-                self.group_correlation,
-                rng,
-            )
-        return draw_clusters(
-            self.n_users,
-            self.dim,
-            self.loss,
-            self.n_clusters,
-            self.n_groups,
-            self.group_correlation,
-            rng,
-            self.outlier_fraction,
-        )
+        assert isinstance(self._population, SyntheticServices)
+        return self._population.draw(rng, self.n_users)  # (the retention world may draw more)
 
     def _observation(
         self, losses: np.ndarray | None = None, choices: np.ndarray | None = None
@@ -580,29 +492,18 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         t = self._t
         if t >= self.n_services:
             raise RuntimeError("all n_services are placed; call reset() for a new episode")
-        user = self._check_action(action)
+        user = check_user(action, self.n_users)
         # the last step's reported total (0.0 before the first service): the same sum
         previous = self._reported_total
         excess = self.report == "excess"
         # the service at the user's preference, the losses there, each user's best
         # service, what users report, the totals: one compiled call where numba is
         # loaded, else NumPy's lines
+        state = (world, user, self._best, self._choice, t, self._minimum, excess, self._services)
         if view is None:
-            reported, losses32, choices, revealed, total, reported_total = world._settle(
-                world, user, self._best, self._choice, t, self._minimum, excess, self._services
-            )
+            reported, losses32, choices, revealed, total, reported_total = world._settle(*state)
         else:  # (step_encoded) the view's vector in place of the float32 losses
-            reported, vector, choices, revealed, total, reported_total = world._settle(
-                world,
-                user,
-                self._best,
-                self._choice,
-                t,
-                self._minimum,
-                excess,
-                self._services,
-                view,
-            )
+            reported, vector, choices, revealed, total, reported_total = world._settle(*state, view)
         self._t = t = t + 1
         terminated = t >= self.n_services
         finish = None
@@ -686,42 +587,11 @@ class MultiServiceChoiceEnv(FeedbackEnv):
         if self.render_mode == "rgb_array":
             from osfb_gym.envs.services.render import services_frame
 
-            truth = None
-            if self.render_truth and self._world is not None and self.service_dim >= 2:
-                truth = (self._world.preferences, self._services[: self._t])
-            groups = self._world.groups if self.reveal_groups and self._world else None
+            world, truth = self._world, None
+            if self.render_truth and world is not None and self.service_dim >= 2:
+                truth = (world.preferences, self._services[: self._t])
+            groups = world.groups if self.reveal_groups and world else None
             return services_frame(
                 self._choice, self.n_services, self._reported(), self._totals, groups, truth
             )
         return None
-
-    def _check_action(self, action: Any) -> int:
-        # the common cases first (a Python int, a numpy integer as RL libraries pass it)
-        if type(action) in INTEGER_TYPES:
-            user = int(action)
-            if 0 <= user < self.n_users:
-                return user
-        if isinstance(action, np.ndarray) and action.ndim == 0:
-            action = action[()]
-        return check_int(action, "action", minimum=0, maximum=self.n_users - 1)
-
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        """Reflect the hidden world: every loss at every service stays, preferences move.
-
-        ``"high"`` negates every coordinate, ``"low"`` the first one only
-        (nothing when ``d = 1``). Applied to preferences, loss matrices and
-        the services placed so far alike, such a reflection keeps every
-        loss exactly, bit for bit (IEEE arithmetic is symmetric under sign
-        changes), so any difference in what the agent sees would be a leak.
-        """
-        if self._world is None:
-            return False
-        reflection = np.ones(self.service_dim)
-        if extreme == "high":
-            reflection[:] = -1.0
-        elif self.service_dim > 1:
-            reflection[0] = -1.0
-        rotation = np.diag(reflection)
-        self._world = self._world.rotated(rotation)
-        self._services = self._services * reflection
-        return True

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from osfb_gym.core.metrics import EpisodeMetrics
-from osfb_gym.core.validation import check_int
+from osfb_gym.core.validation import INTEGER_TYPES, check_int
 
 #: the per-step oracle values kept as curves
 CURVE_KEYS = ("total_loss", "excess_loss", "fairness")
@@ -119,3 +119,15 @@ class ServiceMetrics(EpisodeMetrics):
         if self.reference_restarts > 0 and "world" in last:
             summary.update(self._references(last["world"]))
         return summary
+
+
+def check_user(action: Any, n_users: int) -> int:
+    """Return the user ``action`` acquires, or raise naming ``action``."""
+    # the common cases first (a Python int, a numpy integer as RL libraries pass it)
+    if type(action) in INTEGER_TYPES:
+        user = int(action)
+        if 0 <= user < n_users:
+            return user
+    if isinstance(action, np.ndarray) and action.ndim == 0:
+        action = action[()]
+    return check_int(action, "action", minimum=0, maximum=n_users - 1)

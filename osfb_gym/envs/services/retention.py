@@ -17,17 +17,15 @@ import numpy as np
 from gymnasium import spaces
 
 from osfb_gym.core.channels import make_info
-from osfb_gym.core.validation import check_float, check_int
+from osfb_gym.envs.services.config import RetentionConfig, retention_config
 from osfb_gym.envs.services.env import MultiServiceChoiceEnv
-from osfb_gym.envs.services.metrics import ServiceMetrics
+from osfb_gym.envs.services.metrics import ServiceMetrics, check_user
 from osfb_gym.envs.services.render import reset_line, step_line
 from osfb_gym.envs.services.world import GroupAverages, Population
 
 __all__ = ["MultiServiceChoiceRetentionEnv", "RetentionMetrics"]
 
 _Step = tuple[dict[str, Any], float, bool, bool, dict[str, Any]]
-#: the populations a replacement can be drawn from (a synthetic world has more users)
-REPLACEABLE = ("clusters", "linear")
 
 
 class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
@@ -143,6 +141,7 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
     | ``outside_loss``     | None        | loss counted per departed user (None: ``tolerance``) |
     | ``horizon``          | None        | rounds per episode (None: ``2 k``; may be < ``k``) |
     | ``reference_restarts`` | 0         | as ``-v0``; 0: no reference optimum |
+    | ``config``           | None        | a ``RetentionConfig`` instead of the arguments |
 
     ``replace`` needs a synthetic population (``"clusters"``,
     ``"linear"``): the world is drawn with ``2 n`` users, ``n`` of them
@@ -165,9 +164,6 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
     2024 (arXiv:2206.02667). Hashimoto, Srivastava, Namkoong, Liang.
     "Fairness Without Demographics in Repeated Loss Minimization", ICML
     2018 (users leave when their expected loss is high).
-
-    ## Version History
-    - v0: initial version.
 
     Examples
     --------
@@ -193,40 +189,31 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
         outside_loss: float | None = None,
         horizon: int | None = None,
         reference_restarts: int = 0,
+        *,
+        config: RetentionConfig | None = None,
         **kwargs: Any,
     ) -> None:
-        if kwargs.get("dynamics_rounds", 0) != 0:
-            raise ValueError(
-                "dynamics_rounds is not supported by the retention world (its rounds go on "
-                f"to horizon), got dynamics_rounds={kwargs['dynamics_rounds']!r}"
-            )
-        population = kwargs.get("population", "clusters")
-        if replace is True and population not in REPLACEABLE:  # (before any data is read)
-            raise ValueError(
-                f"replace needs a synthetic population {REPLACEABLE}, got population={population!r}"
-            )
-        super().__init__(reference_restarts=reference_restarts, **kwargs)
-        self.tolerance = check_float(tolerance, "tolerance", low=0)
-        self.leave_probability = check_float(leave_probability, "leave_probability", low=0, high=1)
-        self.return_probability = check_float(
-            return_probability, "return_probability", low=0, high=1
+        retention = {
+            "tolerance": tolerance,
+            "leave_probability": leave_probability,
+            "return_probability": return_probability,
+            "replace": replace,
+            "outside_loss": outside_loss,
+            "horizon": horizon,
+        }
+        render = {key: kwargs.pop(key) for key in ("render_mode", "render_truth") if key in kwargs}
+        config = retention_config(
+            config, reference_restarts=reference_restarts, **retention, **kwargs
         )
-        if not isinstance(replace, bool):
-            raise TypeError(f"replace must be a bool, got {replace!r}")
-        self.replace = replace
-        if replace and self.return_probability > 0:
-            raise ValueError(
-                "replace and return_probability exclude each other (a replaced slot has no "
-                f"departed user to return), got return_probability={return_probability!r}"
-            )
-        self.outside_loss = (
-            self.tolerance
-            if outside_loss is None
-            else check_float(outside_loss, "outside_loss", low=0)
-        )
+        super().__init__(config=config.services, **render)
+        self.config: RetentionConfig = config  # type: ignore[assignment]
+        self.tolerance, self.outside_loss = config.tolerance, config.outside_loss
+        self.leave_probability = config.leave_probability
+        self.return_probability = config.return_probability
+        self.replace = config.replace
         k = self.n_services
         #: rounds per episode (``spec.max_episode_steps`` reports it; the env truncates there)
-        self.horizon = 2 * k if horizon is None else check_int(horizon, "horizon", minimum=1)
+        self.horizon = config.horizon
         n = self.n_users
         parent = self.observation_space
         assert isinstance(parent, spaces.Dict)
@@ -301,7 +288,7 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
             raise RuntimeError("call reset() before step()")
         if self._t >= self.horizon:
             raise RuntimeError("the episode's horizon is reached; call reset() for a new episode")
-        user = self._check_action(action)
+        user = check_user(action, self.n_users)
         n, k = self.n_users, self.n_services
         acted = bool(self._active[user])
         revealed = np.zeros(n, dtype=bool)
@@ -492,19 +479,6 @@ class MultiServiceChoiceRetentionEnv(MultiServiceChoiceEnv):
             "departures": departures,
             "services": services,
         }
-
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        """Apply the ``-v0`` probe (a reflection keeping every loss), to the newcomers too."""
-        if not super()._override_hidden(action, extreme):
-            return False
-        if self._pool is not None:
-            reflection = np.ones(self.service_dim)
-            if extreme == "high":
-                reflection[:] = -1.0
-            elif self.service_dim > 1:
-                reflection[0] = -1.0
-            self._pool = self._pool.rotated(np.diag(reflection))
-        return True
 
 
 class RetentionMetrics(ServiceMetrics):

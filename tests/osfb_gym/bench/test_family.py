@@ -5,6 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 
+import envs_registry
 import osfb_gym  # noqa: F401  (registers the ids)
 from envs_registry import ENVS
 from osfb_gym.core.channels import ORACLE
@@ -16,6 +17,28 @@ def test_every_registered_env_has_its_family_and_nothing_else_does():
     assert {entry.family for entry in ENVS} == set(FAMILIES)
     for entry in ENVS:
         assert family_of(entry.id).name == entry.family
+
+
+def test_the_registry_and_the_records_agree():
+    """Every registered id's family has a record; every record's env_id is registered as it."""
+    registered = {entry.id: entry.family for entry in ENVS}
+    assert {entry.family for entry in ENVS} <= set(envs_registry.FAMILY_RECORDS)
+    for name, path in envs_registry.FAMILY_RECORDS.items():
+        record = FAMILIES[name]
+        assert record.name == name, path
+        assert registered.get(record.env_id) == name, (name, record.env_id)
+        package = path.partition(":")[0]
+        assert package == f"osfb_gym.envs.{name}", path  # the family's own package holds it
+    for entry in ENVS:  # the estimator views need the family's views class
+        if set(entry.rl_views) - {"plain"}:
+            assert FAMILIES[entry.family].views is not None, entry.id
+
+
+def test_a_record_under_the_wrong_name_is_refused(monkeypatch):
+    records = {**envs_registry.FAMILY_RECORDS, "coin": "osfb_gym.envs.apple:FAMILY"}
+    monkeypatch.setattr(envs_registry, "FAMILY_RECORDS", records)
+    with pytest.raises(TypeError, match="'coin'"):
+        FAMILIES["coin"]
 
 
 def test_an_unknown_id_is_named():

@@ -37,6 +37,7 @@ from osfb_gym.core.channels import HideOracle
 from osfb_gym.wrappers import needs_flattening
 from tests.helpers import assert_same, differs
 from tests.osfb_gym.envs.cases import CASES, DEFAULTS, case_param
+from tests.osfb_gym.envs.hidden import override_hidden
 
 PARAMS = [case_param(c) for c in CASES]
 DEFAULTS_PARAMS = [case_param(c) for c in CASES if c in DEFAULTS]
@@ -371,7 +372,7 @@ def cheat(case: tuple[str, dict[str, Any]], extreme: str, **extra: Any) -> list:
     seen: list = [public_state(env)]
     for _ in range(STEPS):
         action = env.action_space.sample()
-        env.unwrapped._override_hidden(action, extreme)
+        override_hidden(env.unwrapped, action, extreme)
         *_, terminated, truncated, _ = env.step(action)
         frame = env.render() if env.render_mode == "ansi" else None
         seen.append((public_state(env), frame))
@@ -415,7 +416,7 @@ def test_the_walk_finds_an_attribute_that_holds_the_truth():
         env.reset(seed=0)
         states = []
         for action in [0] * 10:
-            env.unwrapped._override_hidden(action, extreme)
+            override_hidden(env.unwrapped, action, extreme)
             env.step(action)
             states.append(public_state(env))
         return states

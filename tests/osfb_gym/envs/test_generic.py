@@ -16,6 +16,7 @@ import osfb_gym
 from osfb_gym.core.channels import strip_oracle
 from tests.helpers import assert_same, differs
 from tests.osfb_gym.envs.cases import CASES, case_param
+from tests.osfb_gym.envs.hidden import override_hidden
 
 pytestmark = pytest.mark.parametrize("case", [case_param(c) for c in CASES])
 
@@ -35,7 +36,7 @@ def rollout(env: gym.Env, seed: int, steps: int = STEPS, probe: str | None = Non
     for _ in range(steps):
         action = env.action_space.sample()
         if probe is not None:
-            env.unwrapped._override_hidden(action, probe)
+            override_hidden(env.unwrapped, action, probe)
         obs, reward, terminated, truncated, info = env.step(action)
         record.append((obs, reward, terminated, truncated, strip_oracle(info), info["oracle"]))
         if terminated or truncated:
@@ -105,7 +106,7 @@ def test_hidden_outcomes_do_not_leak(case):
     hidden = make(case).unwrapped
     hidden.reset(seed=0)
     if hidden.feedback_mode == "full":
-        assert not hidden._override_hidden(hidden.action_space.sample() * 0, "low")
+        assert not override_hidden(hidden, hidden.action_space.sample() * 0, "low")
     else:
         # the probe did change the hidden truth, so the comparison above could fail
         oracle = lambda record: [step[5] for step in record[1:]]  # noqa: E731

@@ -23,6 +23,7 @@ from osfb_gym.envs.reject import (
 from osfb_gym.runner import run_episode
 from tests.helpers import assert_same, needs_osfb_data
 from tests.osfb_gym.envs.cases import DATA_HOME
+from tests.osfb_gym.envs.hidden import override_hidden
 
 ID = "RejectOption-v0"
 
@@ -35,7 +36,7 @@ def run(env: gym.Env, seed: int, probe: str | None = None) -> list[tuple]:
     while True:
         action = np.array([rng.integers(3), rng.integers(2)])
         if probe is not None:
-            env.unwrapped._override_hidden(action, probe)
+            override_hidden(env.unwrapped, action, probe)
         _, reward, terminated, truncated, info = env.step(action)
         record.append((action, reward, info["feedback"], info["oracle"]))
         if terminated or truncated:

@@ -4,7 +4,7 @@ Every registered id and variant (the generic cases): the base class's
 default (``step`` then strip) and the services' own path that skips the
 oracle's work must give the agent's channels of ``step`` bit for bit,
 leave the env in the state ``step`` leaves it, and pass the no-leak probe
-(``_override_hidden``) on their own.
+(``tests.osfb_gym.envs.hidden.override_hidden``) on their own.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from osfb_gym.envs.services import MultiServiceChoiceEnv
 from osfb_gym.envs.services.world import GroupAverages
 from tests.helpers import assert_same, differs
 from tests.osfb_gym.envs.cases import CASES, case_param
+from tests.osfb_gym.envs.hidden import override_hidden
 
 STEPS = 25
 
@@ -38,7 +39,7 @@ def rollout(env: Any, seed: int, oracle_free: list[bool], probe: str | None = No
     for free in oracle_free:
         action = env.action_space.sample()
         if probe is not None:
-            env._override_hidden(action, probe)
+            override_hidden(env, action, probe)
         if free:
             obs, reward, terminated, truncated, info = env.step_without_oracle(action)
             assert "oracle" not in info
@@ -75,7 +76,7 @@ def test_step_without_oracle_leaks_nothing(case):
             env.action_space.seed(21)
             for _ in range(STEPS):
                 action = env.action_space.sample()
-                env._override_hidden(action, probe)
+                override_hidden(env, action, probe)
                 *_, terminated, truncated, info = env.step(action)
                 out.append(info["oracle"])
                 if terminated or truncated:

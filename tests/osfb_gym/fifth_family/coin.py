@@ -1,9 +1,9 @@
 """A toy family: flip a coin whose bias depends on a context; see it land only when you bet.
 
-The env module a new family writes (here all in one file), plus an agent
-for it; ``tests/osfb_gym/test_fifth_family.py`` adds its ``Family`` record
-and its registry row and checks that the project's generic machinery runs
-it with nothing else changed.
+The env package a new family writes (here all in one file: env, metrics,
+its ``FAMILY`` record), plus an agent for it;
+``tests/osfb_gym/test_fifth_family.py`` adds its registry lines and checks
+that the project's generic machinery runs it with nothing else changed.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from gymnasium import spaces
 from agents.base import Agent
 from osfb_gym.core.channels import make_info
 from osfb_gym.core.env import FeedbackEnv
+from osfb_gym.core.family import Family
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.validation import check_int
 
@@ -38,7 +39,10 @@ class CoinMetrics(EpisodeMetrics):
 
 
 class CoinEnv(FeedbackEnv):
-    """Bet (1) or pass (0) on a coin of heads probability sigmoid(x . w); heads pay +1, tails -1."""
+    """Bet (1) or pass (0) on a coin of heads probability sigmoid(x . w); heads pay +1, tails -1.
+
+    Hidden State: the coin ``_y`` (1 heads), revealed only on a bet.
+    """
 
     metadata = {"render_modes": []}
     metrics_class = CoinMetrics
@@ -76,11 +80,13 @@ class CoinEnv(FeedbackEnv):
         info = make_info(feedback, oracle)
         return self._x.copy(), reward, False, self._t >= self.horizon, info
 
-    def _override_hidden(self, action: Any, extreme: str) -> bool:
-        if int(action) == 1:
-            return False
-        self._y = 0 if extreme == "low" else 1
-        return True
+
+def override_hidden(env: CoinEnv, action: Any, extreme: str) -> bool:
+    """The no-leak probe (test code): set the coin passed on, ``env._y``, to an extreme."""
+    if int(action) == 1:
+        return False
+    env._y = 0 if extreme == "low" else 1
+    return True
 
 
 class AlwaysBet(Agent):
@@ -93,3 +99,15 @@ class AlwaysBet(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         pass
+
+
+FAMILY = Family(
+    name="coin",
+    env_id="Coin-v0",
+    objective="cumulative_loss",
+    lower_is_better=True,
+    metrics="tests.osfb_gym.fifth_family.coin:CoinMetrics",
+    reference_agents=("tests.osfb_gym.fifth_family.coin:AlwaysBet",),
+    columns=("bet_rate",),
+    small_kwargs={"horizon": 20},
+)

@@ -16,6 +16,7 @@ from osfb_gym.wrappers import apply_view, rl_env
 from osfb_gym.wrappers._fast.writers import make_writer
 from osfb_gym.wrappers.views import encode, make_view
 from tests.helpers import assert_close, eps_of_largest
+from tests.osfb_gym.envs.hidden import override_hidden
 
 CASES = [
     ("OneSidedLending-v0", {"horizon": 25}),
@@ -198,7 +199,7 @@ def test_the_public_state_shows_nothing_hidden_on_the_path_without_the_oracle():
         env.reset(seed=3)
         seen = []
         for user in range(5):  # the direct path from the third step on
-            env.unwrapped._override_hidden(user, extreme)
+            override_hidden(env.unwrapped, user, extreme)
             seen.append((frozen(env.step(user)), public_state(env)))
         assert env._direct is env.unwrapped
         return seen

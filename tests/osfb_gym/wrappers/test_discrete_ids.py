@@ -22,6 +22,7 @@ import osfb_gym  # noqa: F401  (registers the ids)
 from envs_registry import ENVS, RL_ENVS, rl_env_ids
 from osfb_gym.wrappers import DiscreteActions
 from tests.helpers import assert_same, differs
+from tests.osfb_gym.envs.hidden import override_hidden
 from tests.osfb_gym.envs.test_ecosystem import public_state
 
 PAGE = Path(__file__).resolve().parents[3] / "docs" / "rl-training.md"
@@ -122,7 +123,7 @@ def _rollout(env_id: str, extreme: str, hide_oracle: bool = True) -> tuple[list,
     changed = 0
     for _ in range(12):
         k = int(rng.integers(env.action_space.n))
-        changed += bool(env.unwrapped._override_hidden(codes.action(k), extreme))
+        changed += bool(override_hidden(env.unwrapped, codes.action(k), extreme))
         step = env.step(k)
         seen += [step, _public(env)]
         if step[2] or step[3]:

@@ -24,6 +24,7 @@ from osfb_gym.core.channels import strip_oracle
 from osfb_gym.runner import run_episode
 from osfb_gym.wrappers import VIEWS, EstimatorFeatures, apply_view, rl_env
 from tests.helpers import assert_same, differs
+from tests.osfb_gym.envs.hidden import override_hidden
 
 STEPS = 20
 
@@ -87,7 +88,7 @@ def rollout(env: gym.Env, seed: int, probe: str | None = None) -> tuple[list, li
     for _ in range(STEPS):
         action = env.action_space.sample()
         if probe is not None:
-            env.unwrapped._override_hidden(action, probe)
+            override_hidden(env.unwrapped, action, probe)
         obs, reward, terminated, truncated, info = env.step(action)
         state = (public_state(env), public_state(env._view))
         seen.append((obs, reward, terminated, truncated, strip_oracle(info), state))
@@ -301,3 +302,27 @@ def test_encoders_and_views_pickle_and_encode_the_same_bits():
         original.reset({})
         copy = pickle.loads(pickle.dumps(original))
         assert_same(copy.encode(obs), original.encode(obs))
+
+
+def test_the_views_read_the_familys_record(monkeypatch):
+    """A family's views class is its record's: without one, only the plain view exists."""
+    import dataclasses
+
+    import osfb_gym.envs.apple as apple
+    from osfb_gym.wrappers.views import family_of, make_view
+
+    env = gym.make("AppleTasting-v0", horizon=5)
+    assert family_of(env) == "apple"
+    assert type(make_view(env, "features").family_views).__name__ == "AppleViews"
+    monkeypatch.setattr(apple, "FAMILY", dataclasses.replace(apple.FAMILY, views=None))
+    for view in ("feedback", "features"):
+        with pytest.raises(TypeError, match="view='plain'"):
+            make_view(env, view)
+    assert make_view(env, "plain").observation_space.shape == (20,)
+
+
+def test_family_of_names_an_env_of_no_family():
+    from osfb_gym.wrappers.views import family_of
+
+    with pytest.raises(TypeError, match="lending, apple"):
+        family_of(gym.make("CartPole-v1"))
