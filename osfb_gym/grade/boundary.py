@@ -60,7 +60,6 @@ from osfb_gym.grade.wire import (
     decode_action,
     describe,
     loads_plain,
-    pack,
     read_message,
     write_message,
 )
@@ -183,8 +182,6 @@ class SubmissionAgent(Agent):
     """
 
     abstract = True  # a proxy, not an agent to benchmark
-    #: the requests sent as binary frames when their values allow (the steps of an episode)
-    FRAMED = ("act", "step", "update")
 
     def open(
         self,
@@ -286,11 +283,7 @@ class SubmissionAgent(Agent):
 
     # ------------------------------------------------------------------ the pipe
     def _send(self, message: Any) -> None:
-        # a step goes as a binary frame (wire.pack), the rest (spaces, the warm start) pickled
-        framed = isinstance(message, tuple) and message[0] in self.FRAMED
-        payload = pack(message) if framed else None
-        if payload is None:
-            payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         try:
             write_message(self.writer_, payload, self.deadline_)
         except TimeoutError:  # it stopped reading: the pipe stayed full until the deadline

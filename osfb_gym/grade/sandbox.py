@@ -18,7 +18,7 @@ with replies made only of plain Python data (the grader unpickles nothing
 else), and turns every failure of the submission into a diagnosis: a
 ``kind`` of :class:`Diagnosis` and the paragraph shown to the student.
 
-The pipe's format (frames, binary frames, actions as plain data) is
+The pipe's format (frames, actions as plain data) is
 :mod:`osfb_gym.grade.wire`, which both sides use: run as a script, this
 file loads it from beside itself (importing the package would import the
 grader).
@@ -52,8 +52,11 @@ else:  # the agent's process: this file is a script, and the package's __init__ 
     _spec.loader.exec_module(wire)
 
 # the names both sides use, here too (a submission may import them from this module)
-FRAME_TAG, MAX_MESSAGE_BYTES = wire.FRAME_TAG, wire.MAX_MESSAGE_BYTES
-describe, encode_action, unpack = wire.describe, wire.encode_action, wire.unpack
+MAX_MESSAGE_BYTES, describe, encode_action = (
+    wire.MAX_MESSAGE_BYTES,
+    wire.describe,
+    wire.encode_action,
+)
 read_message, write_message = wire.read_message, wire.write_message
 
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE = 1, 4  # <linux/prctl.h>
@@ -461,10 +464,7 @@ def serve(to_grader: int, from_grader: int) -> None:
     session = _Session()
     while True:
         try:
-            payload = read_message(from_grader)  # from the grader: trusted
-            # a step is a binary frame; the rest (spaces, the warm start) a pickle
-            fast = payload[: len(FRAME_TAG)] == FRAME_TAG
-            request = unpack(payload) if fast else pickle.loads(payload)
+            request = pickle.loads(read_message(from_grader))  # from the grader: trusted
         except EOFError:
             return
         command, arguments = request[0], request[1:]

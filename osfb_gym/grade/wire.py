@@ -6,34 +6,15 @@ Both sides use this module. The grader imports it as
 package, loads this file beside it. It imports only the standard library
 and numpy.
 
-A message is a frame: its length (8 bytes, big-endian) and its payload.
-A payload is a pickle (protocol 5, first byte ``0x80``) or a **binary
-frame** (first bytes :data:`FRAME_TAG`), which is what every step of an
-episode sends (:func:`pack`, :func:`unpack`): the observation, the action,
-the reward and the feedback as raw bytes, without pickle's cost (about
-30 us a step, most of the grader's side of the pipe). A binary frame holds
-one value, encoded as one type byte and its data (little-endian):
+A message is a frame: its length (8 bytes, big-endian) and its payload, a
+pickle. The grader's requests are trusted by the agent's process; the
+agent's replies are never unpickled into objects (:func:`loads_plain`) and
+its action is rebuilt from plain data (:func:`decode_action`).
 
-====  ===========================================================
-byte  value
-====  ===========================================================
-N     None
-T, F  True, False
-i     int (8 bytes, signed)
-f     float (8 bytes, IEEE)
-s, y  str (utf-8), bytes: a 4-byte length, then the bytes
-t     tuple: a 4-byte count, then the values
-d     dict with str keys: a 4-byte count, then (key, value) pairs
-a, g  numpy array, numpy scalar: the dtype string (1-byte length),
-      the number of dimensions (1 byte), each dimension (8 bytes),
-      then the C-ordered data
-====  ===========================================================
-
-Anything else (a list, a string array, an object array, a subclass, a
-non-contiguous array) is not packed: the sender pickles that message. The
-grader's requests are trusted by the agent's process; the agent's replies
-are never pickled objects (:func:`loads_plain`) and its action is rebuilt
-from plain data (:func:`decode_action`).
+A step's request is pickled too: a hand-written binary format for the
+observation, action, reward and feedback was measured (this 2-core VM,
+``timeit``, a lending step) at 15.7 us to pack against pickle's 19.7 us,
+but 32 us to read back against pickle's 11.5 us, so pickle stays.
 """
 
 from __future__ import annotations
@@ -55,14 +36,6 @@ HEADER = struct.Struct("!Q")
 MAX_MESSAGE_BYTES = 64 * 2**20
 #: what an action may be made of on its way to the grader: numpy's plain kinds
 ACTION_DTYPE_KINDS = "biuf"  # bool, signed and unsigned integer, float
-
-#: the first bytes of a binary frame (a pickle starts with 0x80)
-FRAME_TAG = b"W1"
-#: numpy kinds a binary frame carries: bool, integers, floats, complex
-FRAME_DTYPE_KINDS = "biufc"
-#: how deep tuples and dicts may nest in a binary frame
-FRAME_DEPTH = 16
-_LENGTH, _INT, _FLOAT, _DIM = struct.Struct("<I"), struct.Struct("<q"), struct.Struct("<d"), "<Q"
 
 
 # ---------------------------------------------------------------------------- framing
@@ -163,154 +136,7 @@ def encode_action(action: Any) -> tuple[Any, ...]:
     return ("other",)
 
 
-# ---------------------------------------------------------------------------- binary frames
-def pack(message: Any) -> bytes | None:
-    """Return ``message`` as a binary frame, or None when some value has no binary form.
-
-    Examples
-    --------
-    >>> frame = pack(("act", np.array([[0.5, -1.0]]), {"y": np.zeros(1), "cutoff": 0.5}))
-    >>> unpack(frame)
-    ('act', array([[ 0.5, -1. ]]), {'y': array([0.]), 'cutoff': 0.5})
-    >>> pack(("act", [1, 2])) is None  # a list: pickled instead
-    True
-    """
-    parts = [FRAME_TAG]
-    try:
-        _pack(message, parts, 0)
-    except _NotPackable:
-        return None
-    return b"".join(parts)
-
-
-class _NotPackable(Exception):
-    pass
-
-
-def _pack(value: Any, parts: list[bytes], depth: int) -> None:
-    kind = type(value)
-    if kind is np.ndarray or isinstance(value, np.generic):
-        array = np.asarray(value)
-        dtype = array.dtype
-        if (
-            dtype.kind not in FRAME_DTYPE_KINDS
-            or dtype.fields is not None
-            or not array.flags.c_contiguous
-            or type(array) is not np.ndarray
-        ):
-            raise _NotPackable
-        code = dtype.str.encode("ascii")
-        head = b"a" if kind is np.ndarray else b"g"
-        dims = struct.pack(f"<{array.ndim}Q", *array.shape)
-        parts += [head, bytes((len(code),)), code, bytes((array.ndim,)), dims, array.tobytes()]
-    elif value is None:
-        parts.append(b"N")
-    elif kind is bool:
-        parts.append(b"T" if value else b"F")
-    elif kind is int and -(2**63) <= value < 2**63:
-        parts += [b"i", _INT.pack(value)]
-    elif kind is float:
-        parts += [b"f", _FLOAT.pack(value)]
-    elif kind is str or kind is bytes:
-        data = value.encode("utf-8") if kind is str else value
-        parts += [b"s" if kind is str else b"y", _LENGTH.pack(len(data)), data]
-    elif (kind is tuple or kind is dict) and depth < FRAME_DEPTH:
-        parts += [b"t" if kind is tuple else b"d", _LENGTH.pack(len(value))]
-        for item in value.items() if kind is dict else value:
-            if kind is dict:
-                if type(item[0]) is not str:
-                    raise _NotPackable
-                _pack(item[0], parts, depth + 1)
-                _pack(item[1], parts, depth + 1)
-            else:
-                _pack(item, parts, depth + 1)
-    else:
-        raise _NotPackable
-
-
-def unpack(payload: bytes) -> Any:
-    """Return the value of a binary frame; ``ValueError`` ("malformed frame: ...") if it is none.
-
-    Every length is checked against the payload before anything is built,
-    so a frame cannot ask for more memory than its own size.
-    """
-    if payload[: len(FRAME_TAG)] != FRAME_TAG:
-        raise ValueError("malformed frame: no binary frame tag")
-    reader = _Reader(payload, len(FRAME_TAG))
-    value = reader.value(0)
-    if reader.at != len(payload):
-        raise ValueError(f"malformed frame: {len(payload) - reader.at} bytes after its value")
-    return value
-
-
-class _Reader:
-    """Read the values of a binary frame from ``data``, starting at ``at``."""
-
-    def __init__(self, data: bytes, at: int) -> None:
-        self.data, self.at = data, at
-
-    def take(self, size: int) -> bytes:
-        if size < 0 or self.at + size > len(self.data):
-            raise ValueError(f"malformed frame: {size} bytes asked for, fewer left")
-        chunk = self.data[self.at : self.at + size]
-        self.at += size
-        return chunk
-
-    def value(self, depth: int) -> Any:
-        if depth > FRAME_DEPTH:
-            raise ValueError(f"malformed frame: nested deeper than {FRAME_DEPTH}")
-        head = self.take(1)
-        if head in (b"N", b"T", b"F"):
-            return {b"N": None, b"T": True, b"F": False}[head]
-        if head == b"i":
-            return _INT.unpack(self.take(8))[0]
-        if head == b"f":
-            return _FLOAT.unpack(self.take(8))[0]
-        if head in (b"s", b"y", b"t", b"d"):
-            (size,) = _LENGTH.unpack(self.take(4))
-            if head == b"t":
-                return tuple(self.value(depth + 1) for _ in range(size))
-            if head == b"d":
-                return {self.key(depth): self.value(depth + 1) for _ in range(size)}
-            data = self.take(size)
-            return data if head == b"y" else self.text(data)
-        if head in (b"a", b"g"):
-            return self.array(scalar=head == b"g")
-        raise ValueError(f"malformed frame: unknown type byte {head!r}")
-
-    def key(self, depth: int) -> str:
-        key = self.value(depth + 1)
-        if type(key) is not str:
-            raise ValueError("malformed frame: a dict key that is no str")
-        return key
-
-    @staticmethod
-    def text(data: bytes) -> str:
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ValueError("malformed frame: a str that is no utf-8") from None
-
-    def array(self, *, scalar: bool) -> Any:
-        code = self.text(self.take(self.take(1)[0]))
-        try:
-            dtype = np.dtype(code)
-        except TypeError:
-            raise ValueError(f"malformed frame: no dtype {code!r}") from None
-        if dtype.kind not in FRAME_DTYPE_KINDS or dtype.fields is not None or dtype.subdtype:
-            raise ValueError(f"malformed frame: an array of dtype {code!r}")
-        ndim = self.take(1)[0]
-        shape = struct.unpack(f"<{ndim}Q", self.take(8 * ndim))
-        if scalar and ndim:
-            raise ValueError("malformed frame: a scalar with dimensions")
-        size = math.prod(shape) * dtype.itemsize  # Python ints: no overflow
-        try:  # a zero dimension beside a huge one: no data, yet no such array
-            data = np.frombuffer(self.take(size), dtype=dtype).reshape(shape)
-        except ValueError as error:
-            raise ValueError(f"malformed frame: an array of shape {shape} ({error})") from None
-        return data[()] if scalar else data.copy()  # a copy owns its data and is writeable
-
-
+# ---------------------------------------------------------------------------- replies
 class _PlainData(pickle.Unpickler):
     """Unpickles built-in data only: a reply naming any class or function is refused."""
 
