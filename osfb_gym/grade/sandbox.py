@@ -47,7 +47,8 @@ else:  # the agent's process: this file is a script, and the package's __init__ 
     _spec = importlib.util.spec_from_file_location(
         "osfb_grade_wire", os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py")
     )
-    assert _spec is not None and _spec.loader is not None  # a file beside this one
+    if _spec is None or _spec.loader is None:
+        raise ImportError("the grader's wire.py is missing beside sandbox.py")
     wire = importlib.util.module_from_spec(_spec)
     _spec.loader.exec_module(wire)
 
