@@ -38,7 +38,6 @@ import copy
 import ctypes
 import math
 import os
-import pickle
 import pwd
 import shutil
 import signal
@@ -59,6 +58,7 @@ from osfb_gym.grade.sandbox import Diagnosis
 from osfb_gym.grade.wire import (
     decode_action,
     describe,
+    dumps,
     loads_plain,
     read_message,
     write_message,
@@ -283,7 +283,7 @@ class SubmissionAgent(Agent):
 
     # ------------------------------------------------------------------ the pipe
     def _send(self, message: Any) -> None:
-        payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        payload = dumps(message)
         try:
             write_message(self.writer_, payload, self.deadline_)
         except TimeoutError:  # it stopped reading: the pipe stayed full until the deadline

@@ -11,10 +11,14 @@ pickle. The grader's requests are trusted by the agent's process; the
 agent's replies are never unpickled into objects (:func:`loads_plain`) and
 its action is rebuilt from plain data (:func:`decode_action`).
 
-A step's request is pickled too: a hand-written binary format for the
-observation, action, reward and feedback was measured (this 2-core VM,
-``timeit``, a lending step) at 15.7 us to pack against pickle's 19.7 us,
-but 32 us to read back against pickle's 11.5 us, so pickle stays.
+The grader pickles with :func:`dumps`: numpy's own pickle of an array,
+with its dtype written as a string instead of a pickled dtype object. It
+reads back as the very same array, and a lending step's request costs
+about half as much to write and three quarters as much to read
+(``timeit`` on a busy 2-core VM, twice: 12 and 17 us against pickle's 26
+and 30 us; 10 and 14 us against 12.5 and 18 us). A hand-written binary
+format was tried too and dropped: 15.7 us to write, but 32 us to read back
+in Python.
 """
 
 from __future__ import annotations
@@ -97,6 +101,53 @@ def read_message(fd: int, deadline: float | None = None) -> bytes:
     if size > MAX_MESSAGE_BYTES:
         raise ValueError(f"a message of {size} bytes, over the {MAX_MESSAGE_BYTES} allowed")
     return _read_exactly(fd, size, deadline)
+
+
+# ---------------------------------------------------------------------------- requests
+#: numpy's own function that rebuilds an array from its bytes (what its pickles call)
+_FROMBUFFER = np.zeros(1).__reduce_ex__(5)[0]
+
+
+class _Pickler(pickle.Pickler):
+    """Pickle numeric C-ordered arrays as numpy does, with the dtype as a string.
+
+    numpy pickles an array as ``_frombuffer(buffer, dtype, shape, order)``
+    with the dtype as a pickled object, most of the cost for a small array;
+    ``np.dtype`` reads the string (``"<f8"``) back as the same dtype. The
+    reader gets what numpy's pickle gives: a C-ordered array of the same
+    dtype, shape and bytes, writeable (over a bytearray) where the original is.
+    """
+
+    def reducer_override(self, obj: Any) -> Any:
+        dtype = getattr(obj, "dtype", None)
+        if (
+            type(obj) is np.ndarray
+            and dtype is not None
+            and dtype.kind in "biufc"
+            and dtype.fields is None
+            and dtype.metadata is None
+            and obj.flags.c_contiguous
+        ):
+            # a read-only array reads back read-only, as numpy's pickle has it (bytes)
+            # (through .data: bytearray(a 0-d integer array) would read it as a length)
+            data = bytearray(obj.data) if obj.flags.writeable else bytes(obj.data)
+            return _FROMBUFFER, (data, dtype.str, obj.shape, "C")
+        return NotImplemented  # everything else as pickle does it
+
+
+def dumps(message: Any) -> bytes:
+    """Pickle ``message`` (protocol 5) for the agent's process, arrays the cheap way.
+
+    Examples
+    --------
+    >>> request = ("act", np.arange(4.0).reshape(2, 2), {"y": np.ones(2, dtype=bool)})
+    >>> pickle.loads(dumps(request))
+    ('act', array([[0., 1.],
+           [2., 3.]]), {'y': array([ True,  True])})
+    """
+    stream = io.BytesIO()
+    _Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL).dump(message)
+    return stream.getvalue()
 
 
 # ---------------------------------------------------------------------------- actions

@@ -11,8 +11,95 @@ import numpy as np
 import pytest
 
 import osfb_gym  # noqa: F401  (registers the ids)
+from osfb_gym.core.family import FAMILIES
 from osfb_gym.grade import Diagnosis, run_submission
-from osfb_gym.grade.wire import HEADER, MAX_MESSAGE_BYTES, loads_plain, read_message, write_message
+from osfb_gym.grade.wire import (
+    HEADER,
+    MAX_MESSAGE_BYTES,
+    dumps,
+    loads_plain,
+    read_message,
+    write_message,
+)
+
+DTYPES = ["?", "i1", "<i8", ">i4", "u1", "<u8", "<f2", "<f4", "<f8", ">f8", "<c16"]
+SHAPES = [(), (0,), (1,), (3,), (2, 3), (2, 0, 4), (1, 1, 1, 2)]
+
+
+def _same_as_pickle(value):
+    """What the agent's process unpickles from dumps is what it unpickled from pickle."""
+    ours, theirs = pickle.loads(dumps(value)), pickle.loads(pickle.dumps(value, protocol=5))
+    _same(ours, theirs)
+
+
+def _same(ours, theirs):
+    assert type(ours) is type(theirs)
+    if isinstance(ours, np.ndarray):
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        assert ours.tobytes() == theirs.tobytes()
+        for flag in ("C_CONTIGUOUS", "F_CONTIGUOUS", "WRITEABLE", "OWNDATA"):
+            assert ours.flags[flag] == theirs.flags[flag], flag
+    elif isinstance(ours, dict | tuple | list):
+        items = list(ours.items() if isinstance(ours, dict) else enumerate(ours))
+        assert len(items) == len(theirs)
+        for key, value in items:
+            _same(value, theirs[key])
+    else:
+        assert pickle.dumps(ours) == pickle.dumps(theirs)  # NaN and -0.0 too
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_every_array_reads_back_as_numpys_own_pickle_gives_it(dtype, shape):
+    array = np.array(np.random.default_rng(0).standard_normal(shape) * 100).astype(dtype)
+    if array.size and array.dtype.kind == "f":
+        array.flat[0] = np.nan
+    _same_as_pickle(array)
+    _same_as_pickle(np.asfortranarray(array))  # not C-ordered: pickled as numpy does
+    array.flags.writeable = False
+    _same_as_pickle(array)  # read-only reads back read-only
+    _same_as_pickle(("step", array, {"y": array[..., None]}, 0.5, -0.0))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.arange(6.0)[::2],
+        np.ma.masked_array([1.0, 2.0], mask=[True, False]),
+        np.array([(1, 2.0)], dtype=[("a", "i4"), ("b", "f8")]),
+        np.array(["a", "b"]),
+        np.array([None, 1], dtype=object),
+        np.datetime64("2020-01-01"),
+        np.float32(1.5),
+        np.array([1.0], dtype=np.dtype(float, metadata={"unit": "m"})),
+        gym.spaces.Box(-1.0, 1.0, (2, 3)),
+        [np.ones(2), (np.zeros(1, dtype=np.int8),)],
+    ],
+)
+def test_other_values_read_back_as_pickle_gives_them(value):
+    if isinstance(value, gym.Space):
+        assert pickle.loads(dumps(value)) == value
+    else:
+        _same_as_pickle(value)
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_the_steps_of_every_family_read_back_as_pickle_gives_them(name):
+    """What the runner hands an agent (obs, action, reward, feedback), as a step request."""
+    family = FAMILIES[name]
+    env = gym.make(family.env_id, **family.small_kwargs)
+    observation, info = env.reset(seed=1)
+    _same_as_pickle(("reset", 7, info["feedback"]))
+    env.action_space.seed(2)
+    for _ in range(3):
+        action = env.action_space.sample()
+        next_observation, reward, _, _, info = env.step(action)
+        _same_as_pickle(
+            ("step", observation, action, float(reward), info["feedback"], next_observation)
+        )
+        observation = next_observation
+    env.close()
+
 
 GOOD = pickle.dumps(("step", np.arange(6.0).reshape(2, 3), {"y": np.ones(2, bool)}, 0.5))
 
