@@ -15,11 +15,21 @@ traceback or a hang; a result no agent can reach is flagged
 
 The report places the submission beside each reference by the paired
 differences of their objective over the same seeds (exact paired tests of
-:mod:`osfb_gym.stats`, :data:`TIE_RULE`), adds a one-line hint when the submission does worse than a
-policy that learns nothing or is far from every reference, and can be
+:mod:`osfb_gym.stats`, :data:`TIE_RULE`), adds a one-line hint when the
+submission does worse than a policy that learns nothing or is far from
+every reference, and can be
 written as Gradescope's ``results.json`` (:mod:`osfb_gym.grade.gradescope`).
 A grading with ``seed=S`` is reproducible: the same file, env, arguments and
 seed print the same report (:data:`GradeReport.mode`).
+
+The modules: :mod:`~osfb_gym.grade.arguments` (checks of the arguments,
+the held-out seeds), :mod:`~osfb_gym.grade.references` (the reference
+agents, the policies that learn nothing, the full-information bounds, on
+the submission's worlds and seeds), :mod:`~osfb_gym.grade.report` (the
+table, the verdicts, the hint, the plot), :mod:`~osfb_gym.grade.boundary`
+and :mod:`~osfb_gym.grade.sandbox` (the two sides of the process boundary)
+and :mod:`~osfb_gym.grade.wire` (the pipe between them); this module runs
+a grading from them.
 
 Examples
 --------
