@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pickle
 import textwrap
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -201,3 +202,65 @@ def test_an_update_that_raises_is_reported_at_its_own_step(tmp_path, step):
     assert caught.value.kind == "raises"
     assert "Fails.update() raised ValueError: learning failed" in caught.value.message
     assert f"on step {step} of episode 1 of 1" in caught.value.message
+
+
+LEARNERS = {
+    "OneSidedLending-v0": (
+        "tests/osfb_gym/submissions/good_agent.py",  # acts on what it learnt
+        {"horizon": 40, "batch_size": 3, "warm_start": 0},  # it acts on the feedback alone
+    ),
+    "AppleTasting-v0": (
+        """
+        class Learner(Agent):
+            def reset(self, observation_space, action_space, *, seed=None, feedback=None):
+                super().reset(observation_space, action_space, seed=seed, feedback=feedback)
+                self.w_ = np.zeros(observation_space.shape[-1])
+
+            def act(self, observation):
+                score = float(np.ravel(observation) @ self.w_)
+                return int(score > 0 or self.rng_.random() < 0.3)
+
+            def update(self, observation, action, reward, feedback):
+                self.w_ += 0.1 * reward * np.ravel(observation)
+        """,
+        {"horizon": 40},
+    ),
+}
+
+
+@pytest.mark.parametrize("env_id", sorted(LEARNERS))
+def test_an_agent_behind_the_pipe_runs_as_it_runs_in_process(tmp_path, env_id):
+    """The same agent, seeds and env: the episode through the pipe is the episode in process.
+
+    Actions exactly; rewards and metrics to 1e-12 relative (the agent's arithmetic runs in
+    another process, same code and numpy, single-threaded BLAS in both).
+    """
+    import importlib.util
+
+    from osfb_gym.core.seeding import spawn_seed
+    from osfb_gym.runner import AGENT_STREAM, run_episode
+
+    source, kwargs = LEARNERS[env_id]
+    if source.endswith(".py"):
+        path = Path(__file__).resolve().parents[2] / source
+    else:
+        path = _submission(tmp_path, source)
+    seeds = [5, 6]
+    agent_seeds = [spawn_seed(seed, AGENT_STREAM) for seed in seeds]
+    _, piped = run_submission(path, env_id, seeds=seeds, env_kwargs=kwargs, agent_seeds=agent_seeds)
+    spec = importlib.util.spec_from_file_location("learner", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    agent_class = next(
+        value
+        for value in vars(module).values()
+        if isinstance(value, type) and value.__module__ == "learner" and hasattr(value, "act")
+    )
+    env = gym.make(env_id, **kwargs)
+    for seed, through_pipe in zip(seeds, piped, strict=True):
+        here = run_episode(env, agent_class(), seed)
+        np.testing.assert_array_equal(here.actions, through_pipe.actions)
+        np.testing.assert_allclose(here.rewards, through_pipe.rewards, rtol=1e-12, atol=0)
+        for name, value in here.metrics.items():
+            np.testing.assert_allclose(value, through_pipe.metrics[name], rtol=1e-12, err_msg=name)
+    env.close()
