@@ -36,10 +36,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import ctypes
-import io
 import math
 import os
-import pickle
 import pwd
 import shutil
 import signal
@@ -53,14 +51,15 @@ from types import TracebackType
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 
 import agents
 from agents.base import Agent
-from osfb_gym.grade.sandbox import (
-    ACTION_DTYPE_KINDS,
-    Diagnosis,
+from osfb_gym.grade.sandbox import Diagnosis
+from osfb_gym.grade.wire import (
+    decode_action,
     describe,
+    dumps,
+    loads_plain,
     read_message,
     write_message,
 )
@@ -115,65 +114,6 @@ class Limits:
     memory_limit: int = 2048
     cpu_limit: int = 330
     output_limit: int = 2**20
-
-
-class _PlainData(pickle.Unpickler):
-    """Unpickles built-in data only: a reply naming any class or function is refused."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        raise pickle.UnpicklingError(f"{module}.{name} is not plain data")
-
-
-def loads_plain(payload: bytes) -> Any:
-    """Unpickle ``payload`` if it holds only built-in data (no class, no function).
-
-    Examples
-    --------
-    >>> loads_plain(pickle.dumps(("ok", 1, b"x")))
-    ('ok', 1, b'x')
-    >>> loads_plain(pickle.dumps(len))
-    Traceback (most recent call last):
-    ...
-    _pickle.UnpicklingError: builtins.len is not plain data
-    """
-    return _PlainData(io.BytesIO(payload)).load()
-
-
-def decode_action(encoded: Any) -> Any:
-    """Rebuild an action from :func:`osfb_gym.grade.sandbox.encode_action`'s plain data.
-
-    Raises ``ValueError`` when ``encoded`` is not a well-formed encoding.
-
-    Examples
-    --------
-    >>> from osfb_gym.grade.sandbox import encode_action
-    >>> decode_action(encode_action(np.array([1, 0], dtype=np.int8)))
-    array([1, 0], dtype=int8)
-    >>> scalar = decode_action(encode_action(np.int64(2)))
-    >>> type(scalar).__name__, int(scalar), decode_action(encode_action([1, 0]))
-    ('int64', 2, array([1, 0]))
-    """
-    if not isinstance(encoded, tuple) or not encoded:
-        raise ValueError("not an encoded action")
-    if encoded[0] == "plain" and len(encoded) == 2:
-        if type(encoded[1]) in (type(None), bool, int, float, str):
-            return encoded[1]
-    elif encoded[0] == "array" and len(encoded) == 5:
-        _, dtype_name, shape, data, scalar = encoded
-        if not (
-            isinstance(dtype_name, str)
-            and isinstance(shape, tuple)
-            and all(type(n) is int and n >= 0 for n in shape)
-            and isinstance(data, bytes)
-            and isinstance(scalar, bool)
-        ):
-            raise ValueError("a malformed array")
-        dtype = np.dtype(dtype_name)
-        if dtype.kind not in ACTION_DTYPE_KINDS or math.prod(shape) * dtype.itemsize != len(data):
-            raise ValueError("a malformed array")
-        array = np.frombuffer(data, dtype=dtype).reshape(shape).copy()
-        return array[()] if scalar and not shape else array
-    raise ValueError("an action that is no number, string or numeric array")
 
 
 def _space_hint(space: gym.Space) -> str:
@@ -267,6 +207,8 @@ class SubmissionAgent(Agent):
         self.grading_deadline_ = math.inf
         self.loading_frames_ = 0
         self.agent_seed_: int | None = None
+        self.pending_: tuple[Any, ...] | None = None  # the update that goes with the next act
+        self.fused_ = False
         # the interpreter's start is the grader's cost, not the student's: its own allowance,
         # spent before any code of the submission runs (the sandbox says "ready" first)
         self.stage_ = "starting"
@@ -341,7 +283,7 @@ class SubmissionAgent(Agent):
 
     # ------------------------------------------------------------------ the pipe
     def _send(self, message: Any) -> None:
-        payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        payload = dumps(message)
         try:
             write_message(self.writer_, payload, self.deadline_)
         except TimeoutError:  # it stopped reading: the pipe stayed full until the deadline
@@ -428,10 +370,12 @@ class SubmissionAgent(Agent):
             self.close()
             diagnosed = reply[1] if reply[1] in Diagnosis.KINDS else "raises"
             raise Diagnosis(diagnosed, _clip(reply[2], MESSAGE_CHARS))
-        if reply[0] == "raised" and len(reply) == 4:
+        if reply[0] == "raised" and len(reply) == 5:
             self.close()
             diagnosed = reply[1] if reply[1] in Diagnosis.KINDS else "raises"
-            text = f"{_clip(reply[2], MESSAGE_CHARS)}, {self._where()}.{_clip(reply[3], 400)}"
+            # in a fused step the update that raised is the previous step's
+            where = self._where(self.step_ - 1 if reply[4] == "update" and self.fused_ else None)
+            text = f"{_clip(reply[2], MESSAGE_CHARS)}, {where}.{_clip(reply[3], 400)}"
             raise Diagnosis(diagnosed, text)
         if (
             reply[0] != kind
@@ -444,8 +388,8 @@ class SubmissionAgent(Agent):
             )
         return reply
 
-    def _where(self) -> str:
-        return f"on step {self.step_} of episode {self.episode_}"
+    def _where(self, step: int | None = None) -> str:
+        return f"on step {self.step_ if step is None else step} of episode {self.episode_}"
 
     def _death(self) -> Diagnosis:
         """Say how the agent's process ended, with the last lines it printed."""
@@ -503,7 +447,21 @@ class SubmissionAgent(Agent):
         self.agent_seed_ = agent_seed
         self._restart_clock(f"running episode {self.episode_}")
 
+    def end_episode(self) -> None:
+        """Deliver the episode's last feedback and wait for the agent to learn it.
+
+        :meth:`update` sends nothing: its arguments go with the next
+        :meth:`act` (one round trip per step, the agent learning before it
+        acts), and the episode's last ones go here, on the episode's clock.
+        """
+        if self.pending_ is not None:
+            update, self.pending_ = self.pending_, None
+            self.fused_ = False
+            self._send(("update", *update))
+            self._expect("ok")
+
     def reset(self, observation_space, action_space, *, seed=None, feedback=None):  # noqa: D102
+        self.end_episode()  # a previous episode not ended by the caller
         self.action_space_ = action_space
         self.step_ = 0
         if self.agent_seed_ is not None:
@@ -514,7 +472,12 @@ class SubmissionAgent(Agent):
 
     def act(self, observation):  # noqa: D102
         self.step_ += 1
-        self._send(("act", observation))
+        self.fused_ = self.pending_ is not None
+        if self.pending_ is not None:
+            update, self.pending_ = self.pending_, None
+            self._send(("step", *update, observation))
+        else:
+            self._send(("act", observation))
         _, encoded, description = self._expect("action", tuple, str)
         action = None
         try:
@@ -535,8 +498,8 @@ class SubmissionAgent(Agent):
         return action
 
     def update(self, observation, action, reward, feedback):  # noqa: D102
-        self._send(("update", observation, action, reward, feedback))
-        self._expect("ok")
+        self.end_episode()  # two updates in a row (no act between): the first goes now
+        self.pending_ = (observation, action, reward, feedback)
 
     # ------------------------------------------------------------------ ending
     @property

@@ -128,74 +128,19 @@ def results(
     max_score = check_float(max_score, "max_score", low=0, low_inclusive=False)
     visibility = _check_visibility(visibility, "visibility")
     stdout_visibility = _check_visibility(stdout_visibility, "stdout_visibility")
-    graded = not isinstance(outcome, Diagnosis)
-    failed = None if graded else failed_check(outcome)  # type: ignore[arg-type]
-    tests: list[dict[str, Any]] = []
-    state = "passed"
-    for name, meaning in CONTRACT_CHECKS:
-        if name == failed:
-            state = "failed"
-            tests.append(_test(f"contract: {name}", "failed", str(outcome), visibility))
-            state = "not run"
-            continue
-        output = meaning if state == "passed" else "not run: an earlier check failed"
-        tests.append(
-            _test(
-                f"contract: {name}", "passed" if state == "passed" else "failed", output, visibility
-            )
-        )
     leaderboard: list[dict[str, Any]] = []
-    if graded:
-        report: GradeReport = outcome  # type: ignore[assignment]
-        rows = list(report.comparisons.itertuples())
-        points = max_score / max(len(rows), 1)
-        for row in rows:
-            earned = points if row.verdict in ("better", "tied") else 0.0
-            error = row.standard_error
-            text = (
-                f"yours minus {row.agent}, paired over {row.seeds} seeds: "
-                f"{row.mean_difference:+.4g}"
-                + (f" ± {error:.2g} (s.e.)" if math.isfinite(error) else "")
-                + f"; yours is {row.verdict} ({'lower' if report.lower_is_better else 'higher'} "
-                f"{report.objective} is better)"
-            )
-            tests.append(
-                _test(
-                    f"{report.objective} against {row.agent}",
-                    "passed" if earned else "failed",
-                    text,
-                    visibility,
-                    score=earned,
-                    max_score=points,
-                )
-            )
-        mine = report.results.loc[report.results["agent"] == report.yours, report.objective]
-        if math.isfinite(float(mine.mean())):
-            leaderboard.append(
-                {
-                    "name": report.objective,
-                    "value": float(mine.mean()),
-                    "order": "asc" if report.lower_is_better else "desc",
-                }
-            )
-        output = str(report)
-        seconds = report.elapsed if execution_time is None else execution_time
-    else:
-        names = references or ()
-        points = max_score / max(len(names), 1)
-        for name in names:
-            tests.append(
-                _test(
-                    f"against {name}",
-                    "failed",
-                    "not run: the submission was not graded",
-                    visibility,
-                    score=0.0,
-                    max_score=points,
-                )
-            )
+    if isinstance(outcome, Diagnosis):
+        tests = _contract_tests(outcome, visibility)
+        tests += _ungraded_tests(references or (), max_score, visibility)
         output = str(outcome)
         seconds = 0.0 if execution_time is None else execution_time
+    else:
+        tests = _contract_tests(None, visibility) + _comparison_tests(
+            outcome, max_score, visibility
+        )
+        leaderboard = _leaderboard(outcome)
+        output = str(outcome)
+        seconds = outcome.elapsed if execution_time is None else execution_time
     seconds = check_float(seconds, "execution_time", low=0)
     return {
         "score": float(sum(test.get("score", 0.0) for test in tests)),
@@ -206,6 +151,79 @@ def results(
         "tests": tests,
         "leaderboard": leaderboard,
     }
+
+
+def _contract_tests(diagnosis: Diagnosis | None, visibility: str) -> list[dict[str, Any]]:
+    """Return one test per contract check: passed up to the failed one (if any), then not run."""
+    failed = None if diagnosis is None else failed_check(diagnosis)
+    tests: list[dict[str, Any]] = []
+    state = "passed"
+    for name, meaning in CONTRACT_CHECKS:
+        if name == failed:
+            tests.append(_test(f"contract: {name}", "failed", str(diagnosis), visibility))
+            state = "not run"
+            continue
+        output = meaning if state == "passed" else "not run: an earlier check failed"
+        status = "passed" if state == "passed" else "failed"
+        tests.append(_test(f"contract: {name}", status, output, visibility))
+    return tests
+
+
+def _comparison_tests(
+    report: GradeReport, max_score: float, visibility: str
+) -> list[dict[str, Any]]:
+    """One scored test per reference: its share of ``max_score`` when yours is better or tied."""
+    rows = list(report.comparisons.itertuples())
+    points = max_score / max(len(rows), 1)
+    direction = "lower" if report.lower_is_better else "higher"
+    tests = []
+    for row in rows:
+        earned = points if row.verdict in ("better", "tied") else 0.0
+        error = row.standard_error
+        text = (
+            f"yours minus {row.agent}, paired over {row.seeds} seeds: "
+            f"{row.mean_difference:+.4g}"
+            + (f" ± {error:.2g} (s.e.)" if math.isfinite(error) else "")
+            + f"; yours is {row.verdict} ({direction} {report.objective} is better)"
+        )
+        tests.append(
+            _test(
+                f"{report.objective} against {row.agent}",
+                "passed" if earned else "failed",
+                text,
+                visibility,
+                score=earned,
+                max_score=points,
+            )
+        )
+    return tests
+
+
+def _ungraded_tests(
+    names: tuple[str, ...], max_score: float, visibility: str
+) -> list[dict[str, Any]]:
+    """Return the reference comparisons of a submission not graded: failed, no points."""
+    points = max_score / max(len(names), 1)
+    return [
+        _test(
+            f"against {name}",
+            "failed",
+            "not run: the submission was not graded",
+            visibility,
+            score=0.0,
+            max_score=points,
+        )
+        for name in names
+    ]
+
+
+def _leaderboard(report: GradeReport) -> list[dict[str, Any]]:
+    """Return the mean objective as Gradescope's leaderboard entry (none if not finite)."""
+    mine = report.results.loc[report.results["agent"] == report.yours, report.objective]
+    if not math.isfinite(float(mine.mean())):
+        return []
+    order = "asc" if report.lower_is_better else "desc"
+    return [{"name": report.objective, "value": float(mine.mean()), "order": order}]
 
 
 def _test(

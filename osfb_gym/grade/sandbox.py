@@ -12,13 +12,16 @@ The process confines itself before it reads the submission (:func:`confine`):
 resource limits (address space, CPU time, file size, no new processes or
 threads), a plain user when the grader runs as root, death with the grader
 (``PR_SET_PDEATHSIG``) and an empty working folder. It then answers the
-grader's requests (``load``, ``reset``, ``act``, ``update``) on a pipe,
+grader's requests (``load``, ``reset``, ``act``, ``update``, and ``step``:
+an ``update`` then an ``act`` in one round trip) on a pipe,
 with replies made only of plain Python data (the grader unpickles nothing
 else), and turns every failure of the submission into a diagnosis: a
 ``kind`` of :class:`Diagnosis` and the paragraph shown to the student.
 
-The framing helpers (:func:`write_message`, :func:`read_message`) are used
-by both sides.
+The pipe's format (frames, actions as plain data) is
+:mod:`osfb_gym.grade.wire`, which both sides use: run as a script, this
+file loads it from beside itself (importing the package would import the
+grader).
 """
 
 from __future__ import annotations
@@ -30,21 +33,32 @@ import linecache
 import os
 import pickle
 import resource
-import select
 import signal
-import struct
 import sys
-import time
 import traceback
 import types
 from typing import Any
 
-#: a message on the pipe is its length (8 bytes, big-endian) and then its pickle
-HEADER = struct.Struct("!Q")
-#: the longest message either side accepts (an observation batch is far smaller)
-MAX_MESSAGE_BYTES = 64 * 2**20
-#: what an action may be made of on its way to the grader: numpy's plain kinds
-ACTION_DTYPE_KINDS = "biuf"  # bool, signed and unsigned integer, float
+if __package__:  # imported by the grader (osfb_gym.grade.boundary) or a test
+    from osfb_gym.grade import wire
+else:  # the agent's process: this file is a script, and the package's __init__ is the grader's
+    import importlib.util
+
+    _spec = importlib.util.spec_from_file_location(
+        "osfb_grade_wire", os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py")
+    )
+    if _spec is None or _spec.loader is None:
+        raise ImportError("the grader's wire.py is missing beside sandbox.py")
+    wire = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(wire)
+
+# the names both sides use, here too (a submission may import them from this module)
+MAX_MESSAGE_BYTES, describe, encode_action = (
+    wire.MAX_MESSAGE_BYTES,
+    wire.describe,
+    wire.encode_action,
+)
+read_message, write_message = wire.read_message, wire.write_message
 
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE = 1, 4  # <linux/prctl.h>
 
@@ -96,60 +110,6 @@ class Diagnosis(Exception):
         return f"NOT GRADED: {self.TITLES[self.kind]}.\n{self.message}"
 
 
-# ---------------------------------------------------------------------------- framing
-def write_message(fd: int, payload: bytes, deadline: float | None = None) -> None:
-    """Write one framed message to the file descriptor ``fd``.
-
-    With a monotonic ``deadline`` (the grader's side, whose ``fd`` is
-    non-blocking) a reader that stops reading cannot hold the writer:
-    ``TimeoutError`` once the deadline passes with the pipe still full.
-    """
-    view = memoryview(HEADER.pack(len(payload)) + payload)
-    poller = None
-    while view:
-        if deadline is not None:
-            if poller is None:
-                poller = select.poll()
-                poller.register(fd, select.POLLOUT)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not poller.poll(max(1, int(remaining * 1000))):
-                raise TimeoutError
-        try:
-            view = view[os.write(fd, view) :]
-        except BlockingIOError:  # a non-blocking pipe that filled up since the poll
-            continue
-
-
-def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
-    chunks: list[bytes] = []
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    while size:
-        if deadline is not None:
-            remaining = deadline - time.monotonic()
-            # a reply cut off half way blocks here too, not only a missing one
-            if remaining <= 0 or not poller.poll(max(1, int(remaining * 1000))):
-                raise TimeoutError
-        chunk = os.read(fd, min(size, 2**20))
-        if not chunk:
-            raise EOFError
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
-
-
-def read_message(fd: int, deadline: float | None = None) -> bytes:
-    """Read one framed message from ``fd``; ``TimeoutError`` past the monotonic ``deadline``.
-
-    ``EOFError`` when the writer has gone; ``ValueError`` for a message over
-    :data:`MAX_MESSAGE_BYTES`.
-    """
-    (size,) = HEADER.unpack(_read_exactly(fd, HEADER.size, deadline))
-    if size > MAX_MESSAGE_BYTES:
-        raise ValueError(f"a message of {size} bytes, over the {MAX_MESSAGE_BYTES} allowed")
-    return _read_exactly(fd, size, deadline)
-
-
 # ---------------------------------------------------------------------------- loading
 def _frames_in(error: BaseException, filename: str) -> str:
     """Return where in the submission's own file the error arose (empty if nowhere)."""
@@ -187,6 +147,10 @@ def _limit_hint(error: BaseException) -> str:
     return ""
 
 
+#: the name the submission's module is executed under
+MODULE_NAME = "osfb_submission"
+
+
 def load_agent_class(source: str, filename: str, class_name: str | None = None) -> type:
     """Execute the submission's ``source`` as a module and return its Agent subclass.
 
@@ -196,15 +160,23 @@ def load_agent_class(source: str, filename: str, class_name: str | None = None) 
     :class:`Diagnosis` (kind ``"import"`` or ``"contract"``) when the code
     does not run or has no single Agent subclass.
     """
-    from agents.base import Agent
+    module = _execute(_compile(source, filename), filename)
+    classes = [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type) and value.__module__ == MODULE_NAME
+    ]
+    return _choose_agent_class(classes, os.path.basename(filename), class_name)
 
-    name = os.path.basename(filename)
-    module_name = "osfb_submission"
+
+def _compile(source: str, filename: str) -> types.CodeType:
+    """Compile the submission; a syntax error is a diagnosis naming its line."""
     # the source registered under its filename, so tracebacks quote its lines
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     try:
-        code = compile(source, filename, "exec")
+        return compile(source, filename, "exec")
     except SyntaxError as error:
+        name = os.path.basename(filename)
         raise Diagnosis(
             "import",
             f"{name} has a syntax error at line {error.lineno}: {error.msg}"
@@ -212,9 +184,13 @@ def load_agent_class(source: str, filename: str, class_name: str | None = None) 
             "Fix it and check with `python -c \"import ast; ast.parse(open('"
             f"{name}').read())\"`.",
         ) from None
-    module = types.ModuleType(module_name)
+
+
+def _execute(code: types.CodeType, filename: str) -> types.ModuleType:
+    """Run the submission's module code; any failure at import is the diagnosis."""
+    module = types.ModuleType(MODULE_NAME)
     module.__file__ = filename
-    sys.modules[module_name] = module
+    sys.modules[MODULE_NAME] = module
     try:
         exec(code, module.__dict__)  # the submission's own code, in its own process
     except BaseException as error:  # noqa: BLE001  (any failure at import is the diagnosis)
@@ -225,28 +201,29 @@ def load_agent_class(source: str, filename: str, class_name: str | None = None) 
         )
         raise Diagnosis(
             "limit" if _limit_hint(error) else "import",
-            f"Importing {name} raised {type(error).__name__}: {error}"
+            f"Importing {os.path.basename(filename)} raised {type(error).__name__}: {error}"
             f"{_frames_in(error, filename)}.{hint} Code at the top level of the file runs at "
             "import; keep it to imports and class definitions.",
         ) from None
-    classes = [
-        value
-        for value in vars(module).values()
-        if isinstance(value, type) and value.__module__ == module_name
-    ]
+    return module
+
+
+def _choose_agent_class(classes: list[type], name: str, class_name: str | None) -> type:
+    """Return the one Agent subclass among the file's ``classes`` (or ``class_name``)."""
+    from agents.base import Agent
+
     agents = [
         value
         for value in classes
         if issubclass(value, Agent) and not value.__dict__.get("abstract", False)
     ]
     if class_name is not None:
-        chosen = [value for value in classes if value.__name__ == class_name]
-        if not chosen:
+        agents = [value for value in classes if value.__name__ == class_name]
+        if not agents:
             names = ", ".join(value.__name__ for value in classes) or "none"
             raise Diagnosis(
                 "import", f"{name} defines no class {class_name!r} (classes found: {names})."
             )
-        agents = chosen
     if not agents:
         actors = [value.__name__ for value in classes if hasattr(value, "act")]
         if actors:
@@ -270,14 +247,13 @@ def load_agent_class(source: str, filename: str, class_name: str | None = None) 
             "which one to grade. Pass `--agent NAME`, or set `abstract = True` in the body of "
             "a helper base class.",
         )
-    agent_class = agents[0]
-    if not issubclass(agent_class, Agent):
+    if not issubclass(agents[0], Agent):
         raise Diagnosis(
             "contract",
-            f"Class {agent_class.__name__} does not subclass agents.base.Agent. Write "
-            f"`class {agent_class.__name__}(Agent):`.",
+            f"Class {agents[0].__name__} does not subclass agents.base.Agent. Write "
+            f"`class {agents[0].__name__}(Agent):`.",
         )
-    return agent_class
+    return agents[0]
 
 
 # ---------------------------------------------------------------------------- contract
@@ -339,47 +315,6 @@ def check_contract(
     _bind(agent_class, "act", observation)
     _bind(agent_class, "update", observation, action_space.sample(), 0.0, {})
     return agent
-
-
-# ---------------------------------------------------------------------------- actions
-def describe(action: Any) -> str:
-    """Say what ``action`` is, for a diagnosis (its repr, type, and dtype and shape of arrays)."""
-    import numpy as np
-
-    if isinstance(action, np.ndarray):
-        text = f"{action!r} (a numpy array of dtype {action.dtype}, shape {action.shape})"
-    else:
-        text = f"{action!r} (a {type(action).__name__})"
-    return text if len(text) <= 300 else text[:300] + "..."
-
-
-def encode_action(action: Any) -> tuple[Any, ...]:
-    """Turn ``action`` into plain data the grader can rebuild without running any of its code.
-
-    ``("plain", value)`` for None, bool, int, float and str;
-    ``("array", dtype, shape, bytes, is_scalar)`` for numpy arrays and
-    scalars of a plain kind (lists and tuples become arrays, as the action
-    spaces read them); ``("other",)`` for anything else.
-    """
-    import numpy as np
-
-    if type(action) in (type(None), bool, int, float, str):
-        return ("plain", action)
-    if type(action) in (list, tuple):
-        try:
-            action = np.asarray(action)
-        except Exception:  # noqa: BLE001  (a ragged list is no action)
-            return ("other",)
-    if isinstance(action, np.ndarray | np.generic) and action.dtype.kind in ACTION_DTYPE_KINDS:
-        array = np.array(action, order="C")  # ascontiguousarray would make a scalar 1-d
-        return (
-            "array",
-            array.dtype.str,
-            tuple(int(n) for n in array.shape),
-            array.tobytes(),
-            isinstance(action, np.generic),
-        )
-    return ("other",)
 
 
 # ---------------------------------------------------------------------------- the process
@@ -500,15 +435,25 @@ class _Session:
                 f"{type(self.prototype).__name__}.{method}() raised {type(error).__name__}: "
                 f"{error}{_frames_in(error, self.filename)}",
                 hint,
+                method,
             ) from None
+
+    def act(self, observation: Any) -> tuple[Any, ...]:
+        """Return the ``("action", ...)`` reply to ``observation``: the action as plain data."""
+        action = self.call("act", observation)
+        encoded = encode_action(action)
+        # numpy's repr is most of a step's cost (about 0.1 ms): the grader rebuilds a
+        # numpy action from the same dtype, shape and bytes and describes it itself
+        plain = encoded[0] == "array" and type(action).__module__ == "numpy"
+        return ("action", encoded, "" if plain else describe(action))
 
 
 class _Raised(Exception):
     """The submission's method raised: the grader adds the step and the episode."""
 
-    def __init__(self, kind: str, text: str, hint: str):
+    def __init__(self, kind: str, text: str, hint: str, method: str):
         super().__init__(text)
-        self.reply = ("raised", kind, text, hint)
+        self.reply = ("raised", kind, text, hint, method)
 
 
 def serve(to_grader: int, from_grader: int) -> None:
@@ -532,12 +477,12 @@ def serve(to_grader: int, from_grader: int) -> None:
                 session.call("reset", observation_space, action_space, seed=seed, feedback=feedback)
                 send(("ok",))
             elif command == "act":
-                action = session.call("act", *arguments)
-                encoded = encode_action(action)
-                # numpy's repr is most of a step's cost (about 0.1 ms): the grader rebuilds a
-                # numpy action from the same dtype, shape and bytes and describes it itself
-                plain = encoded[0] == "array" and type(action).__module__ == "numpy"
-                send(("action", encoded, "" if plain else describe(action)))
+                send(session.act(*arguments))
+            elif command == "step":
+                # one round trip per step: the last step's feedback, learnt before acting again
+                observation, action, reward, feedback, next_observation = arguments
+                session.call("update", observation, action, reward, feedback)
+                send(session.act(next_observation))
             elif command == "update":
                 session.call("update", *arguments)
                 send(("ok",))
@@ -548,7 +493,8 @@ def serve(to_grader: int, from_grader: int) -> None:
         except _Raised as raised:
             send(raised.reply)
         except MemoryError as error:  # outside the submission's calls (encoding its action)
-            send(("raised", "limit", "The agent's process ran out of memory", _limit_hint(error)))
+            hint = _limit_hint(error)
+            send(("raised", "limit", "The agent's process ran out of memory", hint, "act"))
 
 
 def main() -> None:

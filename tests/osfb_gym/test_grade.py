@@ -33,8 +33,8 @@ from osfb_gym.grade import (
     held_out_seeds,
     summary_table,
 )
-from osfb_gym.grade import _verdict as verdict
 from osfb_gym.grade.integrity import impossible
+from osfb_gym.grade.report import verdict_sentence as verdict
 from osfb_gym.runner import Trajectory, evaluate, run_episode
 from tests.osfb_gym.submissions.sources import CHEATS, SOURCES, cheat_source
 

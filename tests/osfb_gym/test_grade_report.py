@@ -25,15 +25,15 @@ from osfb_gym.grade import (
     TIE_RULE,
     ConstantPolicy,
     Diagnosis,
-    _run_agents,
     grade,
     gradescope_results,
     paired_comparisons,
     write_gradescope,
 )
-from osfb_gym.grade import _hint as make_hint
 from osfb_gym.grade import cache as grade_cache
 from osfb_gym.grade.gradescope import CONTRACT_CHECKS, VISIBILITIES, failed_check
+from osfb_gym.grade.references import run_agents as run_references
+from osfb_gym.grade.report import hint_line as make_hint
 from osfb_gym.runner import evaluate, run_episode
 
 HERE = Path(__file__).parent
@@ -90,7 +90,7 @@ def test_the_api_reproduces_a_grading_with_and_without_the_cache(private_cache):
 # ---------------------------------------------------------------------------- the cache
 def run_agents(env_id, agents, seeds, kwargs, folder):
     """The references' runner with one public world for every episode (what the cache keeps)."""
-    return _run_agents(env_id, agents, seeds, [kwargs] * len(seeds), folder)
+    return run_references(env_id, agents, seeds, [kwargs] * len(seeds), folder)
 
 
 def test_the_cache_is_never_reused_across_kwargs_seeds_or_code(tmp_path, monkeypatch):

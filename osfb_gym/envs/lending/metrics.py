@@ -189,12 +189,13 @@ def _kind(
 class LendingMetrics(EpisodeMetrics):
     """Episode metrics of lending: approvals and agreement with the Bayes rule.
 
-    With ``num_envs`` (a vector env's lockstep episodes) each step's arrays are
-    copied into a block and summed a block at a time (at most
-    :data:`HELD_ENTRIES` entries, and whenever :meth:`get` is called): the
-    same sums as step by step (each env's return and loss added in step order,
-    by ``np.add.accumulate``; the counts are integers), with a handful of calls
-    per block instead of a dozen per step. Read the metrics with :meth:`get`.
+    Each step's arrays are copied into a block and summed a block at a time
+    (at most :data:`HELD_ENTRIES` entries, and whenever :meth:`get` is
+    called): the same sums as step by step (the return and the loss added in
+    step order, by ``np.add.accumulate``; the counts are integers), with a
+    handful of calls per block instead of a dozen per step. With ``num_envs``
+    (a vector env's lockstep episodes) every step carries a leading axis of
+    that length. Read the metrics with :meth:`get`.
     """
 
     def __init__(self, num_envs: int | None = None) -> None:
@@ -213,29 +214,12 @@ class LendingMetrics(EpisodeMetrics):
         Rows that ``feedback["valid"]`` marks False (the padding of a partial
         last batch) are not decisions: they count nowhere.
         """
-        if self.num_envs is not None:
-            self._hold(action, reward, feedback, oracle)
-            return
-        super().update(action, reward, feedback, oracle)
-        action = np.asarray(action)
-        bayes = oracle["bayes_action"]
-        valid = feedback.get("valid")
-        if valid is None or np.all(valid):
-            self.decisions += action.size
-            self.approvals += self._count(action == 1)
-            self.wrongly_approved += self._count((action == 1) & (bayes == 0))
-            self.wrongly_denied += self._count((action == 0) & (bayes == 1))
-            return
-        valid = np.asarray(valid, dtype=bool)
-        self.decisions += int(np.count_nonzero(valid))
-        self.approvals += self._count((action == 1) & valid)
-        self.wrongly_approved += self._count((action == 1) & (bayes == 0) & valid)
-        self.wrongly_denied += self._count((action == 0) & (bayes == 1) & valid)
+        self._hold(action, reward, feedback, oracle)
 
     def _hold(
         self, action: Any, reward: Any, feedback: dict[str, Any], oracle: dict[str, Any]
     ) -> None:
-        """Copy a vector step into the held block (summed by :meth:`_fold`)."""
+        """Copy a step into the held block (summed by :meth:`_fold`)."""
         self.steps += 1
         if type(action) is not np.ndarray:
             action = np.asarray(action)
@@ -269,14 +253,17 @@ class LendingMetrics(EpisodeMetrics):
         if held is None or not held.n:
             return
         n, envs = held.n, self.num_envs or 1
+        single = self.num_envs is None  # totals are Python numbers, as EpisodeMetrics keeps them
         for name, values in (("episode_return", held.reward), ("cumulative_loss", held.loss)):
             values[0] = getattr(self, name)
             # total + step 1 + step 2 + ...: the additions step by step, in order
-            setattr(self, name, np.add.accumulate(values[: n + 1], axis=0)[n].copy())
+            total = np.add.accumulate(values[: n + 1], axis=0)[n]
+            setattr(self, name, float(total[0]) if single else total.copy())
         action, bayes, valid = held.action[:n], held.bayes[:n], held.valid[:n]
 
-        def per_env(mask: np.ndarray) -> np.ndarray:
-            return mask.reshape(n, envs, -1).sum(axis=(0, 2))
+        def per_env(mask: np.ndarray) -> Any:
+            counts = mask.reshape(n, envs, -1).sum(axis=(0, 2))
+            return int(counts[0]) if single else counts
 
         approved = (action == 1) & valid
         self.n_revealed += per_env(held.revealed[:n])
