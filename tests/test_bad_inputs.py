@@ -259,7 +259,8 @@ def test_train_refuses_negative_eval_seeds(capsys):
     ("argv", "says"),
     [
         (["run", "jiang-linear", "--set", "alphas=-2000:2000"], "--set alphas= must read LOW:HIGH"),
-        (["run", "jiang-linear", "--set", "splits=inf"], "--set splits= expects a positive"),
+        (["run", "jiang-linear", "--seeds", "9" * 30], "seeds (--seeds) must be at most 100,000"),
+        (["run", "quick", "--seeds", "9" * 30], "seeds (--seeds) must be at most 100,000"),
     ],
 )
 def test_overflowing_settings_are_one_line_user_errors(argv, says, capsys, tmp_path):

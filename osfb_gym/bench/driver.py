@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
 #: the fields of a settings dataclass given by a flag of ``osfb-bench run``, not by --set
 FLAGS = ("seeds", "horizon", "data_home")
+#: the most runs a suite takes (seeds 0..MAX_RUNS-1): more is a slip of the keyboard, not a plan
+MAX_RUNS = 100_000
 #: the file of a run's notes, beside its page
 NOTES = "run.json"
 
@@ -367,6 +369,9 @@ def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **chan
     chosen = settings_for(suite, options)
     if changes:
         chosen = dataclasses.replace(chosen, **changes)
+    runs = getattr(chosen, "seeds", None)
+    if isinstance(runs, int) and runs > MAX_RUNS:
+        raise ValueError(f"seeds (--seeds) must be at most {MAX_RUNS:,} runs, got {runs:,}")
     settings: Any
     settings, missing = check_data(suite, chosen)
     started = time.perf_counter()
