@@ -25,6 +25,7 @@ from osfb_gym.core.validation import check_int
 from osfb_gym.envs._native_vector import NativeRLVectorEnv, check_autoreset_mode
 from osfb_gym.envs.apple import rl_vector as apple
 from osfb_gym.envs.lending import rl_vector as lending
+from osfb_gym.envs.reject import rl_vector as reject
 from osfb_gym.wrappers.rl import rl_env
 
 #: base id -> its native vector env of the plain RL view
@@ -33,11 +34,12 @@ NATIVE_RL_VECTOR_ENVS: dict[
 ] = {
     "OneSidedLending-v0": (lending.LendingRLVectorEnv, lending.native_supported),
     "AppleTasting-v0": (apple.AppleRLVectorEnv, apple.native_supported),
+    "RejectOption-v0": (reject.RejectRLVectorEnv, reject.native_supported),
 }
+#: rl_env's keywords the native envs take (every view, the Discrete twins)
+_RL_NATIVE = ("view", "discrete_actions")
 #: rl_env's keywords the native envs implement only at these values
 _RL_DEFAULTS = {
-    "view": "plain",
-    "discrete_actions": False,
     "binary_as_multidiscrete": False,
     "hide_oracle": True,
     "on_episode": None,
@@ -51,7 +53,11 @@ def native_rl_vector_class(env_id: str, **kwargs: Any) -> Callable[..., NativeRL
     cls, native_supported = NATIVE_RL_VECTOR_ENVS[env_id]
     if any(kwargs.get(key, value) != value for key, value in _RL_DEFAULTS.items()):
         return None
-    env_kwargs = {key: value for key, value in kwargs.items() if key not in _RL_DEFAULTS}
+    env_kwargs = {
+        key: value
+        for key, value in kwargs.items()
+        if key not in _RL_DEFAULTS and key not in _RL_NATIVE
+    }
     return cls if native_supported(env_kwargs) is None else None
 
 
@@ -100,7 +106,7 @@ def make_rl_vector_env(
     if native:
         raise ValueError(
             f"native=True: no native vector env makes {env_id!r} with {sorted(kwargs)}; "
-            f"native ones: {sorted(NATIVE_RL_VECTOR_ENVS)} (plain view, synthetic world)"
+            f"native ones: {sorted(NATIVE_RL_VECTOR_ENVS)} (synthetic worlds)"
         )
     return SyncVectorEnv(
         [partial(rl_env, env_id, **kwargs) for _ in range(num_envs)], autoreset_mode=mode

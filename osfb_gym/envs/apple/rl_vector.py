@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space
 
 from osfb_gym.core.channels import strip_oracle
 from osfb_gym.envs._native_vector import NativeRLVectorEnv
@@ -55,6 +54,12 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
         ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
         :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
         ``metadata["autoreset_mode"]``.
+    view
+        ``"plain"`` (``AppleTasting-RL-v0``), ``"feedback"`` or ``"features"``
+        (``AppleTasting-RL-Feedback-v0``, ``-Features-v0``): each sub-env's
+        view computed as the single id's (see :mod:`osfb_gym.envs._native_vector`).
+    discrete_actions
+        Accepted for the registry's sake; apple's actions are ``Discrete(2)`` already.
     **kwargs
         Keywords of ``AppleTasting-v0`` for a synthetic world in random
         order (``dataset``, ``order="adversarial"`` and ``render_mode`` are the
@@ -79,9 +84,11 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
         num_envs: int = 1,
         *,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        view: str = "plain",
+        discrete_actions: bool = False,
         **kwargs: Any,
     ) -> None:
-        self._init_vector(num_envs, autoreset_mode)
+        self._init_vector(num_envs, autoreset_mode, view, discrete_actions)
         first = self._make_envs(AppleTastingEnv, "AppleTasting-RL-v0", kwargs, native_supported)
         self.dim, self.horizon = first.dim, first.horizon
         self.gain, self.cost_fp = first.gain, first.cost_fp
@@ -94,8 +101,6 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
             dtype=np.float32,
         )
         self.single_action_space = spaces.Discrete(2)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
         # each sub-env's chunk of the stream, its place in it, and its current label
         self._chunk_x = np.zeros((self.num_envs, CHUNK, self.dim), dtype=np.float32)
         self._chunk_y = np.zeros((self.num_envs, CHUNK), dtype=np.int8)
@@ -103,6 +108,7 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
         self._label = np.zeros(self.num_envs, dtype=np.int64)
         self._obs = np.zeros((self.num_envs, self.dim), dtype=np.float32)
         self._rows = np.arange(self.num_envs)
+        self._finish_spaces()
 
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
