@@ -108,7 +108,12 @@ DISCRETE_SUFFIX = "Discrete"
 #: base ids with a native vector env of their RL ids, every view and Discrete twin
 #: (registered as their ``vector_entry_point``; keywords it does not cover fall
 #: back to a sync env there)
-NATIVE_RL_VECTOR = ("OneSidedLending-v0", "AppleTasting-v0", "RejectOption-v0")
+NATIVE_RL_VECTOR = (
+    "OneSidedLending-v0",
+    "AppleTasting-v0",
+    "RejectOption-v0",
+    "DelayedImpactLending-v0",
+)
 _RL_VECTOR_ENTRY_POINT = "osfb_gym.wrappers.vector:make_rl_vector_env"
 
 

@@ -24,6 +24,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 from osfb_gym.core.validation import check_int
 from osfb_gym.envs._native_vector import NativeRLVectorEnv, check_autoreset_mode
 from osfb_gym.envs.apple import rl_vector as apple
+from osfb_gym.envs.delayed_impact import rl_vector as impact
 from osfb_gym.envs.lending import rl_vector as lending
 from osfb_gym.envs.reject import rl_vector as reject
 from osfb_gym.wrappers.rl import rl_env
@@ -35,6 +36,7 @@ NATIVE_RL_VECTOR_ENVS: dict[
     "OneSidedLending-v0": (lending.LendingRLVectorEnv, lending.native_supported),
     "AppleTasting-v0": (apple.AppleRLVectorEnv, apple.native_supported),
     "RejectOption-v0": (reject.RejectRLVectorEnv, reject.native_supported),
+    "DelayedImpactLending-v0": (impact.ImpactRLVectorEnv, impact.native_supported),
 }
 #: rl_env's keywords the native envs take (every view, the Discrete twins)
 _RL_NATIVE = ("view", "discrete_actions")

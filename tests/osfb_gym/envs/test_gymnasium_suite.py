@@ -300,6 +300,7 @@ def test_make_vec_env_id(env_id):
         "OneSidedLending": "LendingRLVectorEnv",
         "AppleTasting": "AppleRLVectorEnv",
         "RejectOption": "RejectRLVectorEnv",
+        "DelayedImpactLending": "ImpactRLVectorEnv",
     }
     family = env_id.split("-")[0]
     if "-RL-" in env_id and family in native:

@@ -45,6 +45,13 @@ WORLDS: dict[str, list[dict[str, Any]]] = {
         {"horizon": 4, "feedback": "full", "world_seed": 4, "dim": 3},
         {"horizon": 6, "settle": "never", "separation": 1.0},
     ],
+    "DelayedImpactLending-v0": [
+        {"horizon": 7},
+        {"horizon": 5, "batch_size": 3, "shift_mass": 0.2},  # big moves: a bin's whole mass moves
+        {"horizon": 4, "batch_size": 2, "feedback": "full", "scenario": "bin_shift"},
+        {"horizon": 6, "loan_gain": 2.0, "default_loss": 1.0, "repay_score_change": 50.0},
+        {"horizon": 5, "dataset": "fico", "groups": ["Black", "White", "Asian"]},
+    ],
 }
 #: the RL ids with a native vector env, and their base ids
 NATIVE = {entry.id: str(entry.kwargs["env_id"]) for entry in RL_ENVS if entry.vector_entry_point}
@@ -94,7 +101,7 @@ def pair(
 
 def test_the_native_ids_are_the_families_with_a_native_env():
     assert set(NATIVE.values()) == set(WORLDS)
-    assert len(NATIVE) == 15  # lending 6, apple 3, reject 6: every view and twin
+    assert len(NATIVE) == 21  # lending 6, apple 3, reject 6, delayed impact 6: views and twins
 
 
 @pytest.mark.parametrize("mode", MODES, ids=lambda mode: mode.value)
