@@ -11,14 +11,15 @@ as Gymnasium's :class:`~gymnasium.vector.SyncVectorEnv` does it: seeds
 and infos with ``_key`` masks, so that sub-env ``i`` equals the single RL id
 under the same seed and actions.
 
-The views and the ``Discrete`` twins are this class's too: with
-``view="feedback"`` or ``"features"`` each sub-env keeps the view the single
-id puts on its env (:func:`osfb_gym.wrappers.views.make_view`: the previous
-step's feedback, or a principled learner's statistics), fed with that
-sub-env's step and encoding its observation, one sub-env at a time (a view
-is a sequential learner); the worlds' step stays batched. With
-``discrete_actions=True`` a ``Discrete(n)`` action is looked up in the table
-of :class:`~osfb_gym.wrappers.DiscreteActions`.
+The views and the action adapters of the RL ids are this class's too, handed
+in by :func:`osfb_gym.wrappers.vector.make_rl_vector_env` (the envs sit below
+the wrappers): with a ``view`` factory each sub-env keeps the view the single
+id puts on its env (the previous step's feedback, or a principled learner's
+statistics), fed with that sub-env's step and encoding its observation, one
+sub-env at a time (a view is a sequential learner); the worlds' step stays
+batched. With an ``actions`` adapter the action space is the adapter's
+(``Discrete(n)`` looked up in its table of joint actions, or
+``MultiDiscrete([2] * n)`` for ``MultiBinary(n)``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ from osfb_gym.core.validation import check_int
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
 _Step = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]
+#: a single env -> the action space the RL id shows, and its table of joint actions
+#: (row ``k``: the env's action for action ``k``; None: the same actions)
+ActionAdapter = Callable[[Any], tuple[spaces.Space, np.ndarray | None]]
 
 
 def check_autoreset_mode(mode: Any) -> AutoresetMode:
@@ -78,19 +82,16 @@ class NativeRLVectorEnv(VectorEnv):
         self,
         num_envs: int,
         autoreset_mode: Any,
-        view: str = "plain",
-        discrete_actions: bool = False,
+        view: Callable[[Any], Any] | None = None,
+        actions: ActionAdapter | None = None,
     ) -> None:
-        from osfb_gym.wrappers.views import VIEWS
-
         self.num_envs = check_int(num_envs, "num_envs", minimum=1)
         mode = check_autoreset_mode(autoreset_mode)
-        if view not in VIEWS:
-            raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}; got {view!r}")
-        if not isinstance(discrete_actions, bool):
-            raise TypeError(f"discrete_actions must be True or False, got {discrete_actions!r}")
-        self.view = view
-        self.discrete_actions = discrete_actions
+        for name, value in (("view", view), ("actions", actions)):
+            if value is not None and not callable(value):
+                raise TypeError(f"{name} must be None or a callable of a single env, got {value!r}")
+        self._view_factory = view
+        self._action_adapter = actions
         self._views: list[Any] | None = None
         self._table: np.ndarray | None = None
         self.metadata = {"autoreset_mode": mode}
@@ -125,26 +126,20 @@ class NativeRLVectorEnv(VectorEnv):
         return self.envs[0]
 
     def _finish_spaces(self) -> None:
-        """Put the view and the action table on the plain spaces; batch the spaces.
+        """Put the view and the action adapter on the plain spaces; batch the spaces.
 
-        One view per sub-env, made from its single env as
-        :func:`~osfb_gym.wrappers.rl_env` makes it; a ``Discrete`` action
-        space where the plain one is ``MultiDiscrete`` or ``MultiBinary``
-        and ``discrete_actions`` is set.
+        One view per sub-env, made by the ``view`` factory from its single
+        env; the action space the ``actions`` adapter gives for the single
+        env, with its table of joint actions (None: the same actions).
         """
-        from osfb_gym.wrappers.actions import DiscreteActions
-        from osfb_gym.wrappers.views import make_view
-
-        if self.view != "plain":
-            self._views = [make_view(env, self.view) for env in self.envs]
+        if self._view_factory is not None:
+            self._views = [self._view_factory(env) for env in self.envs]
             space = self._views[0].observation_space
             self.single_observation_space = space
             self._encoded = np.zeros((self.num_envs, *space.shape), dtype=np.float32)
             self._last: list[Any] = [None] * self.num_envs
-        if self.discrete_actions and not isinstance(self.single_action_space, spaces.Discrete):
-            adapter = DiscreteActions(self.envs[0])
-            self._table = adapter._table
-            self.single_action_space = adapter.action_space
+        if self._action_adapter is not None:
+            self.single_action_space, self._table = self._action_adapter(self.envs[0])
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 

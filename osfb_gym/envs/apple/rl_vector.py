@@ -14,6 +14,7 @@ scores every decision with a few array operations.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from osfb_gym.core.channels import strip_oracle
-from osfb_gym.envs._native_vector import NativeRLVectorEnv
+from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
 from osfb_gym.envs.apple.env import AppleTastingEnv
 from osfb_gym.envs.apple.world import CHUNK
 
@@ -54,12 +55,11 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
         ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
         :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
         ``metadata["autoreset_mode"]``.
-    view
-        ``"plain"`` (``AppleTasting-RL-v0``), ``"feedback"`` or ``"features"``
-        (``AppleTasting-RL-Feedback-v0``, ``-Features-v0``): each sub-env's
-        view computed as the single id's (see :mod:`osfb_gym.envs._native_vector`).
-    discrete_actions
-        Accepted for the registry's sake; apple's actions are ``Discrete(2)`` already.
+    view, actions
+        The RL id's view factory and action adapter (None: the plain view,
+        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
+        hands them in from the id's ``view``, ``discrete_actions`` and
+        ``binary_as_multidiscrete`` (see :mod:`osfb_gym.envs._native_vector`).
     **kwargs
         Keywords of ``AppleTasting-v0`` for a synthetic world in random
         order (``dataset``, ``order="adversarial"`` and ``render_mode`` are the
@@ -84,11 +84,11 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
         num_envs: int = 1,
         *,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        view: str = "plain",
-        discrete_actions: bool = False,
+        view: Callable[[Any], Any] | None = None,
+        actions: ActionAdapter | None = None,
         **kwargs: Any,
     ) -> None:
-        self._init_vector(num_envs, autoreset_mode, view, discrete_actions)
+        self._init_vector(num_envs, autoreset_mode, view, actions)
         first = self._make_envs(AppleTastingEnv, "AppleTasting-RL-v0", kwargs, native_supported)
         self.dim, self.horizon = first.dim, first.horizon
         self.gain, self.cost_fp = first.gain, first.cost_fp

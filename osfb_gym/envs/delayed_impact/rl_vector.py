@@ -17,6 +17,7 @@ mass of the approved loans for all sub-envs at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from osfb_gym.core.channels import strip_oracle
-from osfb_gym.envs._native_vector import NativeRLVectorEnv
+from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
 from osfb_gym.envs.delayed_impact.env import DelayedImpactLendingEnv
 
 
@@ -51,12 +52,11 @@ class ImpactRLVectorEnv(NativeRLVectorEnv):
         ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
         :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
         ``metadata["autoreset_mode"]``.
-    view
-        ``"plain"``, ``"feedback"`` or ``"features"``: each sub-env's view
-        computed as the single id's (see :mod:`osfb_gym.envs._native_vector`).
-    discrete_actions
-        ``Discrete(2**batch_size)`` actions (the ``-Discrete`` twins), as
-        :class:`~osfb_gym.wrappers.DiscreteActions`.
+    view, actions
+        The RL id's view factory and action adapter (None: the plain view,
+        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
+        hands them in from the id's ``view``, ``discrete_actions`` and
+        ``binary_as_multidiscrete`` (see :mod:`osfb_gym.envs._native_vector`).
     **kwargs
         Keywords of ``DelayedImpactLending-v0`` (``render_mode`` is the single
         env's only: ``gym.make_vec`` gives a sync env for it).
@@ -90,11 +90,11 @@ class ImpactRLVectorEnv(NativeRLVectorEnv):
         num_envs: int = 1,
         *,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        view: str = "plain",
-        discrete_actions: bool = False,
+        view: Callable[[Any], Any] | None = None,
+        actions: ActionAdapter | None = None,
         **kwargs: Any,
     ) -> None:
-        self._init_vector(num_envs, autoreset_mode, view, discrete_actions)
+        self._init_vector(num_envs, autoreset_mode, view, actions)
         first = self._make_envs(
             DelayedImpactLendingEnv, "DelayedImpactLending-RL-v0", kwargs, native_supported
         )

@@ -14,6 +14,7 @@ operations, where the sync env runs ``K`` Python wrapper stacks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from osfb_gym.core.channels import strip_oracle
-from osfb_gym.envs._native_vector import NativeRLVectorEnv, check_autoreset_mode
+from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv, check_autoreset_mode
 from osfb_gym.envs.lending.env import OneSidedLendingEnv
 from osfb_gym.envs.lending.vector import _check_actions
 from osfb_gym.envs.lending.world import FEATURE_BOUND
@@ -61,14 +62,11 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
         (what stable-baselines3 expects; see
         :class:`osfb_gym.wrappers.vector.SB3VecEnv`). Declared in
         ``metadata["autoreset_mode"]``.
-    view
-        ``"plain"`` (``OneSidedLending-RL-v0``), ``"feedback"`` or
-        ``"features"`` (the ``-RL-Feedback-`` and ``-RL-Features-`` ids): each
-        sub-env's view computed as the single id's (see
-        :mod:`osfb_gym.envs._native_vector`).
-    discrete_actions
-        ``Discrete(2**batch_size)`` actions (the ``-Discrete`` twins), looked
-        up as :class:`~osfb_gym.wrappers.DiscreteActions` does.
+    view, actions
+        The RL id's view factory and action adapter (None: the plain view,
+        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
+        hands them in from the id's ``view``, ``discrete_actions`` and
+        ``binary_as_multidiscrete`` (see :mod:`osfb_gym.envs._native_vector`).
     **kwargs
         Keywords of ``OneSidedLending-v0`` for a synthetic Gaussian world
         (``dataset``, ``scenario="greedy_trap"`` and ``render_mode`` are the
@@ -105,11 +103,11 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
         num_envs: int = 1,
         *,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        view: str = "plain",
-        discrete_actions: bool = False,
+        view: Callable[[Any], Any] | None = None,
+        actions: ActionAdapter | None = None,
         **kwargs: Any,
     ) -> None:
-        self._init_vector(num_envs, autoreset_mode, view, discrete_actions)
+        self._init_vector(num_envs, autoreset_mode, view, actions)
         first = self._make_envs(
             OneSidedLendingEnv, "OneSidedLending-RL-v0", kwargs, native_supported
         )

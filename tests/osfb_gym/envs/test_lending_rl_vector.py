@@ -39,7 +39,7 @@ def test_make_vec_falls_back_to_sync_where_native_does_not_apply():
         {"scenario": "greedy_trap", "dim": 3},
         {"render_mode": "ansi"},
         {"native": False},
-        {"binary_as_multidiscrete": True},
+        {"on_episode": print},
     ):
         assert isinstance(gym.make_vec(ID, num_envs=2, **kwargs), SyncVectorEnv), kwargs
     sync = gym.make_vec(ID, num_envs=2, scenario="greedy_trap", dim=3, autoreset_mode="SameStep")

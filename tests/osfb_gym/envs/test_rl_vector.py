@@ -131,6 +131,19 @@ def test_equals_sync_vector_env_through_autoresets(env_id, kwargs, mode):
 
 
 @pytest.mark.parametrize("env_id", list(NATIVE))
+def test_binary_as_multidiscrete_equals_the_sync_env(env_id):
+    """RecurrentPPO's action space (``MultiDiscrete([2] * n)`` for ``MultiBinary(n)``)."""
+    native, sync = pair(env_id, AutoresetMode.SAME_STEP, 3, horizon=4, binary_as_multidiscrete=True)
+    assert isinstance(native, NativeRLVectorEnv)
+    assert native.single_action_space == sync.single_action_space
+    same(native.reset(seed=0), sync.reset(seed=0), "reset")
+    native.action_space.seed(2)
+    for t in range(9):
+        actions = native.action_space.sample()
+        same(native.step(actions), sync.step(actions), f"step {t}")
+
+
+@pytest.mark.parametrize("env_id", list(NATIVE))
 def test_returned_arrays_are_the_callers(env_id):
     """Writing into what a step returned changes nothing the env steps on."""
     native, sync = pair(env_id, AutoresetMode.NEXT_STEP, 2, horizon=5)
@@ -163,10 +176,14 @@ def test_bad_arguments_name_the_parameter(env_id):
         cls(0)
     with pytest.raises(ValueError, match="autoreset_mode"):
         cls(2, autoreset_mode="Disabled")
+    with pytest.raises(TypeError, match="view"):
+        cls(2, view="features")  # the class takes a factory: gym.make_vec makes it
     with pytest.raises(ValueError, match="view"):
-        cls(2, view="pixels")
+        gym.make_vec(env_id, num_envs=2, view="pixels")
     with pytest.raises(TypeError, match="discrete_actions"):
-        cls(2, discrete_actions="yes")
+        gym.make_vec(env_id, num_envs=2, discrete_actions="yes")
+    with pytest.raises(TypeError, match="binary_as_multidiscrete"):
+        gym.make_vec(env_id, num_envs=2, binary_as_multidiscrete=1)
     with pytest.raises(ValueError, match="render_mode"):
         cls(2, render_mode="ansi")
     with pytest.raises(ValueError, match="native=True"):
