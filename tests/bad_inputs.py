@@ -321,48 +321,6 @@ def _rl_cases() -> Iterator[Case]:
         )
 
 
-def _rl_vector_cases() -> Iterator[Case]:
-    """The RL ids with a native vector env: what ``gym.make_vec`` and its step are handed."""
-    import gymnasium as gym
-
-    from envs_registry import RL_ENVS
-
-    for entry in RL_ENVS:
-        if entry.vector_entry_point is None:
-            continue
-        env_id = entry.id
-        small = SMALL.get(str(entry.kwargs["env_id"]), {})
-        bad: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
-            ("num_envs=0", {"num_envs": 0}, ("num_envs",)),
-            ("num_envs=1.5", {"num_envs": 1.5}, ("num_envs",)),
-            ("autoreset_mode=Disabled", {"autoreset_mode": "Disabled"}, ("autoreset_mode",)),
-            ("native=yes", {"native": "yes"}, ("native",)),
-            ("native=True render_mode", {"native": True, "render_mode": "ansi"}, ("native",)),
-        ]
-        for label, kwargs, names in bad:
-            yield Case(
-                f"vector env {env_id} {label}",
-                lambda env_id=env_id, small=small, kwargs=kwargs: gym.make_vec(
-                    env_id, **{"num_envs": 2, **small, **kwargs}
-                ),
-                names,
-            )
-        yield Case(
-            f"vector env {env_id} step(nan actions)",
-            lambda env_id=env_id, small=small: _vector_step(env_id, small),
-            ("actions",),
-        )
-
-
-def _vector_step(env_id: str, small: dict[str, Any]) -> Any:
-    import gymnasium as gym
-
-    envs = gym.make_vec(env_id, num_envs=2, **small)
-    envs.reset(seed=0)
-    actions = np.full(envs.action_space.shape, np.nan)
-    return envs.step(actions)
-
-
 def _huge_sizes(env_id: str) -> dict[str, dict[str, Any]]:
     sizes = {
         "OneSidedLending-v0": ["dim", "batch_size", "warm_start"],
@@ -834,10 +792,12 @@ def _runner_cases() -> Iterator[Case]:
 
 def all_cases(tmp: Path) -> list[Case]:
     """Every case; ``tmp`` is a scratch folder for files the cases write."""
+    from tests.bad_vector_inputs import rl_vector_cases  # (it reads Case and SMALL here)
+
     return [
         *_env_cases(),
         *_rl_cases(),
-        *_rl_vector_cases(),
+        *rl_vector_cases(),
         *_agent_cases(),
         *_data_cases(tmp),
         *_sweep_cases(),

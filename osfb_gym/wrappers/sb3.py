@@ -249,11 +249,9 @@ def make_sb3_vec_env(
     (:func:`osfb_gym.wrappers.vector.native_rl_vector_class`) and
     ``n_envs > 1``, the native env (``SAME_STEP`` autoreset) in
     :class:`SB3VecEnv` and SB3's ``VecMonitor``; otherwise SB3's
-    ``make_vec_env`` over :func:`~osfb_gym.wrappers.rl_env` (each env in a
-    ``Monitor``; ``vec_env_cls``, default ``DummyVecEnv``). Both give the
-    same observations, rewards, dones and infos under the same seed (sub-env
-    ``i`` seeded ``seed + i``; tested), and the ``episode`` entries SB3's
-    logger reads.
+    ``make_vec_env`` over :func:`~osfb_gym.wrappers.rl_env` (a ``Monitor``
+    on each env). Both give the same observations, rewards, dones and infos
+    (``episode`` included) under the same seed (tested).
 
     Parameters
     ----------
@@ -269,8 +267,8 @@ def make_sb3_vec_env(
         None (default): native where it applies; False: ``make_vec_env``
         always; True: the native env or ``ValueError``.
     vec_env_cls
-        SB3's vector env class of the fallback (``DummyVecEnv`` by default,
-        ``SubprocVecEnv``); given, it forces the fallback unless ``native=True``.
+        The fallback's class (default ``DummyVecEnv``); given, it is used
+        unless ``native=True``.
     **kwargs
         Keywords of :func:`~osfb_gym.wrappers.rl_env` (``view``,
         ``discrete_actions``, ``binary_as_multidiscrete``, ``on_episode``)
