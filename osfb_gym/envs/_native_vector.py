@@ -166,6 +166,10 @@ class NativeRLVectorEnv(VectorEnv):
         """Sub-env ``i``'s entry of a feedback array, as the single env gives it."""
         raise NotImplementedError
 
+    def _ends(self, stepped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(terminated, truncated)``: a ``stepped`` sub-env at its horizon truncates."""
+        return np.zeros(self.num_envs, dtype=bool), stepped & (self._t >= self.horizon)
+
     def _raw_obs(self, i: int) -> Any:
         """Sub-env ``i``'s observation as its single env returns it (a copy)."""
         return self._obs[i].copy()
@@ -244,13 +248,12 @@ class NativeRLVectorEnv(VectorEnv):
         reward, feedback = self._decide(actions)
         index = np.flatnonzero(~resetting)
         self._t[index] += 1
-        truncated = ~resetting & (self._t >= self.horizon)
-        terminated = np.zeros(self.num_envs, dtype=bool)
+        terminated, truncated = self._ends(~resetting)
         # the single env moves on to its next example even when the episode is cut there
         self._advance(index)
         if self._views is not None:
             self._update_views(index, actions, reward, feedback)
-        if not resetting.any() and not truncated.any():
+        if not resetting.any() and not (terminated | truncated).any():
             batched: dict[str, Any] = {}
             for key, value in feedback.items():
                 batched[key] = value

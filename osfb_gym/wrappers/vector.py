@@ -29,6 +29,7 @@ from osfb_gym.envs.apple import rl_vector as apple
 from osfb_gym.envs.delayed_impact import rl_vector as impact
 from osfb_gym.envs.lending import rl_vector as lending
 from osfb_gym.envs.reject import rl_vector as reject
+from osfb_gym.envs.services import rl_vector as services
 from osfb_gym.wrappers.actions import BinaryAsMultiDiscrete, DiscreteActions
 from osfb_gym.wrappers.rl import rl_env
 from osfb_gym.wrappers.views import VIEWS, View, make_view
@@ -41,6 +42,7 @@ NATIVE_RL_VECTOR_ENVS: dict[
     "AppleTasting-v0": (apple.AppleRLVectorEnv, apple.native_supported),
     "RejectOption-v0": (reject.RejectRLVectorEnv, reject.native_supported),
     "DelayedImpactLending-v0": (impact.ImpactRLVectorEnv, impact.native_supported),
+    "MultiServiceChoice-v0": (services.ServicesRLVectorEnv, services.native_supported),
 }
 #: rl_env's keywords the native envs take (every view, the action adapters)
 _RL_NATIVE = ("view", "discrete_actions", "binary_as_multidiscrete")
@@ -153,6 +155,8 @@ def make_rl_vector_env(
             if key not in _RL_DEFAULTS and key not in _RL_NATIVE
         }
         view, actions = rl_adapters(**{key: kwargs[key] for key in _RL_NATIVE if key in kwargs})
+        if view is None and getattr(cls, "needs_view", False):
+            view = partial(make_view, view="plain")  # (its vector encodes a Dict)
         return cls(num_envs, autoreset_mode=mode, view=view, actions=actions, **env_kwargs)
     if native:
         raise ValueError(

@@ -301,9 +301,10 @@ def test_make_vec_env_id(env_id):
         "AppleTasting": "AppleRLVectorEnv",
         "RejectOption": "RejectRLVectorEnv",
         "DelayedImpactLending": "ImpactRLVectorEnv",
+        "MultiServiceChoice": "ServicesRLVectorEnv",
     }
     family = env_id.split("-")[0]
-    if "-RL-" in env_id and family in native:
+    if "-RL-" in env_id and family in native and "-Retention-" not in env_id:
         assert type(env).__name__ == native[family]
     else:
         assert isinstance(env, SyncVectorEnv)

@@ -52,10 +52,26 @@ WORLDS: dict[str, list[dict[str, Any]]] = {
         {"horizon": 6, "loan_gain": 2.0, "default_loss": 1.0, "repay_score_change": 50.0},
         {"horizon": 5, "dataset": "fico", "groups": ["Black", "White", "Asian"]},
     ],
+    "MultiServiceChoice-v0": [
+        {"n_users": 12, "n_services": 3},
+        {"n_users": 10, "n_services": 4, "report": "excess", "reveal_groups": True},
+        {"n_users": 9, "n_services": 3, "loss": "huber", "world_seed": 2},
+        {"n_users": 8, "n_services": 2, "loss": "mahalanobis", "dynamics_rounds": 2},
+    ],
 }
 #: the RL ids with a native vector env, and their base ids
 NATIVE = {entry.id: str(entry.kwargs["env_id"]) for entry in RL_ENVS if entry.vector_entry_point}
 MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP]
+
+
+def small(env_id: str) -> dict[str, Any]:
+    """The first world of ``env_id``'s family: a short episode."""
+    return WORLDS[NATIVE[env_id]][0]
+
+
+def length(kwargs: dict[str, Any]) -> int:
+    """An episode's steps under ``kwargs`` (services: one per service)."""
+    return int(kwargs.get("horizon") or kwargs["n_services"])
 
 
 def _cases() -> list[Any]:
@@ -65,7 +81,7 @@ def _cases() -> list[Any]:
         worlds = WORLDS[base]
         plain = gym.spec(env_id).kwargs.get("view") == "plain"
         for k, kwargs in enumerate(worlds if plain else worlds[:1]):
-            marks = [pytest.mark.slow] if kwargs["horizon"] > 100 and not plain else []
+            marks = [pytest.mark.slow] if length(kwargs) > 100 and not plain else []
             cases.append(pytest.param(env_id, kwargs, id=f"{env_id}-{k}", marks=marks))
     return cases
 
@@ -101,7 +117,8 @@ def pair(
 
 def test_the_native_ids_are_the_families_with_a_native_env():
     assert set(NATIVE.values()) == set(WORLDS)
-    assert len(NATIVE) == 21  # lending 6, apple 3, reject 6, delayed impact 6: views and twins
+    # lending 6, apple 3, reject 6, delayed impact 6, services 3: the views and twins
+    assert len(NATIVE) == 24
 
 
 @pytest.mark.parametrize("mode", MODES, ids=lambda mode: mode.value)
@@ -118,11 +135,11 @@ def test_equals_sync_vector_env_through_autoresets(env_id, kwargs, mode):
     same(native.reset(seed=seeds), sync.reset(seed=seeds), "reset")
     native.action_space.seed(0)
     ends = 0
-    for t in range(2 * kwargs["horizon"] + 3):
+    for t in range(2 * length(kwargs) + 3):
         actions = native.action_space.sample()
         result = native.step(actions)
         same(result, sync.step(actions), f"step {t}")
-        ends += int(result[3].any())
+        ends += int((result[2] | result[3]).any())
     assert ends >= 2  # the comparison crossed autoresets
     # a reset without seeds goes on from each sub-env's generator, as the sync env's
     same(native.reset(), sync.reset(), "reset()")
@@ -133,7 +150,9 @@ def test_equals_sync_vector_env_through_autoresets(env_id, kwargs, mode):
 @pytest.mark.parametrize("env_id", list(NATIVE))
 def test_binary_as_multidiscrete_equals_the_sync_env(env_id):
     """RecurrentPPO's action space (``MultiDiscrete([2] * n)`` for ``MultiBinary(n)``)."""
-    native, sync = pair(env_id, AutoresetMode.SAME_STEP, 3, horizon=4, binary_as_multidiscrete=True)
+    native, sync = pair(
+        env_id, AutoresetMode.SAME_STEP, 3, binary_as_multidiscrete=True, **small(env_id)
+    )
     assert isinstance(native, NativeRLVectorEnv)
     assert native.single_action_space == sync.single_action_space
     same(native.reset(seed=0), sync.reset(seed=0), "reset")
@@ -146,7 +165,7 @@ def test_binary_as_multidiscrete_equals_the_sync_env(env_id):
 @pytest.mark.parametrize("env_id", list(NATIVE))
 def test_returned_arrays_are_the_callers(env_id):
     """Writing into what a step returned changes nothing the env steps on."""
-    native, sync = pair(env_id, AutoresetMode.NEXT_STEP, 2, horizon=5)
+    native, sync = pair(env_id, AutoresetMode.NEXT_STEP, 2, **small(env_id))
     obs, _ = native.reset(seed=[0, 1])
     sync.reset(seed=[0, 1])
     native.action_space.seed(1)
@@ -157,13 +176,15 @@ def test_returned_arrays_are_the_callers(env_id):
         same((obs, reward, info), (expected[0], expected[1], expected[4]))
         obs[:] = 99.0
         reward[:] = 99.0
-        info["feedback"]["y"][:] = 99
+        for value in info["feedback"].values():
+            value[...] = 1
 
 
 @pytest.mark.parametrize("env_id", list(NATIVE))
 def test_native_false_and_unsupported_keywords_give_the_sync_env(env_id):
-    assert isinstance(gym.make_vec(env_id, num_envs=2, horizon=3), NativeRLVectorEnv)
-    sync = gym.make_vec(env_id, num_envs=2, horizon=3, native=False, autoreset_mode="SameStep")
+    kwargs = small(env_id)
+    assert isinstance(gym.make_vec(env_id, num_envs=2, **kwargs), NativeRLVectorEnv)
+    sync = gym.make_vec(env_id, num_envs=2, native=False, autoreset_mode="SameStep", **kwargs)
     assert isinstance(sync, SyncVectorEnv)
     assert sync.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     assert isinstance(gym.make_vec(env_id, num_envs=2, render_mode="ansi"), SyncVectorEnv)
@@ -171,7 +192,8 @@ def test_native_false_and_unsupported_keywords_give_the_sync_env(env_id):
 
 @pytest.mark.parametrize("env_id", list(NATIVE))
 def test_bad_arguments_name_the_parameter(env_id):
-    cls = type(gym.make_vec(env_id, num_envs=1, horizon=3))
+    kwargs = small(env_id)
+    cls = type(gym.make_vec(env_id, num_envs=1, **kwargs))
     with pytest.raises(ValueError, match="num_envs"):
         cls(0)
     with pytest.raises(ValueError, match="autoreset_mode"):
@@ -188,13 +210,13 @@ def test_bad_arguments_name_the_parameter(env_id):
         cls(2, render_mode="ansi")
     with pytest.raises(ValueError, match="native=True"):
         gym.make_vec(env_id, num_envs=2, native=True, render_mode="ansi")
-    envs = gym.make_vec(env_id, num_envs=2, horizon=3)
+    envs = gym.make_vec(env_id, num_envs=2, **kwargs)
     with pytest.raises(RuntimeError, match="reset"):
         envs.step(envs.action_space.sample())
     envs.reset(seed=0)
     with pytest.raises((TypeError, ValueError), match="actions"):
         envs.step(np.full(envs.action_space.shape, 0.5))
     with pytest.raises(ValueError, match="actions"):
-        envs.step(np.full(envs.action_space.shape, 7))
+        envs.step(np.full(envs.action_space.shape, 1000))
     with pytest.raises(ValueError, match="seed"):
         envs.reset(seed=[1, 2, 3])

@@ -1,0 +1,170 @@
+"""A native vector env of ``MultiServiceChoice-RL-v0``: ``K`` worlds behind one vector step.
+
+``gym.make_vec("MultiServiceChoice-RL-v0", num_envs=K)`` builds
+:class:`ServicesRLVectorEnv` (through
+:func:`osfb_gym.wrappers.vector.make_rl_vector_env`), and so do the views.
+Sub-env ``i`` is the single RL id reset with its seed: the same
+observations, rewards, terminations and feedback as
+:class:`~gymnasium.vector.SyncVectorEnv` over ``gym.make(id)`` under the same
+seeds and actions, autoresets included (tested, bit for bit).
+
+What is batched and what is not: a world's step is its own compiled kernel
+(the service placed at a user's preference, every user's loss there and
+best service; worlds differ in their users and loss geometry), so each
+sub-env's world steps by its single env's ``step_without_oracle``, one
+sub-env at a time. The vector step around it is batched: the feedback is
+written into ``(K, n_users)`` arrays, the observations into one buffer, and
+the infos are built once, not merged sub-env by sub-env as
+``SyncVectorEnv`` merges them (most of its step on this family).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from osfb_gym.core.channels import strip_oracle
+from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
+from osfb_gym.envs.services.env import MultiServiceChoiceEnv
+
+#: the feedback of a step: the reported losses, the choices, the acquired user
+FEEDBACK_KEYS = ("losses", "choices", "revealed")
+
+
+def native_supported(kwargs: dict[str, Any]) -> str | None:
+    """Return why ``kwargs`` of ``MultiServiceChoice-v0`` need the sync env, or None.
+
+    Every world (synthetic or census) steps natively; renders are the single env's.
+    """
+    if kwargs.get("render_mode") is not None:
+        return "render_mode"
+    return None
+
+
+class ServicesRLVectorEnv(NativeRLVectorEnv):
+    """``num_envs`` ``MultiServiceChoice-RL-v0`` episodes behind one vector step.
+
+    Parameters
+    ----------
+    num_envs
+        Number of sub-envs.
+    autoreset_mode
+        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or
+        ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
+        :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
+        ``metadata["autoreset_mode"]``.
+    view, actions
+        The RL id's view factory (required: the plain view's vector encodes
+        the observation ``Dict``) and action adapter, as
+        :func:`osfb_gym.wrappers.vector.make_rl_vector_env` hands them in.
+    **kwargs
+        Keywords of ``MultiServiceChoice-v0`` (``render_mode`` is the single
+        env's only: ``gym.make_vec`` gives a sync env for it).
+
+    Examples
+    --------
+    >>> import gymnasium as gym, numpy as np, osfb_gym
+    >>> envs = gym.make_vec("MultiServiceChoice-RL-v0", num_envs=3, n_users=8, n_services=2)
+    >>> type(envs).__name__, envs.single_observation_space.shape
+    ('ServicesRLVectorEnv', (25,))
+    >>> obs, info = envs.reset(seed=0)
+    >>> _ = envs.step(np.array([0, 1, 2]))
+    >>> obs, reward, terminated, truncated, info = envs.step(np.array([3, 4, 5]))
+    >>> terminated.tolist(), info["feedback"]["revealed"][:, 3:6].sum(axis=1).tolist()
+    ([True, True, True], [1, 1, 1])
+    """
+
+    #: the plain view's vector is the view's (make_rl_vector_env hands the plain view in)
+    needs_view = True
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        view: Callable[[Any], Any] | None = None,
+        actions: ActionAdapter | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._init_vector(num_envs, autoreset_mode, view, actions)
+        first = self._make_envs(
+            MultiServiceChoiceEnv, "MultiServiceChoice-RL-v0", kwargs, native_supported
+        )
+        if view is None:
+            raise TypeError(
+                "view must be given: the plain view's vector encodes the observation Dict "
+                "(gym.make_vec('MultiServiceChoice-RL-v0', ...) hands it in)"
+            )
+        self.n_users, self.horizon = first.n_users, first.n_services
+        self.single_observation_space = first.observation_space  # (the view's replaces it)
+        self.single_action_space = spaces.Discrete(self.n_users)
+        k, n = self.num_envs, self.n_users
+        self._raw: list[Any] = [None] * k
+        self._losses = np.zeros((k, n))
+        self._choices = np.zeros((k, n), dtype=np.int64)
+        self._revealed = np.zeros((k, n), dtype=bool)
+        self._terminated = np.zeros(k, dtype=bool)
+        self._obs = np.zeros((k, 0), dtype=np.float32)  # (the views' vectors are returned)
+        self._finish_spaces()
+
+    def _reset_one(
+        self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Reset sub-env ``i`` with its single env (its world drawn); keep its observation."""
+        obs, info = self.envs[i].reset(seed=seed, options=options)
+        self._raw[i] = obs
+        self._terminated[i] = False
+        return strip_oracle(info)
+
+    def _raw_obs(self, i: int) -> Any:
+        """Sub-env ``i``'s observation ``Dict``, as its single env returned it."""
+        return self._raw[i]
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """Return ``(K,)`` user indices (``Discrete(n_users)`` each), or raise."""
+        array = np.asarray(actions)
+        if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
+            raise TypeError(
+                f"actions must be {self.num_envs} integers (Discrete({self.n_users}) each), "
+                f"got shape {array.shape} and dtype {array.dtype}"
+            )
+        if ((array < 0) | (array >= self.n_users)).any():
+            raise ValueError(f"actions must be users in [0, {self.n_users}), got {array.tolist()}")
+        return array
+
+    def _decide(self, actions: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Step every sub-env that is not resetting by its single env; gather the feedback."""
+        reward = np.zeros(self.num_envs)
+        stepping = self._all
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            stepping = ~self._autoreset  # a sub-env that resets in this step is not stepped
+        for i in np.flatnonzero(stepping).tolist():
+            obs, value, terminated, _, info = self.envs[i].step_without_oracle(actions[i])
+            self._raw[i] = obs
+            reward[i] = value
+            self._terminated[i] = terminated
+            feedback = info["feedback"]
+            self._losses[i] = feedback["losses"]
+            self._choices[i] = feedback["choices"]
+            self._revealed[i] = feedback["revealed"]
+        feedback = {
+            "losses": self._losses.copy(),
+            "choices": self._choices.copy(),
+            "revealed": self._revealed.copy(),
+        }
+        return reward, feedback
+
+    def _advance(self, index: np.ndarray) -> None:
+        """Nothing to draw: each single env moved on in its step (its observation kept)."""
+
+    def _ends(self, stepped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(terminated, truncated)``: the last service placed ends an episode."""
+        return stepped & self._terminated, np.zeros(self.num_envs, dtype=bool)
+
+    def _feedback_row(self, value: np.ndarray, i: int) -> np.ndarray:
+        """Sub-env ``i``'s row (the single env's feedback arrays are per user)."""
+        return value[i].copy()
