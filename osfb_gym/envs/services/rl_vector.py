@@ -11,8 +11,9 @@ seeds and actions, autoresets included (tested, bit for bit).
 What is batched and what is not: a world's step is its own compiled kernel
 (the service placed at a user's preference, every user's loss there and
 best service; worlds differ in their users and loss geometry), so each
-sub-env's world steps by its single env's ``step_without_oracle``, one
-sub-env at a time. The vector step around it is batched: the feedback is
+sub-env's world steps by its single env, one sub-env at a time (with the
+plain view, ``step_encoded``: the vector written in the compiled step, as
+the single id's view has it). The vector step around it is batched: the feedback is
 written into ``(K, n_users)`` arrays, the observations into one buffer, and
 the infos are built once, not merged sub-env by sub-env as
 ``SyncVectorEnv`` merges them (most of its step on this family).
@@ -110,6 +111,13 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
         self._terminated = np.zeros(k, dtype=bool)
         self._obs = np.zeros((k, 0), dtype=np.float32)  # (the views' vectors are returned)
         self._finish_spaces()
+        assert self._views is not None
+        # the plain view: each env writes its vector in its compiled step (step_encoded), as
+        # the single id's view has it do; a view that takes each step in is fed by the base
+        plan = getattr(self._views[0], "plan", None)
+        self._layouts = None if plan is None else [env.view_layout(plan) for env in self.envs]
+        if self._layouts is not None and any(layout is None for layout in self._layouts):
+            self._layouts = None
 
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
@@ -142,8 +150,18 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
         stepping = self._all
         if self.autoreset_mode == AutoresetMode.NEXT_STEP:
             stepping = ~self._autoreset  # a sub-env that resets in this step is not stepped
+        layouts, views = self._layouts, self._views
+        assert views is not None
         for i in np.flatnonzero(stepping).tolist():
-            obs, value, terminated, _, info = self.envs[i].step_without_oracle(actions[i])
+            env = self.envs[i]
+            stepped = None if layouts is None else env.step_encoded(actions[i], layouts[i])
+            if stepped is None:
+                stepped = env.step_without_oracle(actions[i])
+                if layouts is not None:  # (the plain view's vector, from the observation)
+                    self._encoded[i] = views[i].encode(stepped[0])
+            else:
+                self._encoded[i] = stepped[0]
+            obs, value, terminated, _, info = stepped
             self._raw[i] = obs
             reward[i] = value
             self._terminated[i] = terminated
@@ -157,6 +175,13 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
             "revealed": self._revealed.copy(),
         }
         return reward, feedback
+
+    def _update_views(
+        self, index: np.ndarray, actions: np.ndarray, reward: np.ndarray, feedback: dict
+    ) -> None:
+        """Feed the views their step, unless the plain view's vectors are written already."""
+        if self._layouts is None:
+            super()._update_views(index, actions, reward, feedback)
 
     def _advance(self, index: np.ndarray) -> None:
         """Nothing to draw: each single env moved on in its step (its observation kept)."""
