@@ -114,6 +114,7 @@ NATIVE_RL_VECTOR = (
     "RejectOption-v0",
     "DelayedImpactLending-v0",
     "MultiServiceChoice-v0",
+    "MultiServiceChoice-Retention-v0",
 )
 _RL_VECTOR_ENTRY_POINT = "osfb_gym.wrappers.vector:make_rl_vector_env"
 

@@ -93,6 +93,8 @@ class NativeRLVectorEnv(VectorEnv):
         self._view_factory = view
         self._action_adapter = actions
         self._views: list[Any] | None = None
+        #: a step's infos beside the feedback, ``(K, ...)`` each (retention's action mask)
+        self._extras: dict[str, np.ndarray] = {}
         self._table: np.ndarray | None = None
         self.metadata = {"autoreset_mode": mode}
         self.autoreset_mode = mode
@@ -259,6 +261,9 @@ class NativeRLVectorEnv(VectorEnv):
                 batched[key] = value
                 batched[f"_{key}"] = self._all.copy()
             infos = {FEEDBACK: batched, f"_{FEEDBACK}": self._all.copy()}
+            for key, value in self._extras.items():
+                infos[key] = value
+                infos[f"_{key}"] = self._all.copy()
             return self._observations(), reward, terminated, truncated, infos
         return self._step_with_resets(resetting, feedback, reward, terminated, truncated)
 
@@ -280,7 +285,8 @@ class NativeRLVectorEnv(VectorEnv):
                 infos = self._add_info(infos, self._reset_sub(i), i)
                 continue
             step_info = {
-                FEEDBACK: {key: self._feedback_row(value, i) for key, value in feedback.items()}
+                FEEDBACK: {key: self._feedback_row(value, i) for key, value in feedback.items()},
+                **{key: self._feedback_row(value, i) for key, value in self._extras.items()},
             }
             if done[i] and self.autoreset_mode == AutoresetMode.SAME_STEP:
                 final_obs = (self._obs if self._views is None else self._encoded)[i].copy()

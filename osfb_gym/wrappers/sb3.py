@@ -280,7 +280,7 @@ def make_sb3_vec_env(
     >>> venv = make_sb3_vec_env("OneSidedLending-RL-v0", n_envs=4, seed=0, horizon=10)
     >>> type(venv).__name__, type(venv.venv).__name__, venv.num_envs
     ('VecMonitor', 'SB3VecEnv', 4)
-    >>> venv = make_sb3_vec_env("MultiServiceChoice-Retention-RL-v0", n_envs=2, n_users=10)
+    >>> venv = make_sb3_vec_env("OneSidedLending-v0", n_envs=2, scenario="greedy_trap", dim=3)
     >>> type(venv).__name__
     'DummyVecEnv'
     """

@@ -43,6 +43,10 @@ NATIVE_RL_VECTOR_ENVS: dict[
     "RejectOption-v0": (reject.RejectRLVectorEnv, reject.native_supported),
     "DelayedImpactLending-v0": (impact.ImpactRLVectorEnv, impact.native_supported),
     "MultiServiceChoice-v0": (services.ServicesRLVectorEnv, services.native_supported),
+    "MultiServiceChoice-Retention-v0": (
+        services.RetentionRLVectorEnv,
+        services.native_supported,
+    ),
 }
 #: rl_env's keywords the native envs take (every view, the action adapters)
 _RL_NATIVE = ("view", "discrete_actions", "binary_as_multidiscrete")

@@ -31,9 +31,7 @@ from gymnasium.vector import AutoresetMode
 from osfb_gym.core.channels import strip_oracle
 from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
 from osfb_gym.envs.services.env import MultiServiceChoiceEnv
-
-#: the feedback of a step: the reported losses, the choices, the acquired user
-FEEDBACK_KEYS = ("losses", "choices", "revealed")
+from osfb_gym.envs.services.retention import MultiServiceChoiceRetentionEnv
 
 
 def native_supported(kwargs: dict[str, Any]) -> str | None:
@@ -81,6 +79,9 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
 
     #: the plain view's vector is the view's (make_rl_vector_env hands the plain view in)
     needs_view = True
+    #: the single env and the RL id its sub-envs are
+    env_class: type[MultiServiceChoiceEnv] = MultiServiceChoiceEnv
+    rl_id = "MultiServiceChoice-RL-v0"
 
     def __init__(
         self,
@@ -92,23 +93,23 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
         **kwargs: Any,
     ) -> None:
         self._init_vector(num_envs, autoreset_mode, view, actions)
-        first = self._make_envs(
-            MultiServiceChoiceEnv, "MultiServiceChoice-RL-v0", kwargs, native_supported
-        )
+        first = self._make_envs(self.env_class, self.rl_id, kwargs, native_supported)
         if view is None:
             raise TypeError(
                 "view must be given: the plain view's vector encodes the observation Dict "
-                "(gym.make_vec('MultiServiceChoice-RL-v0', ...) hands it in)"
+                f"(gym.make_vec({self.rl_id!r}, ...) hands it in)"
             )
-        self.n_users, self.horizon = first.n_users, first.n_services
+        self.n_users = first.n_users
+        self.horizon = getattr(first, "horizon", first.n_services)
         self.single_observation_space = first.observation_space  # (the view's replaces it)
         self.single_action_space = spaces.Discrete(self.n_users)
-        k, n = self.num_envs, self.n_users
+        k = self.num_envs
         self._raw: list[Any] = [None] * k
-        self._losses = np.zeros((k, n))
-        self._choices = np.zeros((k, n), dtype=np.int64)
-        self._revealed = np.zeros((k, n), dtype=bool)
+        # each step's feedback and other infos, (K, ...) each, made at the first step
+        self._feedback: dict[str, np.ndarray] = {}
+        self._others: dict[str, np.ndarray] = {}
         self._terminated = np.zeros(k, dtype=bool)
+        self._truncated = np.zeros(k, dtype=bool)
         self._obs = np.zeros((k, 0), dtype=np.float32)  # (the views' vectors are returned)
         self._finish_spaces()
         assert self._views is not None
@@ -125,7 +126,7 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
         """Reset sub-env ``i`` with its single env (its world drawn); keep its observation."""
         obs, info = self.envs[i].reset(seed=seed, options=options)
         self._raw[i] = obs
-        self._terminated[i] = False
+        self._terminated[i] = self._truncated[i] = False
         return strip_oracle(info)
 
     def _raw_obs(self, i: int) -> Any:
@@ -161,20 +162,13 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
                     self._encoded[i] = views[i].encode(stepped[0])
             else:
                 self._encoded[i] = stepped[0]
-            obs, value, terminated, _, info = stepped
+            obs, value, self._terminated[i], self._truncated[i], info = stepped
             self._raw[i] = obs
             reward[i] = value
-            self._terminated[i] = terminated
-            feedback = info["feedback"]
-            self._losses[i] = feedback["losses"]
-            self._choices[i] = feedback["choices"]
-            self._revealed[i] = feedback["revealed"]
-        feedback = {
-            "losses": self._losses.copy(),
-            "choices": self._choices.copy(),
-            "revealed": self._revealed.copy(),
-        }
-        return reward, feedback
+            _write_row(self._feedback, info["feedback"], i, self.num_envs)
+            _write_row(self._others, info, i, self.num_envs, skip="feedback")
+        self._extras = {key: value.copy() for key, value in self._others.items()}
+        return reward, {key: value.copy() for key, value in self._feedback.items()}
 
     def _update_views(
         self, index: np.ndarray, actions: np.ndarray, reward: np.ndarray, feedback: dict
@@ -187,9 +181,50 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
         """Nothing to draw: each single env moved on in its step (its observation kept)."""
 
     def _ends(self, stepped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Return ``(terminated, truncated)``: the last service placed ends an episode."""
-        return stepped & self._terminated, np.zeros(self.num_envs, dtype=bool)
+        """Return ``(terminated, truncated)`` as each sub-env's single env gave them."""
+        return stepped & self._terminated, stepped & self._truncated
 
-    def _feedback_row(self, value: np.ndarray, i: int) -> np.ndarray:
-        """Sub-env ``i``'s row (the single env's feedback arrays are per user)."""
-        return value[i].copy()
+    def _feedback_row(self, value: np.ndarray, i: int) -> Any:
+        """Sub-env ``i``'s entry: its per-user row, or a Python scalar (``acted``)."""
+        return value[i].copy() if value.ndim > 1 else value[i].item()
+
+
+def _write_row(
+    buffers: dict[str, np.ndarray], values: dict[str, Any], i: int, k: int, skip: str = ""
+) -> None:
+    """Write sub-env ``i``'s ``values`` into row ``i`` of ``buffers`` (made as SyncVectorEnv's).
+
+    A buffer is ``(k, *shape)`` of the value's dtype: a Python ``bool``,
+    ``int`` or ``float`` gives ``bool``, ``int64`` or ``float64``, as
+    :meth:`gymnasium.vector.VectorEnv._add_info` types them.
+    """
+    for key, value in values.items():
+        if key == skip:
+            continue
+        buffer = buffers.get(key)
+        if buffer is None:
+            array = np.asarray(value)
+            buffer = buffers[key] = np.zeros((k, *array.shape), dtype=array.dtype)
+        buffer[i] = value
+
+
+class RetentionRLVectorEnv(ServicesRLVectorEnv):
+    """``num_envs`` ``MultiServiceChoice-Retention-RL-v0`` episodes behind one vector step.
+
+    As :class:`ServicesRLVectorEnv` (the same parameters), with the retention
+    env's step: its NumPy step, one sub-env at a time, and its
+    ``info["action_mask"]`` batched beside the feedback.
+
+    Examples
+    --------
+    >>> import gymnasium as gym, numpy as np, osfb_gym
+    >>> envs = gym.make_vec("MultiServiceChoice-Retention-RL-v0", num_envs=2, n_users=6,
+    ...                     n_services=2, horizon=3)
+    >>> obs, info = envs.reset(seed=0)
+    >>> obs, reward, terminated, truncated, info = envs.step(np.array([0, 1]))
+    >>> type(envs).__name__, info["action_mask"].shape, info["feedback"]["acted"].tolist()
+    ('RetentionRLVectorEnv', (2, 6), [True, True])
+    """
+
+    env_class = MultiServiceChoiceRetentionEnv
+    rl_id = "MultiServiceChoice-Retention-RL-v0"

@@ -302,9 +302,10 @@ def test_make_vec_env_id(env_id):
         "RejectOption": "RejectRLVectorEnv",
         "DelayedImpactLending": "ImpactRLVectorEnv",
         "MultiServiceChoice": "ServicesRLVectorEnv",
+        "MultiServiceChoice-Retention": "RetentionRLVectorEnv",
     }
-    family = env_id.split("-")[0]
-    if "-RL-" in env_id and family in native and "-Retention-" not in env_id:
+    family = env_id.split("-RL-")[0]
+    if "-RL-" in env_id and family in native:
         assert type(env).__name__ == native[family]
     else:
         assert isinstance(env, SyncVectorEnv)

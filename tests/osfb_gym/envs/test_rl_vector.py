@@ -58,6 +58,17 @@ WORLDS: dict[str, list[dict[str, Any]]] = {
         {"n_users": 9, "n_services": 3, "loss": "huber", "world_seed": 2},
         {"n_users": 8, "n_services": 2, "loss": "mahalanobis", "dynamics_rounds": 2},
     ],
+    "MultiServiceChoice-Retention-v0": [
+        {"n_users": 10, "n_services": 3, "horizon": 6},
+        {"n_users": 8, "n_services": 2, "horizon": 5, "replace": True, "reveal_groups": True},
+        {
+            "n_users": 9,
+            "n_services": 3,
+            "horizon": 4,
+            "leave_probability": 0.9,
+            "return_probability": 0.5,
+        },
+    ],
 }
 #: the RL ids with a native vector env, and their base ids
 NATIVE = {entry.id: str(entry.kwargs["env_id"]) for entry in RL_ENVS if entry.vector_entry_point}
@@ -117,8 +128,8 @@ def pair(
 
 def test_the_native_ids_are_the_families_with_a_native_env():
     assert set(NATIVE.values()) == set(WORLDS)
-    # lending 6, apple 3, reject 6, delayed impact 6, services 3: the views and twins
-    assert len(NATIVE) == 24
+    # lending 6, apple 3, reject 6, delayed impact 6, services 3, retention 1: views, twins
+    assert len(NATIVE) == 25
 
 
 @pytest.mark.parametrize("mode", MODES, ids=lambda mode: mode.value)

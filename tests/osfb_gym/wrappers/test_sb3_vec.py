@@ -167,6 +167,7 @@ def _without_episode(infos):
         ("DelayedImpactLending-RL-Feedback-v0", {"horizon": 5, "batch_size": 2}),
         ("AppleTasting-v0", {"horizon": 4, "view": "features"}),
         ("MultiServiceChoice-RL-v0", {"n_users": 10, "n_services": 4}),
+        ("MultiServiceChoice-Retention-RL-v0", {"n_users": 8, "n_services": 2, "horizon": 4}),
     ],
 )
 def test_make_sb3_vec_env_native_equals_its_dummy_vec_env(env_id, kwargs):
@@ -204,7 +205,9 @@ def test_make_sb3_vec_env_falls_back_where_native_does_not_apply():
     services = {"n_users": 8, "n_services": 3}
     assert kind(make_sb3_vec_env("MultiServiceChoice-RL-v0", n_envs=2, **services)) == ("SB3VecEnv")
     retention = make_sb3_vec_env("MultiServiceChoice-Retention-RL-v0", n_envs=2, **services)
-    assert kind(retention) == "DummyVecEnv"
+    assert kind(retention) == "SB3VecEnv"
+    trap = make_sb3_vec_env("OneSidedLending-v0", n_envs=2, scenario="greedy_trap", dim=3)
+    assert kind(trap) == "DummyVecEnv"
     assert kind(make_sb3_vec_env("RejectOption-v0", n_envs=2, on_episode=print)) == ("DummyVecEnv")
     assert kind(make_sb3_vec_env("RejectOption-v0", n_envs=2, native=True)) == "SB3VecEnv"
     venv = make_sb3_vec_env("AppleTasting-v0", n_envs=2, binary_as_multidiscrete=True)
@@ -219,7 +222,9 @@ def test_make_sb3_vec_env_bad_arguments_name_the_parameter():
     with pytest.raises(TypeError, match="native"):
         make_sb3_vec_env("OneSidedLending-v0", n_envs=2, native="yes")
     with pytest.raises(ValueError, match="native=True"):
-        make_sb3_vec_env("MultiServiceChoice-Retention-v0", n_envs=2, native=True)
+        make_sb3_vec_env(
+            "MultiServiceChoice-Retention-v0", n_envs=2, native=True, render_mode="ansi"
+        )
     with pytest.raises(ValueError, match="horizon"):
         make_sb3_vec_env("OneSidedLending-v0", n_envs=2, horizon=0)
     with pytest.raises(ValueError, match="n_users"):
