@@ -15,7 +15,7 @@ configurations:
 - ``cartpole-sync``: ``CartPole-v1`` in Gymnasium's ``SyncVectorEnv``
   (``SAME_STEP``) through :class:`osfb_gym.wrappers.sb3.SB3VecEnv` and
   SB3's ``VecMonitor``: the adapter's own cost, on the reference env;
-- ``<id>-dummy``: the RL id in ``DummyVecEnv`` (``make_vec_env``);
+- ``<id>-dummy``: each RL id of ``--env-ids`` in ``DummyVecEnv`` (``make_vec_env``);
 - ``<id>-native``: ``gym.make_vec(id, num_envs, autoreset_mode="SameStep")``,
   the native vector env, through :class:`~osfb_gym.wrappers.sb3.SB3VecEnv`
   and ``VecMonitor`` (the episode statistics SB3 logs, as ``Monitor`` gives
@@ -32,8 +32,10 @@ printed, so a load shared by both sides of a ratio cancels. Also printed:
 the env's share of training time (the vector env's ``step_wait`` and
 ``reset``, CPU time), the load average before and after.
 
-Run: ``python benchmarks/vec_throughput.py [--env-id OneSidedLending-RL-v0]
+Run: ``python benchmarks/vec_throughput.py [--env-ids OneSidedLending-RL-v0,...]
 [--n-envs 16] [--n-steps 128] [--rollouts 8] [--rounds 3] [--json F]``
+(``--env-ids``: comma-separated RL ids with a native vector env, all
+measured in the same rounds against the same CartPole reference).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # one BLAS thread, set before NumPy loads it
 
 import dataclasses  # noqa: E402
+import functools  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
@@ -66,9 +69,9 @@ REFERENCE = "cartpole-dummy"
 
 @dataclasses.dataclass
 class Args:
-    """The benchmark's arguments (``--env-id`` etc.)."""
+    """The benchmark's arguments (``--env-ids`` etc.)."""
 
-    env_id: str = "OneSidedLending-RL-v0"
+    env_ids: str = "OneSidedLending-RL-v0"
     n_envs: int = 16
     n_steps: int = 128
     rollouts: int = 8
@@ -79,8 +82,7 @@ class Args:
 
 def configurations(args: Args) -> dict[str, Callable[[], VecEnv]]:
     """Name -> a function building the configuration's SB3 vector env."""
-    n, seed, env_id = args.n_envs, args.seed, args.env_id
-    short = env_id.split("-")[0].lower()
+    n, seed = args.n_envs, args.seed
     plain = {"render_mode": None}
 
     def cartpole_sync() -> VecEnv:
@@ -92,17 +94,23 @@ def configurations(args: Args) -> dict[str, Callable[[], VecEnv]]:
         venv.seed(seed)
         return venv
 
-    def native() -> VecEnv:
+    def native(env_id: str) -> VecEnv:
         venv = VecMonitor(SB3VecEnv(gym.make_vec(env_id, num_envs=n, autoreset_mode="SameStep")))
         venv.seed(seed)
         return venv
 
-    return {
+    def dummy(env_id: str) -> VecEnv:
+        return make_vec_env(env_id, n_envs=n, seed=seed, env_kwargs=plain)
+
+    configs: dict[str, Callable[[], VecEnv]] = {
         REFERENCE: lambda: make_vec_env("CartPole-v1", n_envs=n, seed=seed, env_kwargs=plain),
         "cartpole-sync": cartpole_sync,
-        f"{short}-dummy": lambda: make_vec_env(env_id, n_envs=n, seed=seed, env_kwargs=plain),
-        f"{short}-native": native,
     }
+    for env_id in args.env_ids.split(","):
+        short = env_id.removesuffix("-v0")
+        configs[f"{short}-dummy"] = functools.partial(dummy, env_id)
+        configs[f"{short}-native"] = functools.partial(native, env_id)
+    return configs
 
 
 def timed(venv: VecEnv) -> list[float]:
@@ -171,7 +179,7 @@ def main(argv: list[str] | None = None) -> None:
         summary[name]["ratios"] = [round(row["ratio"], 3) for row in rows]  # type: ignore[assignment]
         s = summary[name]
         print(
-            f"{name:22s} {s['steps_per_s']:7.0f} steps/CPU s  env {s['env_share']:6.1%}  "
+            f"{name:42s} {s['steps_per_s']:7.0f} steps/CPU s  env {s['env_share']:6.1%}  "
             f"x {REFERENCE}: {s['ratio']:.3f} (rounds: {s['ratios']})",
             flush=True,
         )

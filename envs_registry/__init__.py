@@ -118,9 +118,17 @@ RL_VIEW_SUFFIXES = {"plain": "RL", "features": "RL-Features", "feedback": "RL-Fe
 DISCRETE_SUFFIX = "Discrete"
 
 
-#: base ids with a native vector env of their plain RL id (registered as its
-#: ``vector_entry_point``; other keywords or views fall back to a sync env there)
-NATIVE_RL_VECTOR = ("OneSidedLending-v0", "AppleTasting-v0")
+#: base ids with a native vector env of their RL ids, every view and Discrete twin
+#: (registered as their ``vector_entry_point``; keywords it does not cover fall
+#: back to a sync env there)
+NATIVE_RL_VECTOR = (
+    "OneSidedLending-v0",
+    "AppleTasting-v0",
+    "RejectOption-v0",
+    "DelayedImpactLending-v0",
+    "MultiServiceChoice-v0",
+    "MultiServiceChoice-Retention-v0",
+)
 _RL_VECTOR_ENTRY_POINT = "osfb_gym.wrappers.vector:make_rl_vector_env"
 
 
@@ -146,7 +154,7 @@ def rl_entries(entries: tuple[EnvEntry, ...]) -> tuple[EnvEntry, ...]:
                         family=entry.family,
                         kwargs={"env_id": entry.id, "view": view, **extra},
                         vector_entry_point=_RL_VECTOR_ENTRY_POINT
-                        if view == "plain" and not extra and entry.id in NATIVE_RL_VECTOR
+                        if entry.id in NATIVE_RL_VECTOR
                         else None,
                     )
                 )

@@ -792,9 +792,12 @@ def _runner_cases() -> Iterator[Case]:
 
 def all_cases(tmp: Path) -> list[Case]:
     """Every case; ``tmp`` is a scratch folder for files the cases write."""
+    from tests.bad_vector_inputs import rl_vector_cases  # (it reads Case and SMALL here)
+
     return [
         *_env_cases(),
         *_rl_cases(),
+        *rl_vector_cases(),
         *_agent_cases(),
         *_data_cases(tmp),
         *_sweep_cases(),

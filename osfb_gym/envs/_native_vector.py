@@ -10,6 +10,16 @@ as Gymnasium's :class:`~gymnasium.vector.SyncVectorEnv` does it: seeds
 (``s, s + 1, ...`` for an int), ``NEXT_STEP`` or ``SAME_STEP`` autoreset,
 and infos with ``_key`` masks, so that sub-env ``i`` equals the single RL id
 under the same seed and actions.
+
+The views and the action adapters of the RL ids are this class's too, handed
+in by :func:`osfb_gym.wrappers.vector.make_rl_vector_env` (the envs sit below
+the wrappers): with a ``view`` factory each sub-env keeps the view the single
+id puts on its env (the previous step's feedback, or a principled learner's
+statistics), fed with that sub-env's step and encoding its observation, one
+sub-env at a time (a view is a sequential learner); the worlds' step stays
+batched. With an ``actions`` adapter the action space is the adapter's
+(``Discrete(n)`` looked up in its table of joint actions, or
+``MultiDiscrete([2] * n)`` for ``MultiBinary(n)``).
 """
 
 from __future__ import annotations
@@ -18,7 +28,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import numpy as np
+from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 from osfb_gym.core.channels import FEEDBACK
 from osfb_gym.core.seeding import vector_seeds
@@ -28,6 +40,9 @@ from osfb_gym.core.validation import check_int
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
 _Step = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]
+#: a single env -> the action space the RL id shows, and its table of joint actions
+#: (row ``k``: the env's action for action ``k``; None: the same actions)
+ActionAdapter = Callable[[Any], tuple[spaces.Space, np.ndarray | None]]
 
 
 def check_autoreset_mode(mode: Any) -> AutoresetMode:
@@ -51,19 +66,36 @@ def check_autoreset_mode(mode: Any) -> AutoresetMode:
 class NativeRLVectorEnv(VectorEnv):
     """Base of the native vector envs: the sync env's protocol around a batched step.
 
-    Subclasses set ``envs`` (the single envs), ``horizon``, the spaces and
-    ``_obs`` (the current observations, ``(K, ...)``), and implement
-    :meth:`_reset_one`, :meth:`_check_actions`, :meth:`_decide`,
-    :meth:`_advance` and :meth:`_feedback_row`.
+    Subclasses set ``envs`` (the single envs), ``horizon``, the plain view's
+    single spaces and ``_obs`` (the current plain observations, ``(K, ...)``),
+    call :meth:`_finish_spaces` at the end of their constructor, and
+    implement :meth:`_reset_one`, :meth:`_check_actions`, :meth:`_decide`,
+    :meth:`_advance` and :meth:`_feedback_row` (and :meth:`_raw_obs` where
+    the env's observation is not its plain row).
     """
 
     envs: list[Any]
     horizon: int
     _obs: np.ndarray
 
-    def _init_vector(self, num_envs: int, autoreset_mode: Any) -> None:
+    def _init_vector(
+        self,
+        num_envs: int,
+        autoreset_mode: Any,
+        view: Callable[[Any], Any] | None = None,
+        actions: ActionAdapter | None = None,
+    ) -> None:
         self.num_envs = check_int(num_envs, "num_envs", minimum=1)
         mode = check_autoreset_mode(autoreset_mode)
+        for name, value in (("view", view), ("actions", actions)):
+            if value is not None and not callable(value):
+                raise TypeError(f"{name} must be None or a callable of a single env, got {value!r}")
+        self._view_factory = view
+        self._action_adapter = actions
+        self._views: list[Any] | None = None
+        #: a step's infos beside the feedback, ``(K, ...)`` each (retention's action mask)
+        self._extras: dict[str, np.ndarray] = {}
+        self._table: np.ndarray | None = None
         self.metadata = {"autoreset_mode": mode}
         self.autoreset_mode = mode
         self._t = np.zeros(self.num_envs, dtype=np.int64)
@@ -95,6 +127,24 @@ class NativeRLVectorEnv(VectorEnv):
         self.envs += [env_class(**kwargs) for _ in range(self.num_envs - 1)]
         return self.envs[0]
 
+    def _finish_spaces(self) -> None:
+        """Put the view and the action adapter on the plain spaces; batch the spaces.
+
+        One view per sub-env, made by the ``view`` factory from its single
+        env; the action space the ``actions`` adapter gives for the single
+        env, with its table of joint actions (None: the same actions).
+        """
+        if self._view_factory is not None:
+            self._views = [self._view_factory(env) for env in self.envs]
+            space = self._views[0].observation_space
+            self.single_observation_space = space
+            self._encoded = np.zeros((self.num_envs, *space.shape), dtype=np.float32)
+            self._last: list[Any] = [None] * self.num_envs
+        if self._action_adapter is not None:
+            self.single_action_space, self._table = self._action_adapter(self.envs[0])
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+
     # ------------------------------------------------------------------ subclass hooks
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
@@ -118,6 +168,59 @@ class NativeRLVectorEnv(VectorEnv):
         """Sub-env ``i``'s entry of a feedback array, as the single env gives it."""
         raise NotImplementedError
 
+    def _ends(self, stepped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(terminated, truncated)``: a ``stepped`` sub-env at its horizon truncates."""
+        return np.zeros(self.num_envs, dtype=bool), stepped & (self._t >= self.horizon)
+
+    def _raw_obs(self, i: int) -> Any:
+        """Sub-env ``i``'s observation as its single env returns it (a copy)."""
+        return self._obs[i].copy()
+
+    # ------------------------------------------------------------------ views and actions
+    def _reset_sub(
+        self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Reset sub-env ``i`` and its view (with the reset feedback); return its info."""
+        info = self._reset_one(i, seed, options)
+        if self._views is not None:
+            view = self._views[i]
+            view.reset(info.get(FEEDBACK) or {}, seed=seed)
+            self._last[i] = last = self._raw_obs(i)
+            self._encoded[i] = view.encode(last)
+        return info
+
+    def _update_views(
+        self, index: np.ndarray, actions: np.ndarray, reward: np.ndarray, feedback: dict
+    ) -> None:
+        """Feed the views of the sub-envs ``index`` their step; encode their next observation."""
+        assert self._views is not None
+        for i in index.tolist():
+            view = self._views[i]
+            row = {key: self._feedback_row(value, i) for key, value in feedback.items()}
+            view.update(self._last[i], actions[i], float(reward[i]), row)
+            self._last[i] = last = self._raw_obs(i)
+            self._encoded[i] = view.encode(last)
+
+    def _observations(self) -> np.ndarray:
+        """Return a copy of the batch of observations (the views', or the plain rows)."""
+        return (self._obs if self._views is None else self._encoded).copy()
+
+    def _joint_actions(self, actions: Any) -> Any:
+        """Return ``Discrete(n)`` actions as the plain space's joint actions (the twin's table)."""
+        table = self._table
+        if table is None:
+            return actions
+        array = np.asarray(actions)
+        n = table.shape[0]
+        if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
+            raise TypeError(
+                f"actions must be {self.num_envs} integers (Discrete({n}) each), got "
+                f"shape {array.shape} and dtype {array.dtype}"
+            )
+        if ((array < 0) | (array >= n)).any():
+            raise ValueError(f"actions must be in [0, {n}), got {array.tolist()}")
+        return table[array]
+
     # ------------------------------------------------------------------ protocol
     def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None]:
         return vector_seeds(seed, self.num_envs)
@@ -132,32 +235,36 @@ class NativeRLVectorEnv(VectorEnv):
         infos: dict[str, Any] = {}
         for i, value in enumerate(self._seeds(seed)):
             self._t[i] = 0
-            infos = self._add_info(infos, self._reset_one(i, value, options), i)
+            infos = self._add_info(infos, self._reset_sub(i, value, options), i)
         self._autoreset[:] = False
         self._running = True
-        return self._obs.copy(), infos
+        return self._observations(), infos
 
     def step(self, actions: Any) -> _Step:
         """Decide every sub-env's example; autoreset as ``metadata["autoreset_mode"]`` says."""
         if not self._running:
             raise RuntimeError("call reset() before step()")
-        actions = self._check_actions(actions)
+        actions = self._check_actions(self._joint_actions(actions))
         next_step = self.autoreset_mode == AutoresetMode.NEXT_STEP
         resetting = self._autoreset.copy() if next_step else np.zeros(self.num_envs, dtype=bool)
         reward, feedback = self._decide(actions)
         index = np.flatnonzero(~resetting)
         self._t[index] += 1
-        truncated = ~resetting & (self._t >= self.horizon)
-        terminated = np.zeros(self.num_envs, dtype=bool)
+        terminated, truncated = self._ends(~resetting)
         # the single env moves on to its next example even when the episode is cut there
         self._advance(index)
-        if not resetting.any() and not truncated.any():
+        if self._views is not None:
+            self._update_views(index, actions, reward, feedback)
+        if not resetting.any() and not (terminated | truncated).any():
             batched: dict[str, Any] = {}
             for key, value in feedback.items():
                 batched[key] = value
                 batched[f"_{key}"] = self._all.copy()
             infos = {FEEDBACK: batched, f"_{FEEDBACK}": self._all.copy()}
-            return self._obs.copy(), reward, terminated, truncated, infos
+            for key, value in self._extras.items():
+                infos[key] = value
+                infos[f"_{key}"] = self._all.copy()
+            return self._observations(), reward, terminated, truncated, infos
         return self._step_with_resets(resetting, feedback, reward, terminated, truncated)
 
     def _step_with_resets(
@@ -175,20 +282,22 @@ class NativeRLVectorEnv(VectorEnv):
         for i in range(self.num_envs):
             if resetting[i]:
                 self._t[i] = 0
-                infos = self._add_info(infos, self._reset_one(i), i)
+                infos = self._add_info(infos, self._reset_sub(i), i)
                 continue
             step_info = {
-                FEEDBACK: {key: self._feedback_row(value, i) for key, value in feedback.items()}
+                FEEDBACK: {key: self._feedback_row(value, i) for key, value in feedback.items()},
+                **{key: self._feedback_row(value, i) for key, value in self._extras.items()},
             }
             if done[i] and self.autoreset_mode == AutoresetMode.SAME_STEP:
-                final = {"final_obs": self._obs[i].copy(), "final_info": step_info}
+                final_obs = (self._obs if self._views is None else self._encoded)[i].copy()
+                final = {"final_obs": final_obs, "final_info": step_info}
                 infos = self._add_info(infos, final, i)
                 self._t[i] = 0
-                step_info = self._reset_one(i)
+                step_info = self._reset_sub(i)
             infos = self._add_info(infos, step_info, i)
         if self.autoreset_mode == AutoresetMode.NEXT_STEP:
             self._autoreset = done.copy()
-        return self._obs.copy(), reward, terminated, truncated, infos
+        return self._observations(), reward, terminated, truncated, infos
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close the sub-envs' single envs."""

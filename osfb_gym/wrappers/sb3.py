@@ -22,12 +22,16 @@ trains on the native vector env exactly as on ``DummyVecEnv`` over sixteen
 ``gym.make("OneSidedLending-RL-v0")`` (the same observations, rewards,
 dones and infos under the same seeds: tested), in a fraction of the time.
 
+:func:`make_sb3_vec_env` picks it for you: the native vector env behind
+this adapter where an RL id has one, SB3's ``DummyVecEnv`` otherwise.
+
 This module imports stable-baselines3 (the ``rl`` extra); the rest of
 :mod:`osfb_gym.wrappers` does not.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,9 +40,11 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from osfb_gym.core.optional import require
+from osfb_gym.core.validation import check_int
 
 require("stable_baselines3", "osfb_gym.wrappers.sb3")
 
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv  # noqa: E402
 from stable_baselines3.common.vec_env.base_vec_env import (  # noqa: E402
     VecEnv,
     VecEnvIndices,
@@ -217,3 +223,93 @@ class SB3VecEnv(VecEnv):
     def get_images(self) -> Sequence[np.ndarray | None]:
         """No images: the vector envs adapted here are stepped without rendering."""
         return [None for _ in range(self.num_envs)]
+
+
+def _rl_arguments(env_id: str, kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Return ``(base id, rl_env keywords)`` of ``env_id``: a base id, or an RL id's preset."""
+    spec = gym.spec(env_id)  # an unknown id raises Gymnasium's own error here
+    if spec.entry_point == "osfb_gym.wrappers:rl_env":
+        preset = dict(spec.kwargs)
+        return str(preset.pop("env_id")), {**preset, **kwargs}
+    return env_id, dict(kwargs)
+
+
+def make_sb3_vec_env(
+    env_id: str,
+    n_envs: int = 1,
+    seed: int | None = 0,
+    *,
+    native: bool | None = None,
+    vec_env_cls: type[DummyVecEnv] | type[SubprocVecEnv] | None = None,
+    **kwargs: Any,
+) -> VecEnv:
+    """Return ``n_envs`` copies of an RL-ready env as a stable-baselines3 ``VecEnv``.
+
+    Where the family has a native vector env that covers the arguments
+    (:func:`osfb_gym.wrappers.vector.native_rl_vector_class`) and
+    ``n_envs > 1``, the native env (``SAME_STEP`` autoreset) in
+    :class:`SB3VecEnv` and SB3's ``VecMonitor``; otherwise SB3's
+    ``make_vec_env`` over :func:`~osfb_gym.wrappers.rl_env` (a ``Monitor``
+    on each env). Both give the same observations, rewards, dones and infos
+    (``episode`` included) under the same seed (tested).
+
+    Parameters
+    ----------
+    env_id
+        A base id (``"OneSidedLending-v0"``, as
+        :func:`osfb_gym.bench.rl.train` takes) or an RL-ready id
+        (``"OneSidedLending-RL-Features-v0"``: its view and action preset).
+    n_envs
+        Number of envs.
+    seed
+        Sub-env ``i`` resets with ``seed + i`` (None: unseeded).
+    native
+        None (default): native where it applies; False: ``make_vec_env``
+        always; True: the native env or ``ValueError``.
+    vec_env_cls
+        The fallback's class (default ``DummyVecEnv``); given, it is used
+        unless ``native=True``.
+    **kwargs
+        Keywords of :func:`~osfb_gym.wrappers.rl_env` (``view``,
+        ``discrete_actions``, ``binary_as_multidiscrete``, ``on_episode``)
+        and of the env.
+
+    Examples
+    --------
+    >>> import osfb_gym
+    >>> venv = make_sb3_vec_env("OneSidedLending-RL-v0", n_envs=4, seed=0, horizon=10)
+    >>> type(venv).__name__, type(venv.venv).__name__, venv.num_envs
+    ('VecMonitor', 'SB3VecEnv', 4)
+    >>> venv = make_sb3_vec_env("OneSidedLending-v0", n_envs=2, scenario="greedy_trap", dim=3)
+    >>> type(venv).__name__
+    'DummyVecEnv'
+    """
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from osfb_gym.wrappers.rl import rl_env
+    from osfb_gym.wrappers.vector import make_rl_vector_env, native_rl_vector_class
+
+    n_envs = check_int(n_envs, "n_envs", minimum=1)
+    if seed is not None:
+        seed = check_int(seed, "seed", minimum=0)
+    if native is not None and not isinstance(native, bool):
+        raise TypeError(f"native must be None, True or False, got {native!r}")
+    base, rl_kwargs = _rl_arguments(env_id, kwargs)
+    use_native = native is True or (
+        native is None
+        and vec_env_cls is None
+        and n_envs > 1
+        and native_rl_vector_class(base, **rl_kwargs) is not None
+    )
+    if use_native:
+        # make_rl_vector_env(native=True) names what the native env does not cover
+        envs = make_rl_vector_env(
+            n_envs, env_id=base, native=True, autoreset_mode="SameStep", **rl_kwargs
+        )
+        venv = VecMonitor(SB3VecEnv(envs))
+        venv.seed(seed)
+        return venv
+    make = functools.partial(rl_env, base, **rl_kwargs)
+    make().close()  # the env's own message on a bad argument, before SB3 wraps it
+    return make_vec_env(make, n_envs=n_envs, seed=seed, vec_env_cls=vec_env_cls or DummyVecEnv)

@@ -19,13 +19,20 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import numpy as np
+from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 
 from osfb_gym.core.validation import check_int
-from osfb_gym.envs._native_vector import NativeRLVectorEnv, check_autoreset_mode
+from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv, check_autoreset_mode
 from osfb_gym.envs.apple import rl_vector as apple
+from osfb_gym.envs.delayed_impact import rl_vector as impact
 from osfb_gym.envs.lending import rl_vector as lending
+from osfb_gym.envs.reject import rl_vector as reject
+from osfb_gym.envs.services import rl_vector as services
+from osfb_gym.wrappers.actions import BinaryAsMultiDiscrete, DiscreteActions
 from osfb_gym.wrappers.rl import rl_env
+from osfb_gym.wrappers.views import VIEWS, View, make_view
 
 #: base id -> its native vector env of the plain RL view
 NATIVE_RL_VECTOR_ENVS: dict[
@@ -33,12 +40,18 @@ NATIVE_RL_VECTOR_ENVS: dict[
 ] = {
     "OneSidedLending-v0": (lending.LendingRLVectorEnv, lending.native_supported),
     "AppleTasting-v0": (apple.AppleRLVectorEnv, apple.native_supported),
+    "RejectOption-v0": (reject.RejectRLVectorEnv, reject.native_supported),
+    "DelayedImpactLending-v0": (impact.ImpactRLVectorEnv, impact.native_supported),
+    "MultiServiceChoice-v0": (services.ServicesRLVectorEnv, services.native_supported),
+    "MultiServiceChoice-Retention-v0": (
+        services.RetentionRLVectorEnv,
+        services.native_supported,
+    ),
 }
+#: rl_env's keywords the native envs take (every view, the action adapters)
+_RL_NATIVE = ("view", "discrete_actions", "binary_as_multidiscrete")
 #: rl_env's keywords the native envs implement only at these values
 _RL_DEFAULTS = {
-    "view": "plain",
-    "discrete_actions": False,
-    "binary_as_multidiscrete": False,
     "hide_oracle": True,
     "on_episode": None,
 }
@@ -51,8 +64,53 @@ def native_rl_vector_class(env_id: str, **kwargs: Any) -> Callable[..., NativeRL
     cls, native_supported = NATIVE_RL_VECTOR_ENVS[env_id]
     if any(kwargs.get(key, value) != value for key, value in _RL_DEFAULTS.items()):
         return None
-    env_kwargs = {key: value for key, value in kwargs.items() if key not in _RL_DEFAULTS}
+    env_kwargs = {
+        key: value
+        for key, value in kwargs.items()
+        if key not in _RL_DEFAULTS and key not in _RL_NATIVE
+    }
     return cls if native_supported(env_kwargs) is None else None
+
+
+def rl_adapters(
+    view: str = "plain", discrete_actions: bool = False, binary_as_multidiscrete: bool = False
+) -> tuple[Callable[[Any], View] | None, ActionAdapter | None]:
+    """Return the view factory and the action adapter a native env needs for these keywords.
+
+    What :func:`~osfb_gym.wrappers.rl_env` puts on the single env, as a
+    native vector env takes it: the view made from each sub-env's single env
+    (None for the plain one) and, from the single env, the action space with
+    its table of joint actions (:class:`~osfb_gym.wrappers.DiscreteActions`;
+    :class:`~osfb_gym.wrappers.BinaryAsMultiDiscrete` needs no table).
+
+    Examples
+    --------
+    >>> view, actions = rl_adapters("features", discrete_actions=True)
+    >>> import gymnasium as gym, osfb_gym
+    >>> space, table = actions(gym.make("RejectOption-v0").unwrapped)
+    >>> space, table[5].tolist()
+    (Discrete(6), [2, 1])
+    """
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}; got {view!r}")
+    for name, flag in (
+        ("discrete_actions", discrete_actions),
+        ("binary_as_multidiscrete", binary_as_multidiscrete),
+    ):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
+
+    def adapt(env: Any) -> tuple[spaces.Space, np.ndarray | None]:
+        space = env.action_space
+        if discrete_actions and not isinstance(space, spaces.Discrete):
+            adapter = DiscreteActions(env)
+            return adapter.action_space, adapter._table
+        if binary_as_multidiscrete and isinstance(space, spaces.MultiBinary):
+            return BinaryAsMultiDiscrete(env).action_space, None
+        return space, None
+
+    factory = None if view == "plain" else partial(make_view, view=view)
+    return factory, adapt if discrete_actions or binary_as_multidiscrete else None
 
 
 def make_rl_vector_env(
@@ -95,12 +153,19 @@ def make_rl_vector_env(
         raise TypeError(f"native must be None, True or False, got {native!r}")
     cls = native_rl_vector_class(env_id, **kwargs) if native is not False else None
     if cls is not None:
-        env_kwargs = {key: value for key, value in kwargs.items() if key not in _RL_DEFAULTS}
-        return cls(num_envs, autoreset_mode=mode, **env_kwargs)
+        env_kwargs = {
+            key: value
+            for key, value in kwargs.items()
+            if key not in _RL_DEFAULTS and key not in _RL_NATIVE
+        }
+        view, actions = rl_adapters(**{key: kwargs[key] for key in _RL_NATIVE if key in kwargs})
+        if view is None and getattr(cls, "needs_view", False):
+            view = partial(make_view, view="plain")  # (its vector encodes a Dict)
+        return cls(num_envs, autoreset_mode=mode, view=view, actions=actions, **env_kwargs)
     if native:
         raise ValueError(
             f"native=True: no native vector env makes {env_id!r} with {sorted(kwargs)}; "
-            f"native ones: {sorted(NATIVE_RL_VECTOR_ENVS)} (plain view, synthetic world)"
+            f"native ones: {sorted(NATIVE_RL_VECTOR_ENVS)} (synthetic worlds)"
         )
     return SyncVectorEnv(
         [partial(rl_env, env_id, **kwargs) for _ in range(num_envs)], autoreset_mode=mode

@@ -14,15 +14,15 @@ scores every decision with a few array operations.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space
 
 from osfb_gym.core.channels import strip_oracle
-from osfb_gym.envs._native_vector import NativeRLVectorEnv
+from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
 from osfb_gym.envs.apple.env import AppleTastingEnv
 from osfb_gym.envs.apple.world import CHUNK
 
@@ -55,6 +55,11 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
         ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
         :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
         ``metadata["autoreset_mode"]``.
+    view, actions
+        The RL id's view factory and action adapter (None: the plain view,
+        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
+        hands them in from the id's ``view``, ``discrete_actions`` and
+        ``binary_as_multidiscrete`` (see :mod:`osfb_gym.envs._native_vector`).
     **kwargs
         Keywords of ``AppleTasting-v0`` for a synthetic world in random
         order (``dataset``, ``order="adversarial"`` and ``render_mode`` are the
@@ -79,9 +84,11 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
         num_envs: int = 1,
         *,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        view: Callable[[Any], Any] | None = None,
+        actions: ActionAdapter | None = None,
         **kwargs: Any,
     ) -> None:
-        self._init_vector(num_envs, autoreset_mode)
+        self._init_vector(num_envs, autoreset_mode, view, actions)
         first = self._make_envs(AppleTastingEnv, "AppleTasting-RL-v0", kwargs, native_supported)
         self.dim, self.horizon = first.dim, first.horizon
         self.gain, self.cost_fp = first.gain, first.cost_fp
@@ -94,8 +101,6 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
             dtype=np.float32,
         )
         self.single_action_space = spaces.Discrete(2)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
         # each sub-env's chunk of the stream, its place in it, and its current label
         self._chunk_x = np.zeros((self.num_envs, CHUNK, self.dim), dtype=np.float32)
         self._chunk_y = np.zeros((self.num_envs, CHUNK), dtype=np.int8)
@@ -103,6 +108,7 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
         self._label = np.zeros(self.num_envs, dtype=np.int64)
         self._obs = np.zeros((self.num_envs, self.dim), dtype=np.float32)
         self._rows = np.arange(self.num_envs)
+        self._finish_spaces()
 
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None

@@ -14,15 +14,15 @@ operations, where the sync env runs ``K`` Python wrapper stacks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space
 
 from osfb_gym.core.channels import strip_oracle
-from osfb_gym.envs._native_vector import NativeRLVectorEnv, check_autoreset_mode
+from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv, check_autoreset_mode
 from osfb_gym.envs.lending.env import OneSidedLendingEnv
 from osfb_gym.envs.lending.vector import _check_actions
 from osfb_gym.envs.lending.world import FEATURE_BOUND
@@ -62,6 +62,11 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
         (what stable-baselines3 expects; see
         :class:`osfb_gym.wrappers.vector.SB3VecEnv`). Declared in
         ``metadata["autoreset_mode"]``.
+    view, actions
+        The RL id's view factory and action adapter (None: the plain view,
+        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
+        hands them in from the id's ``view``, ``discrete_actions`` and
+        ``binary_as_multidiscrete`` (see :mod:`osfb_gym.envs._native_vector`).
     **kwargs
         Keywords of ``OneSidedLending-v0`` for a synthetic Gaussian world
         (``dataset``, ``scenario="greedy_trap"`` and ``render_mode`` are the
@@ -98,9 +103,11 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
         num_envs: int = 1,
         *,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        view: Callable[[Any], Any] | None = None,
+        actions: ActionAdapter | None = None,
         **kwargs: Any,
     ) -> None:
-        self._init_vector(num_envs, autoreset_mode)
+        self._init_vector(num_envs, autoreset_mode, view, actions)
         first = self._make_envs(
             OneSidedLendingEnv, "OneSidedLending-RL-v0", kwargs, native_supported
         )
@@ -116,8 +123,6 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
             -FEATURE_BOUND, FEATURE_BOUND, shape=(size,), dtype=np.float32
         )
         self.single_action_space = spaces.MultiBinary(self.batch_size)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
         shape = (self.num_envs, self.batch_size)
         self._obs = np.zeros((self.num_envs, size), dtype=np.float32)
         self._mu = np.zeros(shape)
@@ -135,6 +140,8 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
             [None, self._x[i], self._noise[i], self._exact[i], self._beta[i], self._scores[i]]
             for i in range(self.num_envs)
         ]
+
+        self._finish_spaces()
 
     # ------------------------------------------------------------------ reset
     def _reset_one(
@@ -191,6 +198,10 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
             self._mu, self._y, self._obs = mu, y, flat.copy()
         else:
             self._mu[index], self._y[index], self._obs[index] = mu[index], y[index], flat[index]
+
+    def _raw_obs(self, i: int) -> np.ndarray:
+        """Sub-env ``i``'s ``(batch_size, dim)`` matrix, as the single env returns it."""
+        return self._obs[i].reshape(self.batch_size, self.dim).copy()
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """Return the ``(K, batch_size)`` 0/1 actions as ``int8`` (``MultiBinary`` rows)."""

@@ -295,13 +295,18 @@ def test_make_vec_env_id(env_id):
     env = gym.make_vec(env_id)
     assert env.num_envs == 1
     # lending's vector entry point (a SyncVectorEnv by default), Gymnasium's sync otherwise;
-    # the plain lending and apple RL ids' are their native vector envs (issue 36)
+    # the RL ids of the families with a native vector env get it, every view and twin (issue 36)
     native = {
-        "OneSidedLending-RL-v0": "LendingRLVectorEnv",
-        "AppleTasting-RL-v0": "AppleRLVectorEnv",
+        "OneSidedLending": "LendingRLVectorEnv",
+        "AppleTasting": "AppleRLVectorEnv",
+        "RejectOption": "RejectRLVectorEnv",
+        "DelayedImpactLending": "ImpactRLVectorEnv",
+        "MultiServiceChoice": "ServicesRLVectorEnv",
+        "MultiServiceChoice-Retention": "RetentionRLVectorEnv",
     }
-    if env_id in native:
-        assert type(env).__name__ == native[env_id]
+    family = env_id.split("-RL-")[0]
+    if "-RL-" in env_id and family in native:
+        assert type(env).__name__ == native[family]
     else:
         assert isinstance(env, SyncVectorEnv)
     env.close()

@@ -20,7 +20,7 @@ from stable_baselines3.common.monitor import Monitor  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecMonitor  # noqa: E402
 
 import osfb_gym  # noqa: E402, F401  (registers the ids)
-from osfb_gym.wrappers.sb3 import SB3VecEnv, unbatch_infos  # noqa: E402
+from osfb_gym.wrappers.sb3 import SB3VecEnv, make_sb3_vec_env, unbatch_infos  # noqa: E402
 from tests.helpers import assert_same  # noqa: E402
 
 ID = "OneSidedLending-RL-v0"
@@ -151,3 +151,81 @@ def test_apple_native_equals_dummy_vec_env():
         expected = theirs.step(actions)
         assert_same(result, expected, f"step {t}")
         assert_same(ours.reset_infos, theirs.reset_infos, f"step {t} reset_infos")
+
+
+# ----------------------------------------------------------------------------- make_sb3_vec_env
+def _without_episode(infos):
+    """The infos without SB3's ``episode`` entry (its wall-clock ``t`` differs by design)."""
+    return [{key: value for key, value in info.items() if key != "episode"} for info in infos]
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [
+        ("OneSidedLending-v0", {"horizon": 4}),
+        ("RejectOption-RL-Features-Discrete-v0", {"horizon": 3}),
+        ("DelayedImpactLending-RL-Feedback-v0", {"horizon": 5, "batch_size": 2}),
+        ("AppleTasting-v0", {"horizon": 4, "view": "features"}),
+        ("MultiServiceChoice-RL-v0", {"n_users": 10, "n_services": 4}),
+        ("MultiServiceChoice-Retention-RL-v0", {"n_users": 8, "n_services": 2, "horizon": 4}),
+    ],
+)
+def test_make_sb3_vec_env_native_equals_its_dummy_vec_env(env_id, kwargs):
+    ours = make_sb3_vec_env(env_id, n_envs=3, seed=5, **kwargs)
+    theirs = make_sb3_vec_env(env_id, n_envs=3, seed=5, native=False, **kwargs)
+    assert isinstance(ours.venv, SB3VecEnv) and isinstance(theirs, DummyVecEnv)
+    assert ours.observation_space == theirs.observation_space
+    assert ours.action_space == theirs.action_space
+    assert_same(ours.reset(), theirs.reset())
+    ours.action_space.seed(0)
+    episodes = 0
+    for t in range(2 * (kwargs.get("horizon") or kwargs["n_services"]) + 1):
+        actions = np.stack([ours.action_space.sample() for _ in range(3)])
+        obs, reward, done, infos = ours.step(actions)
+        expected = theirs.step(actions)
+        assert_same((obs, reward, done), expected[:3], f"step {t}")
+        assert_same(_without_episode(infos), _without_episode(expected[3]), f"step {t} infos")
+        for mine, other in zip(infos, expected[3], strict=True):
+            assert ("episode" in mine) == ("episode" in other)
+            if "episode" in mine:
+                episodes += 1
+                assert mine["episode"]["l"] == other["episode"]["l"]
+                # VecMonitor sums the float32 rewards SB3 gets, Monitor the env's floats
+                expected_return = other["episode"]["r"]
+                assert mine["episode"]["r"] == pytest.approx(expected_return, rel=1e-6, abs=1e-5)
+    assert episodes >= 3
+
+
+def test_make_sb3_vec_env_falls_back_where_native_does_not_apply():
+    def kind(venv):
+        return type(getattr(venv, "venv", venv)).__name__
+
+    assert kind(make_sb3_vec_env("OneSidedLending-RL-v0", n_envs=2)) == "SB3VecEnv"
+    assert kind(make_sb3_vec_env("OneSidedLending-RL-v0", n_envs=1)) == "DummyVecEnv"
+    services = {"n_users": 8, "n_services": 3}
+    assert kind(make_sb3_vec_env("MultiServiceChoice-RL-v0", n_envs=2, **services)) == ("SB3VecEnv")
+    retention = make_sb3_vec_env("MultiServiceChoice-Retention-RL-v0", n_envs=2, **services)
+    assert kind(retention) == "SB3VecEnv"
+    trap = make_sb3_vec_env("OneSidedLending-v0", n_envs=2, scenario="greedy_trap", dim=3)
+    assert kind(trap) == "DummyVecEnv"
+    assert kind(make_sb3_vec_env("RejectOption-v0", n_envs=2, on_episode=print)) == ("DummyVecEnv")
+    assert kind(make_sb3_vec_env("RejectOption-v0", n_envs=2, native=True)) == "SB3VecEnv"
+    venv = make_sb3_vec_env("AppleTasting-v0", n_envs=2, binary_as_multidiscrete=True)
+    assert kind(venv) == "SB3VecEnv"  # (apple's actions are Discrete: nothing to adapt)
+
+
+def test_make_sb3_vec_env_bad_arguments_name_the_parameter():
+    with pytest.raises(ValueError, match="n_envs"):
+        make_sb3_vec_env("OneSidedLending-v0", n_envs=0)
+    with pytest.raises(ValueError, match="seed"):
+        make_sb3_vec_env("OneSidedLending-v0", n_envs=2, seed=-1)
+    with pytest.raises(TypeError, match="native"):
+        make_sb3_vec_env("OneSidedLending-v0", n_envs=2, native="yes")
+    with pytest.raises(ValueError, match="native=True"):
+        make_sb3_vec_env(
+            "MultiServiceChoice-Retention-v0", n_envs=2, native=True, render_mode="ansi"
+        )
+    with pytest.raises(ValueError, match="horizon"):
+        make_sb3_vec_env("OneSidedLending-v0", n_envs=2, horizon=0)
+    with pytest.raises(ValueError, match="n_users"):
+        make_sb3_vec_env("MultiServiceChoice-v0", n_envs=2, n_users=0)

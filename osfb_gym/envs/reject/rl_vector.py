@@ -1,0 +1,182 @@
+"""A native vector env of ``RejectOption-RL-v0``: ``K`` synthetic streams stepped as arrays.
+
+``gym.make_vec("RejectOption-RL-v0", num_envs=K)`` builds
+:class:`RejectRLVectorEnv` (through
+:func:`osfb_gym.wrappers.vector.make_rl_vector_env`), and so do the
+``-Discrete`` twin and the views (``-RL-Features-``, ``-RL-Feedback-``).
+Sub-env ``i`` is the single RL id reset with its seed: the same
+observations, rewards, terminations, truncations and feedback as
+:class:`~gymnasium.vector.SyncVectorEnv` over ``gym.make(id)`` under the same
+seeds and actions, autoresets included (tested, bit for bit). Each sub-env's
+stream is drawn in chunks of examples by its own world and generator (the
+single env's code); a step scores every decision, asks for labels, holds
+back the hidden losses and settles them at the episode's end with a few
+array operations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from osfb_gym.core.channels import strip_oracle
+from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
+from osfb_gym.envs.reject.env import RejectOptionEnv
+from osfb_gym.envs.reject.metrics import REJECT
+from osfb_gym.envs.reject.world import CHUNK
+
+
+def native_supported(kwargs: dict[str, Any]) -> str | None:
+    """Return why ``kwargs`` of ``RejectOption-v0`` need the sync env, or None if native.
+
+    The native step reads a synthetic stream; a dataset's rows and renders
+    are the single env's.
+    """
+    if kwargs.get("dataset") is not None:
+        return "dataset"
+    if kwargs.get("render_mode") is not None:
+        return "render_mode"
+    return None
+
+
+class RejectRLVectorEnv(NativeRLVectorEnv):
+    """``num_envs`` synthetic ``RejectOption-RL-v0`` episodes stepped as arrays.
+
+    Parameters
+    ----------
+    num_envs
+        Number of sub-envs.
+    autoreset_mode
+        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or
+        ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
+        :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
+        ``metadata["autoreset_mode"]``.
+    view, actions
+        The RL id's view factory and action adapter (None: the plain view,
+        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
+        hands them in from the id's ``view``, ``discrete_actions`` and
+        ``binary_as_multidiscrete`` (see :mod:`osfb_gym.envs._native_vector`).
+    **kwargs
+        Keywords of ``RejectOption-v0`` for a synthetic world (``dataset`` and
+        ``render_mode`` are the single env's only: ``gym.make_vec`` gives a
+        sync env for them).
+
+    Examples
+    --------
+    >>> import gymnasium as gym, numpy as np, osfb_gym
+    >>> envs = gym.make_vec("RejectOption-RL-Discrete-v0", num_envs=3, dim=4, horizon=2)
+    >>> type(envs).__name__, envs.single_action_space
+    ('RejectRLVectorEnv', Discrete(6))
+    >>> obs, info = envs.reset(seed=0)
+    >>> obs.shape
+    (3, 4)
+    >>> _ = envs.step(np.array([2, 3, 5]))  # predict -1 and skip, reject and ask, +1 and ask
+    >>> _, reward, _, truncated, info = envs.step(np.array([2, 2, 2]))  # reject, skip
+    >>> truncated.tolist(), info["feedback"]["settled"].tolist()  # 0.25 per hidden rejection
+    ([True, True, True], [0.5, 0.25, 0.25])
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        view: Callable[[Any], Any] | None = None,
+        actions: ActionAdapter | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._init_vector(num_envs, autoreset_mode, view, actions)
+        first = self._make_envs(RejectOptionEnv, "RejectOption-RL-v0", kwargs, native_supported)
+        self.dim, self.horizon = first.dim, first.horizon
+        self.d, self.query_cost = first.d, first.query_cost
+        self._settle = first.settle == "episode_end"
+        self._full = first.feedback_mode == "full"
+        space = first.observation_space
+        self.single_observation_space = spaces.Box(
+            space.low, space.high, shape=(self.dim,), dtype=np.float32
+        )
+        self.single_action_space = spaces.MultiDiscrete([3, 2])
+        # each sub-env's chunk of the stream, its place in it, its label and hidden losses
+        self._chunk_x = np.zeros((self.num_envs, CHUNK, self.dim), dtype=np.float32)
+        self._chunk_y = np.zeros((self.num_envs, CHUNK), dtype=np.int8)
+        self._pos = np.zeros(self.num_envs, dtype=np.intp)
+        self._label = np.zeros(self.num_envs, dtype=np.int64)
+        self._hidden = np.zeros(self.num_envs)
+        self._obs = np.zeros((self.num_envs, self.dim), dtype=np.float32)
+        self._finish_spaces()
+
+    def _reset_one(
+        self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Reset sub-env ``i`` with its single env (its world and first chunk); load them."""
+        env = self.envs[i]
+        obs, info = env.reset(seed=seed, options=options)
+        self._chunk_x[i] = env._x
+        self._chunk_y[i] = env._labels
+        self._pos[i] = env._pos
+        self._label[i] = env._y
+        self._hidden[i] = 0.0
+        self._obs[i] = obs
+        return strip_oracle(info)
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """Return ``(K, 2)`` integer ``(decision, query)`` rows (``MultiDiscrete([3, 2])``)."""
+        array = np.asarray(actions)
+        if array.shape != (self.num_envs, 2) or array.dtype.kind not in "biu":
+            raise TypeError(
+                f"actions must be {self.num_envs} integer pairs (decision, query) "
+                f"(MultiDiscrete([3, 2]) each), got shape {array.shape} and dtype {array.dtype}"
+            )
+        if array.dtype.kind != "b" and (
+            (array < 0).any() or (array[:, 0] > 2).any() or (array[:, 1] > 1).any()
+        ):
+            raise ValueError(
+                f"actions must be (decision 0-2, query 0-1) pairs, got {array.tolist()}"
+            )
+        return array.astype(np.int64)
+
+    def _decide(self, actions: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """Score every decision as the single env's ``step``: ``L_d``, the query, the settling.
+
+        The single env's arithmetic, elementwise: ``loss = L_d + query_cost
+        * query``, ``-loss`` if revealed else 0 (the loss held back), and at
+        the episode's last step the held-back sum subtracted (``settle=
+        "episode_end"``). The sums run in each env's own order, so equal bit
+        for bit.
+        """
+        decision, query = actions[:, 0], actions[:, 1]
+        y = self._label
+        wrong = np.where(decision - 1 == y, 0.0, 1.0)  # predict -1 (0) or +1 (2)
+        risk = np.where(decision == REJECT, self.d, wrong)
+        loss = risk + self.query_cost * query
+        revealed = (query == 1) | self._full
+        reward = np.where(revealed, -loss, 0.0)
+        self._hidden += np.where(revealed, 0.0, loss)
+        ends = self._t + 1 >= self.horizon
+        settled = np.where(ends, self._hidden, 0.0) if self._settle else np.zeros(self.num_envs)
+        reward = reward - settled
+        feedback = {"revealed": revealed, "y": np.where(revealed, y, 0), "settled": settled}
+        return reward, feedback
+
+    def _advance(self, index: np.ndarray) -> None:
+        """Move the sub-envs ``index`` to their next example, drawing a chunk where one ends."""
+        if index.size == 0:
+            return
+        pos = self._pos
+        for i in index[pos[index] >= CHUNK].tolist():
+            env = self.envs[i]
+            # the single env's draw: its world, its generator, a chunk of examples
+            self._chunk_x[i], self._chunk_y[i], _ = env._world.sample(CHUNK, env.np_random)
+            pos[i] = 0
+        at = pos[index]
+        self._obs[index] = self._chunk_x[index, at]
+        self._label[index] = self._chunk_y[index, at]
+        pos[index] += 1
+
+    def _feedback_row(self, value: np.ndarray, i: int) -> Any:
+        """Sub-env ``i``'s entry as a Python ``bool``, ``int`` or ``float``, as the single env's."""
+        return value[i].item()
