@@ -25,8 +25,8 @@ import pandas as pd
 
 from osfb_gym.bench.driver import RunInfo, Stage
 from osfb_gym.bench.report import Report, mean_se
-from osfb_gym.bench.run import with_horizon, write_outputs
-from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
+from osfb_gym.bench.run import write_outputs
+from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, env_arguments
 from osfb_gym.core.family import FAMILIES
 from osfb_gym.core.optional import missing_message
 from osfb_gym.core.validation import check_int
@@ -86,6 +86,19 @@ QUICK = SweepSpec(
         *map(AgentSpec, ("MaxProfit", "DemographicParity", "EqualOpportunity")),  # delayed impact
     ),
 )
+
+
+def with_horizon(spec: SweepSpec, horizon: int | None) -> SweepSpec:
+    """Return ``spec`` with every env that takes a ``horizon`` truncated to ``horizon`` steps."""
+    if horizon is None:
+        return spec
+    envs = tuple(
+        EnvSpec(env.id, env.label, env.kwargs | {"horizon": horizon}, env.tags)
+        if "horizon" in env_arguments(env.id)
+        else env
+        for env in spec.envs
+    )
+    return dataclasses.replace(spec, envs=envs)
 
 
 def rl_missing() -> str | None:

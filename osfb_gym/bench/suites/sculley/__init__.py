@@ -18,7 +18,7 @@ import pandas as pd
 
 from agents.base import Agent
 from osfb_gym.bench.driver import RunInfo, Stage
-from osfb_gym.bench.report import Report, subset
+from osfb_gym.bench.report import Report
 from osfb_gym.bench.suites.sculley.analysis import (
     METHODS,
     PAPER_TOPICS,
@@ -26,6 +26,7 @@ from osfb_gym.bench.suites.sculley.analysis import (
     THRESHOLD_BIASES,
     write_report,
 )
+from osfb_gym.bench.suites.tables import subset
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, make_agent
 from osfb_gym.core.validation import check_int
 from osfb_gym.data.text import R8_TOPICS
