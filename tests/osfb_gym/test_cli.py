@@ -95,7 +95,7 @@ def test_quick_gives_every_agent_of_the_fixed_world_the_same_experience_and_epis
 
 
 def test_the_fixed_world_table_keeps_each_experience_apart_with_standard_errors():
-    from osfb_gym.bench.suites.quick import experience_table
+    from osfb_gym.bench.suites.quick.analysis import experience_table
 
     frame = pd.DataFrame(
         {
