@@ -142,7 +142,7 @@ def write_report(
     joined = curves.merge(references, on=["setting", "seed", "k"])
     joined["ratio"] = joined["total_loss"] / joined["reference_loss"]
     bounds = ", ".join(f"{np.log(k) + 2:.1f} at k={k}" for k in suite.reference_ks)
-    page, tested = verdicts.build(curves, fairness, top)
+    verdict_page, tested = verdicts.build(curves, fairness, top)
     page = [
         f"# osfb-bench {suite.name}",
         suite.description,
@@ -173,7 +173,7 @@ def write_report(
         "docs/reproductions/bose-services.md.",
         _by_k(joined, "ratio", "{mean:.2f} ({max:.2f})"),
         *_fairness_and_dynamics(fairness, dynamics, names, suite),
-        *verdicts.section(page, tested, names),
+        *verdicts.section(verdict_page, tested, names),
         *(["Skipped: " + "; ".join(skipped)] if skipped else []),
         "Env arguments per setting:",
         "\n".join(

@@ -17,7 +17,7 @@ The comparisons, all on loss (lower is better):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,7 +69,7 @@ def build(curves: pd.DataFrame, fairness: pd.DataFrame, top: int) -> tuple[Page,
     ``curves``: the report's long curves (setting, seed, agent, k, total_loss);
     ``fairness``: the fairness frame (setting, seed, agent, k, fairness, group columns).
     """
-    page, tested = Page(), []
+    page, tested = Page(), list[Tested]()
     plain, fair = (ACQUIRE, UNIFORM), (FAIR, BALANCED)
     for setting, part in curves[curves["k"] == top].groupby("setting", sort=False):
         _add(page, tested, (setting, top, "total loss"), part, "total_loss", plain)
@@ -94,7 +94,7 @@ def _group_line(verdicts: Sequence[Verdict], names: Sequence[str]) -> str:
     return ", ".join(parts)
 
 
-def section(page: Page, tested: Sequence[Tested], names: dict[str, Sequence[str]]) -> list[str]:
+def section(page: Page, tested: Sequence[Tested], names: Mapping[str, Sequence[str]]) -> list[str]:
     """Return the page's verdict section: the rule, each comparison, the paper's claims read."""
     verdicts = page.verdicts
     finals = [(t.setting, verdicts[t.index]) for t in tested if t.what == "total loss"]
