@@ -82,7 +82,7 @@ def build(curves: pd.DataFrame, fairness: pd.DataFrame, top: int) -> tuple[Page,
 
 
 def _group_line(verdicts: Sequence[Verdict], names: Sequence[str]) -> str:
-    """``"AcQUIre clearly lower for 3 of 4 groups, tied for 1 (group 3), higher for 0"``."""
+    """``"AcQUIre clearly lower for 3 of 4 groups, tied for 1 (group 3), clearly higher for 0"``."""
     lower = [n for v, n in zip(verdicts, names, strict=True) if v.winner == ACQUIRE]
     higher = [n for v, n in zip(verdicts, names, strict=True) if v.winner == UNIFORM]
     tied = [n for n in names if n not in lower and n not in higher]
