@@ -143,10 +143,6 @@ def _count(text: str) -> int:
     return int(value)
 
 
-def _counts(text: str) -> tuple[int, ...]:
-    return tuple(map(_count, _names(text)))
-
-
 def _floats(text: str, positive: bool = False) -> tuple[float, ...]:
     values = tuple(float(part) for part in _names(text))
     if not values or not all(map(math.isfinite, values)) or (positive and min(values) <= 0):

@@ -11,7 +11,6 @@ per family (``osfb-bench sweep``). A built-in suite runs through
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections.abc import Sequence
@@ -31,7 +30,7 @@ from osfb_gym.bench.report import (
     tuned_table,
 )
 from osfb_gym.bench.store import ResultStore
-from osfb_gym.bench.sweep import EnvSpec, SweepSpec, env_arguments, validate
+from osfb_gym.bench.sweep import SweepSpec, validate
 from osfb_gym.core.family import family_of
 
 
@@ -160,16 +159,3 @@ def write_outputs(
         results=results,
         table=table,
     )
-
-
-def with_horizon(spec: SweepSpec, horizon: int | None) -> SweepSpec:
-    """Return ``spec`` with every env that takes a ``horizon`` truncated to ``horizon`` steps."""
-    if horizon is None:
-        return spec
-    envs = tuple(
-        EnvSpec(env.id, env.label, env.kwargs | {"horizon": horizon}, env.tags)
-        if "horizon" in env_arguments(env.id)
-        else env
-        for env in spec.envs
-    )
-    return dataclasses.replace(spec, envs=envs)

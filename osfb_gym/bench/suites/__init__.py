@@ -77,9 +77,9 @@ SUITES: dict[str, Suite] = {
             "bose-services",
             "Bose et al. (AcQUIre), multi-service user choice",
             f"{_HERE}bose",
-            cost="38 min of wall time (17:47-18:25 UTC; 1 worker, resumed with --workers 2) on "
-            "a 2-core VM at load average 18-21, MovieLens 10M absent "
-            f"({_RESULTS}bose-services.md, its header, 23 Nov 2026)",
+            cost="3 min 7 s of wall time, 55 s of user CPU (1 worker) on a 2-core VM at load "
+            f"average 4-5, MovieLens 10M absent ({_RESULTS}bose-services.md, its header, "
+            "28 Nov 2026)",
         ),
         Suite(
             "rl-vs-principled",

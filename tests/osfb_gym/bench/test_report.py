@@ -9,8 +9,10 @@ import pandas as pd
 import pytest
 
 from osfb_gym.bench import report
-from osfb_gym.bench.report import Claim, claims_table, colours, plot_curves, tuned
+from osfb_gym.bench.report import colours, plot_curves, tuned
+from osfb_gym.bench.suites import tables
 from osfb_gym.bench.suites.jiang import METHODS, published
+from osfb_gym.bench.suites.tables import Claim, claims_table
 
 
 def test_tuned_keeps_the_best_mean_per_setting_and_agent():
@@ -86,7 +88,7 @@ def test_published_numbers_come_from_the_shipped_csv():
     assert linear.loc[("eeg", 0.5), "margin"] == 96.85
     assert published("logistic").loc[("churn", 0.7), "ours"] == 82.23
     with pytest.raises(ValueError, match="no published table 'nope'.*jiang_table1"):
-        report.published("nope")
+        tables.published("nope")
     with pytest.raises(ValueError, match="link"):
         published("probit")
 

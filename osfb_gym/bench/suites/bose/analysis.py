@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from osfb_gym.bench.report import Report, curves_over_seeds, plot_curves, save_report
+from osfb_gym.bench.suites.bose import verdicts
 from osfb_gym.bench.sweep import SweepSpec
 
 MATCH_K = 5  # "five AcQUIre services match about 30 uniform ones" (MovieLens)
@@ -118,29 +119,6 @@ def _markdown(frame: pd.DataFrame) -> str:
     return frame.reset_index().to_markdown(index=False)
 
 
-def _group_claims(mean: pd.DataFrame, names: dict[str, tuple[str, ...]]) -> list[str]:
-    """Per grouped population and k: groups where AcQUIre beats Uniform, fairness change.
-
-    ``mean``: the fairness frame's means per (setting, k, agent).
-    """
-    lines = []
-    for setting in mean.index.unique("setting"):
-        parts = []
-        for k in sorted(mean.index.unique("k")):
-            acq, uni = mean.loc[(setting, k, "AcQUIre")], mean.loc[(setting, k, "Uniform")]
-            groups = [c for c in acq.index if c.startswith("group ") and pd.notna(acq[c])]
-            worse = [c for c in groups if acq[c] >= uni[c]]
-            named = [names[setting][int(c.split()[1])] if setting in names else c for c in worse]
-            gain = 1 - acq["fairness"] / uni["fairness"]
-            but = f" (not {', '.join(named)})" if named else ""
-            parts.append(
-                f"k = {k}: lower for {len(groups) - len(worse)} of {len(groups)} groups{but}, "
-                f"fairness objective {abs(gain):.0%} {'lower' if gain > 0 else 'higher'}"
-            )
-        lines.append(f"- {setting}: " + "; ".join(parts) + ".")
-    return lines
-
-
 def _by_k(curves: pd.DataFrame, column: str, text: str = MEAN_SEM) -> str:
     """Return a markdown table of :func:`_stats` per (setting, agent), a column per k."""
     return _markdown(_stats(curves, ["setting", "agent", "k"], column, text).unstack("k"))
@@ -164,8 +142,7 @@ def write_report(
     joined = curves.merge(references, on=["setting", "seed", "k"])
     joined["ratio"] = joined["total_loss"] / joined["reference_loss"]
     bounds = ", ".join(f"{np.log(k) + 2:.1f} at k={k}" for k in suite.reference_ks)
-    last = curves[curves["k"] == top].pivot_table("total_loss", ["setting", "seed"], "agent")
-    wins = (last["AcQUIre"] < last["Uniform"]).groupby(level="setting", sort=False).mean()
+    verdict_page, tested = verdicts.build(curves, fairness, top)
     page = [
         f"# osfb-bench {suite.name}",
         suite.description,
@@ -178,8 +155,6 @@ def write_report(
         "## Total loss against k",
         f"Mean ± standard error over seeds of L(Theta_k) (plot: `{figure.name}`).",
         _by_k(picked, "total_loss"),
-        f"AcQUIre's final loss (k = {top}) is below Uniform's on the same world in this share "
-        "of seeds: " + ", ".join(f"{s}: {v:.0%}" for s, v in wins.items()) + ".",
         "Linear-predictor subpopulations keep their OLS residual whatever the services; the "
         "excess loss (the total minus those residuals) shows what acquisition changes:",
         _by_k(picked[picked["setting"].str.startswith(FLOORED)], "excess_loss"),
@@ -198,6 +173,7 @@ def write_report(
         "docs/reproductions/bose-services.md.",
         _by_k(joined, "ratio", "{mean:.2f} ({max:.2f})"),
         *_fairness_and_dynamics(fairness, dynamics, names, suite),
+        *verdicts.section(verdict_page, tested, names),
         *(["Skipped: " + "; ".join(skipped)] if skipped else []),
         "Env arguments per setting:",
         "\n".join(
@@ -234,9 +210,9 @@ def _fairness_and_dynamics(
             f"Groups of {label}: " + ", ".join(f"{g} = {n}" for g, n in enumerate(group)) + "."
             for label, group in names.items()
         ),
-        "AcQUIre against Uniform per group (means over seeds; the paper: lower loss for every "
-        "census group, 15-25% (sex) and 7-25% (race) lower fairness objective):",
-        "\n".join(_group_claims(fair_means, names)),
+        "AcQUIre against Uniform per group and on the fairness objective, paired by seed: "
+        "section Verdicts (the paper: lower loss for every census group, 15-25% (sex) and "
+        "7-25% (race) lower fairness objective).",
         "## Learning dynamics",
         f"k = {suite.dynamics_services} services, then up to {suite.dynamics_rounds} rounds "
         "(users re-choose, services refit; stop when the choices are stable). Mean ± s.e. of "

@@ -10,17 +10,9 @@ import numpy as np
 import pandas as pd
 
 from osfb_gym.bench.driver import RunInfo
-from osfb_gym.bench.report import (
-    Claim,
-    Report,
-    band,
-    claims_table,
-    colours,
-    panels,
-    save,
-    save_report,
-)
+from osfb_gym.bench.report import Report, band, colours, panels, save, save_report
 from osfb_gym.bench.suites.dynamic_lending.settings import AGENTS, NAME, NAMES, WORLDS, Settings
+from osfb_gym.bench.suites.tables import Claim, claims_table
 from osfb_gym.stats import Page, Verdict, paired
 
 

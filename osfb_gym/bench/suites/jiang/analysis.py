@@ -24,7 +24,6 @@ from osfb_gym.bench.report import (
     save_report,
     tuned,
 )
-from osfb_gym.bench.report import published as _read
 from osfb_gym.bench.suites.jiang.settings import AGENTS, FITS, METHOD_OF, METHODS, JiangSuite
 from osfb_gym.bench.suites.jiang.verdicts import (
     cell_text,
@@ -35,6 +34,7 @@ from osfb_gym.bench.suites.jiang.verdicts import (
     scale_note,
     tally,
 )
+from osfb_gym.bench.suites.tables import published as _read
 from osfb_gym.data import load
 from osfb_gym.data.registry import get_spec
 from osfb_gym.stats import BestOf

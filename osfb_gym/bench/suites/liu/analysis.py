@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Claim, claims_table, panels, save
+from osfb_gym.bench.report import panels, save
 from osfb_gym.bench.suites.liu.settings import CRITERIA, NAME, PAIR, STATED, Settings
+from osfb_gym.bench.suites.tables import Claim, claims_table
 from osfb_gym.core.thresholds import expected_profit, threshold_policies
 from osfb_gym.envs.delayed_impact.world import ImpactWorld, expected_score_change, fico_world
 

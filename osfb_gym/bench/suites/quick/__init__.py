@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from osfb_gym.bench.driver import RunInfo, Stage
-from osfb_gym.bench.report import Report, mean_se
-from osfb_gym.bench.run import with_horizon, write_outputs
-from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
-from osfb_gym.core.family import FAMILIES
+from osfb_gym.bench.report import Report
+from osfb_gym.bench.run import write_outputs
+from osfb_gym.bench.suites.quick.analysis import experience_rows, experience_section
+from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, env_arguments
 from osfb_gym.core.optional import missing_message
 from osfb_gym.core.validation import check_int
 
@@ -88,6 +86,19 @@ QUICK = SweepSpec(
 )
 
 
+def with_horizon(spec: SweepSpec, horizon: int | None) -> SweepSpec:
+    """Return ``spec`` with every env that takes a ``horizon`` truncated to ``horizon`` steps."""
+    if horizon is None:
+        return spec
+    envs = tuple(
+        EnvSpec(env.id, env.label, env.kwargs | {"horizon": horizon}, env.tags)
+        if "horizon" in env_arguments(env.id)
+        else env
+        for env in spec.envs
+    )
+    return dataclasses.replace(spec, envs=envs)
+
+
 def rl_missing() -> str | None:
     """Return why the PPO row cannot run here (the ``[rl]`` extra is missing), or None.
 
@@ -140,81 +151,6 @@ def fixed_world(
     return SweepSpec(NAME, (env,), tuple(agents), tuple(seeds))
 
 
-def experience_rows(rows: pd.DataFrame) -> pd.DataFrame:
-    """Return one row per (agent, run, experience): the means over the run's scored episodes."""
-    out = []
-    for row in rows.itertuples():
-        for point in row.points:
-            out.append(
-                {
-                    "setting": row.setting,
-                    "agent": row.agent,
-                    "seed": row.seed,
-                    "experience": int(point["budget"]),
-                    FAMILIES["lending"].objective: float(np.mean(point["objective"])),
-                    "episodes": len(point["objective"]),
-                    **{k[len("mean_") :]: v for k, v in point.items() if k.startswith("mean_")},
-                }
-            )
-    return pd.DataFrame(out)
-
-
-def experience_table(frame: pd.DataFrame) -> str:
-    """Return the fixed world's table: per experience, each agent's mean ± s.e. over runs."""
-    family = FAMILIES["lending"]
-    objective = f"{family.objective} (mean ± s.e.)"
-    lines = []
-    for (setting, experience, agent), group in frame.groupby(
-        ["setting", "experience", "agent"], sort=False
-    ):
-        values = group[family.objective]
-        lines.append(
-            {
-                "setting": setting,
-                "experience (env steps)": f"{experience:,}",
-                "agent": agent,
-                objective: mean_se(float(values.mean()), float(values.sem())),
-                **{c: round(float(group[c].mean()), 3) for c in family.columns if c in group},
-                "runs": len(values),
-            }
-        )
-    table = pd.DataFrame(lines)
-    order = frame.drop_duplicates("agent")["agent"].tolist()
-    table["_agent"] = table["agent"].map(order.index)
-    table["_steps"] = [int(text.replace(",", "")) for text in table["experience (env steps)"]]
-    table = table.sort_values(["_steps", "_agent"], kind="stable")
-    return table.drop(columns=["_agent", "_steps"]).to_markdown(index=False)
-
-
-def experience_section(frame: pd.DataFrame, settings: Settings, skipped: str | None) -> str:
-    """Return the fixed world's section of the page: what experience means, then the table."""
-    n = settings.total_timesteps
-    text = (
-        f"## lending, fixed world: {FAMILIES['lending'].objective} after equal experience "
-        "(lower is better)\n\n"
-    )
-    if skipped:
-        text += f"The PPO row was skipped: {skipped} (in a clone: pip install -e '.[rl]').\n\n"
-    text += (
-        "Experience: the env steps of the run's world an agent saw before each scored "
-        "episode; every agent of a block had the same. "
-    )
-    if not skipped:
-        text += (
-            f"At {n:,}, PPO has trained for them ({json.dumps(PPO_KWARGS)}; it learns from "
-            f"whole rollouts of {PPO_KWARGS['n_steps']} steps, so from the last complete one) "
-            "and at 0 it is its untrained policy. "
-        )
-    text += (
-        f"At {n:,}, Greedy and Adaptive have played them (episodes of the world, keeping what "
-        "they learned), and each scored episode starts from that state; at 0 they learn "
-        "within the scored episode only. A run is its own world (world_seed = seed) and "
-        "training seed; a row is the mean ± s.e. over runs of each run's mean over its "
-        f"{settings.episodes} scored episodes (the same reset seeds for every agent).\n\n"
-    )
-    return text + experience_table(frame)
-
-
 def stages(settings: Settings) -> list[Stage]:
     """Return the fresh worlds (:data:`QUICK`), then the fixed world (a run a task)."""
     seeds = tuple(range(settings.seeds))
@@ -231,7 +167,8 @@ def report(rows: Sequence[pd.DataFrame], settings: Settings, run: RunInfo) -> Re
     """Write the page: each family's tuned table and plot, then the fixed world's section."""
     main, fixed = rows
     frame = experience_rows(fixed)
-    section = experience_section(frame, settings, rl_missing())
+    steps, episodes = settings.total_timesteps, settings.episodes
+    section = experience_section(frame, steps, episodes, PPO_KWARGS, rl_missing())
     report = write_outputs(QUICK, main, run.out, sections=[section], frames={"experience": frame})
     report.text = f"\n{QUICK.description}\n\n{report.table}\n"
     report.tables["experience"] = frame

@@ -70,9 +70,9 @@ class Protocol:
 
     def __post_init__(self) -> None:
         """Check the counts, and that every name is among its choices (the error names them)."""
-        from osfb_gym.bench.report import subset
         from osfb_gym.bench.rl import ALGORITHMS
         from osfb_gym.bench.suites.experience import REGIMES
+        from osfb_gym.bench.suites.tables import subset
         from osfb_gym.core.family import FAMILIES
 
         views = dict.fromkeys(("fixed_views", "resampled_views"), tuple(VIEW_LABELS))

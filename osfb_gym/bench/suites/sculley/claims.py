@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import Claim
 from osfb_gym.bench.suites.sculley.paper import (
     LOCKUP_RECALL,
     MARGIN_LEARNERS,
@@ -30,6 +29,7 @@ from osfb_gym.bench.suites.sculley.paper import (
     published_reuters,
     published_spam,
 )
+from osfb_gym.bench.suites.tables import Claim
 from osfb_gym.stats import Page, Verdict, best_of, paired
 from osfb_gym.stats.claims import (
     NOT_REPRODUCED,

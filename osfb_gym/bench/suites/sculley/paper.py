@@ -1,7 +1,7 @@
 """Sculley (2007) as printed: the paper's tables, its names and the learners' groups.
 
 The paper's numbers are CSV files in ``osfb_gym/bench/papers/`` (``sculley_table1``,
-``sculley_tables23``, ``sculley_topics``), read by :func:`osfb_gym.bench.report.published`;
+``sculley_tables23``, ``sculley_topics``), read by :func:`osfb_gym.bench.suites.tables.published`;
 the report (:mod:`~osfb_gym.bench.suites.sculley.analysis`) and the claims
 (:mod:`~osfb_gym.bench.suites.sculley.claims`) both read them from here.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from osfb_gym.bench.report import published
+from osfb_gym.bench.suites.tables import published
 
 #: the ten topics of Tables 2-3 and the positive rate the paper prints beside each
 PAPER_TOPICS: dict[str, float] = dict(published("sculley_topics").itertuples(index=False))

@@ -12,17 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.report import (
-    Claim,
-    Report,
-    band,
-    cell,
-    claims_table,
-    colours,
-    panels,
-    save,
-    save_report,
-)
+from osfb_gym.bench.report import Report, band, colours, panels, save, save_report
+from osfb_gym.bench.suites.tables import Claim, cell, claims_table
 from osfb_gym.envs.reject.metrics import RejectMetrics
 from osfb_gym.stats import Page, Verdict, paired, unpaired
 

@@ -13,18 +13,9 @@ import pandas as pd
 import pytest
 
 from agents.apple import LabelEfficient, MarginPerceptron, OnlineSVM, Perceptron
-from osfb_gym.bench.suites.sculley import (
-    REUTERS_TOPICS,
-    SCULLEY_SUITES,
-    SVM_WEIGHTS_PAPER,
-    THRESHOLD_BIASES,
-    best_beta,
-    make_learner,
-    reuters_stages,
-    spam_stages,
-)
-from osfb_gym.bench.suites.sculley import VARIANTS as SPAM_VARIANTS
+from osfb_gym.bench.suites.sculley import best_beta, make_learner, reuters_stages, spam_stages
 from osfb_gym.bench.suites.sculley.analysis import (
+    THRESHOLD_BIASES,
     reuters_best,
     reuters_table,
     spam_summary,
@@ -38,6 +29,12 @@ from osfb_gym.bench.suites.sculley.paper import (
     published_reuters,
     published_spam,
 )
+from osfb_gym.bench.suites.sculley.settings import (
+    REUTERS_TOPICS,
+    SCULLEY_SUITES,
+    SVM_WEIGHTS_PAPER,
+)
+from osfb_gym.bench.suites.sculley.settings import VARIANTS as SPAM_VARIANTS
 from osfb_gym.cli import main
 from tests.helpers import needs_osfb_data
 

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from osfb_gym.bench.suites.sculley import LEARNERS, VARIANTS
 from osfb_gym.bench.suites.sculley.analysis import METHODS, reuters_best, spam_summary
 from osfb_gym.bench.suites.sculley.claims import reuters_claims, spam_claims
+from osfb_gym.bench.suites.sculley.settings import LEARNERS, VARIANTS
 
 #: per (learner, variant): recall, f1, fp with a clear effect for every claim of Table 1
 CLEAR = {
