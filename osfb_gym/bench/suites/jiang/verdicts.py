@@ -108,10 +108,9 @@ def cell_text(cell: BestOf) -> str:
     comparison with the largest Holm-adjusted p-value).
     """
     closest = max(cell.comparisons, key=lambda v: (v.p, -abs(v.effect)))
-    level = "" if closest.level >= 1 - closest.alpha - 1e-12 else f", {closest.level:.4g} CI"
     ci = (
         f"{closest.a} - {closest.b} {closest.effect:+.3g} [{closest.low:.3g}, "
-        f"{closest.high:.3g}{level}], Holm p={closest.p:.2g}"
+        f"{closest.high:.3g}] ({closest.level:.4g} CI of this pair alone), Holm p={closest.p:.2g}"
     )
     if cell.clear:
         return f"clearly lowest: {cell.best} ({ci})"
@@ -163,7 +162,9 @@ def power_note(verdicts: CellVerdicts) -> str:
         f"tests; Holm's correction runs over the page's {m} comparisons. With {n} splits the "
         f"smallest two-sided p is {min_p_paired(n):.3g}, so a cell {can} be clearly lowest "
         f"on this page (the fewest splits that can: {needed}). Alpha is tuned on the same "
-        f"splits (the paper's protocol), which favours the tuned methods over greedy."
+        f"splits (the paper's protocol), which favours the tuned methods over greedy. A "
+        f"cell's interval is of its one comparison, not adjusted for the page's {m}; the "
+        f"verdict reads the Holm-adjusted p, so an interval can exclude 0 beside a tie."
     )
 
 
