@@ -45,99 +45,127 @@ def make_writer(space: gym.Space) -> tuple[int, Writer]:
     """
     size = int(encode_space(space).shape[0])
     compiled = kernels()  # numba's loops, or None: the same bits either way
-    if isinstance(space, spaces.Box):
-        if _unbounded(space):
+    for kind, build in _BUILDERS:
+        if isinstance(space, kind):
+            return size, build(space, compiled)
+    raise TypeError(f"cannot encode an observation of {space}")
 
-            def write_squashed(observation: Any, out: np.ndarray) -> None:
-                # squash: v / (1 + |v|) in float64 (|v| + 1 is the same sum), cast once
-                if type(observation) is not np.ndarray:
-                    observation = np.asarray(observation)
-                if (
-                    compiled is not None
-                    and observation.ndim == 1
-                    and observation.dtype.char in "fd"
-                    and observation.flags.c_contiguous
-                ):
-                    compiled.squash(observation, out)
-                    return
-                # (astype is faster than asarray's dtype=; values is only read)
-                values = observation.astype(np.float64, copy=False)
+
+def _box_writer(space: spaces.Box, compiled: Any) -> Writer:
+    """Return a ``Box``'s writer: squashed when unbounded, else its values cast once."""
+    if _unbounded(space):
+
+        def write_squashed(observation: Any, out: np.ndarray) -> None:
+            # squash: v / (1 + |v|) in float64 (|v| + 1 is the same sum), cast once
+            if type(observation) is not np.ndarray:
+                observation = np.asarray(observation)
+            if (
+                compiled is not None
+                and observation.ndim == 1
+                and observation.dtype.char in "fd"
+                and observation.flags.c_contiguous
+            ):
+                compiled.squash(observation, out)
+                return
+            # (astype is faster than asarray's dtype=; values is only read)
+            values = observation.astype(np.float64, copy=False)
+            if values.ndim != 1:
+                values = values.reshape(-1)
+            squashed = np.abs(values)
+            squashed += 1.0
+            np.divide(values, squashed, out=squashed)
+            out[:] = squashed
+
+        return write_squashed
+
+    def write_box(observation: Any, out: np.ndarray) -> None:
+        values = np.asarray(observation)
+        if values.dtype.char not in "fd":  # float32 and float64 cast to float32 directly
+            values = values.astype(np.float64)
+        out[:] = values.reshape(-1)
+
+    return write_box
+
+
+def _discrete_writer(space: spaces.Discrete, compiled: Any) -> Writer:
+    """Return a ``Discrete``'s writer: ``(n - start) / (n - 1)``."""
+    start, scale = int(space.start), max(int(space.n) - 1, 1)
+
+    def write_discrete(observation: Any, out: np.ndarray) -> None:
+        out[0] = (int(observation) - start) / scale
+
+    return write_discrete
+
+
+def _multi_discrete_writer(space: spaces.MultiDiscrete, compiled: Any) -> Writer:
+    """Return a ``MultiDiscrete``'s writer: a table look-up (one size, no offset) or arithmetic."""
+    low, scale = space.start, np.maximum(space.nvec - 1, 1)
+    uniform = _code_table(space)
+    if uniform is not None:
+        # one size m and no offset: (v - 0) / s is v / s, so each code's float32
+        # value is looked up in a table of the m codes, computed as encode does;
+        # int64 codes only, and only when every code is in [0, m): read as uint64
+        # a negative code is beyond m too, so one maximum bounds them all (an index
+        # of -1 would read the table's last entry); otherwise the arithmetic itself
+        divisor, table = uniform
+        m = table.size
+
+        def write_uniform(observation: Any, out: np.ndarray) -> None:
+            values = np.asarray(observation)
+            # (an int64 dtype that is not numpy's own object goes the general way)
+            if values.dtype is INT64 and values.size:
                 if values.ndim != 1:
                     values = values.reshape(-1)
-                squashed = np.abs(values)
-                squashed += 1.0
-                np.divide(values, squashed, out=squashed)
-                out[:] = squashed
-
-            return size, write_squashed
-
-        def write_box(observation: Any, out: np.ndarray) -> None:
-            values = np.asarray(observation)
-            if values.dtype.char not in "fd":  # float32 and float64 cast to float32 directly
-                values = values.astype(np.float64)
-            out[:] = values.reshape(-1)
-
-        return size, write_box
-    if isinstance(space, spaces.Discrete):
-        start, scale = int(space.start), max(int(space.n) - 1, 1)
-
-        def write_discrete(observation: Any, out: np.ndarray) -> None:
-            out[0] = (int(observation) - start) / scale
-
-        return size, write_discrete
-    if isinstance(space, spaces.MultiDiscrete):
-        low, scale = space.start, np.maximum(space.nvec - 1, 1)
-        uniform = _code_table(space)
-        if uniform is not None:
-            # one size m and no offset: (v - 0) / s is v / s, so each code's float32
-            # value is looked up in a table of the m codes, computed as encode does;
-            # int64 codes only, and only when every code is in [0, m): read as uint64
-            # a negative code is beyond m too, so one maximum bounds them all (an index
-            # of -1 would read the table's last entry); otherwise the arithmetic itself
-            divisor, table = uniform
-            m = table.size
-
-            def write_uniform(observation: Any, out: np.ndarray) -> None:
-                values = np.asarray(observation)
-                # (an int64 dtype that is not numpy's own object goes the general way)
-                if values.dtype is INT64 and values.size:
-                    if values.ndim != 1:
-                        values = values.reshape(-1)
-                    if compiled is not None and values.flags.c_contiguous:
-                        if compiled.codes(values, table, out):  # False: a code out of range
-                            return
-                    # (the ufunc's reduce and the method: no Python wrappers around them)
-                    elif np.maximum.reduce(values.view(np.uint64)) < m:
-                        table.take(values, out=out, mode="wrap")  # nothing to wrap
+                if compiled is not None and values.flags.c_contiguous:
+                    if compiled.codes(values, table, out):  # False: a code out of range
                         return
-                out[:] = (np.asarray(values, dtype=np.float64) / divisor).reshape(-1)
+                # (the ufunc's reduce and the method: no Python wrappers around them)
+                elif np.maximum.reduce(values.view(np.uint64)) < m:
+                    table.take(values, out=out, mode="wrap")  # nothing to wrap
+                    return
+            out[:] = (np.asarray(values, dtype=np.float64) / divisor).reshape(-1)
 
-            return size, write_uniform
+        return write_uniform
 
-        def write_multi(observation: Any, out: np.ndarray) -> None:
-            out[:] = ((np.asarray(observation, dtype=np.float64) - low) / scale).reshape(-1)
+    def write_multi(observation: Any, out: np.ndarray) -> None:
+        out[:] = ((np.asarray(observation, dtype=np.float64) - low) / scale).reshape(-1)
 
-        return size, write_multi
-    if isinstance(space, spaces.MultiBinary):
+    return write_multi
 
-        def write_binary(observation: Any, out: np.ndarray) -> None:
-            out[:] = np.asarray(observation, dtype=np.float64).reshape(-1)
 
-        return size, write_binary
-    if isinstance(space, spaces.Dict):
-        parts, stop = [], 0
-        for key, sub in space.spaces.items():
-            width, writer = make_writer(sub)
-            parts.append((key, stop, stop + width, writer))
-            stop += width
+def _binary_writer(space: spaces.MultiBinary, compiled: Any) -> Writer:
+    """Return a ``MultiBinary``'s writer: its bits as they are."""
 
-        def write_dict(observation: Any, out: np.ndarray) -> None:
-            for key, begin, end, writer in parts:
-                writer(observation[key], out[begin:end])
+    def write_binary(observation: Any, out: np.ndarray) -> None:
+        out[:] = np.asarray(observation, dtype=np.float64).reshape(-1)
 
-        fused = _fused_dict_writer(space, write_dict, compiled)
-        return size, write_dict if fused is None else fused
-    raise TypeError(f"cannot encode an observation of {space}")
+    return write_binary
+
+
+def _dict_writer(space: spaces.Dict, compiled: Any) -> Writer:
+    """Return a ``Dict``'s writer: each entry's writer on its slice, fused where it can be."""
+    parts, stop = [], 0
+    for key, sub in space.spaces.items():
+        width, writer = make_writer(sub)
+        parts.append((key, stop, stop + width, writer))
+        stop += width
+
+    def write_dict(observation: Any, out: np.ndarray) -> None:
+        for key, begin, end, writer in parts:
+            writer(observation[key], out[begin:end])
+
+    fused = _fused_dict_writer(space, write_dict, compiled)
+    return write_dict if fused is None else fused
+
+
+#: the space types a writer is built for, and how (a subclass matches its base)
+_BUILDERS: tuple[tuple[type, Callable[[Any, Any], Writer]], ...] = (
+    (spaces.Box, _box_writer),
+    (spaces.Discrete, _discrete_writer),
+    (spaces.MultiDiscrete, _multi_discrete_writer),
+    (spaces.MultiBinary, _binary_writer),
+    (spaces.Dict, _dict_writer),
+)
 
 
 def _code_table(space: spaces.MultiDiscrete) -> tuple[float, np.ndarray] | None:
