@@ -132,6 +132,10 @@ def test_the_native_ids_are_the_families_with_a_native_env():
     assert len(NATIVE) == 25
 
 
+# crossimpl: two implementations of one world (batched and single) that must stay equal
+# bit for bit because they run the same float operations in the same order; .ci/run
+# checks that again under another SIMD dispatch
+@pytest.mark.crossimpl
 @pytest.mark.parametrize("mode", MODES, ids=lambda mode: mode.value)
 @pytest.mark.parametrize(("env_id", "kwargs"), _cases())
 def test_equals_sync_vector_env_through_autoresets(env_id, kwargs, mode):
@@ -158,6 +162,7 @@ def test_equals_sync_vector_env_through_autoresets(env_id, kwargs, mode):
     same(native.step(actions), sync.step(actions), "after reset()")
 
 
+@pytest.mark.crossimpl
 @pytest.mark.parametrize("env_id", list(NATIVE))
 def test_binary_as_multidiscrete_equals_the_sync_env(env_id):
     """RecurrentPPO's action space (``MultiDiscrete([2] * n)`` for ``MultiBinary(n)``)."""
