@@ -24,8 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from agents.lending.glm import width_and_product
-
 # the one applicant's decision as the int8 array act() returns (copied: callers may keep it)
 _APPROVE = np.ones(1, dtype=np.int8)
 _DENY = np.zeros(1, dtype=np.int8)
@@ -33,20 +31,22 @@ _DENY = np.zeros(1, dtype=np.int8)
 
 def act(agent: Any, observation: np.ndarray) -> np.ndarray:
     """``agent.act(observation)`` for an array of one applicant."""
-    x = np.asarray(observation, dtype=float)
-    row = x[0]
+    row = np.asarray(observation, dtype=float)[0]
     agent.t_ += 1
+    # (ndarray.dot: the products of @, without its dispatch cost)
     mu = float(agent.link_.mean(float(row.dot(agent.beta_))))
     u = None
     if agent._own_exploration:
-        bonus = float(np.asarray(agent.exploration(x)).reshape(-1)[0])
+        bonus = float(np.asarray(agent.exploration(row[None, :])).reshape(-1)[0])
     else:
         scale = agent.bonus_scale()
         if scale is None:
             bonus = 0.0
         else:
-            width, u = width_and_product(agent.model_.A_inv, row)
-            bonus = scale * width
+            # width_and_product's products, inlined: this runs every step
+            model = agent.model_
+            u = model.A_inv.dot(row)
+            bonus = scale * math.sqrt(max(float(row.dot(u)), 0.0))
     score = mu - agent.cutoff_ + bonus
     if not math.isfinite(score):
         agent._check_observation(observation, "act")
