@@ -94,12 +94,7 @@ def _newton(
     tol: float = 1e-10,
     max_iter: int = 100,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`fit_logistic_newton`'s ``beta`` and its scores ``x @ beta``.
-
-    Each ``x @ beta`` is computed once: the objective of the accepted step
-    already holds the scores the next iteration (and a caller) needs, the same
-    product of the same arrays.
-    """
+    """:func:`fit_logistic_newton`'s ``beta`` and its scores ``x @ beta`` (each computed once)."""
     dim = x.shape[1]
     beta = np.zeros(dim) if beta0 is None else beta0.astype(float).copy()
     z = x @ beta
@@ -480,12 +475,8 @@ class GLMEstimator:
     def _absorb(
         self, x: np.ndarray, y: np.ndarray, *, rank_one: bool = True, z: np.ndarray | None = None
     ) -> None:
-        """Add the quadratic expansions of the log-loss of ``(x, y)`` at ``beta``.
-
-        ``z``: the scores ``x @ beta`` if the caller has them (then not recomputed).
-        """
-        if z is None:
-            z = x @ self.beta
+        """Add the quadratic expansions of the log-loss of ``(x, y)`` at ``beta`` (scores ``z``)."""
+        z = x @ self.beta if z is None else z
         p = np.asarray(self.link.mean(z), dtype=float)
         w = np.asarray(self.link.derivative(z), dtype=float)
         # gradient (p - y) x minus H_i beta: the linear term of the expansion

@@ -63,3 +63,54 @@ def test_add_row_updates_A_inv_as_sherman_morrison(given):
         _sherman_morrison(expected, x[i], 1.0, None if u is None else u.copy())
         model.add_row(x[i], float(y[i]), u)
         assert np.array_equal(model.A_inv, expected)
+
+
+def _episode(env_kwargs: dict, agent_kwargs: dict, seed: int, numba: str, monkeypatch) -> tuple:
+    """One Adaptive episode at batch size one; the decisions and the final fit."""
+    import gymnasium as gym
+
+    from agents.lending import Adaptive
+
+    monkeypatch.setenv("OSFB_NUMBA", numba)
+    env = gym.make("OneSidedLending-v0", batch_size=1, **env_kwargs)
+    agent = Adaptive(**agent_kwargs)
+    obs, info = env.reset(seed=seed)
+    agent.reset(env.observation_space, env.action_space, seed=seed, feedback=info["feedback"])
+    actions, done = [], False
+    while not done:
+        action = agent.act(obs)
+        obs_next, reward, terminated, truncated, info = env.step(action)
+        agent.update(obs, action, float(reward), info["feedback"])
+        actions.append(int(action[0]))
+        obs, done = obs_next, terminated or truncated
+    model = agent.model_
+    state = [model.beta, model.A_inv, model.xty, model.hessian(), model._s, model._H_inv]
+    return agent._lean_blas, actions, [np.array(a, copy=True) for a in state], model.n_refits
+
+
+@pytest.mark.parametrize(
+    ("env_kwargs", "agent_kwargs"),
+    [
+        ({"link": "logistic", "horizon": 1500}, {}),
+        ({"dataset": "breast_cancer", "link": "logistic", "horizon": 800}, {}),
+        ({"link": "linear", "horizon": 600}, {}),
+        ({"link": "logistic", "horizon": 600}, {"rho_schedule": "sqrt_log_t", "rho": 0.05}),
+    ],
+)
+def test_the_compiled_per_step_path_decides_and_learns_as_numpy(
+    env_kwargs, agent_kwargs, monkeypatch
+):
+    pytest.importorskip("numba")
+    fast, actions, state, refits = _episode(env_kwargs, agent_kwargs, 3, "1", monkeypatch)
+    slow, expected, want, want_refits = _episode(env_kwargs, agent_kwargs, 3, "0", monkeypatch)
+    assert not slow
+    from agents.lending._fast import blas_row
+
+    monkeypatch.setenv("OSFB_NUMBA", "1")
+    assert fast == blas_row.available(len(state[0]))  # this machine: the compiled path ran
+    # the same BLAS calls and IEEE operations: the same bits (blas_row checks it at load;
+    # where that check fails, both runs take NumPy's path)
+    assert actions == expected and refits == want_refits
+    for got, reference in zip(state, want, strict=True):
+        assert np.array_equal(got, reference)
+    assert 0 < sum(actions) < len(actions)
