@@ -143,7 +143,8 @@ class CutoffAgent(Agent):
         self.t_ = 0
         self._lean_shape = (1, shape[1])
         self._lean_cache = None
-        self._lean_blas = blas_row.available(shape[1])
+        # (numba is loaded only for a batch of one, the only batch the lean path takes)
+        self._lean_blas = shape[0] == 1 and blas_row.available(shape[1])
 
     def _check_intercept(self, warm: dict[str, Any] | None) -> None:
         """Raise unless the warm start's last column is the intercept ``free_intercept`` names."""
