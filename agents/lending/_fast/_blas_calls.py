@@ -20,6 +20,13 @@ _I32, _I64 = ir.IntType(32), ir.IntType(64)
 _PTR = _F64.as_pointer()
 
 
+def _contiguous(*arrays: Any) -> bool:
+    """Whether every argument is a C-contiguous float64 array (what the BLAS calls assume)."""
+    return all(
+        isinstance(a, types.Array) and a.layout == "C" and a.dtype == types.float64 for a in arrays
+    )
+
+
 def _data(context: Any, builder: Any, array_type: Any, value: Any) -> Any:
     """Return the ``double *`` of an array argument."""
     array = context.make_array(array_type)(context, builder, value)
@@ -29,6 +36,8 @@ def _data(context: Any, builder: Any, array_type: Any, value: Any) -> Any:
 @intrinsic
 def _ddot(typingctx: Any, address: Any, x: Any, y: Any) -> Any:  # pragma: no cover
     """``cblas_ddot(n, x, 1, y, 1)`` (ILP64) at ``address``: what ``x.dot(y)`` calls."""
+    if not _contiguous(x, y):
+        return None  # a typing error, never a wrong product
     signature = types.float64(address, x, y)
 
     def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
@@ -48,6 +57,8 @@ def _ddot(typingctx: Any, address: Any, x: Any, y: Any) -> Any:  # pragma: no co
 @intrinsic
 def _dgemv(typingctx: Any, address: Any, a: Any, x: Any, y: Any) -> Any:  # pragma: no cover
     """``y = a @ x`` by ``cblas_dgemv(RowMajor, NoTrans, ...)`` (ILP64): what ``a.dot(x)`` calls."""
+    if not _contiguous(a, x, y):
+        return None
     signature = types.void(address, a, x, y)
 
     def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
@@ -76,6 +87,8 @@ def _dger(typingctx: Any, address: Any, alpha: Any, x: Any, a: Any) -> Any:  # p
 
     The call ``_rank_one_update`` makes.
     """
+    if not _contiguous(x, a):
+        return None
     signature = types.void(address, alpha, x, a)
 
     def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:

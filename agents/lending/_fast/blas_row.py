@@ -162,6 +162,7 @@ def learn_row(
         or model._rls
         or n + 1 > (1.0 + model.refit_growth) * model._n_at_refit
         or model._n_fitted != n
+        or not model.beta.flags.c_contiguous
     ):
         return False
     if n == len(model._y):

@@ -114,3 +114,18 @@ def test_the_compiled_per_step_path_decides_and_learns_as_numpy(
     for got, reference in zip(state, want, strict=True):
         assert np.array_equal(got, reference)
     assert 0 < sum(actions) < len(actions)
+
+
+def test_the_compiled_products_refuse_arrays_that_are_not_contiguous():
+    pytest.importorskip("numba")
+    from numba.core.errors import TypingError
+
+    from agents.lending._fast import blas_row
+
+    fast = blas_row.kernels(4)
+    if fast is None:
+        pytest.skip("NumPy's BLAS is not its bundled OpenBLAS here")
+    act, _, (gemv, dot, _) = fast
+    strided = np.ones((4, 8))[:, ::2]  # a view whose rows are not where lda = 4 puts them
+    with pytest.raises(TypingError):
+        act(gemv, dot, strided, np.ones(4), np.ones(4), np.empty(4), np.empty(4))
