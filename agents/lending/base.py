@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, Interval, Real, StrOptions, check_finite, float_array
-from agents.lending._fast import one_row
+from agents.lending._fast import blas_row, one_row
 from agents.lending.glm import SOLVERS, GLMEstimator, width_and_product
 from osfb_gym.core.links import get_link
 from osfb_gym.core.replicas import ReplicaSpec
@@ -96,6 +96,8 @@ class CutoffAgent(Agent):
     # what the last decision computed for the update (observation, row, A^{-1} row, n)
     _lean_shape: tuple[int, int] | None = None
     _lean_cache: tuple[Any, np.ndarray, np.ndarray | None, int] | None = None
+    # whether the batch-of-one path runs its products compiled (agents.lending._fast.blas_row)
+    _lean_blas: bool = False
 
     def reset(
         self,
@@ -141,6 +143,8 @@ class CutoffAgent(Agent):
         self.t_ = 0
         self._lean_shape = (1, shape[1])
         self._lean_cache = None
+        # (numba is loaded only for a batch of one, the only batch the lean path takes)
+        self._lean_blas = shape[0] == 1 and blas_row.available(shape[1])
 
     def _check_intercept(self, warm: dict[str, Any] | None) -> None:
         """Raise unless the warm start's last column is the intercept ``free_intercept`` names."""

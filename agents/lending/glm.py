@@ -82,25 +82,40 @@ def fit_logistic_newton(
     The objective is strictly convex for ``l2 > 0``, so the minimiser is
     unique and the damped iteration converges from any start.
     """
+    return _newton(x, y, l2, beta0, tol=tol, max_iter=max_iter)[0]
+
+
+def _newton(
+    x: np.ndarray,
+    y: np.ndarray,
+    l2: float | np.ndarray,
+    beta0: np.ndarray | None = None,
+    *,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`fit_logistic_newton`'s ``beta`` and its scores ``x @ beta`` (each computed once)."""
     dim = x.shape[1]
     beta = np.zeros(dim) if beta0 is None else beta0.astype(float).copy()
-    objective = logistic_objective(beta, x, y, l2)
+    z = x @ beta
+    objective = _objective_at(z, beta, y, l2)
     for _ in range(max_iter):
-        p = expit(x @ beta)
+        p = expit(z)
         gradient = x.T @ (p - y) + l2 * beta
         hessian = (x * (p * (1.0 - p))[:, None]).T @ x + _ridge(l2, dim)
         step = np.linalg.solve(hessian, gradient)
         size = 1.0
         while True:
             candidate = beta - size * step
-            value = logistic_objective(candidate, x, y, l2)
+            scores = x @ candidate
+            value = _objective_at(scores, candidate, y, l2)
             if value <= objective or size < 1e-8:
                 break
             size *= 0.5
-        beta, objective = candidate, value
+        beta, objective, z = candidate, value, scores
         if np.linalg.norm(size * step) <= tol * (1.0 + np.linalg.norm(beta)):
             break
-    return beta
+    return beta, z
 
 
 SOLVERS = ("incremental", "exact")
@@ -276,9 +291,14 @@ class GLMEstimator:
         # (ndarray.dot: the products of @, without its dispatch cost)
         self.max_norm = max(self.max_norm, math.sqrt(row.dot(row)))
         self.xty += row * target
-        gain = _sherman_morrison(self.A_inv, row, 1.0, u)
         if self._rls:
+            gain = _sherman_morrison(self.A_inv, row, 1.0, u)
             self._rls_beta = self._rls_beta + gain * (target - row.dot(self._rls_beta))
+        else:  # _sherman_morrison's update without the gain nobody reads
+            a_inv = self.A_inv
+            if u is None:
+                u = a_inv.dot(row)
+            _rank_one_update(a_inv, -1.0 / (1.0 + 1.0 * row.dot(u)), u, u)
 
     def learn_row(self, row: np.ndarray, target: float, u: np.ndarray | None = None) -> None:
         """:meth:`add_row` then :meth:`fit`, for one example: the lean single-agent path.
@@ -386,12 +406,12 @@ class GLMEstimator:
         elif self.refit == "newton":
             # warm-started at an estimate already close to the optimum, Newton
             # converges quadratically: two steps suffice between refits
-            self.beta = fit_logistic_newton(self.X, self.y, self.penalty, self.beta, max_iter=2)
+            self.beta, z = _newton(self.X, self.y, self.penalty, self.beta, max_iter=2)
             self._H = _ridge(self.penalty, self.dim)
             self._s = np.zeros(self.dim)
             self._H_inv = np.eye(self.dim) / self.l2
             self._H_pending.clear()
-            self._absorb(self.X, self.y, rank_one=False)
+            self._absorb(self.X, self.y, rank_one=False, z=z)
             self._H_inv = np.linalg.inv(self._H)
             self._beta_is_model = False  # beta is Newton's, the model's minimiser is one step on
             self.A_inv[...] = np.linalg.inv(self.A)
@@ -452,9 +472,11 @@ class GLMEstimator:
             return self.A
         return self.A + _ridge(self.penalty - self.design_l2, self.dim)
 
-    def _absorb(self, x: np.ndarray, y: np.ndarray, *, rank_one: bool = True) -> None:
-        """Add the quadratic expansions of the log-loss of ``(x, y)`` at ``beta``."""
-        z = x @ self.beta
+    def _absorb(
+        self, x: np.ndarray, y: np.ndarray, *, rank_one: bool = True, z: np.ndarray | None = None
+    ) -> None:
+        """Add the quadratic expansions of the log-loss of ``(x, y)`` at ``beta`` (scores ``z``)."""
+        z = x @ self.beta if z is None else z
         p = np.asarray(self.link.mean(z), dtype=float)
         w = np.asarray(self.link.derivative(z), dtype=float)
         # gradient (p - y) x minus H_i beta: the linear term of the expansion

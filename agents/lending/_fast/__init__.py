@@ -17,6 +17,9 @@ speed, and is tested equal to it.
   replicas, and an estimator that keeps indices into them.
 - :mod:`~agents.lending._fast.rank_one`: BLAS ``dger`` and the one-row update
   of many states from a loop compiled by numba (the optional ``fast`` extra).
+- :mod:`~agents.lending._fast.blas_row`: one agent's per-step products and
+  incremental logistic update as compiled calls around the same BLAS functions
+  (numba, cached on disk), which ``one_row`` takes when numba is installed.
 """
 
 from __future__ import annotations

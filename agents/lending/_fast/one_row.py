@@ -6,7 +6,10 @@ follows it to :func:`update`. They compute the agent's own rule, read from
 the agent: ``mu(x . beta_) - c`` plus the uncertainty bonus
 ``bonus_scale() * sqrt(x^T A^{-1} x)`` where the class has one, else its
 ``exploration``. The width's ``A^{-1} x`` is kept for the update's
-Sherman-Morrison step (the same product); validation is one finiteness test
+Sherman-Morrison step (the same product). With numba installed, the products
+and the incremental logistic update run as compiled calls to the same BLAS
+functions (:mod:`~agents.lending._fast.blas_row`, the same bits; ``OSFB_NUMBA=0``
+turns them off). Validation is one finiteness test
 of the score (the full check runs only when it fails) and a range test of
 the revealed outcome.
 
@@ -24,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.lending.glm import width_and_product
+from agents.lending._fast import blas_row
 
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # the one applicant's decision as the int8 array act() returns (copied: callers may keep it)
 _APPROVE = np.ones(1, dtype=np.int8)
 _DENY = np.zeros(1, dtype=np.int8)
@@ -33,20 +37,40 @@ _DENY = np.zeros(1, dtype=np.int8)
 
 def act(agent: Any, observation: np.ndarray) -> np.ndarray:
     """``agent.act(observation)`` for an array of one applicant."""
-    x = np.asarray(observation, dtype=float)
-    row = x[0]
     agent.t_ += 1
+    beta = agent.beta_
+    if (
+        agent._lean_blas
+        and observation.dtype in _FLOATS
+        and beta.flags.c_contiguous
+        and not agent._own_exploration
+    ):
+        scale = agent.bonus_scale()
+        if scale is not None:  # the products in one compiled call (blas_row: the same bits)
+            row, gain, z, q = blas_row.act_products(agent.model_.A_inv, beta, observation)
+            mu = float(agent.link_.mean(z))
+            return _decide(agent, observation, row, gain, mu, scale * math.sqrt(max(q, 0.0)))
+    row = np.asarray(observation, dtype=float)[0]
+    # (ndarray.dot: the products of @, without its dispatch cost)
     mu = float(agent.link_.mean(float(row.dot(agent.beta_))))
     u = None
     if agent._own_exploration:
-        bonus = float(np.asarray(agent.exploration(x)).reshape(-1)[0])
+        bonus = float(np.asarray(agent.exploration(row[None, :])).reshape(-1)[0])
     else:
         scale = agent.bonus_scale()
         if scale is None:
             bonus = 0.0
         else:
-            width, u = width_and_product(agent.model_.A_inv, row)
-            bonus = scale * width
+            # width_and_product's products, inlined: this runs every step
+            u = agent.model_.A_inv.dot(row)
+            bonus = scale * math.sqrt(max(float(row.dot(u)), 0.0))
+    return _decide(agent, observation, row, u, mu, bonus)
+
+
+def _decide(
+    agent: Any, observation: np.ndarray, row: np.ndarray, u: Any, mu: float, bonus: float
+) -> np.ndarray:
+    """Approve when ``mu - c + bonus`` is positive; keep what the update needs."""
     score = mu - agent.cutoff_ + bonus
     if not math.isfinite(score):
         agent._check_observation(observation, "act")
@@ -76,6 +100,9 @@ def update(
     if not low <= target <= high:  # NaN fails too
         return False
     _, row, u, n = cache
-    agent.model_.learn_row(row, target, u if n == agent.model_.n else None)
+    model = agent.model_
+    u = u if n == model.n else None
+    if not (agent._lean_blas and blas_row.learn_row(model, row, target, u)):
+        model.learn_row(row, target, u)
     agent.beta_ = agent.decision_beta()
     return True

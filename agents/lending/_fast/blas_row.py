@@ -1,0 +1,187 @@
+"""Adaptive's per-step products and logistic update, compiled by numba around the same BLAS.
+
+A default Adaptive (incremental logistic fit) spends most of a step outside
+the refits in a dozen NumPy calls on one row: the width's ``A^{-1} x`` and two
+dot products when it decides; on a revealing step, the Sherman-Morrison update
+of ``A^{-1}``, the rank-one change of ``H^{-1}`` and the O(d) estimate
+(:meth:`~agents.lending.glm.GLMEstimator.learn_row`). Here each is one compiled
+call that makes the same BLAS calls NumPy and SciPy make, with the same
+arguments (``cblas_dgemv``/``cblas_ddot`` of NumPy's own OpenBLAS, as
+``ndarray.dot`` calls them; SciPy's ``dger``, as ``_rank_one_update`` calls it),
+and the element-wise rest with the same IEEE operations in the same order
+(numba compiles without fast-math: nothing fused or reassociated).
+
+The BLAS functions are called through addresses passed at run time, so the
+loops are cached on disk (``cache=True``): a new process loads them instead of
+compiling. Used only when numba is installed (``OSFB_NUMBA=0`` turns it off),
+NumPy's BLAS is its bundled OpenBLAS, and :func:`kernels` has checked, once
+per process and ``dim``, that they give the readable path's bits on seeded
+random states; otherwise the readable path runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from agents.lending.glm import GLMEstimator, _rank_one_update
+from osfb_gym.core.optional import compiled
+
+
+def _addresses() -> tuple[int, int, int] | None:
+    """NumPy's ``cblas_dgemv`` and ``cblas_ddot`` and SciPy's Fortran ``dger``, or None."""
+    from agents.lending._fast.rank_one import _numpy_blas
+
+    numpy_blas = _numpy_blas()
+    if numpy_blas is None or not all(numpy_blas):
+        return None
+    from numba.extending import get_cython_function_address
+
+    dger = get_cython_function_address("scipy.linalg.cython_blas", "dger")
+    return numpy_blas[0], numpy_blas[1], int(dger)
+
+
+Kernels = tuple[Any, Any, tuple[int, int, int]]
+
+
+@functools.cache
+def kernels(dim: int) -> Kernels | None:
+    """Return the kernels and BLAS addresses if they give the readable path's bits at ``dim``.
+
+    Loads numba and the kernels (from the disk cache, else compiling them) at
+    the first call; None without numba or NumPy's bundled OpenBLAS.
+    """
+    if compiled("numba") is None:
+        return None
+    addresses = _addresses()
+    if addresses is None:
+        return None
+    from agents.lending._fast import _blas_calls
+
+    built = _blas_calls.act_products, _blas_calls.learn_logistic_row
+    if not _same_bits(built, addresses, dim):
+        return None
+    return built[0], built[1], addresses
+
+
+def _same_bits(built: tuple[Any, Any], addresses: tuple[int, int, int], dim: int) -> bool:
+    """Whether the kernels give, on seeded random states, exactly NumPy's path."""
+    act_products, learn_row = built
+    rng = np.random.default_rng(dim)
+    for trial in range(8):
+        A_inv = np.eye(dim) + 0.05 * rng.standard_normal((dim, dim))
+        H_inv = np.eye(dim) + 0.05 * rng.standard_normal((dim, dim))
+        beta, s, xty = (rng.standard_normal(dim) for _ in range(3))
+        obs = rng.standard_normal((1, dim)).astype(np.float32 if trial % 2 else np.float64)
+        row = np.asarray(obs, dtype=float)[0]
+        target = float(rng.random() < 0.5)
+        # the decision's products
+        got_row, got_u = np.empty(dim), np.empty(dim)
+        z, q = act_products(*addresses[:2], A_inv, beta, obs[0], got_row, got_u)
+        u = A_inv.dot(row)
+        if not (
+            np.array_equal(got_row, row)
+            and np.array_equal(got_u, u)
+            and z == float(row.dot(beta))
+            and q == float(row.dot(u))
+        ):
+            return False
+        # a revealing step: add_row's A^{-1}, xty and the logistic learn_row
+        want = [A_inv.copy(), H_inv.copy(), s.copy(), xty.copy()]
+        want[3] += row * target
+        _rank_one_update(want[0], -1.0 / (1.0 + 1.0 * row.dot(u)), u, u)
+        b = beta if trial % 4 < 2 else rng.standard_normal(dim)
+        zz = float(row.dot(beta))
+        e = math.exp(-abs(zz))
+        p = 1.0 / (1.0 + e) if zz >= 0 else e / (1.0 + e)
+        w = e / ((1.0 + e) * (1.0 + e))
+        c = p - target - w * zz
+        xb = zz if b is beta else float(row.dot(b))
+        g = want[1].dot(row)
+        qq = float(row.dot(g))
+        k = w / (1.0 + w * qq)
+        _rank_one_update(want[1], -k, g, g)
+        want[2] += c * row
+        new_beta = b + g * (k * (c * qq - xb) - c)
+        got = [A_inv, H_inv, s, xty]
+        got_w, got_beta = learn_row(
+            *addresses, A_inv, H_inv, s, xty, beta, b, b is beta, row, target, u.copy()
+        )
+        if got_w != w or not np.array_equal(got_beta, new_beta):
+            return False
+        if not all(np.array_equal(a, c_) for a, c_ in zip(got, want, strict=True)):
+            return False
+    return True
+
+
+def available(dim: int) -> bool:
+    """Whether the per-step path of an agent with ``dim`` features runs compiled.
+
+    False with ``OSFB_NUMBA=0`` (read at each call: an agent reads it at ``reset``).
+    """
+    return compiled("numba") is not None and kernels(dim) is not None
+
+
+def _ready(dim: int) -> Kernels:
+    """Return the kernels :func:`available` found for ``dim``."""
+    fast = kernels(dim)
+    assert fast is not None, "blas_row used where available() was False"
+    return fast
+
+
+def act_products(
+    A_inv: np.ndarray, beta: np.ndarray, obs: Any
+) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Return the applicant ``row`` (float64), ``u = A^{-1} row``, ``row . beta``, ``row . u``."""
+    fast = _ready(len(beta))
+    row, u = np.empty(len(beta)), np.empty(len(beta))
+    z, q = fast[0](fast[2][0], fast[2][1], A_inv, beta, obs[0], row, u)
+    return row, u, z, q
+
+
+def learn_row(
+    model: GLMEstimator,
+    row: np.ndarray,
+    target: float,
+    u: np.ndarray | None,
+) -> bool:
+    """Run ``model.learn_row(row, target, u)`` by the compiled kernel; False: not its case.
+
+    Its case: the incremental logistic fit of a plain ``GLMEstimator`` between
+    refits (the refits, the linear link and the replicas' estimators take the
+    readable path).
+    """
+    n = model.n
+    if (
+        type(model) is not GLMEstimator
+        or model.solver != "incremental"
+        or model.link.name != "logistic"
+        or model._rls
+        or n + 1 > (1.0 + model.refit_growth) * model._n_at_refit
+        or model._n_fitted != n
+        or not model.beta.flags.c_contiguous
+    ):
+        return False
+    if n == len(model._y):
+        model._grow(n + 1)
+    model._x[n] = row
+    model._y[n] = target
+    model.n = n + 1
+    model.max_norm = max(model.max_norm, math.sqrt(row.dot(row)))
+    if u is None:
+        u = model.A_inv.dot(row)
+    beta = model.beta
+    if model._beta_is_model:
+        b = beta
+    else:
+        b = -model._H_inv @ model._s
+    fast = _ready(model.dim)
+    w, model.beta = fast[1](*fast[2], model.A_inv, model._H_inv, model._s, model.xty, beta, b,
+                            b is beta, row, target, u)  # fmt: skip
+    model._H_pending.append((n, w))
+    model._beta_is_model = True
+    model._n_fitted = n + 1
+    return True
