@@ -9,6 +9,7 @@ rl-vs-principled.md).
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 from collections.abc import Sequence
@@ -62,7 +63,20 @@ def principled_configs(protocol: Protocol, family: str, regime: str) -> list[tup
     for name, grid in principled_agents(family, regime).items():
         configs = [dict(zip(grid, v, strict=True)) for v in itertools.product(*grid.values())]
         pairs += [(name, c) for c in subsample(configs, protocol.tuning, f"{family}/{name}")]
-    return pairs + [(spec, {}) for spec in protocol.extra_agents]
+    env_id = DYNAMIC_ENVS[family] if regime == "dynamic" else FAMILIES[family].env_id
+    return pairs + [(spec, {}) for spec in protocol.extra_agents if plays(spec, env_id)]
+
+
+def plays(spec: str, env_id: str) -> bool:
+    """Return whether the user's agent ``module:Class`` runs on ``env_id`` (its ``env_ids``).
+
+    An agent declaring no ``env_ids`` is taken to run everywhere.
+    """
+    module, _, name = spec.partition(":")
+    cls = getattr(importlib.import_module(module), name, None)
+    if cls is None:
+        raise ValueError(f"extra_agents: module {module!r} has no {name!r}")
+    return env_id in (getattr(cls, "env_ids", ()) or (env_id,))
 
 
 def setting(family: str, regime: str) -> str:

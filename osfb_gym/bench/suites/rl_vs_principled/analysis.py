@@ -269,19 +269,57 @@ def verdicts(frame: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> list
             names = (str(agent), str(principled))
             index = page.add(paired(x, y, lower_is_better=True, names=names))
             cells.append((family, regime, int(budget), names, x, y, index))
-    found, lines = page.verdicts, []
+    found, lines, words = page.verdicts, [], []
     for family, regime, budget, (agent, principled), x, y, index in cells:
         verdict = found[index]
         if verdict.winner is not None:
             word = "RL better" if verdict.winner == agent else "principled better"
         else:
             word = "tie (within noise)" if verdict.can_reject else f"cannot tell at n={len(x)}"
+        words.append((family, regime, budget, agent, word))
         lines.append(
             f"- {family}, {regime}, N={budget:,}: {agent} mean {x.mean():.3g} (IQM "
             f"{stats.iqm(x):.3g}) vs {principled} {y.mean():.3g} (IQM {stats.iqm(y):.3g}), "
             f"normalised regret; {verdict.text}: **{word}**."
         )
-    return [*lines, "", page.sentence, "", _power(page.size, len(cells) and len(cells[0][4]))]
+    power = _power(page.size, len(cells) and len(cells[0][4]))
+    return [*who_won(words), *lines, "", page.sentence, "", power]
+
+
+def who_won(words: list[tuple[str, str, int, str, str]]) -> list[str]:
+    """Return the verdicts as one table (cells x budget, agent) and where the answer depends.
+
+    The answer of a (family, regime) cell depends on the algorithm, the view or the budget
+    when its verdicts differ between two rows that differ only in that.
+    """
+    if not words:
+        return []
+    frame = pd.DataFrame(words, columns=["family", "regime", "budget", "agent", "word"])
+    frame["algorithm"] = frame["agent"].str.split("+").str[0]
+    frame["view"] = frame["agent"].str.split("+").str[1]
+    table = frame.pivot_table(
+        index=["family", "regime"], columns=["agent", "budget"], values="word", aggfunc="first"
+    )
+    table.columns = [f"{agent} N={budget:,}" for agent, budget in table.columns]
+    depends = []
+    for (family, regime), part in frame.groupby(["family", "regime"], sort=False):
+        what = [
+            name
+            for name, fixed in (
+                ("the algorithm", ["view", "budget"]),
+                ("the view", ["algorithm", "budget"]),
+                ("the budget", ["algorithm", "view"]),
+            )
+            if (part.groupby(fixed)["word"].nunique() > 1).any()
+        ]
+        if what:
+            depends.append(f"- {family}, {regime}: the verdict depends on {', '.join(what)}.")
+    return [
+        table.fillna("").to_markdown(),
+        "",
+        *(depends or ["No cell's verdict depends on the algorithm, the view or the budget."]),
+        "",
+    ]
 
 
 def _power(comparisons: int, runs: int) -> str:

@@ -95,7 +95,9 @@ def card(scores: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> list[st
         "`osfb_gym.bench.suites.rl_vs_principled.card`). No verdicts: read the verdicts "
         "below before naming a winner.",
         "",
-        table.to_markdown(floatfmt=".2f") if len(table.columns) else "(no rows)",
+        table.map(lambda v: "no rows" if pd.isna(v) else f"{v:.2f}").to_markdown()
+        if len(table.columns)
+        else "(no rows)",
         "",
     ]
     if empty:

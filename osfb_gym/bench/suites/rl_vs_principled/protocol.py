@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -57,6 +57,17 @@ SENSITIVITY = {
     "n_steps": (128, 512, 2048),
     "ent_coef": (0.0, 0.01, 0.1),
 }
+
+
+def _rates(text: str) -> tuple[float, ...]:
+    values = tuple(float(part) for part in text.split(",") if part.strip())
+    if not all(0 < v < float("inf") for v in values):
+        raise ValueError(text)
+    return values
+
+
+#: ``--set learning_rate=`` reads positive numbers, or nothing (each algorithm's default)
+RATES = {"read": _rates, "expects": "must be positive numbers, comma-separated, or empty"}
 
 
 @dataclass(frozen=True)
@@ -114,7 +125,7 @@ class Protocol:
     #: steps per episode (the --horizon flag)
     horizon: int = 200
     #: learning rates on the RL grid (empty: each algorithm's default)
-    learning_rate: tuple[float, ...] = ()
+    learning_rate: tuple[float, ...] = field(default=(), metadata=RATES)
     #: PPO's and A2C's rollout lengths on the RL grid
     n_steps: tuple[int, ...] = (256, 512)
     #: entropy coefficients on the RL grid

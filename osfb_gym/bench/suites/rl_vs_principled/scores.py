@@ -38,11 +38,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.suites.rl_vs_principled.protocol import PROTOCOL_VERSION
+from osfb_gym.bench.suites.rl_vs_principled.protocol import NAME, PROTOCOL_VERSION
 
 #: the layout of scores.csv (bump when a column changes meaning or goes)
 FORMAT_VERSION = 1
@@ -93,12 +94,14 @@ def score_matrix(
     budget: int,
     *,
     column: str = "normalised",
+    algorithms: Sequence[str] | None = None,
     regimes: Sequence[str] | None = None,
 ) -> dict[str, np.ndarray]:
     """Return rliable's ``{algorithm: array(runs, tasks)}`` of ``column`` at checkpoint ``budget``.
 
-    Tasks are the (family, regime) cells every algorithm has (sorted), runs the run
-    seeds every algorithm has on all of them; only the rows validation selected at
+    ``algorithms`` (default: every one in ``frame``) and ``regimes`` narrow the rows.
+    Tasks are the (family, regime) cells every such algorithm has (sorted), runs the
+    run seeds every algorithm has on all of them; only the rows validation selected at
     ``budget`` count. Pass it to ``rliable.library.get_interval_estimates``.
 
     Raises
@@ -112,6 +115,8 @@ def score_matrix(
     rows = frame[(frame["budget"] == budget) & frame["selected"].astype(bool)]
     if regimes is not None:
         rows = rows[rows["regime"].isin(list(regimes))]
+    if algorithms is not None:
+        rows = rows[rows["algorithm"].isin(list(algorithms))]
     if rows.empty:
         present = sorted(int(b) for b in frame["budget"].unique())
         raise ValueError(f"budget {budget} has no selected rows; the budgets are {present}")
@@ -122,7 +127,10 @@ def score_matrix(
     }
     tasks = sorted(set.intersection(*(set(t.columns) for t in tables.values())))
     if not tasks:
-        raise ValueError("no (family, regime) task is shared by every algorithm")
+        raise ValueError(
+            "no (family, regime) task is shared by every algorithm; narrow the algorithms "
+            f"or regimes (the algorithms: {sorted(tables)})"
+        )
     runs = sorted(set.intersection(*(set(t[tasks].dropna().index) for t in tables.values())))
     return {name: table.loc[runs, tasks].to_numpy(dtype=float) for name, table in tables.items()}
 
@@ -157,3 +165,39 @@ def append_leaderboard(rows: pd.DataFrame, path: str | Path) -> pd.DataFrame:
     path.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(path, index=False)
     return frame
+
+
+def leaderboard_add(
+    agent: str,
+    budgets: Sequence[int],
+    out: str | Path,
+    store: str | Path,
+    options: Any = None,
+) -> str:
+    """Run the protocol for a user's ``module:Class`` agent; append its rows to ``out``.
+
+    The agent plays the principled side's cells (``extra_agents``; the RL side is not
+    run again: the released rows hold it) at ``budgets``, into the suite store
+    ``store`` (resumable); its ``scores.csv`` rows go to the leaderboard CSV ``out``
+    (:func:`append_leaderboard`, which refuses another protocol version). Returns a
+    one-paragraph summary.
+    """
+    from osfb_gym.bench.suites import run
+
+    if not budgets:
+        raise ValueError("budget must be given at least once (env steps of experience)")
+    result = run(NAME, store, options, extra_agents=(agent,), algos=(), budgets=tuple(budgets))
+    scores = pd.read_csv(Path(store) / "scores.csv", keep_default_na=False)
+    mine = scores[scores["kind"] == "extra"]
+    board = append_leaderboard(mine, out)
+    top = mine[mine["selected"].astype(bool) & (mine["budget"] == max(budgets))]
+    means = top.groupby(["family", "regime"])["normalised"].mean()
+    lines = [f"- {f}, {r}: mean normalised regret {v:.3g}" for (f, r), v in means.items()]
+    return "\n".join(
+        [
+            f"{agent}: {len(mine)} rows appended to {out} ({len(board)} rows in all; "
+            f"report of the run: {getattr(result, 'path', store)})",
+            f"at N={max(budgets):,} (0 the oracle, 1 the best constant):",
+            *lines,
+        ]
+    )
