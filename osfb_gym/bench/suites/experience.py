@@ -150,6 +150,7 @@ def rl_cell(cell: Cell) -> dict[str, Any]:
         env_kwargs=kwargs,
         seed=TRAIN_BASE + TRAIN_STRIDE * cell.seed,
         algo_kwargs=dict(params["algo_kwargs"]),
+        n_envs=int(params.get("n_envs", 1)),
         torch_threads=1,
         view=view,
         normalize_reward=bool(params.get("normalize_reward")),

@@ -97,6 +97,7 @@ def _spec(protocol: Protocol, split: str, cells: list[CellSpec], seeds: int) -> 
             params |= dict(algo=agent, view=views[label], algo_kwargs=config)
             services = family == "services"  # normalised rewards and stochastic evaluation
             params |= dict(normalize_reward=services, deterministic=not services)
+            params |= {"n_envs": protocol.n_envs} if protocol.n_envs > 1 else {}
         elif kind in ("principled", "extra"):
             params |= dict(agent=agent, agent_params=config)
         runner = f"osfb_gym.bench.suites.experience:{kind}_cell"

@@ -132,6 +132,9 @@ class Protocol:
     ent_coef: tuple[float, ...] = (0.0,)
     #: PPO's minibatch size
     batch_size: int = 128
+    #: env copies each RL run steps at once (SB3's DummyVecEnv); each of PPO's and A2C's
+    #: rollouts is then n_steps x n_envs steps (1 keeps the released rows' training)
+    n_envs: int = 1
     #: run PPO's one-at-a-time sensitivity over SENSITIVITY on validation (a table)
     sensitivity: bool = False
     #: your own agents, ``module:Class`` (an :class:`agents.base.Agent` subclass with a
@@ -150,7 +153,15 @@ class Protocol:
         for key, valid in choices.items():
             if key != "algos" or self.algos:
                 subset(getattr(self, key), valid, f"--set {key}")
-        for key in ("seeds", "episodes", "validation_seeds", "horizon", "batch_size", "tuning"):
+        for key in (
+            "seeds",
+            "episodes",
+            "validation_seeds",
+            "horizon",
+            "batch_size",
+            "tuning",
+            "n_envs",
+        ):
             check_int(getattr(self, key), key, minimum=1)
         for key in ("budgets", "n_steps", "ent_coef"):
             if not getattr(self, key):

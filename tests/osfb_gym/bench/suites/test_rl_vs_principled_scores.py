@@ -179,3 +179,18 @@ def test_recurrent_ppo_needs_the_feedback_view_and_dqn_the_discrete_twin():
         train("OneSidedLending-RL-v0", "DQN", total_timesteps=8, env_kwargs={"horizon": 4})
     with pytest.raises(ValueError, match="extra_agents must read module:Class"):
         Protocol(extra_agents=("Greedy",))
+
+
+def test_an_rl_cell_with_several_env_copies_scores_every_checkpoint():
+    from osfb_gym.bench.suites.experience import rl_cell
+    from osfb_gym.bench.sweep import Cell
+
+    params = dict(
+        regime="fixed", split="test", budgets=[20, 40], episodes=2, algo="PPO", view="plain",
+        algo_kwargs={"n_steps": 5, "batch_size": 10}, n_envs=2,
+    )  # fmt: skip
+    cell = Cell("lending", "OneSidedLending-v0", {"horizon": 10}, "PPO", params, 0)
+    points = rl_cell(cell)["points"]
+    assert [p["budget"] for p in points] == [0, 20, 40]
+    # two copies pay for their experience: 40 steps are 4 episodes of 10
+    assert points[-1]["train_episodes"] == 4 and points[0]["train_regret"] == 0
