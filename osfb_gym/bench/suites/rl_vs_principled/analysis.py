@@ -229,10 +229,17 @@ def sensitivity_table(validation: pd.DataFrame) -> list[str]:
     rows = rows[(rows["purpose"] == "sensitivity") & (rows["budget"] > 0)] if len(rows) else rows
     if not len(rows):
         return []
-    table = rows.pivot_table(
-        index=["family", "regime", "agent", "config"], columns="budget", values="regret"
+    base = {"learning_rate": 3e-4, "n_steps": 512, "ent_coef": 0.0}
+    varied = [
+        ", ".join(f"{k}={v:g}" for k, v in json.loads(c).items() if k in base and v != base[k])
+        or "base"
+        for c in rows["config"]
+    ]
+    table = rows.assign(setting=varied).pivot_table(
+        index=["family", "regime", "agent", "setting"], columns="budget", values="regret"
     )
     table.columns = [f"N={n:,}" for n in table.columns]
+    table = table.reset_index()
     return [
         "## PPO's sensitivity (validation runs)",
         "",
@@ -240,7 +247,7 @@ def sensitivity_table(validation: pd.DataFrame) -> list[str]:
         "time around learning_rate 3e-4, n_steps 512, ent_coef 0 (SENSITIVITY); these runs "
         "choose nothing. Read the spread of a row group against the RL-versus-principled gap.",
         "",
-        table.to_markdown(floatfmt=".4g"),
+        table.to_markdown(floatfmt=".4g", index=False),
         "",
     ]
 

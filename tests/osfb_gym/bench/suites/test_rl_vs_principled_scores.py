@@ -7,6 +7,7 @@ two budgets, and a user's agent through ``extra_agents``.
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import numpy as np
 import pandas as pd
@@ -194,3 +195,24 @@ def test_an_rl_cell_with_several_env_copies_scores_every_checkpoint():
     assert [p["budget"] for p in points] == [0, 20, 40]
     # two copies pay for their experience: 40 steps are 4 episodes of 10
     assert points[-1]["train_episodes"] == 4 and points[0]["train_regret"] == 0
+
+
+def test_the_sensitivity_table_names_the_setting_each_row_varies():
+    from osfb_gym.bench.suites.rl_vs_principled.analysis import sensitivity_table
+
+    def row(config, regret, purpose="sensitivity"):
+        params = dict(
+            regime="fixed", split="validation", budgets=[100], algo="PPO", view="plain",
+            algo_kwargs={"gamma": 0.0, **config}, purpose=purpose,
+        )  # fmt: skip
+        point = dict(budget=100, objective=[regret], oracle=[0.0], regret=[regret],
+                     train_regret=1.0, steps=10.0)  # fmt: skip
+        return dict(agent="PPO", params=json.dumps(params), setting="lending", seed=0,
+                    env_id="OneSidedLending-v0", points=[point])  # fmt: skip
+
+    base = {"learning_rate": 3e-4, "n_steps": 512, "ent_coef": 0.0}
+    rows = [row(base, 0.5), row(base | {"n_steps": 128}, 0.25), row(base, 9.0, "tune")]
+    text = "\n".join(sensitivity_table(pd.DataFrame(rows)))
+    assert "| base " in text and "| n_steps=128 " in text
+    assert "0.25" in text and "9" not in text.split("|---")[-1]  # the tuning run is not a row
+    assert sensitivity_table(pd.DataFrame([row(base, 1.0, "tune")])) == []
