@@ -26,9 +26,10 @@ from osfb_gym.stats.paired import min_p_paired
 #: what the page says under its verdicts
 VERDICTS_NOTE = (
     "Each verdict compares run s of RL with run s of the principled agent chosen on "
-    "validation, which played the same held-out episodes (paired by run; the verdicts "
+    "validation at that budget (the other principled agents are in the tables, not "
+    "judged), which played the same held-out episodes (paired by run; the verdicts "
     "come from osfb_gym.stats, docs/verdicts.md). The IQMs and bootstrap CIs in the "
-    "tables below describe the runs and decide nothing: with one task and 5 runs the "
+    "tables below describe the runs and decide nothing: with one task and few runs the "
     "bootstrap under-covers (docs/verdicts.md). In a resampled world a "
     "principled agent starts every episode afresh, so its score does not depend on N. "
     "The oracle of reject option is Chow's rule's expected risk, which an episode's "
@@ -308,6 +309,7 @@ def who_won(words: list[tuple[str, str, int, str, str]]) -> list[str]:
         index=["family", "regime"], columns=["agent", "budget"], values="word", aggfunc="first"
     )
     table.columns = [f"{agent} N={budget:,}" for agent, budget in table.columns]
+    table.index = [f"{family}, {regime}" for family, regime in table.index]
     depends = []
     for (family, regime), part in frame.groupby(["family", "regime"], sort=False):
         what = [

@@ -61,3 +61,15 @@ def test_pairs_are_matched_by_run_not_by_row_order():
     frame = points(12, rl_shift=-0.1)
     shuffled = frame.sample(frac=1.0, random_state=3)
     assert sorted(verdicts(shuffled, BEST)) == sorted(verdicts(frame, BEST))
+
+
+def test_the_page_says_where_the_answer_depends_on_the_budget():
+    early = points(12, rl_shift=-0.1)
+    late = points(12, rl_shift=0.1, seed=1).assign(budget=200)
+    best = BEST | {(f, r, 200): "Adaptive" for f, r, _ in BEST}
+    lines = verdicts(pd.concat([early, late]), best)
+    assert "- lending, fixed: the verdict depends on the budget." in lines
+    table = lines[0]
+    assert "PPO+O0 N=100" in table and "PPO+O0 N=200" in table and "| lending, fixed " in table
+    same = verdicts(early, BEST)
+    assert "No cell's verdict depends on the algorithm, the view or the budget." in same
