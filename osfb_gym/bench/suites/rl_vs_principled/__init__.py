@@ -73,9 +73,12 @@ def plays(spec: str, env_id: str) -> bool:
     An agent declaring no ``env_ids`` is taken to run everywhere.
     """
     module, _, name = spec.partition(":")
-    cls = getattr(importlib.import_module(module), name, None)
-    if cls is None:
-        raise ValueError(f"extra_agents: module {module!r} has no {name!r}")
+    try:
+        cls = getattr(importlib.import_module(module), name, None)
+    except ImportError as error:
+        raise ValueError(f"extra_agents: cannot import {module!r} ({error})") from None
+    if not isinstance(cls, type):
+        raise ValueError(f"extra_agents: module {module!r} has no class {name!r}")
     return env_id in (getattr(cls, "env_ids", ()) or (env_id,))
 
 
