@@ -216,3 +216,17 @@ def test_the_sensitivity_table_names_the_setting_each_row_varies():
     assert "| base " in text and "| n_steps=128 " in text
     assert "0.25" in text and "9" not in text.split("|---")[-1]  # the tuning run is not a row
     assert sensitivity_table(pd.DataFrame([row(base, 1.0, "tune")])) == []
+
+
+def test_recurrent_ppo_trains_on_the_feedback_view_in_a_cell():
+    pytest.importorskip("sb3_contrib")
+    from osfb_gym.bench.suites.experience import rl_cell
+    from osfb_gym.bench.sweep import Cell
+
+    params = dict(
+        regime="resampled", split="test", budgets=[16], episodes=1, algo="RecurrentPPO",
+        view="feedback", algo_kwargs={"n_steps": 16, "batch_size": 16},
+    )  # fmt: skip
+    cell = Cell("lending", "OneSidedLending-v0", {"horizon": 8}, "RecurrentPPO", params, 0)
+    points = rl_cell(cell)["points"]
+    assert [p["budget"] for p in points] == [0, 16] and points[-1]["train_episodes"] == 2
