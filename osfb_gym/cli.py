@@ -171,6 +171,12 @@ def _run(args: argparse.Namespace) -> str:
     return str(run(args.suite, out, _options(args)))
 
 
+def _leaderboard(args: argparse.Namespace) -> str:
+    from osfb_gym.bench.suites.rl_vs_principled.scores import leaderboard_add
+
+    return leaderboard_add(args.agent, args.budget, args.out, args.store, _options(args))
+
+
 def _sweep(args: argparse.Namespace) -> str:
     import dataclasses
 
@@ -297,6 +303,39 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
             *_COMMON,
         ],
         _run,
+    ),
+    "leaderboard": (
+        "run rl-vs-principled for your agent and append its rows to a leaderboard CSV",
+        [
+            _f("action", "what to do", choices=("add",)),
+            _f("agent", "your agent as module:Class (an agents.base.Agent subclass)"),
+            _f(
+                "--budget",
+                "env steps of experience (repeat for several)",
+                action="append",
+                required=True,
+                **_N,
+            ),
+            _f("--out", "the leaderboard CSV", default="docs/results/rl-leaderboard.csv"),
+            _f(
+                "--store",
+                "folder of the run's cells and report",
+                type=_folder,
+                default="osfb-results/rl-leaderboard",
+            ),
+            _f("--horizon", "truncate episodes to T", **_N),
+            _f(
+                "--set",
+                "a setting of rl-vs-principled",
+                dest="settings",
+                type=_setting,
+                action="append",
+                default=[],
+                metavar="KEY=VALUE",
+            ),
+            *[flag for flag in _COMMON if flag[0] != "--out"],
+        ],
+        _leaderboard,
     ),
     "sweep": (
         "run a TOML sweep spec (envs x agents x grids x seeds), resumable",

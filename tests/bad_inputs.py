@@ -719,6 +719,14 @@ def _cli_cases(tmp: Path) -> Iterator[Case]:
             ("grade", str(no_key), "--env", "OneSidedLending-v0", "--time-limit", "nan"),
             ("--time-limit", "time_limit"),
         ),
+        "leaderboard add unknown module": (
+            ("leaderboard", "add", "no_such_module:X", "--budget", "10", "--store", out),
+            ("extra_agents", "no_such_module"),
+        ),
+        "leaderboard add --budget 0": (
+            ("leaderboard", "add", "agents.lending:Greedy", "--budget", "0", "--store", out),
+            ("--budget",),
+        ),
         "grade --time-limit -1": (
             ("grade", str(no_key), "--env", "OneSidedLending-v0", "--time-limit", "-1"),
             ("--time-limit", "time_limit"),

@@ -144,6 +144,8 @@ def _vec_env(
 
     check_choice(vec, "vec", VEC_ENVS)
     check_int(n_envs, "n_envs", minimum=1)
+    if algo == "DQN":
+        _check_discrete(env_id, env_kwargs)
     make = functools.partial(
         rl_env,
         env_id,
@@ -163,6 +165,29 @@ def _vec_env(
     if observations or rewards:
         env = VecNormalize(env, norm_obs=observations, norm_reward=rewards, gamma=gamma)
     return env
+
+
+def _check_discrete(env_id: str, env_kwargs: dict[str, Any]) -> None:
+    """Refuse DQN on an RL-ready id whose actions are not ``Discrete``, naming its twin.
+
+    A base id (``OneSidedLending-v0``) is made Discrete by :func:`rl_env`'s
+    ``discrete_actions``, as its ``-Discrete`` twin is; an RL id names its action
+    space, so DQN takes the twin.
+    """
+    import gymnasium as gym
+    from gymnasium import spaces
+
+    spec = gym.spec(env_id)
+    if "env_id" not in spec.kwargs:
+        return
+    env = gym.make(env_id, **env_kwargs)
+    space = env.action_space
+    env.close()
+    if not isinstance(space, spaces.Discrete):
+        twin = env_id.replace("-v", "-Discrete-v") if "Discrete" not in env_id else env_id
+        raise ValueError(
+            f"env_id {env_id!r} has {space} actions; DQN needs Discrete ones: use {twin!r}"
+        )
 
 
 def steps_taken(model: Any, total_timesteps: int) -> int:

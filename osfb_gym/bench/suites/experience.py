@@ -24,7 +24,8 @@ from osfb_gym.bench.sweep import Cell, make_agent
 from osfb_gym.core.family import Family, family_of
 from osfb_gym.runner import evaluate, run_episode
 
-REGIMES = ("fixed", "resampled")
+#: "dynamic": a world with consequences (its own env id), played as a fixed world
+REGIMES = ("fixed", "resampled", "dynamic")
 SPLITS = ("test", "validation")
 #: fixed worlds: run s of a split plays world_seed = WORLD_BASE[split] + s
 WORLD_BASE = {"test": 0, "validation": 1_000}
@@ -64,8 +65,19 @@ def world(cell: Cell) -> dict[str, Any]:
         raise ValueError(
             f"regime must be one of {REGIMES} and split one of {SPLITS}; got {regime!r}, {split!r}"
         )
-    seed = WORLD_BASE[split] + cell.seed if regime == "fixed" else None
+    if regime == "dynamic" and not _takes_world_seed(cell.env_id):
+        return dict(cell.env_kwargs)  # its world is drawn at each reset, from the reset seed
+    seed = WORLD_BASE[split] + cell.seed if regime != "resampled" else None
     return {**cell.env_kwargs, "world_seed": seed}
+
+
+def _takes_world_seed(env_id: str) -> bool:
+    """Return whether ``env_id``'s constructor takes ``world_seed`` (a fixed world)."""
+    import inspect
+
+    entry = gym.spec(env_id).entry_point
+    cls = gym.envs.registration.load_env_creator(entry) if isinstance(entry, str) else entry
+    return callable(cls) and "world_seed" in inspect.signature(cls).parameters
 
 
 def episode_seeds(cell: Cell) -> list[int]:
@@ -138,6 +150,7 @@ def rl_cell(cell: Cell) -> dict[str, Any]:
         env_kwargs=kwargs,
         seed=TRAIN_BASE + TRAIN_STRIDE * cell.seed,
         algo_kwargs=dict(params["algo_kwargs"]),
+        n_envs=int(params.get("n_envs", 1)),
         torch_threads=1,
         view=view,
         normalize_reward=bool(params.get("normalize_reward")),
@@ -151,9 +164,9 @@ def principled_cell(cell: Cell) -> dict[str, Any]:
     """Run a principled agent for N env steps of training episodes; score it at each checkpoint."""
     params, family = cell.params, family_of(cell.env_id)
     kwargs, seeds = world(cell), episode_seeds(cell)
-    agent = make_agent(params["agent"], dict(params.get("agent_params", {})))
+    agent = _agent(params["agent"], dict(params.get("agent_params", {})))
     env = gym.make(cell.env_id, **kwargs)
-    fixed = params["regime"] == "fixed"
+    fixed = params["regime"] != "resampled"
     train_seeds = itertools.count(TRAIN_BASE + TRAIN_STRIDE * cell.seed)
     player, steps, paid, episodes = agent.clone(), 0, 0.0, 0
     points = []
@@ -178,6 +191,19 @@ def principled_cell(cell: Cell) -> dict[str, Any]:
         points.append(_point(family, budget, frames, paid, episodes))
     env.close()
     return {"points": points, "family": family.name}
+
+
+def _agent(name: str, params: dict[str, Any]) -> Agent:
+    """Build agent ``name``: a class name under ``agents``, or a user's ``module:Class``."""
+    if ":" not in name:
+        return make_agent(name, params)
+    import importlib
+
+    module, _, attribute = name.partition(":")
+    cls = getattr(importlib.import_module(module), attribute, None)
+    if not (isinstance(cls, type) and issubclass(cls, Agent)):
+        raise TypeError(f"agent {name!r} is not an agents.base.Agent subclass")
+    return cls(**params)
 
 
 class ConstantAgent(Agent):

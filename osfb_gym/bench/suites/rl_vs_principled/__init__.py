@@ -9,6 +9,7 @@ rl-vs-principled.md).
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 from collections.abc import Sequence
@@ -19,76 +20,168 @@ import pandas as pd
 from osfb_gym.bench.driver import RunInfo, Stage
 from osfb_gym.bench.report import Report
 from osfb_gym.bench.suites.rl_vs_principled.protocol import (
+    DYNAMIC_ENVS,
     ENV_KWARGS,
     GAMMAS,
     NAME,
-    PRINCIPLED,
+    SENSITIVITY,
     VIEW_LABELS,
     Protocol,
     choose,
+    principled_agents,
     scored,
+    subsample,
 )
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.core.family import FAMILIES
 
+#: one cell of a stage: (family, regime, budgets, kind, agent, config, extra params)
+CellSpec = tuple[str, str, Sequence[int], str, str, Any, dict[str, Any]]
+
 
 def rl_configs(protocol: Protocol, family: str, algo: str = "PPO") -> list[dict[str, Any]]:
-    """Return the RL grid of ``family``: gamma x n_steps x ent_coef (DQN: gamma only)."""
+    """Return the RL configurations of ``family`` tried on validation (the tuning rule).
+
+    The grid gamma x learning_rate x n_steps x ent_coef (DQN: gamma x learning_rate;
+    an empty ``learning_rate`` keeps the algorithm's default), subsampled to
+    ``protocol.tuning`` configurations (:func:`.protocol.subsample`).
+    """
     gammas = [{"gamma": gamma} for gamma in GAMMAS.get(family, [0.0, 0.99])]
+    rates = [{"learning_rate": rate} for rate in protocol.learning_rate] or [{}]
     if algo == "DQN":
-        return gammas
-    batch = {} if algo == "A2C" else {"batch_size": protocol.batch_size}
-    grid = itertools.product(gammas, protocol.n_steps, protocol.ent_coef)
-    return [{**gamma, "n_steps": n, "ent_coef": ent, **batch} for gamma, n, ent in grid]
+        grid = [{**gamma, **rate} for gamma, rate in itertools.product(gammas, rates)]
+    else:
+        batch = {} if algo == "A2C" else {"batch_size": protocol.batch_size}
+        product = itertools.product(gammas, rates, protocol.n_steps, protocol.ent_coef)
+        grid = [{**g, **r, "n_steps": n, "ent_coef": e, **batch} for g, r, n, e in product]
+    return subsample(grid, protocol.tuning, f"{family}/{algo}")
 
 
-def _spec(protocol: Protocol, split: str, cells: list[tuple[Any, ...]], seeds: int) -> SweepSpec:
-    """Return the sweep of ``cells`` on ``split``: (family, regime, budgets, kind, agent, config).
+def principled_configs(protocol: Protocol, family: str, regime: str) -> list[tuple[str, Any]]:
+    """Return (agent, configuration) pairs of the principled side, each grid subsampled."""
+    pairs: list[tuple[str, Any]] = []
+    for name, grid in principled_agents(family, regime).items():
+        configs = [dict(zip(grid, v, strict=True)) for v in itertools.product(*grid.values())]
+        pairs += [(name, c) for c in subsample(configs, protocol.tuning, f"{family}/{name}")]
+    env_id = DYNAMIC_ENVS[family] if regime == "dynamic" else FAMILIES[family].env_id
+    return pairs + [(spec, {}) for spec in protocol.extra_agents if plays(spec, env_id)]
+
+
+def plays(spec: str, env_id: str) -> bool:
+    """Return whether the user's agent ``module:Class`` runs on ``env_id`` (its ``env_ids``).
+
+    An agent declaring no ``env_ids`` is taken to run everywhere.
+    """
+    module, _, name = spec.partition(":")
+    try:
+        cls = getattr(importlib.import_module(module), name, None)
+    except ImportError as error:
+        raise ValueError(f"extra_agents: cannot import {module!r} ({error})") from None
+    if not isinstance(cls, type):
+        raise ValueError(f"extra_agents: module {module!r} has no class {name!r}")
+    return env_id in (getattr(cls, "env_ids", ()) or (env_id,))
+
+
+def setting(family: str, regime: str) -> str:
+    """Return the env setting of a cell: the family's, or ``<family>-dynamic``."""
+    return f"{family}-dynamic" if regime == "dynamic" else family
+
+
+def _spec(protocol: Protocol, split: str, cells: list[CellSpec], seeds: int) -> SweepSpec:
+    """Return the sweep of ``cells`` on ``split``.
 
     ``kind`` is ``rl`` (``agent`` reads ALGO+<view label>), ``principled`` or ``constant``.
     """
     agents, views = [], {label: view for view, label in VIEW_LABELS.items()}
-    for family, regime, budgets, kind, agent, config in cells:
+    for family, regime, budgets, kind, agent, config, extra in cells:
         params = dict(regime=regime, split=split, budgets=list(budgets), episodes=protocol.episodes)
         if kind == "rl":
             agent, label = agent.split("+")
             params |= dict(algo=agent, view=views[label], algo_kwargs=config)
             services = family == "services"  # normalised rewards and stochastic evaluation
             params |= dict(normalize_reward=services, deterministic=not services)
-        elif kind == "principled":
+            params |= {"n_envs": protocol.n_envs} if protocol.n_envs > 1 else {}
+        elif kind in ("principled", "extra"):
             params |= dict(agent=agent, agent_params=config)
         runner = f"osfb_gym.bench.suites.experience:{kind}_cell"
-        agents.append(AgentSpec(agent, params, envs=(family,), runner=runner))
+        if kind == "extra":  # a user's agent runs as the principled agents do
+            runner = runner.replace("extra", "principled")
+        agents.append(
+            AgentSpec(agent, params | extra, envs=(setting(family, regime),), runner=runner)
+        )
     horizon = {"horizon": protocol.horizon}
-    envs = [
-        EnvSpec(FAMILIES[f].env_id, f, dict(ENV_KWARGS.get(f, horizon))) for f in protocol.families
-    ]
-    return SweepSpec(NAME, tuple(envs), tuple(agents), tuple(range(seeds)))
+    envs = []
+    for family, regime in protocol.cells():
+        env_id = DYNAMIC_ENVS[family] if regime == "dynamic" else FAMILIES[family].env_id
+        kwargs = dict(ENV_KWARGS.get(family, horizon))
+        if regime == "dynamic" and family == "lending":
+            kwargs = dict(horizon)
+        envs.append(EnvSpec(env_id, setting(family, regime), kwargs))
+    unique = tuple({env.label: env for env in envs}.values())
+    return SweepSpec(NAME, unique, tuple(agents), tuple(range(seeds)))
 
 
 def validation_spec(protocol: Protocol) -> SweepSpec:
-    """Stage 1: RL at the smallest budget, principled grids at the largest, validation split."""
-    cells = []
-    for family, regime in itertools.product(protocol.families, protocol.regimes):
-        for view, algo in itertools.product(getattr(protocol, f"{regime}_views"), protocol.algos):
-            configs = rl_configs(protocol, family, algo)
-            agent = f"{algo}+{VIEW_LABELS[view]}"
-            cells += [(family, regime, protocol.budgets[:1], "rl", agent, c) for c in configs]
-        for name, grid in PRINCIPLED[family].items():
-            for values in itertools.product(*grid.values()):
-                config = dict(zip(grid, values, strict=True))
-                cells.append((family, regime, protocol.budgets[-1:], "principled", name, config))
+    """Stage 1: every configuration of both sides at every budget, and the constants.
+
+    The split's runs choose each agent's configuration per budget (:func:`.protocol.choose`)
+    and the best constant action; with ``sensitivity``, PPO's one-at-a-time runs too.
+    """
+    budgets = tuple(sorted(protocol.budgets))
+    cells: list[CellSpec] = []
+    for family, regime in protocol.cells():
+        for algo in protocol.algos:
+            for view in protocol.views_of(algo, regime):
+                agent = f"{algo}+{VIEW_LABELS[view]}"
+                configs = rl_configs(protocol, family, algo)
+                cells += [(family, regime, budgets, "rl", agent, c, {}) for c in configs]
+        for name, config in principled_configs(protocol, family, regime):
+            cells.append((family, regime, budgets, "principled", name, config, {}))
+        cells.append((family, regime, budgets[:1], "constant", "constant", None, {}))
+        if protocol.sensitivity:
+            cells += sensitivity_cells(protocol, family, regime)
     return _spec(protocol, "validation", cells, protocol.validation_seeds)
 
 
-def test_spec(protocol: Protocol, chosen: pd.DataFrame) -> SweepSpec:
-    """Stage 2: the chosen configurations on the test split, and the constant policies."""
-    cells = [
-        (pick.family, pick.regime, protocol.budgets, pick.kind, pick.agent, json.loads(pick.config))
-        for pick in chosen.itertuples()
+def sensitivity_cells(protocol: Protocol, family: str, regime: str) -> list[CellSpec]:
+    """PPO one-at-a-time around gamma's first value, lr 3e-4, n_steps 512, ent_coef 0."""
+    base = {
+        "gamma": GAMMAS.get(family, [0.0, 0.99])[0],
+        "learning_rate": 3e-4,
+        "n_steps": 512,
+        "ent_coef": 0.0,
+        "batch_size": protocol.batch_size,
+    }
+    configs = [base] + [
+        base | {key: value}
+        for key, values in SENSITIVITY.items()
+        for value in values
+        if value != base[key]
     ]
-    for family, regime in itertools.product(protocol.families, protocol.regimes):
-        cells.append((family, regime, protocol.budgets[:1], "constant", "constant", None))
+    budgets, purpose = tuple(sorted(protocol.budgets)), {"purpose": "sensitivity"}
+    views = protocol.views_of("PPO", regime)
+    return [
+        (family, regime, budgets, "rl", f"PPO+{VIEW_LABELS[view]}", config, purpose)
+        for view in views
+        for config in configs
+    ]
+
+
+def test_spec(protocol: Protocol, chosen: pd.DataFrame) -> SweepSpec:
+    """Stage 2: the chosen configurations on the test split, and the constant policies.
+
+    Each is scored at every budget up to the largest it was chosen at.
+    """
+    cells: list[CellSpec] = []
+    keys = ["family", "regime", "kind", "agent", "config"]
+    for (family, regime, kind, agent, config), picks in chosen.groupby(keys, sort=False):
+        at = sorted(int(b) for b in picks["budget"])
+        budgets = [b for b in sorted(protocol.budgets) if b <= at[-1]]
+        extra = {} if at == budgets else {"chosen_at": at}
+        cells.append((family, regime, budgets, kind, agent, json.loads(config), extra))
+    for family, regime in protocol.cells():
+        budgets = sorted(protocol.budgets)[:1]
+        cells.append((family, regime, budgets, "constant", "constant", None, {}))
     return _spec(protocol, "test", cells, protocol.seeds)
 
 

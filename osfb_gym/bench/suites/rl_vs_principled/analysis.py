@@ -11,8 +11,14 @@ import numpy as np
 import pandas as pd
 
 from osfb_gym.bench.report import Report, band, colours, panels, save, save_report
-from osfb_gym.bench.suites.rl_vs_principled.protocol import NAME, Protocol, choose, scored
-from osfb_gym.core.family import FAMILIES
+from osfb_gym.bench.suites.rl_vs_principled.protocol import (
+    NAME,
+    PROTOCOL_VERSION,
+    Protocol,
+    choose,
+    scored,
+)
+from osfb_gym.core.family import family_of
 from osfb_gym.stats import ALPHA, Page, paired
 from osfb_gym.stats import aggregates as stats
 from osfb_gym.stats.paired import min_p_paired
@@ -20,9 +26,10 @@ from osfb_gym.stats.paired import min_p_paired
 #: what the page says under its verdicts
 VERDICTS_NOTE = (
     "Each verdict compares run s of RL with run s of the principled agent chosen on "
-    "validation, which played the same held-out episodes (paired by run; the verdicts "
+    "validation at that budget (the other principled agents are in the tables, not "
+    "judged), which played the same held-out episodes (paired by run; the verdicts "
     "come from osfb_gym.stats, docs/verdicts.md). The IQMs and bootstrap CIs in the "
-    "tables below describe the runs and decide nothing: with one task and 5 runs the "
+    "tables below describe the runs and decide nothing: with one task and few runs the "
     "bootstrap under-covers (docs/verdicts.md). In a resampled world a "
     "principled agent starts every episode afresh, so its score does not depend on N. "
     "The oracle of reject option is Chow's rule's expected risk, which an episode's "
@@ -31,20 +38,46 @@ VERDICTS_NOTE = (
 )
 
 
-def normalise(test: pd.DataFrame) -> pd.DataFrame:
+def best_constants(validation: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """Return the best constant action per (family, regime), chosen on validation episodes.
+
+    The action with the best mean objective over the validation runs' episodes (JSON text
+    of the action).
+    """
+    means: dict[tuple[str, str], dict[str, list[float]]] = {}
+    for row in validation[validation["agent"] == "constant"].itertuples():
+        key = (str(row.setting).removesuffix("-dynamic"), json.loads(row.params)["regime"])
+        sign = 1 if family_of(row.env_id).lower_is_better else -1
+        for entry in row.constants:
+            action = json.dumps(entry["action"])
+            means.setdefault(key, {}).setdefault(action, []).append(
+                sign * float(np.mean(entry["objective"]))
+            )
+    return {key: min(found, key=lambda a: np.mean(found[a])) for key, found in means.items()}
+
+
+def normalise(test: pd.DataFrame, validation: pd.DataFrame | None = None) -> pd.DataFrame:
     """Return the test points with normalised regret and total regret over N + T steps.
 
     Normalised: ``(metric - oracle) / (best constant - oracle)``, 0 the oracle, 1 the
-    best constant action (chosen per run on the test episodes).
+    best constant action, chosen on the validation episodes (:func:`best_constants`;
+    without validation constants, per run on the test episodes) and scored on the test ones.
     """
+    chosen = best_constants(validation) if validation is not None else {}
     constants = []
     for row in test[test["agent"] == "constant"].itertuples():
-        sign = 1 if FAMILIES[row.setting].lower_is_better else -1
-        best = min(row.constants, key=lambda c: np.mean(c["objective"]) * sign)  # noqa: B023
+        family, regime = str(row.setting).removesuffix("-dynamic"), json.loads(row.params)["regime"]
+        sign = 1 if family_of(row.env_id).lower_is_better else -1
+        pick = chosen.get((family, regime))
+        best = (
+            next(c for c in row.constants if json.dumps(c["action"]) == pick)
+            if pick is not None
+            else min(row.constants, key=lambda c: np.mean(c["objective"]) * sign)  # noqa: B023
+        )
         constants.append(
             {
-                "family": row.setting,
-                "regime": json.loads(row.params)["regime"],
+                "family": family,
+                "regime": regime,
                 "seed": row.seed,
                 "constant": json.dumps(best["action"]),
                 "constant_objective": float(np.mean(best["objective"])),
@@ -77,12 +110,68 @@ def _signal(agent: str, family: str, config: str) -> str:
     return f"env reward, gamma={json.loads(config).get('gamma')}{lump}"
 
 
+def _tables(frame: pd.DataFrame, top: int) -> tuple[list[str], list[str]]:
+    """Return the deployment and total-regret tables, one per (family, regime)."""
+    deployment, total = [], []
+    for (family, regime), part in frame.groupby(["family", "regime"], sort=False):
+        table, totals = {}, {}
+        for agent, rows in part.groupby("agent", sort=False):
+            last = rows[rows["budget"] == top]
+            configs = rows[rows["budget"] > 0].groupby("budget")["config"].first()
+            table[agent] = {
+                **_per_budget(rows, "normalised"),
+                f"mean at N={top:,}": _ci(last["normalised"], "mean") if len(last) else "",
+                "objective (mean)": f"{last['objective'].mean():.4g}" if len(last) else "",
+                "training signal": _signal(str(agent), family, configs.iloc[-1]),
+                "chosen on validation": "; ".join(f"N={n:,}: {c}" for n, c in configs.items()),
+            }
+            totals[agent] = _per_budget(rows[rows["budget"] > 0], "total_regret", "mean", ".4g")
+        const = part.groupby("seed")[["constant_objective", "oracle"]].first().mean()
+        objective = family_of(part["env_id"].iloc[0]).objective
+        deployment += [
+            f"### {family}, {regime} world ({objective}: best constant "
+            f"{const['constant_objective']:.4g}, oracle {const['oracle']:.4g})",
+            "",
+            pd.DataFrame(table).T.to_markdown(),
+            "",
+        ]
+        total += [f"### {family}, {regime} world", "", pd.DataFrame(totals).T.to_markdown(), ""]
+    return deployment, total
+
+
+def _header(protocol: Protocol, validation: pd.DataFrame, test: pd.DataFrame) -> list[str]:
+    p, minutes = protocol, (test["seconds"].sum() + validation["seconds"].sum()) / 60
+    algos = ", ".join(p.algos) or "none (principled side only)"
+    return [
+        f"# osfb-bench {NAME}",
+        "",
+        f"Protocol version {PROTOCOL_VERSION}. Families {', '.join(p.families)}; regimes "
+        f"{', '.join(p.regimes)} (fixed: run s plays world s, its own training seed; dynamic: "
+        f"the worlds with consequences); RL views fixed/dynamic {'/'.join(p.fixed_views)}, "
+        f"resampled {'/'.join(p.resampled_views)} (O0 plain, O1 estimator features, O2 "
+        f"feedback); algorithms {algos}; budgets N = {', '.join(f'{b:,}' for b in p.budgets)} "
+        f"env steps; {p.seeds} runs per cell; {p.episodes} held-out episodes of {p.horizon} "
+        f"steps. Tuning, the same for both sides: at most {p.tuning} configurations per agent, "
+        f"each on {p.validation_seeds} validation run(s) (worlds and episode seeds apart from "
+        "the test ones), the best at each budget tested at that budget; RL's grid gamma x "
+        f"learning_rate {list(p.learning_rate) or 'default'} x n_steps {list(p.n_steps)} x "
+        f"ent_coef {list(p.ent_coef)}. Principled agents get the same N steps: in a fixed world "
+        "they keep their state across episodes. The best constant action is chosen on the "
+        "validation episodes.",
+        f"{len(validation)} validation and {len(test)} test cells, {minutes:.0f} "
+        "worker-minutes (wall time of the cells, summed).",
+        "",
+    ]
+
+
 def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out: Path) -> Report:
-    """Write ``points.csv``, ``rl-vs-principled.md`` and the figures into ``out``."""
-    frame = normalise(test)
-    chosen = choose(scored(validation))
-    principled = chosen[chosen["kind"] == "principled"].sort_values("regret")
-    best = principled.groupby(["family", "regime"])["agent"].first().to_dict()
+    """Write ``points.csv``, ``scores.csv``, ``rl-vs-principled.md`` and figures into ``out``."""
+    from osfb_gym.bench.suites.rl_vs_principled.card import card
+    from osfb_gym.bench.suites.rl_vs_principled.scores import tidy
+
+    everything = normalise(test, validation)
+    frame = everything[everything["selected"]]
+    best = best_principled(scored(validation))
     top = max(protocol.budgets)
     curves = {
         "curves": ("normalised", "normalised regret (IQM, 95% CI)", "iqm"),
@@ -90,49 +179,16 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
     }
     figures = [plot_curves(frame, out / f"rl_vs_principled_{n}.png", *c) for n, c in curves.items()]
     figures.append(plot_profiles(frame, best, top, out / "rl_vs_principled_profiles.png"))
-    deployment, total = [], []
-    for (family, regime), part in frame.groupby(["family", "regime"], sort=False):
-        table, totals = {}, {}
-        for agent, rows in part.groupby("agent", sort=False):
-            last, config = rows[rows["budget"] == top], rows["config"].iloc[0]
-            table[agent] = {
-                **_per_budget(rows, "normalised"),
-                f"mean at N={top:,}": _ci(last["normalised"], "mean"),
-                "objective (mean)": f"{last['objective'].mean():.4g}",
-                "training signal": _signal(str(agent), family, config),
-                "chosen on validation": config,
-            }
-            totals[agent] = _per_budget(rows[rows["budget"] > 0], "total_regret", "mean", ".4g")
-        const = part.groupby("seed")[["constant_objective", "oracle"]].first().mean()
-        deployment += [
-            f"### {family}, {regime} world ({FAMILIES[family].objective}: best constant "
-            f"{const['constant_objective']:.4g}, oracle {const['oracle']:.4g})",
-            "",
-            pd.DataFrame(table).T.to_markdown(),
-            "",
-        ]
-        total += [f"### {family}, {regime} world", "", pd.DataFrame(totals).T.to_markdown(), ""]
-    minutes = (test["seconds"].sum() + validation["seconds"].sum()) / 60
-    p = protocol
+    deployment, total = _tables(frame, top)
     lines = [
-        f"# osfb-bench {NAME}",
+        *_header(protocol, validation, test),
+        "## Report card",
         "",
-        f"Families {', '.join(p.families)}; regimes {', '.join(p.regimes)} (fixed: run s plays "
-        f"world s, its own training seed); RL views fixed {'/'.join(p.fixed_views)}, resampled "
-        f"{'/'.join(p.resampled_views)} (O0 plain, O1 estimator features, O2 feedback); "
-        f"algorithms {', '.join(p.algos)}; budgets N = {', '.join(f'{b:,}' for b in p.budgets)} "
-        f"env steps; {p.seeds} runs per cell; {p.episodes} held-out episodes of {p.horizon} "
-        f"steps; hyperparameters chosen on {p.validation_seeds} validation run(s) (worlds and "
-        "episode seeds apart from the test ones): RL at the smallest budget over gamma x "
-        f"n_steps {list(p.n_steps)} x ent_coef {list(p.ent_coef)}, the principled agents' "
-        "grids at the largest. Principled agents get the same N steps: in a fixed world they "
-        "keep their state across episodes.",
-        f"{len(validation)} validation and {len(test)} test cells, {minutes:.0f} "
-        "worker-minutes (wall time of the cells, summed).",
+        *card(tidy(everything), best),
         "",
         "## Verdicts",
         "",
-        *verdicts(frame, best, top),
+        *verdicts(frame, best),
         "",
         VERDICTS_NOTE,
         "",
@@ -150,49 +206,129 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
         "best constant policy's regret over the same N + T steps.",
         "",
         *total,
+        *sensitivity_table(validation),
         "## Figures",
         "",
         *[f"![{path.stem}]({path.name})" for path in figures],
         "",
     ]
-    points = frame.drop(columns=[c for c in frame if c.startswith("mean_")])
-    return save_report(out, "\n".join(lines), {"points": points}, figures)
+    points = everything.drop(columns=[c for c in everything if c.startswith("mean_")])
+    tables = {"points": points, "scores": tidy(everything)}
+    return save_report(out, "\n".join(lines), tables, figures)
 
 
-def verdicts(frame: pd.DataFrame, best: dict[tuple[str, str], str], top: int) -> list[str]:
-    """One line per (family, regime, RL view): against the validation-best principled agent.
+def best_principled(validation: pd.DataFrame) -> dict[tuple[str, str, int], str]:
+    """Return the validation-best principled agent per (family, regime, budget)."""
+    chosen = choose(validation)
+    principled = chosen[chosen["kind"] == "principled"].sort_values("regret")
+    return principled.groupby(["family", "regime", "budget"])["agent"].first().to_dict()
+
+
+def sensitivity_table(validation: pd.DataFrame) -> list[str]:
+    """PPO's sensitivity runs: mean validation regret per configuration and budget."""
+    rows = scored(validation)
+    rows = rows[(rows["purpose"] == "sensitivity") & (rows["budget"] > 0)] if len(rows) else rows
+    if not len(rows):
+        return []
+    base = {"learning_rate": 3e-4, "n_steps": 512, "ent_coef": 0.0}
+    varied = [
+        ", ".join(f"{k}={v:g}" for k, v in json.loads(c).items() if k in base and v != base[k])
+        or "base"
+        for c in rows["config"]
+    ]
+    table = rows.assign(setting=varied).pivot_table(
+        index=["family", "regime", "agent", "setting"], columns="budget", values="regret"
+    )
+    table.columns = [f"N={n:,}" for n in table.columns]
+    table = table.reset_index()
+    return [
+        "## PPO's sensitivity (validation runs)",
+        "",
+        "Mean validation regret (the family's units, lower is better) of PPO one setting at a "
+        "time around learning_rate 3e-4, n_steps 512, ent_coef 0 (SENSITIVITY); these runs "
+        "choose nothing. Read the spread of a row group against the RL-versus-principled gap.",
+        "",
+        table.to_markdown(floatfmt=".4g", index=False),
+        "",
+    ]
+
+
+def verdicts(frame: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> list[str]:
+    """One line per (family, regime, budget, RL agent): against the validation-best principled.
 
     Paired by run: run s of RL and of the principled agent play the same
-    held-out episodes (the same reset seeds, so the same worlds in both
-    regimes), so each verdict is an exact sign-flip test of the per-run
-    differences of normalised regret, with Holm's correction over the page's
-    verdicts (:class:`osfb_gym.stats.Page`). A winner is named only where
-    the test rejects; with 5 runs it never can (smallest two-sided p 0.0625).
+    held-out episodes (the same reset seeds, so the same worlds in every
+    regime), so each verdict is an exact sign-flip test of the per-run
+    differences of normalised regret at that budget, with Holm's correction
+    over the page's verdicts, every budget's (:class:`osfb_gym.stats.Page`).
+    A winner is named only where the test rejects; with 5 runs it never can
+    (smallest two-sided p 0.0625).
     """
-    last = frame[frame["budget"] == top]
     page, cells = Page(), []
-    for (family, regime), part in last.groupby(["family", "regime"], sort=False):
-        principled = best[(family, regime)]
+    keys = ["family", "regime", "budget"]
+    for (family, regime, budget), part in frame[frame["budget"] > 0].groupby(keys, sort=False):
+        principled = best.get((family, regime, budget))
+        if principled is None:
+            continue
         theirs = part[part["agent"] == principled].set_index("seed")["normalised"]
         for agent, rows in part[part["kind"] == "rl"].groupby("agent", sort=False):
             both = pd.concat([rows.set_index("seed")["normalised"], theirs], axis=1, join="inner")
             x, y = both.dropna().sort_index().to_numpy().T
             names = (str(agent), str(principled))
             index = page.add(paired(x, y, lower_is_better=True, names=names))
-            cells.append((family, regime, names, x, y, index))
-    found, lines = page.verdicts, []
-    for family, regime, (agent, principled), x, y, index in cells:
+            cells.append((family, regime, int(budget), names, x, y, index))
+    found, lines, words = page.verdicts, [], []
+    for family, regime, budget, (agent, principled), x, y, index in cells:
         verdict = found[index]
         if verdict.winner is not None:
             word = "RL better" if verdict.winner == agent else "principled better"
         else:
             word = "tie (within noise)" if verdict.can_reject else f"cannot tell at n={len(x)}"
+        words.append((family, regime, budget, agent, word))
         lines.append(
-            f"- {family}, {regime}, N={top:,}: {agent} mean {x.mean():.3g} (IQM "
+            f"- {family}, {regime}, N={budget:,}: {agent} mean {x.mean():.3g} (IQM "
             f"{stats.iqm(x):.3g}) vs {principled} {y.mean():.3g} (IQM {stats.iqm(y):.3g}), "
             f"normalised regret; {verdict.text}: **{word}**."
         )
-    return [*lines, "", page.sentence, "", _power(page.size, len(cells) and len(cells[0][3]))]
+    power = _power(page.size, len(cells) and len(cells[0][4]))
+    return [*who_won(words), *lines, "", page.sentence, "", power]
+
+
+def who_won(words: list[tuple[str, str, int, str, str]]) -> list[str]:
+    """Return the verdicts as one table (cells x budget, agent) and where the answer depends.
+
+    The answer of a (family, regime) cell depends on the algorithm, the view or the budget
+    when its verdicts differ between two rows that differ only in that.
+    """
+    if not words:
+        return []
+    frame = pd.DataFrame(words, columns=["family", "regime", "budget", "agent", "word"])
+    frame["algorithm"] = frame["agent"].str.split("+").str[0]
+    frame["view"] = frame["agent"].str.split("+").str[1]
+    table = frame.pivot_table(
+        index=["family", "regime"], columns=["agent", "budget"], values="word", aggfunc="first"
+    )
+    table.columns = [f"{agent} N={budget:,}" for agent, budget in table.columns]
+    table.index = [f"{family}, {regime}" for family, regime in table.index]
+    depends = []
+    for (family, regime), part in frame.groupby(["family", "regime"], sort=False):
+        what = [
+            name
+            for name, fixed in (
+                ("the algorithm", ["view", "budget"]),
+                ("the view", ["algorithm", "budget"]),
+                ("the budget", ["algorithm", "view"]),
+            )
+            if (part.groupby(fixed)["word"].nunique() > 1).any()
+        ]
+        if what:
+            depends.append(f"- {family}, {regime}: the verdict depends on {', '.join(what)}.")
+    return [
+        table.fillna("").to_markdown(),
+        "",
+        *(depends or ["No cell's verdict depends on the algorithm, the view or the budget."]),
+        "",
+    ]
 
 
 def _power(comparisons: int, runs: int) -> str:
@@ -247,14 +383,14 @@ def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statis
 
 
 def plot_profiles(
-    frame: pd.DataFrame, best: dict[tuple[str, str], str], top: int, path: Path
+    frame: pd.DataFrame, best: dict[tuple[str, str, int], str], top: int, path: Path
 ) -> Path:
     """Per regime: the fraction of runs with normalised regret <= tau, tasks = families.
 
     Each RL agent against the validation-best principled agent of each family.
     """
     last = frame[frame["budget"] == top]
-    keys = zip(last["family"], last["regime"], strict=True)
+    keys = zip(last["family"], last["regime"], [top] * len(last), strict=True)
     principled = last["agent"] == [best.get(key) for key in keys]
     last = last[principled | (last["kind"] == "rl")]
     names = last["agent"].where(last["kind"] == "rl", "principled (validation-best)")

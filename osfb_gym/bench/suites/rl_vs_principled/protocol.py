@@ -8,7 +8,8 @@ it imports neither (protocol: docs/reproductions/rl-vs-principled.md).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import zlib
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,45 +29,117 @@ PRINCIPLED: dict[str, dict[str, dict[str, list[Any]]]] = {
     "reject": {"DSOL": {}, "DRAL": {}, "DSAL": {"gamma": [1.0, 2.0, 4.0]}},
     "services": {"AcQUIre": {}, "Uniform": {}, "MaxLossGreedy": {}},
 }
+#: the principled agents of the dynamic regime's worlds, where the family's own do not run
+DYNAMIC_PRINCIPLED: dict[str, dict[str, dict[str, list[Any]]]] = {
+    "lending": {"MaxProfit": {}, "DemographicParity": {}, "EqualOpportunity": {}},
+}
 #: RL's gammas: 0 where a decision's reward does not depend on later ones; reject's hidden
 #: losses arrive at the episode's end, so its grid is with and without discount
 GAMMAS = {"reject": [0.99, 1.0], "services": [0.99, 1.0]}
 ENV_KWARGS = {"services": {"n_users": 40, "n_services": 5, "reference_restarts": 1}}
 
 
+#: the worlds with consequences of the "dynamic" regime (DESIGN.md section 9), per family
+DYNAMIC_ENVS = {"lending": "DelayedImpactLending-v0", "services": "MultiServiceChoice-Retention-v0"}
+#: the version of the protocol: rows of ``scores.csv`` and of a leaderboard carry it, and a
+#: leaderboard refuses rows of another (bump it when a change moves the scores)
+PROTOCOL_VERSION = 2
+#: documented budget presets (``--set budgets=...``); the default is the first
+BUDGET_PRESETS = {
+    "default": (10_000, 30_000),
+    "1e4": (10_000,),
+    "1e5": (10_000, 100_000),
+    "1e6": (10_000, 100_000, 1_000_000),
+}
+#: PPO's one-at-a-time sensitivity around the chosen defaults (stage ``sensitivity=True``)
+SENSITIVITY = {
+    "learning_rate": (1e-4, 3e-4, 1e-3),
+    "n_steps": (128, 512, 2048),
+    "ent_coef": (0.0, 0.01, 0.1),
+}
+
+
+def _rates(text: str) -> tuple[float, ...]:
+    values = tuple(float(part) for part in text.split(",") if part.strip())
+    if not all(0 < v < float("inf") for v in values):
+        raise ValueError(text)
+    return values
+
+
+#: ``--set learning_rate=`` reads positive numbers, or nothing (each algorithm's default)
+RATES = {"read": _rates, "expects": "must be positive numbers, comma-separated, or empty"}
+
+
 @dataclass(frozen=True)
 class Protocol:
     """What a run covers; every field is a ``--set`` setting (lists comma-separated).
 
-    RL gets the views ``fixed_views`` in the fixed world, ``resampled_views`` in the other.
+    RL gets the views ``fixed_views`` in the fixed and dynamic worlds, ``resampled_views``
+    in the resampled one.
+
+    Budgets: ``budgets`` are the checkpoints N; presets (``BUDGET_PRESETS``) are
+    ``--set budgets=10000`` (1e4), ``10000,100000`` (1e5) and ``10000,100000,1000000``
+    (1e6). The default ``10000,30000`` is today's default run.
+
+    Tuning rule (the same tuning budget for both sides): every agent (each RL
+    algorithm x view, each principled agent) evaluates at most ``tuning``
+    configurations, each on the same ``validation_seeds`` validation runs (worlds
+    and episode seeds the test never uses), trained or warmed up to the largest
+    budget and scored at every budget. A grid with more than ``tuning``
+    configurations is subsampled without replacement by a Generator seeded with the
+    (family, agent) name (:func:`subsample`); RL's grid is gamma x ``learning_rate``
+    x ``n_steps`` x ``ent_coef``, a principled agent's its ``PRINCIPLED`` grid. At
+    each budget N the configuration with the lowest mean validation regret at N is
+    the one tested at N (ties: the first by its JSON text); a configuration chosen at
+    several budgets is trained once and scored at each.
+
+    DQN runs on Discrete action spaces only: on lending, reject and delayed impact
+    its cells train on the ``-Discrete`` twin's actions (``discrete_actions``), and
+    :func:`osfb_gym.bench.rl.train` refuses DQN on an RL id whose actions are not
+    Discrete, naming the twin.
     """
 
     #: the env families (lending, apple, reject, services); each adds about as much time
     families: tuple[str, ...] = ("lending", "reject")
-    #: "fixed" (run s plays world s across its episodes) and/or "resampled" (a new world each)
+    #: "fixed" (run s plays world s across its episodes), "resampled" (a new world each
+    #: episode), "dynamic" (fixed worlds with consequences: lending's delayed impact,
+    #: services' retention; other families have none and skip it)
     regimes: tuple[str, ...] = ("fixed", "resampled")
-    #: what RL sees in the fixed regime (plain, features, feedback)
+    #: what RL sees in the fixed and dynamic regimes (plain, features, feedback)
     fixed_views: tuple[str, ...] = ("plain",)
     #: what RL sees in the resampled regime (plain, features, feedback)
     resampled_views: tuple[str, ...] = ("plain", "features")
-    #: the RL algorithms (PPO, A2C, DQN, RecurrentPPO)
+    #: the RL algorithms (PPO, A2C, DQN, RecurrentPPO; RecurrentPPO on the feedback
+    #: view only); empty: the principled side only (a leaderboard entry)
     algos: tuple[str, ...] = ("PPO",)
     #: the checkpoints N: env steps of experience before every agent is scored
-    budgets: tuple[int, ...] = (10_000, 30_000)
-    #: test runs per cell (the --seeds flag)
-    seeds: int = 5
+    budgets: tuple[int, ...] = BUDGET_PRESETS["default"]
+    #: test runs per verdict cell (the --seeds flag)
+    seeds: int = 10
     #: held-out episodes scored at each checkpoint of a run
     episodes: int = 20
-    #: validation runs per configuration (the grids are chosen on them)
-    validation_seeds: int = 1
+    #: validation runs per configuration, the same for both sides
+    validation_seeds: int = 2
+    #: configurations each agent may evaluate on validation, the same for both sides
+    tuning: int = 3
     #: steps per episode (the --horizon flag)
     horizon: int = 200
+    #: learning rates on the RL grid (empty: each algorithm's default)
+    learning_rate: tuple[float, ...] = field(default=(), metadata=RATES)
     #: PPO's and A2C's rollout lengths on the RL grid
-    n_steps: tuple[int, ...] = (512,)
+    n_steps: tuple[int, ...] = (256, 512)
     #: entropy coefficients on the RL grid
     ent_coef: tuple[float, ...] = (0.0,)
     #: PPO's minibatch size
     batch_size: int = 128
+    #: env copies each RL run steps at once (SB3's DummyVecEnv); each of PPO's and A2C's
+    #: rollouts is then n_steps x n_envs steps (1 keeps the released rows' training)
+    n_envs: int = 1
+    #: run PPO's one-at-a-time sensitivity over SENSITIVITY on validation (a table)
+    sensitivity: bool = False
+    #: your own agents, ``module:Class`` (an :class:`agents.base.Agent` subclass with a
+    #: no-argument constructor), run as principled agents are (no grid)
+    extra_agents: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         """Check the counts, and that every name is among its choices (the error names them)."""
@@ -78,11 +151,70 @@ class Protocol:
         views = dict.fromkeys(("fixed_views", "resampled_views"), tuple(VIEW_LABELS))
         choices = {"families": tuple(FAMILIES), "regimes": REGIMES, **views, "algos": ALGORITHMS}
         for key, valid in choices.items():
-            subset(getattr(self, key), valid, f"--set {key}")
-        for key in ("seeds", "episodes", "validation_seeds", "horizon", "batch_size"):
+            if key != "algos" or self.algos:
+                subset(getattr(self, key), valid, f"--set {key}")
+        for key in (
+            "seeds",
+            "episodes",
+            "validation_seeds",
+            "horizon",
+            "batch_size",
+            "tuning",
+            "n_envs",
+        ):
             check_int(getattr(self, key), key, minimum=1)
-        if not self.budgets or not self.n_steps or not self.ent_coef:
-            raise ValueError("budgets, n_steps and ent_coef must each name at least one value")
+        for key in ("budgets", "n_steps", "ent_coef"):
+            if not getattr(self, key):
+                raise ValueError(f"{key} must name at least one value")
+        if any(int(b) < 1 for b in self.budgets):
+            raise ValueError(f"budgets must be positive env step counts, got {self.budgets}")
+        for spec in self.extra_agents:
+            if spec.count(":") != 1:
+                raise ValueError(f"extra_agents must read module:Class, got {spec!r}")
+        if "RecurrentPPO" in self.algos and "feedback" not in (
+            *self.fixed_views,
+            *self.resampled_views,
+        ):
+            raise ValueError(
+                "algos has RecurrentPPO, which runs on the feedback view only: add feedback "
+                "to fixed_views or resampled_views"
+            )
+
+    def views_of(self, algo: str, regime: str) -> tuple[str, ...]:
+        """Return the views ``algo`` gets in ``regime`` (RecurrentPPO: the feedback view only)."""
+        views = tuple(self.resampled_views if regime == "resampled" else self.fixed_views)
+        if algo == "RecurrentPPO":
+            return ("feedback",) if "feedback" in views else ()
+        return views
+
+    def cells(self) -> list[tuple[str, str]]:
+        """Return the (family, regime) cells: "dynamic" only where a family has such a world."""
+        return [
+            (family, regime)
+            for family in self.families
+            for regime in self.regimes
+            if regime != "dynamic" or family in DYNAMIC_ENVS
+        ]
+
+
+def principled_agents(family: str, regime: str) -> dict[str, dict[str, list[Any]]]:
+    """Return the principled agents of a (family, regime) cell and their validation grids."""
+    if regime == "dynamic":
+        return DYNAMIC_PRINCIPLED.get(family, PRINCIPLED[family])
+    return PRINCIPLED[family]
+
+
+def subsample(grid: list[dict[str, Any]], size: int, name: str) -> list[dict[str, Any]]:
+    """Return at most ``size`` configurations of ``grid``, drawn by a Generator seeded by ``name``.
+
+    The draw is without replacement and keeps grid order; a grid of at most ``size``
+    configurations is returned whole.
+    """
+    if len(grid) <= size:
+        return list(grid)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    keep = np.sort(rng.choice(len(grid), size=size, replace=False))
+    return [grid[int(i)] for i in keep]
 
 
 def scored(rows: pd.DataFrame) -> pd.DataFrame:
@@ -93,18 +225,23 @@ def scored(rows: pd.DataFrame) -> pd.DataFrame:
         rl = "algo" in params
         agent = f"{params['algo']}+{VIEW_LABELS[params['view']]}" if rl else params["agent"]
         config = params.get("algo_kwargs", params.get("agent_params", {}))
+        at = [int(b) for b in params.get("chosen_at", params["budgets"])]
+        chosen = {*at, 0} if min(at) == min(int(b) for b in params["budgets"]) else set(at)
         for point in row.points:
             out.append(
                 {
-                    "family": row.setting,
+                    "family": str(row.setting).removesuffix("-dynamic"),
                     "regime": params["regime"],
+                    "env_id": row.env_id,
                     "split": params["split"],
+                    "purpose": params.get("purpose", "tune"),
                     "agent": agent,
-                    "kind": "rl" if rl else "principled",
+                    "kind": "rl" if rl else "extra" if ":" in agent else "principled",
                     "view": params.get("view", ""),
                     "config": json.dumps(config, sort_keys=True),
                     "seed": row.seed,
                     "budget": point["budget"],
+                    "selected": int(point["budget"]) in chosen,
                     **{k: float(np.mean(point[k])) for k in ("objective", "oracle", "regret")},
                     "train_regret": point["train_regret"],
                     "steps_per_episode": point["steps"],
@@ -115,8 +252,12 @@ def scored(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def choose(validation: pd.DataFrame) -> pd.DataFrame:
-    """Return the best configuration per (family, regime, agent) on the validation regret."""
-    keys = ["family", "regime", "agent"]
-    last = validation[validation["budget"] == validation.groupby(keys)["budget"].transform("max")]
-    means = last.groupby([*keys, "kind", "config"], as_index=False)["regret"].mean()
-    return means.loc[means.groupby(keys)["regret"].idxmin()]
+    """Return the tested configuration per (family, regime, agent, budget): the tuning rule.
+
+    At each budget N (> 0) the configuration with the lowest mean validation regret at
+    N over the validation runs (:class:`Protocol`); the sensitivity runs never choose.
+    """
+    keys = ["family", "regime", "agent", "budget"]
+    tuning = validation[(validation["budget"] > 0) & (validation["purpose"] == "tune")]
+    means = tuning.groupby([*keys, "kind", "config"], as_index=False)["regret"].mean()
+    return means.loc[means.groupby(keys)["regret"].idxmin()].reset_index(drop=True)

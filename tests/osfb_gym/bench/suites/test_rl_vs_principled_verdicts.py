@@ -28,11 +28,11 @@ def points(runs: int, rl_shift: float, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-BEST = {(f, r): "Adaptive" for f in ("lending", "apple") for r in ("fixed", "resampled")}
+BEST = {(f, r, 100): "Adaptive" for f in ("lending", "apple") for r in ("fixed", "resampled")}
 
 
 def verdict_words(frame: pd.DataFrame) -> list[str]:
-    lines = [line for line in verdicts(frame, BEST, 100) if line.startswith("- ")]
+    lines = [line for line in verdicts(frame, BEST) if line.startswith("- ")]
     return [line.rsplit("**", 2)[1] for line in lines]
 
 
@@ -51,7 +51,7 @@ def test_five_runs_never_name_a_winner(shift):
 
 
 def test_the_page_says_how_many_runs_a_winner_needs():
-    lines = verdicts(points(5, rl_shift=-1.0), BEST, 100)
+    lines = verdicts(points(5, rl_shift=-1.0), BEST)
     assert any("Holm's correction over the page's 4 comparisons" in line for line in lines)
     # 2 / 2^n * 4 <= 0.05 first at n = 8
     assert any("at least 8 runs per cell" in line for line in lines)
@@ -60,4 +60,16 @@ def test_the_page_says_how_many_runs_a_winner_needs():
 def test_pairs_are_matched_by_run_not_by_row_order():
     frame = points(12, rl_shift=-0.1)
     shuffled = frame.sample(frac=1.0, random_state=3)
-    assert sorted(verdicts(shuffled, BEST, 100)) == sorted(verdicts(frame, BEST, 100))
+    assert sorted(verdicts(shuffled, BEST)) == sorted(verdicts(frame, BEST))
+
+
+def test_the_page_says_where_the_answer_depends_on_the_budget():
+    early = points(12, rl_shift=-0.1)
+    late = points(12, rl_shift=0.1, seed=1).assign(budget=200)
+    best = BEST | {(f, r, 200): "Adaptive" for f, r, _ in BEST}
+    lines = verdicts(pd.concat([early, late]), best)
+    assert "- lending, fixed: the verdict depends on the budget." in lines
+    table = lines[0]
+    assert "PPO+O0 N=100" in table and "PPO+O0 N=200" in table and "| lending, fixed " in table
+    same = verdicts(early, BEST)
+    assert "No cell's verdict depends on the algorithm, the view or the budget." in same

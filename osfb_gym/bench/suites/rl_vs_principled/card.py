@@ -1,0 +1,105 @@
+"""The one-screen report card of ``rl-vs-principled``: one score per capability, bsuite's manner.
+
+Every score is read from the released rows (``scores.csv``, :mod:`.scores`): the
+rows validation selected, at the largest budget N of the run. A row's *skill* is
+``clip(1 - normalised regret, 0, 1)``: 1 the oracle, 0 the best constant action or
+worse. An algorithm's score on a capability is the mean skill over its runs of the
+capability's (family, regime) cells; RL algorithms are pooled over their views (each
+view's cells count), the principled side is the agent validation chose per cell and
+budget. The capabilities (:data:`CAPABILITIES`):
+
+exploring under one-sided feedback
+    Lending and apple in the fixed world: the outcome shows only after an approval
+    (or a taste), so learning the world needs decisions that pay to explore.
+credit for hidden losses that arrive late
+    Reject option, both regimes: the losses of unqueried decisions reach the
+    reward only as one lump at the episode's end.
+adapting within an episode to a new world
+    Every family in the resampled regime: a new world each episode, so only
+    learning within the episode helps.
+planning in worlds with consequences
+    The dynamic regime (delayed-impact lending, services with retention): decisions
+    change the later population.
+scale
+    How much of the gap to the oracle experience closes: per cell, ``clip(1 - n_large
+    / n_small, 0, 1)`` with ``n_small`` and ``n_large`` the mean normalised regret at
+    the smallest and the largest budget (cells with ``n_small <= 0`` skipped), averaged
+    over every cell; needs two budgets.
+
+A capability without rows says so ("no rows": its families or regime were not run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+#: capability -> which rows of scores.csv measure it
+CAPABILITIES: dict[str, Callable[[pd.DataFrame], pd.Series]] = {
+    "exploring under one-sided feedback": lambda f: (
+        f["family"].isin(["lending", "apple"]) & (f["regime"] == "fixed")
+    ),
+    "credit for hidden losses that arrive late": lambda f: f["family"] == "reject",
+    "adapting within an episode to a new world": lambda f: f["regime"] == "resampled",
+    "planning in worlds with consequences": lambda f: f["regime"] == "dynamic",
+}
+PRINCIPLED = "principled (validation-best)"
+
+
+def sides(scores: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> pd.DataFrame:
+    """Return the selected rows named by side: the RL algorithm, or the chosen principled agent."""
+    rows = scores[scores["selected"].astype(bool)]
+    chosen = [
+        best.get((f, r, int(b))) == a
+        for f, r, b, a in rows[["family", "regime", "budget", "algorithm"]].itertuples(index=False)
+    ]
+    rows = rows[(rows["kind"] == "rl") | np.asarray(chosen, dtype=bool)]
+    names = rows["algorithm"].str.split("+").str[0].where(rows["kind"] == "rl", PRINCIPLED)
+    return rows.assign(side=names)
+
+
+def card_scores(scores: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> pd.DataFrame:
+    """Return the card: capabilities x sides, NaN where a capability has no rows."""
+    rows = sides(scores, best)
+    budgets = sorted(b for b in rows["budget"].unique() if b > 0)
+    out: dict[str, dict[str, float]] = {}
+    if not budgets:
+        return pd.DataFrame(index=[*CAPABILITIES, "scale"], dtype=float)
+    top = rows[rows["budget"] == budgets[-1]]
+    skill = (1.0 - top["normalised"]).clip(0.0, 1.0)
+    for capability, which in CAPABILITIES.items():
+        mask = which(top)
+        out[capability] = skill[mask].groupby(top.loc[mask, "side"]).mean().to_dict()
+    out["scale"] = {}
+    if len(budgets) > 1:
+        keys = ["side", "family", "regime", "algorithm"]
+        ends = rows[rows["budget"].isin([budgets[0], budgets[-1]])]
+        means = ends.pivot_table(index=keys, columns="budget", values="normalised")
+        means = means[means[budgets[0]] > 0].dropna()
+        closed = (1.0 - means[budgets[-1]] / means[budgets[0]]).clip(0.0, 1.0)
+        out["scale"] = closed.groupby(level="side").mean().to_dict()
+    return pd.DataFrame(out).T.reindex([*CAPABILITIES, "scale"])
+
+
+def card(scores: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> list[str]:
+    """Return the card's markdown: the table, then which capabilities have no rows."""
+    table = card_scores(scores, best)
+    budgets = sorted(b for b in scores["budget"].unique() if b > 0)
+    top = f"N={budgets[-1]:,}" if budgets else "no budget"
+    empty = [name for name, row in table.iterrows() if row.isna().all()]
+    lines = [
+        f"Skill at {top} (1 the oracle, 0 the best constant action or worse; mean over "
+        "runs and the capability's cells; definitions in "
+        "`osfb_gym.bench.suites.rl_vs_principled.card`). No verdicts: read the verdicts "
+        "below before naming a winner.",
+        "",
+        table.map(lambda v: "no rows" if pd.isna(v) else f"{v:.2f}").to_markdown()
+        if len(table.columns)
+        else "(no rows)",
+        "",
+    ]
+    if empty:
+        lines.append(f"No rows (not run): {', '.join(empty)}.")
+    return lines
