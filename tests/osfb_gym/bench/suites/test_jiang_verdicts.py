@@ -100,4 +100,4 @@ def test_alpha_zero_makes_every_method_greedy(tmp_path):
     losses = floor.pivot_table("cumulative_loss", ["cutoff", "seed"], "method")
     assert set(losses.columns) == set(METHODS)
     assert np.allclose(losses.to_numpy(), losses[["greedy"]].to_numpy(), rtol=0, atol=1e-12)
-    assert "none is forced to explore" in (tmp_path / "table.md").read_text()
+    assert "none is forced to explore" in (tmp_path / "report.md").read_text()
