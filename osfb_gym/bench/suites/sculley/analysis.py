@@ -27,36 +27,20 @@ from osfb_gym.bench.suites.sculley.paper import (
     METHODS,
     NAMES,
     PAPER_TOPICS,
+    PROTOCOL,
     SHORT,
     paper_values,
     published_reuters,
 )
 
 #: Sculley's grids (Table 3), read by the suite's stages and named in this report
-THRESHOLD_BIASES = (0.0, 0.008, 0.016, 0.032, 0.064, 0.128, 0.25, 0.75, 1.0)  # threshold = -b
-PERCEPTRON_WEIGHTS = tuple(2.0**k for k in range(8))  # Table 3: c_pos, c_neg = 1
-METRICS = [
-    "tp",
-    "fp",
-    "tn",
-    "fn",
-    "precision",
-    "recall",
-    "f1",
-    "label_requests",
-    "tasted_negatives",
-    "sampled",
-    "updates",
-    "seconds",
-]
-ROW_LABELS = {"one_sided": "Margins", "apple_tasting": "With AppleTaste", "full": "Full Fb."}
+THRESHOLD_BIASES = tuple(PROTOCOL["grids"]["threshold_biases"])  # threshold = -b
+PERCEPTRON_WEIGHTS = tuple(PROTOCOL["grids"]["perceptron_weights"])  # c_pos, c_neg = 1
+METRICS: list[str] = PROTOCOL["metrics"]
+ROW_LABELS: dict[str, str] = PROTOCOL["row_labels"]
 #: Table 1's columns: ours, the paper's beside (counts with one decimal, rates with three)
-TABLE1 = {"F1": "f1", "Rec.": "recall", "Prec.": "precision", "#FN": "fn", "#FP": "fp"}
-FEATURES = {  # the page's words for the env's ``features``
-    "binary": "binary case-preserving character 4-grams hashed into {dim} buckets",
-    "counts": "lower-cased character 4-gram counts hashed into {dim} buckets",
-    "unit": "standardised, intercept dropped, rows scaled to unit length",
-}
+TABLE1: dict[str, str] = PROTOCOL["table1"]
+FEATURES: dict[str, str] = PROTOCOL["features"]  # the page's words for the env's ``features``
 
 
 def write_report(
