@@ -81,7 +81,6 @@ def tuned(
     metric: str,
     *,
     lower_is_better: bool = True,
-    then: str | None = None,
 ) -> pd.DataFrame:
     """Pick each agent's best hyperparameters per setting, as the papers tune.
 
@@ -92,11 +91,6 @@ def tuned(
     returned, with a ``chosen`` column naming the grid values picked (empty
     when the agent had no grid).
 
-    With ``then`` (a second metric, lower is better) the choice weighs two
-    objectives by the one-standard-error rule: among the grid settings whose
-    mean ``metric`` is within one standard error (over seeds) of the best
-    mean, the one with the lowest mean ``then`` (ties: the better ``metric``).
-
     Examples
     --------
     >>> frame = pd.DataFrame({"setting": ["s"] * 4, "agent": ["A"] * 4, "seed": [0, 1, 0, 1],
@@ -104,22 +98,12 @@ def tuned(
     >>> best = tuned(frame, "loss")
     >>> best["chosen"].unique().tolist(), best["loss"].tolist()
     (['alpha=2'], [1.0, 2.0])
-    >>> frame["labels"] = [0.9, 0.9, 0.1, 0.1]
-    >>> frame["loss"] = [1.0, 1.2, 1.05, 1.25]  # alpha=2 within one s.e. of the best, fewer labels
-    >>> tuned(frame, "loss", then="labels")["chosen"].unique().tolist()
-    ['alpha=2']
     """
     chosen = []
     for _, group in results.groupby(["setting", "agent"], sort=False):
         candidates = group.groupby("params", sort=False)
         means = candidates[metric].mean()
         best = means.idxmin() if lower_is_better else means.idxmax()
-        if then is not None:
-            sign = 1.0 if lower_is_better else -1.0
-            stderr = candidates[metric].sem().fillna(0.0)
-            near = sign * (means - means[best]) <= stderr[best]
-            order = pd.DataFrame({"then": candidates[then].mean(), "metric": sign * means})[near]
-            best = order.sort_values(["then", "metric"], kind="stable").index[0]
         rows = group[group["params"] == best].copy()
         point = json.loads(best)
         rows["chosen"] = ", ".join(f"{n}={point.get(n)}" for n in _varied(group["params"]))

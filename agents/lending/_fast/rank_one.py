@@ -23,6 +23,7 @@ import ctypes
 import functools
 import os
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.linalg.blas import dger
@@ -69,17 +70,30 @@ def rank_one_each_python(
         dger(alpha, u, u, a=A_inv[slot].T, overwrite_a=True)
 
 
-def _compiled() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] | None:
-    """Return the numba loop over SciPy's ``dger`` (None without numba, or with OSFB_NUMBA=0)."""
-    numba = compiled("numba")
-    if numba is None:
-        return None
+def _blas_dger() -> Callable[..., None]:
+    """SciPy's Fortran ``dger`` as a ctypes function numba can call."""
     from numba.extending import get_cython_function_address
 
-    pointer = ctypes.c_void_p
     # Fortran dger(m, n, alpha, x, incx, y, incy, a, lda): every argument by reference
-    signature = ctypes.CFUNCTYPE(None, *[pointer] * 9)
-    blas_dger = signature(get_cython_function_address("scipy.linalg.cython_blas", "dger"))
+    signature = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 9)
+    return signature(get_cython_function_address("scipy.linalg.cython_blas", "dger"))  # type: ignore[no-any-return]
+
+
+def _numpy_products() -> tuple[Callable[..., None], Callable[..., float]] | None:
+    """NumPy's own ``cblas_dgemv`` and ``cblas_ddot`` as ctypes functions, or None."""
+    addresses = _numpy_blas()
+    if addresses is None or not all(addresses):
+        return None
+    pointer, integer, size, real = ctypes.c_void_p, ctypes.c_int, ctypes.c_int64, ctypes.c_double
+    # cblas_dgemv(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy), ILP64
+    numpy_gemv = ctypes.CFUNCTYPE(None, integer, integer, size, size, real, pointer, size,
+                                  pointer, size, real, pointer, size)(addresses[0])  # fmt: skip
+    numpy_dot = ctypes.CFUNCTYPE(real, size, pointer, size, pointer, size)(addresses[1])
+    return numpy_gemv, numpy_dot
+
+
+def _dger_loop(numba: Any, blas_dger: Callable[..., None]) -> Callable[..., None]:
+    """Compile the loop of :func:`rank_one_each_python`'s ``dger`` calls."""
 
     # not cached on disk: the BLAS function's address is this process's
     @numba.njit(nogil=True)
@@ -92,6 +106,12 @@ def _compiled() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], No
             u = gains[k]
             blas_dger(dim.ctypes, dim.ctypes, alpha.ctypes, u.ctypes, one.ctypes, u.ctypes,
                       one.ctypes, A_inv[slots[k]].ctypes, dim.ctypes)  # fmt: skip
+
+    return loop  # type: ignore[no-any-return]
+
+
+def _one_row_loop(numba: Any, blas_dger: Callable[..., None]) -> Callable[..., np.ndarray]:
+    """Compile :func:`one_row_kernel`'s update."""
 
     @numba.njit(nogil=True)
     def one_row(A_inv, xty, rls_beta, beta, n, refit_limit, slots, row, target, gains,
@@ -128,33 +148,53 @@ def _compiled() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], No
                 count += 1
         return refit[:count]
 
+    return one_row  # type: ignore[no-any-return]
+
+
+def _one_row_blas_loop(
+    numba: Any,
+    one_row: Callable[..., np.ndarray],
+    numpy_gemv: Callable[..., None],
+    numpy_dot: Callable[..., float],
+) -> Callable[..., np.ndarray]:
+    """Compile :func:`one_row_blas_kernel`: NumPy's BLAS products, then ``one_row``."""
+
+    @numba.njit(nogil=True)
+    def one_row_blas(A_inv, xty, rls_beta, beta, n, refit_limit, slots, row, target,
+                     gains, batched):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
+        dim = row.size
+        denominators = np.empty(slots.size)
+        predicted = np.empty(slots.size)
+        for k in range(slots.size):
+            s = slots[k]
+            # A_inv[s] @ row, row @ gain, row @ rls_beta[s]: NumPy's calls (row-major,
+            # no transpose: what np.matmul hands OpenBLAS for a C-ordered matrix)
+            numpy_gemv(101, 111, dim, dim, 1.0, A_inv[s].ctypes, dim, row.ctypes, 1, 0.0,
+                       gains[k].ctypes, 1)  # fmt: skip
+            denominators[k] = 1.0 + numpy_dot(dim, row.ctypes, 1, gains[k].ctypes, 1)
+            predicted[k] = numpy_dot(dim, row.ctypes, 1, rls_beta[s].ctypes, 1)
+        return one_row(A_inv, xty, rls_beta, beta, n, refit_limit, slots, row, target,
+                       gains, denominators, predicted, batched)  # fmt: skip
+
+    return one_row_blas  # type: ignore[no-any-return]
+
+
+def _compiled() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None] | None:
+    """Return the numba loop over SciPy's ``dger`` (None without numba, or with OSFB_NUMBA=0).
+
+    Also compiles the one-row update (and, when NumPy's BLAS is found, the one with its
+    products compiled in) into ``_one_row`` and ``_one_row_blas``.
+    """
+    numba = compiled("numba")
+    if numba is None:
+        return None
+    blas_dger = _blas_dger()
+    loop = _dger_loop(numba, blas_dger)
+    one_row = _one_row_loop(numba, blas_dger)
     _one_row.append(one_row)
-    addresses = _numpy_blas()
-    if addresses is not None and all(addresses):
-        integer, size, real = ctypes.c_int, ctypes.c_int64, ctypes.c_double
-        # cblas_dgemv(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy), ILP64
-        numpy_gemv = ctypes.CFUNCTYPE(None, integer, integer, size, size, real, pointer, size,
-                                      pointer, size, real, pointer, size)(addresses[0])  # fmt: skip
-        numpy_dot = ctypes.CFUNCTYPE(real, size, pointer, size, pointer, size)(addresses[1])
-
-        @numba.njit(nogil=True)
-        def one_row_blas(A_inv, xty, rls_beta, beta, n, refit_limit, slots, row, target,
-                         gains, batched):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
-            dim = row.size
-            denominators = np.empty(slots.size)
-            predicted = np.empty(slots.size)
-            for k in range(slots.size):
-                s = slots[k]
-                # A_inv[s] @ row, row @ gain, row @ rls_beta[s]: NumPy's calls (row-major,
-                # no transpose: what np.matmul hands OpenBLAS for a C-ordered matrix)
-                numpy_gemv(101, 111, dim, dim, 1.0, A_inv[s].ctypes, dim, row.ctypes, 1, 0.0,
-                           gains[k].ctypes, 1)  # fmt: skip
-                denominators[k] = 1.0 + numpy_dot(dim, row.ctypes, 1, gains[k].ctypes, 1)
-                predicted[k] = numpy_dot(dim, row.ctypes, 1, rls_beta[s].ctypes, 1)
-            return one_row(A_inv, xty, rls_beta, beta, n, refit_limit, slots, row, target,
-                           gains, denominators, predicted, batched)  # fmt: skip
-
-        _one_row_blas.append(one_row_blas)
+    products = _numpy_products()
+    if products is not None:
+        _one_row_blas.append(_one_row_blas_loop(numba, one_row, *products))
 
     def run(A_inv: np.ndarray, slots: np.ndarray, gains: np.ndarray, alphas: np.ndarray) -> None:
         assert A_inv.flags.c_contiguous and A_inv.dtype == np.float64

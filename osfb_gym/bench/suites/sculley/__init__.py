@@ -16,13 +16,13 @@ from typing import Any
 
 import pandas as pd
 
-from osfb_gym.bench.driver import RunInfo, Stage
-from osfb_gym.bench.report import Report
+from osfb_gym.bench.driver import Stage
 from osfb_gym.bench.suites.sculley.analysis import (
     METHODS,
     PERCEPTRON_WEIGHTS,
     THRESHOLD_BIASES,
-    write_report,
+    measured,
+    report,
 )
 from osfb_gym.bench.suites.sculley.learners import (
     learner_params,
@@ -41,8 +41,6 @@ from osfb_gym.bench.suites.sculley.settings import (
     protocol,
 )
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
-
-IDENTITY = ("key", "setting", "env_id", "env_kwargs", "agent", "params")  # the tags say it
 
 __all__ = ["ReutersSettings", "SpamSettings", "make_learner", "make_spam_env", "report", "stages"]
 
@@ -117,39 +115,13 @@ def _extra(settings: SpamSettings | ReutersSettings) -> dict[str, Any]:
     return {k: v for k, v in given if v is not None}
 
 
-def _measured(rows: pd.DataFrame) -> pd.DataFrame:
-    """Return a stage's rows as the report reads them: tags, seed and what was measured."""
-    return rows.drop(columns=[*IDENTITY, *(c for c in rows if c.startswith("curve_"))])
-
-
 def stages(settings: SpamSettings | ReutersSettings) -> list[Stage]:
     """Spam: the tuning of ``beta``, then every variant at it; Reuters: a stage per learner."""
     suite, extra = protocol(settings), _extra(settings)
     if not suite.spam:
         return [Stage(stage) for stage in reuters_stages(suite, suite.datasets, extra)]
-    chosen = lambda rows: best_beta(_measured(rows[0]))  # noqa: E731
+    chosen = lambda rows: best_beta(measured(rows[0]))  # noqa: E731
     return [
         Stage(spam_stages(suite, suite.datasets, extra, None)),
         Stage(lambda rows: spam_stages(suite, suite.datasets, extra, chosen(rows))),
     ]
-
-
-def report(
-    rows: Sequence[pd.DataFrame], settings: SpamSettings | ReutersSettings, run: RunInfo
-) -> Report:
-    """Summarise every stage's rows into the tables beside the paper's (:mod:`.analysis`)."""
-    suite = protocol(settings)
-    results = pd.concat([_measured(frame) for frame in rows])
-    if suite.spam:
-        order = {v: i for i, v in enumerate(("tune", *suite.datasets, *suite.learners, *VARIANTS))}
-        by = ["phase", "dataset", "learner", "variant"]  # "eval" is not in order: last
-        results = results.sort_values(by, kind="stable", key=lambda column: column.map(order))
-    return write_report(
-        suite,
-        results.reset_index(drop=True),
-        run.out,
-        data_home=settings.data_home,
-        missing=run.missing,
-        horizon=settings.horizon,
-        minutes=run.minutes,
-    )

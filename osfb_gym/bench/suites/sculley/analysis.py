@@ -8,12 +8,14 @@ the page docs/results/ keeps.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from osfb_gym.bench.driver import RunInfo
 from osfb_gym.bench.report import Report, save_report
 from osfb_gym.bench.suites.sculley.claims import (
     CLAIMS_NOTE,
@@ -27,36 +29,54 @@ from osfb_gym.bench.suites.sculley.paper import (
     METHODS,
     NAMES,
     PAPER_TOPICS,
+    PROTOCOL,
     SHORT,
     paper_values,
     published_reuters,
 )
+from osfb_gym.bench.suites.sculley.settings import (
+    VARIANTS,
+    ReutersSettings,
+    SpamSettings,
+    protocol,
+)
 
 #: Sculley's grids (Table 3), read by the suite's stages and named in this report
-THRESHOLD_BIASES = (0.0, 0.008, 0.016, 0.032, 0.064, 0.128, 0.25, 0.75, 1.0)  # threshold = -b
-PERCEPTRON_WEIGHTS = tuple(2.0**k for k in range(8))  # Table 3: c_pos, c_neg = 1
-METRICS = [
-    "tp",
-    "fp",
-    "tn",
-    "fn",
-    "precision",
-    "recall",
-    "f1",
-    "label_requests",
-    "tasted_negatives",
-    "sampled",
-    "updates",
-    "seconds",
-]
-ROW_LABELS = {"one_sided": "Margins", "apple_tasting": "With AppleTaste", "full": "Full Fb."}
+THRESHOLD_BIASES = tuple(PROTOCOL["grids"]["threshold_biases"])  # threshold = -b
+PERCEPTRON_WEIGHTS = tuple(PROTOCOL["grids"]["perceptron_weights"])  # c_pos, c_neg = 1
+METRICS: list[str] = PROTOCOL["metrics"]
+ROW_LABELS: dict[str, str] = PROTOCOL["row_labels"]
 #: Table 1's columns: ours, the paper's beside (counts with one decimal, rates with three)
-TABLE1 = {"F1": "f1", "Rec.": "recall", "Prec.": "precision", "#FN": "fn", "#FP": "fp"}
-FEATURES = {  # the page's words for the env's ``features``
-    "binary": "binary case-preserving character 4-grams hashed into {dim} buckets",
-    "counts": "lower-cased character 4-gram counts hashed into {dim} buckets",
-    "unit": "standardised, intercept dropped, rows scaled to unit length",
-}
+TABLE1: dict[str, str] = PROTOCOL["table1"]
+FEATURES: dict[str, str] = PROTOCOL["features"]  # the page's words for the env's ``features``
+
+IDENTITY = ("key", "setting", "env_id", "env_kwargs", "agent", "params")  # the tags say it
+
+
+def measured(rows: pd.DataFrame) -> pd.DataFrame:
+    """Return a stage's rows as the report reads them: tags, seed and what was measured."""
+    return rows.drop(columns=[*IDENTITY, *(c for c in rows if c.startswith("curve_"))])
+
+
+def report(
+    rows: Sequence[pd.DataFrame], settings: SpamSettings | ReutersSettings, run: RunInfo
+) -> Report:
+    """Summarise every stage's rows (:func:`write_report`): the suite's ``report``."""
+    suite = protocol(settings)
+    results = pd.concat([measured(frame) for frame in rows])
+    if suite.spam:
+        order = {v: i for i, v in enumerate(("tune", *suite.datasets, *suite.learners, *VARIANTS))}
+        by = ["phase", "dataset", "learner", "variant"]  # "eval" is not in order: last
+        results = results.sort_values(by, kind="stable", key=lambda column: column.map(order))
+    return write_report(
+        suite,
+        results.reset_index(drop=True),
+        run.out,
+        data_home=settings.data_home,
+        missing=run.missing,
+        horizon=settings.horizon,
+        minutes=run.minutes,
+    )
 
 
 def write_report(

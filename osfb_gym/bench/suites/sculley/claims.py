@@ -23,6 +23,7 @@ from osfb_gym.bench.suites.sculley.paper import (
     NAMES,
     PAPER_LEARNERS,
     PAPER_TOPICS,
+    PROTOCOL,
     SAMPLERS,
     SHORT,
     paper_values,
@@ -137,19 +138,7 @@ def verdict_table(claims: Iterable[Claim]) -> str:
     return pd.DataFrame(rows, columns=columns).to_markdown(index=False)
 
 
-CLAIMS_NOTE = (
-    "Each comparison is paired by seed (run s of every learner and variant reads the same "
-    "stream order): an exact sign-flip test of the per-seed differences, two-sided, with "
-    "Holm's correction over every comparison of this page; the measured column gives the "
-    "mean difference and its CI (the test inverted; where the seeds cannot reach 95%, the "
-    "level reached is shown in parentheses: 93.75% at 5 seeds). A claim reads "
-    "'reproduced' only when every comparison it rests on names the claimed side, 'not "
-    "reproduced' when one names the other side, 'tie (within noise)' when the test could "
-    "have rejected and did not, and 'cannot tell at n=k' when k seeds are too few for the "
-    "test ever to reject (5 pairs: the smallest two-sided p is 2/32 = 0.0625 > 0.05; 6 "
-    "pairs are the fewest that can). 'Within 0.02' claims read the CI instead: reproduced "
-    "when it lies above -0.02. Counts and checks that compare no runs read yes/no."
-)
+CLAIMS_NOTE: str = PROTOCOL["claims_note"]  # how the verdicts are read, under the table
 
 
 def _seeded(results: pd.DataFrame) -> pd.DataFrame:

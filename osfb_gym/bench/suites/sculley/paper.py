@@ -2,36 +2,41 @@
 
 The paper's numbers are CSV files in ``osfb_gym/bench/papers/`` (``sculley_table1``,
 ``sculley_tables23``, ``sculley_topics``), read by :func:`osfb_gym.bench.suites.tables.published`;
-the report (:mod:`~osfb_gym.bench.suites.sculley.analysis`) and the claims
-(:mod:`~osfb_gym.bench.suites.sculley.claims`) both read them from here.
+the suites' protocols, grids, learners and the pages' names are ``protocol.toml`` beside
+this module (:data:`PROTOCOL`). The settings, the report
+(:mod:`~osfb_gym.bench.suites.sculley.analysis`) and the claims
+(:mod:`~osfb_gym.bench.suites.sculley.claims`) all read them from here.
 """
 
 from __future__ import annotations
+
+import sys
+from importlib import resources
+from typing import Any
 
 import pandas as pd
 
 from osfb_gym.bench.suites.tables import published
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+with (resources.files("osfb_gym.bench.suites.sculley") / "protocol.toml").open("rb") as _source:
+    #: ``protocol.toml``: the suites' protocols, grids, learners and the pages' words
+    PROTOCOL: dict[str, Any] = tomllib.load(_source)
+
 #: the ten topics of Tables 2-3 and the positive rate the paper prints beside each
 PAPER_TOPICS: dict[str, float] = dict(published("sculley_topics").itertuples(index=False))
-SPAM_CORPORA = {"trec05p-1": (92189, 0.43), "trec06p": (37822, 0.34)}  # size, ham rate (6.1)
-LOCKUP_RECALL = 0.1  # an episode below this recall rejects (and so never sees) nearly all ham
-NAMES = {
-    "svm": "Online SVM",
-    "margin_perceptron": "Perceptron with margins",
-    "perceptron": "Perceptron",
-    "perceptron_bias": "Perceptron with a bias (not in the paper)",
-    "margins_only": "Marg. Only",
-    "apple_tasting": "Apple T.",
-    "label_efficient": "Label Eff.",
-    "threshold": "Table 2 (threshold biasing)",
-    "weight": "Table 3 (example weighting)",
-}
-SHORT = {"svm": "SVM", "margin_perceptron": "Pcpt. Mgn."}
+SPAM_CORPORA = {name: tuple(v) for name, v in PROTOCOL["spam_corpora"].items()}
+LOCKUP_RECALL: float = PROTOCOL["lockup_recall"]
+NAMES: dict[str, str] = PROTOCOL["names"]
+SHORT: dict[str, str] = PROTOCOL["short"]
 MARGIN_LEARNERS = ("svm", "margin_perceptron")
 PAPER_LEARNERS = (*MARGIN_LEARNERS, "perceptron")  # Table 1's
 SAMPLERS = ("label_efficient", "apple_tasting")
-METHODS = ("margins_only", "apple_tasting", "label_efficient")  # Tables 2-3's column order
+METHODS: tuple[str, ...] = tuple(PROTOCOL["methods"])  # Tables 2-3's column order
 
 
 def published_spam() -> pd.DataFrame:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from osfb_gym.bench.suites.sculley.analysis import PAPER_TOPICS
+from osfb_gym.bench.suites.sculley.paper import PAPER_TOPICS, PROTOCOL
 from osfb_gym.bench.suites.tables import subset
 from osfb_gym.core.validation import check_int
 from osfb_gym.data.text import R8_TOPICS
@@ -20,16 +20,13 @@ REUTERS_TOPICS = tuple(topic for topic in PAPER_TOPICS if topic in R8_TOPICS)
 #: Table 3's C_neg with C_pos = 100, "from 0.001 to 128 in rough power of two increments":
 #: 0.001 doubled up to 0.128, then 0.25 doubled up to 128 (18 values)
 SVM_WEIGHTS_PAPER = tuple(0.001 * 2**k for k in range(8)) + tuple(2.0**k for k in range(-2, 8))
-SVM_WEIGHTS = (0.064, 0.25, 1.0, 4.0, 16.0, 64.0, 128.0)  # below 0.064 the SVM tastes everything
-SVM_C = 100.0
+SVM_WEIGHTS = tuple(PROTOCOL["grids"]["svm_weights"])  # below 0.064 the SVM tastes everything
+SVM_C: float = PROTOCOL["grids"]["svm_c"]
 LEARNERS: dict[str, tuple[str, dict[str, Any]]] = {
-    "svm": ("OnlineSVM", {"C": SVM_C, "buffer": 1000, "margin": 1.0}),
-    "margin_perceptron": ("MarginPerceptron", {"m": 2.0, "eta": 1.0, "fit_intercept": False}),
-    "perceptron": ("Perceptron", {"eta": 1.0, "fit_intercept": False}),
-    "perceptron_bias": ("Perceptron", {"eta": 1.0}),  # supplementary, not in the paper
+    name: (learner["agent"], learner["params"]) for name, learner in PROTOCOL["learners"].items()
 }
-WRAPPERS = {"label_efficient": "LabelEfficient", "apple_tasting": "AppleTastingSampling"}
-VARIANTS = ("one_sided", "label_efficient", "apple_tasting", "full")  # Table 1's row order
+WRAPPERS: dict[str, str] = PROTOCOL["wrappers"]
+VARIANTS: tuple[str, ...] = tuple(PROTOCOL["variants"])  # Table 1's row order
 
 
 @dataclass(frozen=True)
@@ -50,23 +47,15 @@ class SculleySuite:
     spam: bool = True  # Table 1, else Tables 2-3
 
 
-SCULLEY_SUITES = {
-    "sculley-spam": SculleySuite(
-        "sculley-spam",
-        "Table 1 of Sculley (2007): spam (ham positive) under one-sided feedback, "
-        "unmodified / Label Efficient / Apple Tasting / full feedback; sms_spam, spambase.",
-    ),
-    "sculley-reuters": SculleySuite(
-        "sculley-reuters",
-        "Tables 2-3 of Sculley (2007): R8 topics one vs rest, best F1 over "
-        "threshold biases and example weights; Online SVM and Perceptron with margins.",
-        datasets=REUTERS_TOPICS,
-        learners=("svm", "margin_perceptron"),
-        betas=(1e-4,),
-        text={"features": "counts", "dim": 4096},  # the paper's stemmed words are not built
-        spam=False,
-    ),
-}
+def _suite(name: str, fields: dict[str, Any]) -> SculleySuite:
+    """Return ``protocol.toml``'s suite ``name`` (its lists as tuples; Reuters: its topics)."""
+    read: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
+    if not read.get("spam", True):
+        read["datasets"] = REUTERS_TOPICS
+    return SculleySuite(name, **read)
+
+
+SCULLEY_SUITES = {name: _suite(name, fields) for name, fields in PROTOCOL["suites"].items()}
 
 
 @dataclass(frozen=True)

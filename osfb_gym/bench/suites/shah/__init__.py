@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from osfb_gym.bench.driver import POSITIVE, RunInfo, Stage
-from osfb_gym.bench.report import Report, tuned
+from osfb_gym.bench.report import Report
 from osfb_gym.bench.suites.shah.analysis import KEYS, LEARNERS, _mean_curves, write_shah_report
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.core.validation import check_int
@@ -125,14 +125,40 @@ def sweep_spec(suite: Settings, chosen: dict | None = None) -> SweepSpec:
     )
 
 
+def one_standard_error(rows: pd.DataFrame) -> dict[tuple[str, str], float]:
+    """Return ``(setting, learner) -> gamma`` by the one-standard-error rule.
+
+    Among the gammas whose mean ``average_risk`` is within one standard error
+    (over seeds) of the best mean, the one with the lowest mean ``query_rate``
+    (ties: the lower risk, then the first in ``rows``).
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"setting": ["s"] * 4, "agent": ["A"] * 4, "seed": [0, 1, 0, 1],
+    ...     "params": ['{"gamma": 1}'] * 2 + ['{"gamma": 2}'] * 2, "gamma": [1.0, 1.0, 2.0, 2.0],
+    ...     "average_risk": [1.0, 1.2, 1.05, 1.25], "query_rate": [0.9, 0.9, 0.1, 0.1]})
+    >>> one_standard_error(rows)  # gamma 2 is within one s.e. of the best and asks less
+    {('s', 'A'): 2.0}
+    """
+    chosen = {}
+    for key, group in rows.groupby(["setting", "agent"], sort=False):
+        candidates = group.groupby("params", sort=False)
+        means = candidates["average_risk"].mean()
+        best = means.idxmin()
+        near = means - means[best] <= candidates["average_risk"].sem().fillna(0.0)[best]
+        order = pd.DataFrame({"then": candidates["query_rate"].mean(), "metric": means})[near]
+        best = order.sort_values(["then", "metric"], kind="stable").index[0]
+        chosen[key] = float(group.loc[group["params"] == best, "gamma"].iloc[0])
+    return chosen
+
+
 def select_gamma(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[tuple[str, str], float]]:
     """Choose each (setting, learner)'s gamma from the selection stage's ``rows``.
 
     Return the validation means per gamma (``risk_se``, ``runs``, ``chosen``)
-    and ``(setting, learner) -> gamma``.
+    and ``(setting, learner) -> gamma`` (:func:`one_standard_error`).
     """
-    best = tuned(rows, "average_risk", then="query_rate")
-    chosen = best.groupby(["setting", "agent"], sort=False)["gamma"].first().to_dict()
+    chosen = one_standard_error(rows)
     keys = zip(rows["setting"], rows["agent"], rows["gamma"], strict=True)
     rows = rows.assign(chosen=[chosen[s, x] == g for s, x, g in keys])
     means = rows.groupby([*KEYS, "gamma"], sort=False).agg(
