@@ -24,7 +24,7 @@ batched. With an ``actions`` adapter the action space is the adapter's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -43,6 +43,35 @@ _Step = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]
 #: a single env -> the action space the RL id shows, and its table of joint actions
 #: (row ``k``: the env's action for action ``k``; None: the same actions)
 ActionAdapter = Callable[[Any], tuple[spaces.Space, np.ndarray | None]]
+
+
+def native_supported(kwargs: Mapping[str, Any], single_only: Mapping[str, Any]) -> str | None:
+    """Return the first keyword of ``kwargs`` that needs the single env, or None if native.
+
+    Parameters
+    ----------
+    kwargs
+        The keywords of the single env the vector env is asked for.
+    single_only
+        The family's keywords the native step does not cover, each with the
+        one value it covers (its default), in the order they are reported:
+        a keyword absent from ``kwargs`` or given that value is native. For a
+        None default, any other value (a dataset, an array) needs the
+        single env; otherwise a value that differs by ``!=`` does.
+
+    Examples
+    --------
+    >>> single_only = {"dataset": None, "order": "random", "render_mode": None}
+    >>> native_supported({"order": "random", "horizon": 5}, single_only) is None
+    True
+    >>> native_supported({"order": "adversarial", "render_mode": "human"}, single_only)
+    'order'
+    """
+    for name, native in single_only.items():
+        value = kwargs.get(name, native)
+        if value is not native and (native is None or value != native):
+            return name
+    return None
 
 
 def check_autoreset_mode(mode: Any) -> AutoresetMode:
@@ -65,6 +94,34 @@ def check_autoreset_mode(mode: Any) -> AutoresetMode:
 
 class NativeRLVectorEnv(VectorEnv):
     """Base of the native vector envs: the sync env's protocol around a batched step.
+
+    Every subclass's constructor takes the parameters below (its docstring
+    says what it adds, and its family's single-env-only keywords).
+
+    Parameters
+    ----------
+    num_envs
+        Number of sub-envs.
+    autoreset_mode
+        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default): the step after an
+        episode's end resets that sub-env (its action is ignored, its reward
+        0). ``AutoresetMode.SAME_STEP``: the ending step returns the next
+        episode's first observation, with the last one in
+        ``info["final_obs"]`` and the step's info in ``info["final_info"]``
+        (stable-baselines3's semantics; see
+        :class:`osfb_gym.wrappers.sb3.SB3VecEnv`). Declared in
+        ``metadata["autoreset_mode"]``.
+    view, actions
+        The RL id's view factory and action adapter (None: the plain view,
+        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
+        hands them in from the id's ``view``, ``discrete_actions`` and
+        ``binary_as_multidiscrete``.
+    **kwargs
+        Keywords of the family's single env. Those the native step does not
+        cover (the family's :func:`native_supported` names them: ``render_mode``
+        always, a dataset or a scenario in some families) are the single
+        env's only: the vector env refuses them with a ``ValueError``, and
+        ``gym.make_vec`` gives a sync env for them.
 
     Subclasses set ``envs`` (the single envs), ``horizon``, the plain view's
     single spaces and ``_obs`` (the current plain observations, ``(K, ...)``),

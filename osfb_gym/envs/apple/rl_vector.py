@@ -22,9 +22,13 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from osfb_gym.core.channels import strip_oracle
+from osfb_gym.envs import _native_vector as _native
 from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
 from osfb_gym.envs.apple.env import AppleTastingEnv
 from osfb_gym.envs.apple.world import CHUNK
+
+#: the keywords the native step does not cover, each with the value it covers
+SINGLE_ONLY: dict[str, Any] = {"dataset": None, "order": "random", "render_mode": None}
 
 
 def native_supported(kwargs: dict[str, Any]) -> str | None:
@@ -34,32 +38,17 @@ def native_supported(kwargs: dict[str, Any]) -> str | None:
     adversarial order (the whole episode sorted at reset) and renders are
     the single env's.
     """
-    if kwargs.get("dataset") is not None:
-        return "dataset"
-    if kwargs.get("order", "random") != "random":
-        return "order"
-    if kwargs.get("render_mode") is not None:
-        return "render_mode"
-    return None
+    return _native.native_supported(kwargs, SINGLE_ONLY)
 
 
 class AppleRLVectorEnv(NativeRLVectorEnv):
     """``num_envs`` synthetic ``AppleTasting-RL-v0`` episodes stepped as arrays.
 
+    It takes :class:`~osfb_gym.envs._native_vector.NativeRLVectorEnv`'s parameters;
+    below, what is this env's own.
+
     Parameters
     ----------
-    num_envs
-        Number of sub-envs.
-    autoreset_mode
-        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or
-        ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
-        :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
-        ``metadata["autoreset_mode"]``.
-    view, actions
-        The RL id's view factory and action adapter (None: the plain view,
-        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
-        hands them in from the id's ``view``, ``discrete_actions`` and
-        ``binary_as_multidiscrete`` (see :mod:`osfb_gym.envs._native_vector`).
     **kwargs
         Keywords of ``AppleTasting-v0`` for a synthetic world in random
         order (``dataset``, ``order="adversarial"`` and ``render_mode`` are the

@@ -24,10 +24,14 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from osfb_gym.core.channels import strip_oracle
+from osfb_gym.envs import _native_vector as _native
 from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
 from osfb_gym.envs.reject.env import RejectOptionEnv
 from osfb_gym.envs.reject.metrics import REJECT
 from osfb_gym.envs.reject.world import CHUNK
+
+#: the keywords the native step does not cover, each with the value it covers
+SINGLE_ONLY: dict[str, Any] = {"dataset": None, "render_mode": None}
 
 
 def native_supported(kwargs: dict[str, Any]) -> str | None:
@@ -36,30 +40,17 @@ def native_supported(kwargs: dict[str, Any]) -> str | None:
     The native step reads a synthetic stream; a dataset's rows and renders
     are the single env's.
     """
-    if kwargs.get("dataset") is not None:
-        return "dataset"
-    if kwargs.get("render_mode") is not None:
-        return "render_mode"
-    return None
+    return _native.native_supported(kwargs, SINGLE_ONLY)
 
 
 class RejectRLVectorEnv(NativeRLVectorEnv):
     """``num_envs`` synthetic ``RejectOption-RL-v0`` episodes stepped as arrays.
 
+    It takes :class:`~osfb_gym.envs._native_vector.NativeRLVectorEnv`'s parameters;
+    below, what is this env's own.
+
     Parameters
     ----------
-    num_envs
-        Number of sub-envs.
-    autoreset_mode
-        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or
-        ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
-        :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
-        ``metadata["autoreset_mode"]``.
-    view, actions
-        The RL id's view factory and action adapter (None: the plain view,
-        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
-        hands them in from the id's ``view``, ``discrete_actions`` and
-        ``binary_as_multidiscrete`` (see :mod:`osfb_gym.envs._native_vector`).
     **kwargs
         Keywords of ``RejectOption-v0`` for a synthetic world (``dataset`` and
         ``render_mode`` are the single env's only: ``gym.make_vec`` gives a

@@ -29,9 +29,13 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from osfb_gym.core.channels import strip_oracle
+from osfb_gym.envs import _native_vector as _native
 from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
 from osfb_gym.envs.services.env import MultiServiceChoiceEnv
 from osfb_gym.envs.services.retention import MultiServiceChoiceRetentionEnv
+
+#: the keywords the native step does not cover, each with the value it covers
+SINGLE_ONLY: dict[str, Any] = {"render_mode": None}
 
 
 def native_supported(kwargs: dict[str, Any]) -> str | None:
@@ -39,27 +43,20 @@ def native_supported(kwargs: dict[str, Any]) -> str | None:
 
     Every world (synthetic or census) steps natively; renders are the single env's.
     """
-    if kwargs.get("render_mode") is not None:
-        return "render_mode"
-    return None
+    return _native.native_supported(kwargs, SINGLE_ONLY)
 
 
 class ServicesRLVectorEnv(NativeRLVectorEnv):
     """``num_envs`` ``MultiServiceChoice-RL-v0`` episodes behind one vector step.
 
+    It takes :class:`~osfb_gym.envs._native_vector.NativeRLVectorEnv`'s parameters;
+    below, what is this env's own.
+
     Parameters
     ----------
-    num_envs
-        Number of sub-envs.
-    autoreset_mode
-        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or
-        ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
-        :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
-        ``metadata["autoreset_mode"]``.
-    view, actions
-        The RL id's view factory (required: the plain view's vector encodes
-        the observation ``Dict``) and action adapter, as
-        :func:`osfb_gym.wrappers.vector.make_rl_vector_env` hands them in.
+    view
+        Required: the plain view's vector encodes the observation ``Dict``
+        (:func:`osfb_gym.wrappers.vector.make_rl_vector_env` hands it in).
     **kwargs
         Keywords of ``MultiServiceChoice-v0`` (``render_mode`` is the single
         env's only: ``gym.make_vec`` gives a sync env for it).
