@@ -32,7 +32,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from osfb_gym.core.channels import FEEDBACK
+from osfb_gym.core.channels import FEEDBACK, strip_oracle
 from osfb_gym.core.seeding import vector_seeds
 from osfb_gym.core.validation import check_int
 
@@ -360,3 +360,53 @@ class NativeRLVectorEnv(VectorEnv):
         """Close the sub-envs' single envs."""
         for env in self.envs:
             env.close()
+
+
+class ChunkedStreamRLVectorEnv(NativeRLVectorEnv):
+    """A native vector env over synthetic streams the single envs draw in chunks.
+
+    For the families whose single env keeps a chunk of examples (``_x``,
+    ``_labels``), its place in it (``_pos``) and the current label (``_y``),
+    and draws the next chunk with ``_world.sample(chunk, np_random)``
+    (``AppleTasting``, ``RejectOption``). Each sub-env's chunk is copied at
+    reset and drawn by its own single env's world and generator, so the
+    stream is the single env's; a step reads every sub-env's example at once.
+    Subclasses call :meth:`_init_stream` in their constructor.
+    """
+
+    def _init_stream(self, dim: int, chunk: int) -> None:
+        """Make each sub-env's chunk, its place in it and its current label (and ``_obs``)."""
+        self._chunk = chunk
+        self._chunk_x = np.zeros((self.num_envs, chunk, dim), dtype=np.float32)
+        self._chunk_y = np.zeros((self.num_envs, chunk), dtype=np.int8)
+        self._pos = np.zeros(self.num_envs, dtype=np.intp)
+        self._label = np.zeros(self.num_envs, dtype=np.int64)
+        self._obs = np.zeros((self.num_envs, dim), dtype=np.float32)
+
+    def _reset_one(
+        self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Reset sub-env ``i`` with its single env (its world and first chunk); load them."""
+        env = self.envs[i]
+        obs, info = env.reset(seed=seed, options=options)
+        self._chunk_x[i] = env._x
+        self._chunk_y[i] = env._labels
+        self._pos[i] = env._pos
+        self._label[i] = env._y
+        self._obs[i] = obs
+        return strip_oracle(info)
+
+    def _advance(self, index: np.ndarray) -> None:
+        """Move the sub-envs ``index`` to their next example, drawing a chunk where one ends."""
+        if index.size == 0:
+            return
+        pos, chunk = self._pos, self._chunk
+        for i in index[pos[index] >= chunk].tolist():
+            env = self.envs[i]
+            # the single env's draw: its world, its generator, a chunk of examples
+            self._chunk_x[i], self._chunk_y[i], _ = env._world.sample(chunk, env.np_random)
+            pos[i] = 0
+        at = pos[index]
+        self._obs[index] = self._chunk_x[index, at]
+        self._label[index] = self._chunk_y[index, at]
+        pos[index] += 1

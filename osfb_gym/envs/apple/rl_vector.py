@@ -21,9 +21,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from osfb_gym.core.channels import strip_oracle
 from osfb_gym.envs import _native_vector as _native
-from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
+from osfb_gym.envs._native_vector import ActionAdapter, ChunkedStreamRLVectorEnv
 from osfb_gym.envs.apple.env import AppleTastingEnv
 from osfb_gym.envs.apple.world import CHUNK
 
@@ -41,7 +40,7 @@ def native_supported(kwargs: dict[str, Any]) -> str | None:
     return _native.native_supported(kwargs, SINGLE_ONLY)
 
 
-class AppleRLVectorEnv(NativeRLVectorEnv):
+class AppleRLVectorEnv(ChunkedStreamRLVectorEnv):
     """``num_envs`` synthetic ``AppleTasting-RL-v0`` episodes stepped as arrays.
 
     It takes :class:`~osfb_gym.envs._native_vector.NativeRLVectorEnv`'s parameters;
@@ -90,27 +89,8 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
             dtype=np.float32,
         )
         self.single_action_space = spaces.Discrete(2)
-        # each sub-env's chunk of the stream, its place in it, and its current label
-        self._chunk_x = np.zeros((self.num_envs, CHUNK, self.dim), dtype=np.float32)
-        self._chunk_y = np.zeros((self.num_envs, CHUNK), dtype=np.int8)
-        self._pos = np.zeros(self.num_envs, dtype=np.intp)
-        self._label = np.zeros(self.num_envs, dtype=np.int64)
-        self._obs = np.zeros((self.num_envs, self.dim), dtype=np.float32)
-        self._rows = np.arange(self.num_envs)
+        self._init_stream(self.dim, CHUNK)
         self._finish_spaces()
-
-    def _reset_one(
-        self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        """Reset sub-env ``i`` with its single env (its world and first chunk); load them."""
-        env = self.envs[i]
-        obs, info = env.reset(seed=seed, options=options)
-        self._chunk_x[i] = env._x
-        self._chunk_y[i] = env._labels
-        self._pos[i] = env._pos
-        self._label[i] = env._y
-        self._obs[i] = obs
-        return strip_oracle(info)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """Return ``(K,)`` integer or boolean 0/1 actions (``Discrete(2)``), or raise."""
@@ -132,21 +112,6 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
         revealed = taste if self._one_sided else np.ones(self.num_envs, dtype=bool)
         feedback = {"revealed": revealed, "y": np.where(revealed, self._label, 0)}
         return reward, feedback
-
-    def _advance(self, index: np.ndarray) -> None:
-        """Move the sub-envs ``index`` to their next example, drawing a chunk where one ends."""
-        if index.size == 0:
-            return
-        pos = self._pos
-        for i in index[pos[index] >= CHUNK].tolist():
-            env = self.envs[i]
-            # the single env's draw: its world, its generator, a chunk of examples
-            self._chunk_x[i], self._chunk_y[i], _ = env._world.sample(CHUNK, env.np_random)
-            pos[i] = 0
-        at = pos[index]
-        self._obs[index] = self._chunk_x[index, at]
-        self._label[index] = self._chunk_y[index, at]
-        pos[index] += 1
 
     def _feedback_row(self, value: np.ndarray, i: int) -> Any:
         """Sub-env ``i``'s entry as a Python ``bool`` or ``int``, as the single env gives it."""

@@ -23,9 +23,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from osfb_gym.core.channels import strip_oracle
 from osfb_gym.envs import _native_vector as _native
-from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
+from osfb_gym.envs._native_vector import ActionAdapter, ChunkedStreamRLVectorEnv
 from osfb_gym.envs.reject.env import RejectOptionEnv
 from osfb_gym.envs.reject.metrics import REJECT
 from osfb_gym.envs.reject.world import CHUNK
@@ -43,7 +42,7 @@ def native_supported(kwargs: dict[str, Any]) -> str | None:
     return _native.native_supported(kwargs, SINGLE_ONLY)
 
 
-class RejectRLVectorEnv(NativeRLVectorEnv):
+class RejectRLVectorEnv(ChunkedStreamRLVectorEnv):
     """``num_envs`` synthetic ``RejectOption-RL-v0`` episodes stepped as arrays.
 
     It takes :class:`~osfb_gym.envs._native_vector.NativeRLVectorEnv`'s parameters;
@@ -91,28 +90,16 @@ class RejectRLVectorEnv(NativeRLVectorEnv):
             space.low, space.high, shape=(self.dim,), dtype=np.float32
         )
         self.single_action_space = spaces.MultiDiscrete([3, 2])
-        # each sub-env's chunk of the stream, its place in it, its label and hidden losses
-        self._chunk_x = np.zeros((self.num_envs, CHUNK, self.dim), dtype=np.float32)
-        self._chunk_y = np.zeros((self.num_envs, CHUNK), dtype=np.int8)
-        self._pos = np.zeros(self.num_envs, dtype=np.intp)
-        self._label = np.zeros(self.num_envs, dtype=np.int64)
-        self._hidden = np.zeros(self.num_envs)
-        self._obs = np.zeros((self.num_envs, self.dim), dtype=np.float32)
+        self._init_stream(self.dim, CHUNK)
+        self._hidden = np.zeros(self.num_envs)  # each sub-env's losses held back
         self._finish_spaces()
 
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:
-        """Reset sub-env ``i`` with its single env (its world and first chunk); load them."""
-        env = self.envs[i]
-        obs, info = env.reset(seed=seed, options=options)
-        self._chunk_x[i] = env._x
-        self._chunk_y[i] = env._labels
-        self._pos[i] = env._pos
-        self._label[i] = env._y
+        """Reset sub-env ``i`` (its stream loaded) with no loss held back."""
         self._hidden[i] = 0.0
-        self._obs[i] = obs
-        return strip_oracle(info)
+        return super()._reset_one(i, seed, options)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """Return ``(K, 2)`` integer ``(decision, query)`` rows (``MultiDiscrete([3, 2])``)."""
@@ -152,21 +139,6 @@ class RejectRLVectorEnv(NativeRLVectorEnv):
         reward = reward - settled
         feedback = {"revealed": revealed, "y": np.where(revealed, y, 0), "settled": settled}
         return reward, feedback
-
-    def _advance(self, index: np.ndarray) -> None:
-        """Move the sub-envs ``index`` to their next example, drawing a chunk where one ends."""
-        if index.size == 0:
-            return
-        pos = self._pos
-        for i in index[pos[index] >= CHUNK].tolist():
-            env = self.envs[i]
-            # the single env's draw: its world, its generator, a chunk of examples
-            self._chunk_x[i], self._chunk_y[i], _ = env._world.sample(CHUNK, env.np_random)
-            pos[i] = 0
-        at = pos[index]
-        self._obs[index] = self._chunk_x[index, at]
-        self._label[index] = self._chunk_y[index, at]
-        pos[index] += 1
 
     def _feedback_row(self, value: np.ndarray, i: int) -> Any:
         """Sub-env ``i``'s entry as a Python ``bool``, ``int`` or ``float``, as the single env's."""
