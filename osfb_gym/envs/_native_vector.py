@@ -25,7 +25,7 @@ batched. With an ``actions`` adapter the action space is the adapter's
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -123,9 +123,10 @@ class NativeRLVectorEnv(VectorEnv):
         env's only: the vector env refuses them with a ``ValueError``, and
         ``gym.make_vec`` gives a sync env for them.
 
-    Subclasses set ``envs`` (the single envs), ``horizon``, the plain view's
-    single spaces and ``_obs`` (the current plain observations, ``(K, ...)``),
-    call :meth:`_finish_spaces` at the end of their constructor, and
+    Subclasses set :attr:`env_class`, :attr:`rl_id` and :attr:`single_only`;
+    in :meth:`_setup` they read the first single env and set ``horizon``, the
+    plain view's single spaces and ``_obs`` (the current plain observations,
+    ``(K, ...)``); and they
     implement :meth:`_reset_one`, :meth:`_check_actions`, :meth:`_decide`,
     :meth:`_advance` and :meth:`_feedback_row` (and :meth:`_raw_obs` where
     the env's observation is not its plain row).
@@ -135,12 +136,21 @@ class NativeRLVectorEnv(VectorEnv):
     horizon: int
     _obs: np.ndarray
 
-    def _init_vector(
+    #: the single env each sub-env owns, and the RL id the sub-envs are
+    env_class: ClassVar[Callable[..., Any]]
+    rl_id: ClassVar[str]
+    #: the single env's keywords the native step does not cover, each with the value it
+    #: covers (:func:`native_supported`); ``gym.make_vec`` gives a sync env for the others
+    single_only: ClassVar[Mapping[str, Any]] = {"render_mode": None}
+
+    def __init__(
         self,
-        num_envs: int,
-        autoreset_mode: Any,
+        num_envs: int = 1,
+        *,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         view: Callable[[Any], Any] | None = None,
         actions: ActionAdapter | None = None,
+        **kwargs: Any,
     ) -> None:
         self.num_envs = check_int(num_envs, "num_envs", minimum=1)
         mode = check_autoreset_mode(autoreset_mode)
@@ -160,28 +170,24 @@ class NativeRLVectorEnv(VectorEnv):
         self._all = np.ones(self.num_envs, dtype=bool)
         self._all.flags.writeable = False
         self._running = False
+        self._setup(self._make_envs(kwargs))
+        self._finish_spaces()
 
-    def _make_envs(
-        self,
-        env_class: Callable[..., Any],
-        rl_id: str,
-        kwargs: dict[str, Any],
-        unsupported: Callable[[dict[str, Any]], str | None],
-    ) -> Any:
+    def _make_envs(self, kwargs: dict[str, Any]) -> Any:
         """Make the ``num_envs`` single envs the sub-envs reset with; return the first.
 
-        ``unsupported(kwargs)`` names an argument the native path does not
-        cover (then ``gym.make_vec(rl_id, ...)`` gives a sync env for it);
-        the first env validates every keyword before the others are made.
+        A keyword of :attr:`single_only` the native path does not cover is
+        refused (``gym.make_vec(rl_id, ...)`` gives a sync env for it); the
+        first env validates every keyword before the others are made.
         """
-        reason = unsupported(kwargs)
+        reason = native_supported(kwargs, self.single_only)
         if reason is not None:
             raise ValueError(
                 f"{reason}={kwargs[reason]!r} is not supported by the native vector env; "
-                f"use gym.make_vec({rl_id!r}, ...), which gives a sync env for it"
+                f"use gym.make_vec({self.rl_id!r}, ...), which gives a sync env for it"
             )
-        self.envs = [env_class(**kwargs)]
-        self.envs += [env_class(**kwargs) for _ in range(self.num_envs - 1)]
+        self.envs = [self.env_class(**kwargs)]
+        self.envs += [self.env_class(**kwargs) for _ in range(self.num_envs - 1)]
         return self.envs[0]
 
     def _finish_spaces(self) -> None:
@@ -203,6 +209,14 @@ class NativeRLVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
     # ------------------------------------------------------------------ subclass hooks
+    def _setup(self, first: Any) -> None:
+        """Read the family's parameters off the first single env; make the plain spaces and arrays.
+
+        Sets ``horizon``, ``single_observation_space``, ``single_action_space``
+        and ``_obs`` (the view and the action adapter are put on after it).
+        """
+        raise NotImplementedError
+
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:

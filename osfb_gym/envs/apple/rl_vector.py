@@ -14,15 +14,13 @@ scores every decision with a few array operations.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
 
 from osfb_gym.envs import _native_vector as _native
-from osfb_gym.envs._native_vector import ActionAdapter, ChunkedStreamRLVectorEnv
+from osfb_gym.envs._native_vector import ChunkedStreamRLVectorEnv
 from osfb_gym.envs.apple.env import AppleTastingEnv
 from osfb_gym.envs.apple.world import CHUNK
 
@@ -67,17 +65,12 @@ class AppleRLVectorEnv(ChunkedStreamRLVectorEnv):
     [True, False, True]
     """
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        *,
-        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        view: Callable[[Any], Any] | None = None,
-        actions: ActionAdapter | None = None,
-        **kwargs: Any,
-    ) -> None:
-        self._init_vector(num_envs, autoreset_mode, view, actions)
-        first = self._make_envs(AppleTastingEnv, "AppleTasting-RL-v0", kwargs, native_supported)
+    env_class = AppleTastingEnv
+    rl_id = "AppleTasting-RL-v0"
+    single_only = SINGLE_ONLY
+
+    def _setup(self, first: Any) -> None:
+        """Read the single env's parameters; make the plain spaces and the arrays."""
         self.dim, self.horizon = first.dim, first.horizon
         self.gain, self.cost_fp = first.gain, first.cost_fp
         self._one_sided = first.feedback_mode == "one_sided"
@@ -90,7 +83,6 @@ class AppleRLVectorEnv(ChunkedStreamRLVectorEnv):
         )
         self.single_action_space = spaces.Discrete(2)
         self._init_stream(self.dim, CHUNK)
-        self._finish_spaces()
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """Return ``(K,)`` integer or boolean 0/1 actions (``Discrete(2)``), or raise."""

@@ -14,16 +14,14 @@ operations, where the sync env runs ``K`` Python wrapper stacks.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
 
 from osfb_gym.core.channels import strip_oracle
 from osfb_gym.envs import _native_vector as _native
-from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv, check_autoreset_mode
+from osfb_gym.envs._native_vector import NativeRLVectorEnv, check_autoreset_mode
 from osfb_gym.envs.lending.env import OneSidedLendingEnv
 from osfb_gym.envs.lending.vector import _check_actions
 from osfb_gym.envs.lending.world import FEATURE_BOUND
@@ -84,19 +82,12 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
     [True, True, True, True]
     """
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        *,
-        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        view: Callable[[Any], Any] | None = None,
-        actions: ActionAdapter | None = None,
-        **kwargs: Any,
-    ) -> None:
-        self._init_vector(num_envs, autoreset_mode, view, actions)
-        first = self._make_envs(
-            OneSidedLendingEnv, "OneSidedLending-RL-v0", kwargs, native_supported
-        )
+    env_class = OneSidedLendingEnv
+    rl_id = "OneSidedLending-RL-v0"
+    single_only = SINGLE_ONLY
+
+    def _setup(self, first: Any) -> None:
+        """Read the single env's parameters; make the plain spaces and the arrays."""
         self.batch_size, self.dim, self.cutoff = first.batch_size, first.dim, first.cutoff
         self.horizon = first.horizon
         self._logistic = first.link.name == "logistic"
@@ -126,8 +117,6 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
             [None, self._x[i], self._noise[i], self._exact[i], self._beta[i], self._scores[i]]
             for i in range(self.num_envs)
         ]
-
-        self._finish_spaces()
 
     # ------------------------------------------------------------------ reset
     def _reset_one(

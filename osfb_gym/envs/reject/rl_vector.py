@@ -16,15 +16,13 @@ array operations.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
 
 from osfb_gym.envs import _native_vector as _native
-from osfb_gym.envs._native_vector import ActionAdapter, ChunkedStreamRLVectorEnv
+from osfb_gym.envs._native_vector import ChunkedStreamRLVectorEnv
 from osfb_gym.envs.reject.env import RejectOptionEnv
 from osfb_gym.envs.reject.metrics import REJECT
 from osfb_gym.envs.reject.world import CHUNK
@@ -70,17 +68,12 @@ class RejectRLVectorEnv(ChunkedStreamRLVectorEnv):
     ([True, True, True], [0.5, 0.25, 0.25])
     """
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        *,
-        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        view: Callable[[Any], Any] | None = None,
-        actions: ActionAdapter | None = None,
-        **kwargs: Any,
-    ) -> None:
-        self._init_vector(num_envs, autoreset_mode, view, actions)
-        first = self._make_envs(RejectOptionEnv, "RejectOption-RL-v0", kwargs, native_supported)
+    env_class = RejectOptionEnv
+    rl_id = "RejectOption-RL-v0"
+    single_only = SINGLE_ONLY
+
+    def _setup(self, first: Any) -> None:
+        """Read the single env's parameters; make the plain spaces and the arrays."""
         self.dim, self.horizon = first.dim, first.horizon
         self.d, self.query_cost = first.d, first.query_cost
         self._settle = first.settle == "episode_end"
@@ -92,7 +85,6 @@ class RejectRLVectorEnv(ChunkedStreamRLVectorEnv):
         self.single_action_space = spaces.MultiDiscrete([3, 2])
         self._init_stream(self.dim, CHUNK)
         self._hidden = np.zeros(self.num_envs)  # each sub-env's losses held back
-        self._finish_spaces()
 
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None

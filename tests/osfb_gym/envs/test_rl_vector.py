@@ -227,6 +227,15 @@ def test_each_family_reports_its_single_only_keywords(family):
         assert module.native_supported({name: "another"}) == name
 
 
+def test_services_needs_a_view_and_names_its_own_id():
+    from osfb_gym.envs.services.rl_vector import RetentionRLVectorEnv, ServicesRLVectorEnv
+
+    with pytest.raises(TypeError, match="view must be given"):
+        ServicesRLVectorEnv(2)
+    with pytest.raises(ValueError, match="MultiServiceChoice-Retention-RL-v0"):
+        RetentionRLVectorEnv(2, render_mode="ansi")
+
+
 @pytest.mark.parametrize("env_id", list(NATIVE))
 def test_bad_arguments_name_the_parameter(env_id):
     kwargs = small(env_id)
