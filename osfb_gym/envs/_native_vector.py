@@ -24,15 +24,15 @@ batched. With an ``actions`` adapter the action space is the adapter's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from osfb_gym.core.channels import FEEDBACK
+from osfb_gym.core.channels import FEEDBACK, strip_oracle
 from osfb_gym.core.seeding import vector_seeds
 from osfb_gym.core.validation import check_int
 
@@ -43,6 +43,35 @@ _Step = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]
 #: a single env -> the action space the RL id shows, and its table of joint actions
 #: (row ``k``: the env's action for action ``k``; None: the same actions)
 ActionAdapter = Callable[[Any], tuple[spaces.Space, np.ndarray | None]]
+
+
+def native_supported(kwargs: Mapping[str, Any], single_only: Mapping[str, Any]) -> str | None:
+    """Return the first keyword of ``kwargs`` that needs the single env, or None if native.
+
+    Parameters
+    ----------
+    kwargs
+        The keywords of the single env the vector env is asked for.
+    single_only
+        The family's keywords the native step does not cover, each with the
+        one value it covers (its default), in the order they are reported:
+        a keyword absent from ``kwargs`` or given that value is native. For a
+        None default, any other value (a dataset, an array) needs the
+        single env; otherwise a value that differs by ``!=`` does.
+
+    Examples
+    --------
+    >>> single_only = {"dataset": None, "order": "random", "render_mode": None}
+    >>> native_supported({"order": "random", "horizon": 5}, single_only) is None
+    True
+    >>> native_supported({"order": "adversarial", "render_mode": "human"}, single_only)
+    'order'
+    """
+    for name, native in single_only.items():
+        value = kwargs.get(name, native)
+        if value is not native and (native is None or value != native):
+            return name
+    return None
 
 
 def check_autoreset_mode(mode: Any) -> AutoresetMode:
@@ -66,9 +95,38 @@ def check_autoreset_mode(mode: Any) -> AutoresetMode:
 class NativeRLVectorEnv(VectorEnv):
     """Base of the native vector envs: the sync env's protocol around a batched step.
 
-    Subclasses set ``envs`` (the single envs), ``horizon``, the plain view's
-    single spaces and ``_obs`` (the current plain observations, ``(K, ...)``),
-    call :meth:`_finish_spaces` at the end of their constructor, and
+    Every subclass's constructor takes the parameters below (its docstring
+    says what it adds, and its family's single-env-only keywords).
+
+    Parameters
+    ----------
+    num_envs
+        Number of sub-envs.
+    autoreset_mode
+        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default): the step after an
+        episode's end resets that sub-env (its action is ignored, its reward
+        0). ``AutoresetMode.SAME_STEP``: the ending step returns the next
+        episode's first observation, with the last one in
+        ``info["final_obs"]`` and the step's info in ``info["final_info"]``
+        (stable-baselines3's semantics; see
+        :class:`osfb_gym.wrappers.sb3.SB3VecEnv`). Declared in
+        ``metadata["autoreset_mode"]``.
+    view, actions
+        The RL id's view factory and action adapter (None: the plain view,
+        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
+        hands them in from the id's ``view``, ``discrete_actions`` and
+        ``binary_as_multidiscrete``.
+    **kwargs
+        Keywords of the family's single env. Those the native step does not
+        cover (the family's :func:`native_supported` names them: ``render_mode``
+        always, a dataset or a scenario in some families) are the single
+        env's only: the vector env refuses them with a ``ValueError``, and
+        ``gym.make_vec`` gives a sync env for them.
+
+    Subclasses set :attr:`env_class`, :attr:`rl_id` and :attr:`single_only`;
+    in :meth:`_setup` they read the first single env and set ``horizon``, the
+    plain view's single spaces and ``_obs`` (the current plain observations,
+    ``(K, ...)``); and they
     implement :meth:`_reset_one`, :meth:`_check_actions`, :meth:`_decide`,
     :meth:`_advance` and :meth:`_feedback_row` (and :meth:`_raw_obs` where
     the env's observation is not its plain row).
@@ -78,12 +136,21 @@ class NativeRLVectorEnv(VectorEnv):
     horizon: int
     _obs: np.ndarray
 
-    def _init_vector(
+    #: the single env each sub-env owns, and the RL id the sub-envs are
+    env_class: ClassVar[Callable[..., Any]]
+    rl_id: ClassVar[str]
+    #: the single env's keywords the native step does not cover, each with the value it
+    #: covers (:func:`native_supported`); ``gym.make_vec`` gives a sync env for the others
+    single_only: ClassVar[Mapping[str, Any]] = {"render_mode": None}
+
+    def __init__(
         self,
-        num_envs: int,
-        autoreset_mode: Any,
+        num_envs: int = 1,
+        *,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         view: Callable[[Any], Any] | None = None,
         actions: ActionAdapter | None = None,
+        **kwargs: Any,
     ) -> None:
         self.num_envs = check_int(num_envs, "num_envs", minimum=1)
         mode = check_autoreset_mode(autoreset_mode)
@@ -103,28 +170,24 @@ class NativeRLVectorEnv(VectorEnv):
         self._all = np.ones(self.num_envs, dtype=bool)
         self._all.flags.writeable = False
         self._running = False
+        self._setup(self._make_envs(kwargs))
+        self._finish_spaces()
 
-    def _make_envs(
-        self,
-        env_class: Callable[..., Any],
-        rl_id: str,
-        kwargs: dict[str, Any],
-        unsupported: Callable[[dict[str, Any]], str | None],
-    ) -> Any:
+    def _make_envs(self, kwargs: dict[str, Any]) -> Any:
         """Make the ``num_envs`` single envs the sub-envs reset with; return the first.
 
-        ``unsupported(kwargs)`` names an argument the native path does not
-        cover (then ``gym.make_vec(rl_id, ...)`` gives a sync env for it);
-        the first env validates every keyword before the others are made.
+        A keyword of :attr:`single_only` the native path does not cover is
+        refused (``gym.make_vec(rl_id, ...)`` gives a sync env for it); the
+        first env validates every keyword before the others are made.
         """
-        reason = unsupported(kwargs)
+        reason = native_supported(kwargs, self.single_only)
         if reason is not None:
             raise ValueError(
                 f"{reason}={kwargs[reason]!r} is not supported by the native vector env; "
-                f"use gym.make_vec({rl_id!r}, ...), which gives a sync env for it"
+                f"use gym.make_vec({self.rl_id!r}, ...), which gives a sync env for it"
             )
-        self.envs = [env_class(**kwargs)]
-        self.envs += [env_class(**kwargs) for _ in range(self.num_envs - 1)]
+        self.envs = [self.env_class(**kwargs)]
+        self.envs += [self.env_class(**kwargs) for _ in range(self.num_envs - 1)]
         return self.envs[0]
 
     def _finish_spaces(self) -> None:
@@ -146,6 +209,14 @@ class NativeRLVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
     # ------------------------------------------------------------------ subclass hooks
+    def _setup(self, first: Any) -> None:
+        """Read the family's parameters off the first single env; make the plain spaces and arrays.
+
+        Sets ``horizon``, ``single_observation_space``, ``single_action_space``
+        and ``_obs`` (the view and the action adapter are put on after it).
+        """
+        raise NotImplementedError
+
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:
@@ -303,3 +374,53 @@ class NativeRLVectorEnv(VectorEnv):
         """Close the sub-envs' single envs."""
         for env in self.envs:
             env.close()
+
+
+class ChunkedStreamRLVectorEnv(NativeRLVectorEnv):
+    """A native vector env over synthetic streams the single envs draw in chunks.
+
+    For the families whose single env keeps a chunk of examples (``_x``,
+    ``_labels``), its place in it (``_pos``) and the current label (``_y``),
+    and draws the next chunk with ``_world.sample(chunk, np_random)``
+    (``AppleTasting``, ``RejectOption``). Each sub-env's chunk is copied at
+    reset and drawn by its own single env's world and generator, so the
+    stream is the single env's; a step reads every sub-env's example at once.
+    Subclasses call :meth:`_init_stream` in their constructor.
+    """
+
+    def _init_stream(self, dim: int, chunk: int) -> None:
+        """Make each sub-env's chunk, its place in it and its current label (and ``_obs``)."""
+        self._chunk = chunk
+        self._chunk_x = np.zeros((self.num_envs, chunk, dim), dtype=np.float32)
+        self._chunk_y = np.zeros((self.num_envs, chunk), dtype=np.int8)
+        self._pos = np.zeros(self.num_envs, dtype=np.intp)
+        self._label = np.zeros(self.num_envs, dtype=np.int64)
+        self._obs = np.zeros((self.num_envs, dim), dtype=np.float32)
+
+    def _reset_one(
+        self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Reset sub-env ``i`` with its single env (its world and first chunk); load them."""
+        env = self.envs[i]
+        obs, info = env.reset(seed=seed, options=options)
+        self._chunk_x[i] = env._x
+        self._chunk_y[i] = env._labels
+        self._pos[i] = env._pos
+        self._label[i] = env._y
+        self._obs[i] = obs
+        return strip_oracle(info)
+
+    def _advance(self, index: np.ndarray) -> None:
+        """Move the sub-envs ``index`` to their next example, drawing a chunk where one ends."""
+        if index.size == 0:
+            return
+        pos, chunk = self._pos, self._chunk
+        for i in index[pos[index] >= chunk].tolist():
+            env = self.envs[i]
+            # the single env's draw: its world, its generator, a chunk of examples
+            self._chunk_x[i], self._chunk_y[i], _ = env._world.sample(chunk, env.np_random)
+            pos[i] = 0
+        at = pos[index]
+        self._obs[index] = self._chunk_x[index, at]
+        self._label[index] = self._chunk_y[index, at]
+        pos[index] += 1

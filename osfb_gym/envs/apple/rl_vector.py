@@ -14,17 +14,18 @@ scores every decision with a few array operations.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
 
-from osfb_gym.core.channels import strip_oracle
-from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
+from osfb_gym.envs import _native_vector as _native
+from osfb_gym.envs._native_vector import ChunkedStreamRLVectorEnv
 from osfb_gym.envs.apple.env import AppleTastingEnv
 from osfb_gym.envs.apple.world import CHUNK
+
+#: the keywords the native step does not cover, each with the value it covers
+SINGLE_ONLY: dict[str, Any] = {"dataset": None, "order": "random", "render_mode": None}
 
 
 def native_supported(kwargs: dict[str, Any]) -> str | None:
@@ -34,32 +35,17 @@ def native_supported(kwargs: dict[str, Any]) -> str | None:
     adversarial order (the whole episode sorted at reset) and renders are
     the single env's.
     """
-    if kwargs.get("dataset") is not None:
-        return "dataset"
-    if kwargs.get("order", "random") != "random":
-        return "order"
-    if kwargs.get("render_mode") is not None:
-        return "render_mode"
-    return None
+    return _native.native_supported(kwargs, SINGLE_ONLY)
 
 
-class AppleRLVectorEnv(NativeRLVectorEnv):
+class AppleRLVectorEnv(ChunkedStreamRLVectorEnv):
     """``num_envs`` synthetic ``AppleTasting-RL-v0`` episodes stepped as arrays.
+
+    It takes :class:`~osfb_gym.envs._native_vector.NativeRLVectorEnv`'s parameters;
+    below, what is this env's own.
 
     Parameters
     ----------
-    num_envs
-        Number of sub-envs.
-    autoreset_mode
-        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or
-        ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
-        :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
-        ``metadata["autoreset_mode"]``.
-    view, actions
-        The RL id's view factory and action adapter (None: the plain view,
-        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
-        hands them in from the id's ``view``, ``discrete_actions`` and
-        ``binary_as_multidiscrete`` (see :mod:`osfb_gym.envs._native_vector`).
     **kwargs
         Keywords of ``AppleTasting-v0`` for a synthetic world in random
         order (``dataset``, ``order="adversarial"`` and ``render_mode`` are the
@@ -79,17 +65,12 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
     [True, False, True]
     """
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        *,
-        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        view: Callable[[Any], Any] | None = None,
-        actions: ActionAdapter | None = None,
-        **kwargs: Any,
-    ) -> None:
-        self._init_vector(num_envs, autoreset_mode, view, actions)
-        first = self._make_envs(AppleTastingEnv, "AppleTasting-RL-v0", kwargs, native_supported)
+    env_class = AppleTastingEnv
+    rl_id = "AppleTasting-RL-v0"
+    single_only = SINGLE_ONLY
+
+    def _setup(self, first: Any) -> None:
+        """Read the single env's parameters; make the plain spaces and the arrays."""
         self.dim, self.horizon = first.dim, first.horizon
         self.gain, self.cost_fp = first.gain, first.cost_fp
         self._one_sided = first.feedback_mode == "one_sided"
@@ -101,27 +82,7 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
             dtype=np.float32,
         )
         self.single_action_space = spaces.Discrete(2)
-        # each sub-env's chunk of the stream, its place in it, and its current label
-        self._chunk_x = np.zeros((self.num_envs, CHUNK, self.dim), dtype=np.float32)
-        self._chunk_y = np.zeros((self.num_envs, CHUNK), dtype=np.int8)
-        self._pos = np.zeros(self.num_envs, dtype=np.intp)
-        self._label = np.zeros(self.num_envs, dtype=np.int64)
-        self._obs = np.zeros((self.num_envs, self.dim), dtype=np.float32)
-        self._rows = np.arange(self.num_envs)
-        self._finish_spaces()
-
-    def _reset_one(
-        self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        """Reset sub-env ``i`` with its single env (its world and first chunk); load them."""
-        env = self.envs[i]
-        obs, info = env.reset(seed=seed, options=options)
-        self._chunk_x[i] = env._x
-        self._chunk_y[i] = env._labels
-        self._pos[i] = env._pos
-        self._label[i] = env._y
-        self._obs[i] = obs
-        return strip_oracle(info)
+        self._init_stream(self.dim, CHUNK)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """Return ``(K,)`` integer or boolean 0/1 actions (``Discrete(2)``), or raise."""
@@ -143,21 +104,6 @@ class AppleRLVectorEnv(NativeRLVectorEnv):
         revealed = taste if self._one_sided else np.ones(self.num_envs, dtype=bool)
         feedback = {"revealed": revealed, "y": np.where(revealed, self._label, 0)}
         return reward, feedback
-
-    def _advance(self, index: np.ndarray) -> None:
-        """Move the sub-envs ``index`` to their next example, drawing a chunk where one ends."""
-        if index.size == 0:
-            return
-        pos = self._pos
-        for i in index[pos[index] >= CHUNK].tolist():
-            env = self.envs[i]
-            # the single env's draw: its world, its generator, a chunk of examples
-            self._chunk_x[i], self._chunk_y[i], _ = env._world.sample(CHUNK, env.np_random)
-            pos[i] = 0
-        at = pos[index]
-        self._obs[index] = self._chunk_x[index, at]
-        self._label[index] = self._chunk_y[index, at]
-        pos[index] += 1
 
     def _feedback_row(self, value: np.ndarray, i: int) -> Any:
         """Sub-env ``i``'s entry as a Python ``bool`` or ``int``, as the single env gives it."""

@@ -17,16 +17,18 @@ mass of the approved loans for all sub-envs at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
 
 from osfb_gym.core.channels import strip_oracle
-from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
+from osfb_gym.envs import _native_vector as _native
+from osfb_gym.envs._native_vector import NativeRLVectorEnv
 from osfb_gym.envs.delayed_impact.env import DelayedImpactLendingEnv
+
+#: the keywords the native step does not cover, each with the value it covers
+SINGLE_ONLY: dict[str, Any] = {"render_mode": None}
 
 
 def native_supported(kwargs: dict[str, Any]) -> str | None:
@@ -35,28 +37,17 @@ def native_supported(kwargs: dict[str, Any]) -> str | None:
     Every world (the synthetic ones and the FICO tables) is native; renders
     are the single env's.
     """
-    if kwargs.get("render_mode") is not None:
-        return "render_mode"
-    return None
+    return _native.native_supported(kwargs, SINGLE_ONLY)
 
 
 class ImpactRLVectorEnv(NativeRLVectorEnv):
     """``num_envs`` ``DelayedImpactLending-RL-v0`` episodes stepped as arrays.
 
+    It takes :class:`~osfb_gym.envs._native_vector.NativeRLVectorEnv`'s parameters;
+    below, what is this env's own.
+
     Parameters
     ----------
-    num_envs
-        Number of sub-envs.
-    autoreset_mode
-        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or
-        ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
-        :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
-        ``metadata["autoreset_mode"]``.
-    view, actions
-        The RL id's view factory and action adapter (None: the plain view,
-        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
-        hands them in from the id's ``view``, ``discrete_actions`` and
-        ``binary_as_multidiscrete`` (see :mod:`osfb_gym.envs._native_vector`).
     **kwargs
         Keywords of ``DelayedImpactLending-v0`` (``render_mode`` is the single
         env's only: ``gym.make_vec`` gives a sync env for it).
@@ -85,19 +76,12 @@ class ImpactRLVectorEnv(NativeRLVectorEnv):
     [True, True, True]
     """
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        *,
-        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        view: Callable[[Any], Any] | None = None,
-        actions: ActionAdapter | None = None,
-        **kwargs: Any,
-    ) -> None:
-        self._init_vector(num_envs, autoreset_mode, view, actions)
-        first = self._make_envs(
-            DelayedImpactLendingEnv, "DelayedImpactLending-RL-v0", kwargs, native_supported
-        )
+    env_class = DelayedImpactLendingEnv
+    rl_id = "DelayedImpactLending-RL-v0"
+    single_only = SINGLE_ONLY
+
+    def _setup(self, first: Any) -> None:
+        """Read the single env's parameters; make the plain spaces and the arrays."""
         self.batch_size, self.horizon = first.batch_size, first.horizon
         self._gain, self._lose = first.config.loan_gain, first.config.default_loss
         self._mass = first.config.shift_mass
@@ -117,7 +101,6 @@ class ImpactRLVectorEnv(NativeRLVectorEnv):
         self._y = np.zeros((k, n))
         self._uniforms = np.zeros((k, 3 * n))
         self._obs = np.zeros((k, 2 * n), dtype=np.float32)
-        self._finish_spaces()
 
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None

@@ -14,20 +14,23 @@ operations, where the sync env runs ``K`` Python wrapper stacks.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
 
 from osfb_gym.core.channels import strip_oracle
-from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv, check_autoreset_mode
+from osfb_gym.envs import _native_vector as _native
+from osfb_gym.envs._native_vector import NativeRLVectorEnv, check_autoreset_mode
 from osfb_gym.envs.lending.env import OneSidedLendingEnv
 from osfb_gym.envs.lending.vector import _check_actions
 from osfb_gym.envs.lending.world import FEATURE_BOUND
 
 __all__ = ["LendingRLVectorEnv", "check_autoreset_mode", "native_supported"]
+
+
+#: the keywords the native step does not cover, each with the value it covers
+SINGLE_ONLY: dict[str, Any] = {"dataset": None, "scenario": "gaussian", "render_mode": None}
 
 
 def native_supported(kwargs: dict[str, Any]) -> str | None:
@@ -37,36 +40,17 @@ def native_supported(kwargs: dict[str, Any]) -> str | None:
     trap's applicant ``v`` and renders are the single env's (the vector
     entry point falls back to :class:`~gymnasium.vector.SyncVectorEnv` for them).
     """
-    if kwargs.get("dataset") is not None:
-        return "dataset"
-    if kwargs.get("scenario", "gaussian") != "gaussian":
-        return "scenario"
-    if kwargs.get("render_mode") is not None:
-        return "render_mode"
-    return None
+    return _native.native_supported(kwargs, SINGLE_ONLY)
 
 
 class LendingRLVectorEnv(NativeRLVectorEnv):
     """``num_envs`` synthetic ``OneSidedLending-RL-v0`` episodes stepped as arrays.
 
+    It takes :class:`~osfb_gym.envs._native_vector.NativeRLVectorEnv`'s parameters;
+    below, what is this env's own.
+
     Parameters
     ----------
-    num_envs
-        Number of sub-envs.
-    autoreset_mode
-        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default): the step after an
-        episode's end resets that sub-env (its action is ignored, its reward
-        0). ``AutoresetMode.SAME_STEP``: the ending step returns the next
-        episode's first observation, with the last one in
-        ``info["final_obs"]`` and the step's info in ``info["final_info"]``
-        (what stable-baselines3 expects; see
-        :class:`osfb_gym.wrappers.vector.SB3VecEnv`). Declared in
-        ``metadata["autoreset_mode"]``.
-    view, actions
-        The RL id's view factory and action adapter (None: the plain view,
-        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
-        hands them in from the id's ``view``, ``discrete_actions`` and
-        ``binary_as_multidiscrete`` (see :mod:`osfb_gym.envs._native_vector`).
     **kwargs
         Keywords of ``OneSidedLending-v0`` for a synthetic Gaussian world
         (``dataset``, ``scenario="greedy_trap"`` and ``render_mode`` are the
@@ -98,19 +82,12 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
     [True, True, True, True]
     """
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        *,
-        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        view: Callable[[Any], Any] | None = None,
-        actions: ActionAdapter | None = None,
-        **kwargs: Any,
-    ) -> None:
-        self._init_vector(num_envs, autoreset_mode, view, actions)
-        first = self._make_envs(
-            OneSidedLendingEnv, "OneSidedLending-RL-v0", kwargs, native_supported
-        )
+    env_class = OneSidedLendingEnv
+    rl_id = "OneSidedLending-RL-v0"
+    single_only = SINGLE_ONLY
+
+    def _setup(self, first: Any) -> None:
+        """Read the single env's parameters; make the plain spaces and the arrays."""
         self.batch_size, self.dim, self.cutoff = first.batch_size, first.dim, first.cutoff
         self.horizon = first.horizon
         self._logistic = first.link.name == "logistic"
@@ -140,8 +117,6 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
             [None, self._x[i], self._noise[i], self._exact[i], self._beta[i], self._scores[i]]
             for i in range(self.num_envs)
         ]
-
-        self._finish_spaces()
 
     # ------------------------------------------------------------------ reset
     def _reset_one(

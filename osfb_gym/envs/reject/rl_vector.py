@@ -16,18 +16,19 @@ array operations.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
 
-from osfb_gym.core.channels import strip_oracle
-from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
+from osfb_gym.envs import _native_vector as _native
+from osfb_gym.envs._native_vector import ChunkedStreamRLVectorEnv
 from osfb_gym.envs.reject.env import RejectOptionEnv
 from osfb_gym.envs.reject.metrics import REJECT
 from osfb_gym.envs.reject.world import CHUNK
+
+#: the keywords the native step does not cover, each with the value it covers
+SINGLE_ONLY: dict[str, Any] = {"dataset": None, "render_mode": None}
 
 
 def native_supported(kwargs: dict[str, Any]) -> str | None:
@@ -36,30 +37,17 @@ def native_supported(kwargs: dict[str, Any]) -> str | None:
     The native step reads a synthetic stream; a dataset's rows and renders
     are the single env's.
     """
-    if kwargs.get("dataset") is not None:
-        return "dataset"
-    if kwargs.get("render_mode") is not None:
-        return "render_mode"
-    return None
+    return _native.native_supported(kwargs, SINGLE_ONLY)
 
 
-class RejectRLVectorEnv(NativeRLVectorEnv):
+class RejectRLVectorEnv(ChunkedStreamRLVectorEnv):
     """``num_envs`` synthetic ``RejectOption-RL-v0`` episodes stepped as arrays.
+
+    It takes :class:`~osfb_gym.envs._native_vector.NativeRLVectorEnv`'s parameters;
+    below, what is this env's own.
 
     Parameters
     ----------
-    num_envs
-        Number of sub-envs.
-    autoreset_mode
-        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or
-        ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
-        :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
-        ``metadata["autoreset_mode"]``.
-    view, actions
-        The RL id's view factory and action adapter (None: the plain view,
-        the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
-        hands them in from the id's ``view``, ``discrete_actions`` and
-        ``binary_as_multidiscrete`` (see :mod:`osfb_gym.envs._native_vector`).
     **kwargs
         Keywords of ``RejectOption-v0`` for a synthetic world (``dataset`` and
         ``render_mode`` are the single env's only: ``gym.make_vec`` gives a
@@ -80,17 +68,12 @@ class RejectRLVectorEnv(NativeRLVectorEnv):
     ([True, True, True], [0.5, 0.25, 0.25])
     """
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        *,
-        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        view: Callable[[Any], Any] | None = None,
-        actions: ActionAdapter | None = None,
-        **kwargs: Any,
-    ) -> None:
-        self._init_vector(num_envs, autoreset_mode, view, actions)
-        first = self._make_envs(RejectOptionEnv, "RejectOption-RL-v0", kwargs, native_supported)
+    env_class = RejectOptionEnv
+    rl_id = "RejectOption-RL-v0"
+    single_only = SINGLE_ONLY
+
+    def _setup(self, first: Any) -> None:
+        """Read the single env's parameters; make the plain spaces and the arrays."""
         self.dim, self.horizon = first.dim, first.horizon
         self.d, self.query_cost = first.d, first.query_cost
         self._settle = first.settle == "episode_end"
@@ -100,28 +83,15 @@ class RejectRLVectorEnv(NativeRLVectorEnv):
             space.low, space.high, shape=(self.dim,), dtype=np.float32
         )
         self.single_action_space = spaces.MultiDiscrete([3, 2])
-        # each sub-env's chunk of the stream, its place in it, its label and hidden losses
-        self._chunk_x = np.zeros((self.num_envs, CHUNK, self.dim), dtype=np.float32)
-        self._chunk_y = np.zeros((self.num_envs, CHUNK), dtype=np.int8)
-        self._pos = np.zeros(self.num_envs, dtype=np.intp)
-        self._label = np.zeros(self.num_envs, dtype=np.int64)
-        self._hidden = np.zeros(self.num_envs)
-        self._obs = np.zeros((self.num_envs, self.dim), dtype=np.float32)
-        self._finish_spaces()
+        self._init_stream(self.dim, CHUNK)
+        self._hidden = np.zeros(self.num_envs)  # each sub-env's losses held back
 
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:
-        """Reset sub-env ``i`` with its single env (its world and first chunk); load them."""
-        env = self.envs[i]
-        obs, info = env.reset(seed=seed, options=options)
-        self._chunk_x[i] = env._x
-        self._chunk_y[i] = env._labels
-        self._pos[i] = env._pos
-        self._label[i] = env._y
+        """Reset sub-env ``i`` (its stream loaded) with no loss held back."""
         self._hidden[i] = 0.0
-        self._obs[i] = obs
-        return strip_oracle(info)
+        return super()._reset_one(i, seed, options)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """Return ``(K, 2)`` integer ``(decision, query)`` rows (``MultiDiscrete([3, 2])``)."""
@@ -161,21 +131,6 @@ class RejectRLVectorEnv(NativeRLVectorEnv):
         reward = reward - settled
         feedback = {"revealed": revealed, "y": np.where(revealed, y, 0), "settled": settled}
         return reward, feedback
-
-    def _advance(self, index: np.ndarray) -> None:
-        """Move the sub-envs ``index`` to their next example, drawing a chunk where one ends."""
-        if index.size == 0:
-            return
-        pos = self._pos
-        for i in index[pos[index] >= CHUNK].tolist():
-            env = self.envs[i]
-            # the single env's draw: its world, its generator, a chunk of examples
-            self._chunk_x[i], self._chunk_y[i], _ = env._world.sample(CHUNK, env.np_random)
-            pos[i] = 0
-        at = pos[index]
-        self._obs[index] = self._chunk_x[index, at]
-        self._label[index] = self._chunk_y[index, at]
-        pos[index] += 1
 
     def _feedback_row(self, value: np.ndarray, i: int) -> Any:
         """Sub-env ``i``'s entry as a Python ``bool``, ``int`` or ``float``, as the single env's."""

@@ -21,17 +21,20 @@ the infos are built once, not merged sub-env by sub-env as
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from osfb_gym.core.channels import strip_oracle
-from osfb_gym.envs._native_vector import ActionAdapter, NativeRLVectorEnv
+from osfb_gym.envs import _native_vector as _native
+from osfb_gym.envs._native_vector import NativeRLVectorEnv
 from osfb_gym.envs.services.env import MultiServiceChoiceEnv
 from osfb_gym.envs.services.retention import MultiServiceChoiceRetentionEnv
+
+#: the keywords the native step does not cover, each with the value it covers
+SINGLE_ONLY: dict[str, Any] = {"render_mode": None}
 
 
 def native_supported(kwargs: dict[str, Any]) -> str | None:
@@ -39,27 +42,20 @@ def native_supported(kwargs: dict[str, Any]) -> str | None:
 
     Every world (synthetic or census) steps natively; renders are the single env's.
     """
-    if kwargs.get("render_mode") is not None:
-        return "render_mode"
-    return None
+    return _native.native_supported(kwargs, SINGLE_ONLY)
 
 
 class ServicesRLVectorEnv(NativeRLVectorEnv):
     """``num_envs`` ``MultiServiceChoice-RL-v0`` episodes behind one vector step.
 
+    It takes :class:`~osfb_gym.envs._native_vector.NativeRLVectorEnv`'s parameters;
+    below, what is this env's own.
+
     Parameters
     ----------
-    num_envs
-        Number of sub-envs.
-    autoreset_mode
-        ``AutoresetMode.NEXT_STEP`` (Gymnasium's default) or
-        ``AutoresetMode.SAME_STEP`` (stable-baselines3's semantics; see
-        :class:`osfb_gym.wrappers.sb3.SB3VecEnv`), declared in
-        ``metadata["autoreset_mode"]``.
-    view, actions
-        The RL id's view factory (required: the plain view's vector encodes
-        the observation ``Dict``) and action adapter, as
-        :func:`osfb_gym.wrappers.vector.make_rl_vector_env` hands them in.
+    view
+        Required: the plain view's vector encodes the observation ``Dict``
+        (:func:`osfb_gym.wrappers.vector.make_rl_vector_env` hands it in).
     **kwargs
         Keywords of ``MultiServiceChoice-v0`` (``render_mode`` is the single
         env's only: ``gym.make_vec`` gives a sync env for it).
@@ -80,21 +76,13 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
     #: the plain view's vector is the view's (make_rl_vector_env hands the plain view in)
     needs_view = True
     #: the single env and the RL id its sub-envs are
-    env_class: type[MultiServiceChoiceEnv] = MultiServiceChoiceEnv
+    env_class: ClassVar[type[MultiServiceChoiceEnv]] = MultiServiceChoiceEnv
     rl_id = "MultiServiceChoice-RL-v0"
+    single_only = SINGLE_ONLY
 
-    def __init__(
-        self,
-        num_envs: int = 1,
-        *,
-        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-        view: Callable[[Any], Any] | None = None,
-        actions: ActionAdapter | None = None,
-        **kwargs: Any,
-    ) -> None:
-        self._init_vector(num_envs, autoreset_mode, view, actions)
-        first = self._make_envs(self.env_class, self.rl_id, kwargs, native_supported)
-        if view is None:
+    def _setup(self, first: Any) -> None:
+        """Read the single env's parameters; make the spaces and the step's buffers."""
+        if self._view_factory is None:
             raise TypeError(
                 "view must be given: the plain view's vector encodes the observation Dict "
                 f"(gym.make_vec({self.rl_id!r}, ...) hands it in)"
@@ -111,7 +99,10 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
         self._terminated = np.zeros(k, dtype=bool)
         self._truncated = np.zeros(k, dtype=bool)
         self._obs = np.zeros((k, 0), dtype=np.float32)  # (the views' vectors are returned)
-        self._finish_spaces()
+
+    def _finish_spaces(self) -> None:
+        """Put the views on (the base's); find where each env writes the plain view's vector."""
+        super()._finish_spaces()
         assert self._views is not None
         # the plain view: each env writes its vector in its compiled step (step_encoded), as
         # the single id's view has it do; a view that takes each step in is fed by the base

@@ -11,6 +11,7 @@ autoresets in both autoreset modes.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import gymnasium as gym
@@ -20,7 +21,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 import osfb_gym  # noqa: F401  (registers the ids)
 from envs_registry import RL_ENVS
-from osfb_gym.envs._native_vector import NativeRLVectorEnv
+from osfb_gym.envs._native_vector import NativeRLVectorEnv, native_supported
 from tests.helpers import assert_same
 
 #: base id -> keyword sets of its synthetic world the native env covers
@@ -204,6 +205,35 @@ def test_native_false_and_unsupported_keywords_give_the_sync_env(env_id):
     assert isinstance(sync, SyncVectorEnv)
     assert sync.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     assert isinstance(gym.make_vec(env_id, num_envs=2, render_mode="ansi"), SyncVectorEnv)
+
+
+def test_native_supported_names_the_first_single_only_keyword():
+    single_only = {"dataset": None, "order": "random", "render_mode": None}
+    assert native_supported({}, single_only) is None
+    assert native_supported({"dataset": None, "order": "random", "dim": 3}, single_only) is None
+    assert native_supported({"dataset": np.zeros(3)}, single_only) == "dataset"  # not elementwise
+    assert native_supported({"render_mode": "ansi", "order": "sorted"}, single_only) == "order"
+    assert (
+        native_supported({"order": "random", "render_mode": "ansi"}, single_only) == "render_mode"
+    )
+
+
+@pytest.mark.parametrize("family", ["apple", "delayed_impact", "lending", "reject", "services"])
+def test_each_family_reports_its_single_only_keywords(family):
+    module = importlib.import_module(f"osfb_gym.envs.{family}.rl_vector")
+    assert "render_mode" in module.SINGLE_ONLY  # renders are always the single env's
+    assert module.native_supported(dict(module.SINGLE_ONLY)) is None
+    for name in module.SINGLE_ONLY:
+        assert module.native_supported({name: "another"}) == name
+
+
+def test_services_needs_a_view_and_names_its_own_id():
+    from osfb_gym.envs.services.rl_vector import RetentionRLVectorEnv, ServicesRLVectorEnv
+
+    with pytest.raises(TypeError, match="view must be given"):
+        ServicesRLVectorEnv(2)
+    with pytest.raises(ValueError, match="MultiServiceChoice-Retention-RL-v0"):
+        RetentionRLVectorEnv(2, render_mode="ansi")
 
 
 @pytest.mark.parametrize("env_id", list(NATIVE))
