@@ -149,10 +149,11 @@ def _cells_of(results: pd.DataFrame) -> tuple[dict[tuple[str, float], str], pd.D
 
 def _verdict_word(text: str) -> str:
     """Return a verdict without its interval: "clearly ours" or "tied: margin, ours"."""
-    head = text.split(" (", 1)[0]
-    if head.startswith("clearly lowest: "):
-        return "clearly " + head.removeprefix("clearly lowest: ")
-    best, _, others = head.removeprefix("tied (within noise): ").partition(" with ")
+    if text.startswith("clearly lowest: "):
+        return "clearly " + text.removeprefix("clearly lowest: ").split(" (", 1)[0]
+    # (the prefix holds " (" itself, so the interval is cut after it)
+    head = text.removeprefix("tied (within noise): ").split(" (", 1)[0]
+    best, _, others = head.partition(" with ")
     return "tied: " + ", ".join(sorted([best, *others.split(", ")]) if others else [best])
 
 

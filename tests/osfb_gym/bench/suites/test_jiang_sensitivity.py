@@ -97,3 +97,18 @@ def test_a_variant_runs_as_a_fit_on_a_tiny_slice(tmp_path):
     )
     assert len(table) == 2 and set(table["cell"]) == {"german 50%", "german 70%"}
     assert paper.text != base.text
+
+
+def test_a_verdict_word_keeps_the_tied_methods():
+    from osfb_gym.bench.suites.jiang.sensitivity import _verdict_word
+
+    tied = (
+        "tied (within noise): ours with margin, eps-greedy (ours - margin -0.2 [-1, 0.5] (0.95 CI"
+    )
+    assert (
+        _verdict_word(tied + " of this pair alone), Holm p=1)") == "tied: eps-greedy, margin, ours"
+    )
+    clear = (
+        "clearly lowest: ours (ours - margin -20 [-23, -17] (0.95 CI of this pair alone), p=0.01)"
+    )
+    assert _verdict_word(clear) == "clearly ours"
