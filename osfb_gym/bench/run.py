@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
+from osfb_gym.bench.driver import summary_line
 from osfb_gym.bench.executors import execute, train_models
 from osfb_gym.bench.report import (
     Report,
@@ -100,14 +101,10 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, **engine: Any) -> Report:
     results, n_run = run_cells(spec, Path(out_dir), **engine)
     seconds = time.perf_counter() - started
     report = write_outputs(spec, results, Path(out_dir))
-    rate = f"{n_run / seconds:.1f} cells/s" if n_run and seconds > 0 else "nothing to run"
     where = f"{engine.get('executor', 'local')} x{engine.get('workers', 1)}"
-    report.text = (
-        (f"\n{spec.description}\n\n" if spec.description else "")
-        + f"osfb-bench {spec.name}: {len(results)} cells ({n_run} run now, "
-        f"{len(results) - n_run} resumed from the store) in {seconds:.1f} s on {where}: {rate}"
-        f"\n\n{report.table}\n"
-    )
+    line = summary_line(spec.name, len(results), n_run, seconds, where)
+    intro = f"\n{spec.description}\n\n" if spec.description else ""
+    report.text = f"{intro}{line}\n\n{report.table}\n"
     return report
 
 
