@@ -35,6 +35,7 @@ __all__ = [
     "TIE",
     "at_least",
     "cannot_tell",
+    "ci_text",
     "combine",
     "count",
     "read",
@@ -48,6 +49,22 @@ TIE = "tie (within noise)"
 def cannot_tell(n: int) -> str:
     """Return the reading of a claim whose sample can never reject: ``"cannot tell at n=5"``."""
     return f"cannot tell at n={n}"
+
+
+def ci_text(verdict: Verdict, shift: float = 0.0) -> str:
+    """Return a comparison's mean difference and CI as a claim's measured text shows them.
+
+    ``shift`` is added to both (a claim "A > B + 0.1" tests A - 0.1 against B);
+    where the sample cannot reach a ``1 - alpha`` CI, the level reached follows.
+
+    >>> from osfb_gym.stats import paired
+    >>> ci_text(paired([1.0, 2, 3, 4, 5], [2.0, 3, 4, 5, 7], lower_is_better=True))
+    '-1.200 [-2, -1] (0.9375 CI)'
+    """
+    low, high = verdict.low + shift, verdict.high + shift
+    text = f"{verdict.effect + shift:+.3f} [{low:.3g}, {high:.3g}]"
+    full = verdict.level >= 1 - verdict.alpha - 1e-12
+    return text if full else f"{text} ({verdict.level:.4g} CI)"
 
 
 def _undecided(verdicts: Sequence[Verdict]) -> str:

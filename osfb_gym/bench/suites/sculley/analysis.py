@@ -17,12 +17,8 @@ import pandas as pd
 
 from osfb_gym.bench.driver import RunInfo
 from osfb_gym.bench.report import Report, save_report
-from osfb_gym.bench.suites.sculley.claims import (
-    CLAIMS_NOTE,
-    reuters_claims,
-    spam_claims,
-    verdict_table,
-)
+from osfb_gym.bench.suites.claims import verdict_table
+from osfb_gym.bench.suites.sculley.claims import reuters_claims, spam_claims
 from osfb_gym.bench.suites.sculley.paper import (
     LOCKUP_RECALL,
     MARGIN_LEARNERS,
@@ -103,7 +99,7 @@ def write_report(
         claims = reuters_claims(summary, results)
         lines = _reuters_page(suite, summary, data_home)
     lines = [f"# osfb-bench {suite.name}", "", suite.description, "", *lines]
-    lines += ["## Claims", "", verdict_table(claims), "", CLAIMS_NOTE, ""]
+    lines += ["## Claims", "", verdict_table(claims), "", PROTOCOL["claims_note"], ""]
     if missing:
         lines += ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in missing.items()), ""]
     if horizon is not None:
