@@ -227,8 +227,8 @@ def reuters_claims(best: pd.DataFrame, results: pd.DataFrame) -> list[VerdictCla
             [np.mean([table[q] for q in quads if q[:2] == (w, learner)]) for w in weightings]
             for table in tables.values()
         )
-        per_seed = [seeds.loc[w, learner].groupby("seed").mean() for w in weightings]
-        i = page.compare(*per_seed, ("threshold", "weight"), lower_is_better=False)
+        threshold, weight = (seeds.loc[w, learner].groupby("seed").mean() for w in weightings)
+        i = page.compare(threshold, weight, ("threshold", "weight"), lower_is_better=False)
         page.add(
             f"{NAMES[learner]}: mean best F1, threshold biasing against example weighting",
             f"{paper_t:.3f} against {paper_w:.3f}",
