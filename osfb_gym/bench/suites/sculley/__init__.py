@@ -17,22 +17,19 @@ from typing import Any
 import pandas as pd
 
 from osfb_gym.bench.driver import Stage
-from osfb_gym.bench.suites.sculley.analysis import (
-    METHODS,
-    PERCEPTRON_WEIGHTS,
-    THRESHOLD_BIASES,
-    measured,
-    report,
-)
+from osfb_gym.bench.suites.sculley.analysis import measured, report
 from osfb_gym.bench.suites.sculley.learners import (
     learner_params,
     make_learner,
     make_spam_env,
     spam_env,
 )
+from osfb_gym.bench.suites.sculley.paper import METHODS
 from osfb_gym.bench.suites.sculley.settings import (
     ENV_ID,
+    PERCEPTRON_WEIGHTS,
     SVM_C,
+    THRESHOLD_BIASES,
     VARIANTS,
     WRAPPERS,
     ReutersSettings,

@@ -22,6 +22,8 @@ REUTERS_TOPICS = tuple(topic for topic in PAPER_TOPICS if topic in R8_TOPICS)
 SVM_WEIGHTS_PAPER = tuple(0.001 * 2**k for k in range(8)) + tuple(2.0**k for k in range(-2, 8))
 SVM_WEIGHTS = tuple(PROTOCOL["grids"]["svm_weights"])  # below 0.064 the SVM tastes everything
 SVM_C: float = PROTOCOL["grids"]["svm_c"]
+THRESHOLD_BIASES = tuple(PROTOCOL["grids"]["threshold_biases"])  # Table 3: threshold = -b
+PERCEPTRON_WEIGHTS = tuple(PROTOCOL["grids"]["perceptron_weights"])  # c_pos, c_neg = 1
 LEARNERS: dict[str, tuple[str, dict[str, Any]]] = {
     name: (learner["agent"], learner["params"]) for name, learner in PROTOCOL["learners"].items()
 }
