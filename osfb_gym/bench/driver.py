@@ -387,16 +387,9 @@ def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **chan
     }
     out.mkdir(parents=True, exist_ok=True)
     (out / NOTES).write_text(json.dumps(notes, indent=2, default=str) + "\n")
+    from osfb_gym.bench.run import summary_line
+
     line = summary_line(suite.name, cells, ran, seconds, where)
     report.text = f"{report.text.rstrip()}\n\n{line}\n"
     report.files.append(out / NOTES)
     return report
-
-
-def summary_line(name: str, cells: int, ran: int, seconds: float, where: str) -> str:
-    """Return the line that ends a run's text: cells run and resumed, seconds, where, rate."""
-    rate = f": {ran / seconds:.1f} cells/s" if ran and seconds > 0 else ""
-    return (
-        f"osfb-bench {name}: {cells} cells ({ran} run now, {cells - ran} resumed from "
-        f"the store) in {seconds:.1f} s on {where}{rate}"
-    )

@@ -20,7 +20,6 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
-from osfb_gym.bench.driver import summary_line
 from osfb_gym.bench.executors import execute, train_models
 from osfb_gym.bench.report import (
     Report,
@@ -89,6 +88,15 @@ def run_cells(
             raise ValueError(f"tags {sorted(set(tags) & set(results))} name columns of the rows")
         results = pd.concat([tags, results], axis=1)
     return results, len(todo)
+
+
+def summary_line(name: str, cells: int, ran: int, seconds: float, where: str) -> str:
+    """Return the line that ends a run's text: cells run and resumed, seconds, where, rate."""
+    rate = f": {ran / seconds:.1f} cells/s" if ran and seconds > 0 else ""
+    return (
+        f"osfb-bench {name}: {cells} cells ({ran} run now, {cells - ran} resumed from "
+        f"the store) in {seconds:.1f} s on {where}{rate}"
+    )
 
 
 def run_sweep(spec: SweepSpec, out_dir: str | Path, **engine: Any) -> Report:
