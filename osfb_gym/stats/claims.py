@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from osfb_gym.stats.page import BestOf
 from osfb_gym.stats.verdicts import Verdict
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "combine",
     "count",
     "read",
+    "read_best",
 ]
 
 REPRODUCED = "reproduced"
@@ -103,6 +105,23 @@ def read(verdicts: Sequence[Verdict], expected: Sequence[str]) -> str:
     if all(v.winner == side for v, side in zip(verdicts, expected, strict=True)):
         return REPRODUCED
     return _undecided([v for v, side in zip(verdicts, expected, strict=True) if v.winner != side])
+
+
+def read_best(best: BestOf, expected: str) -> str:
+    """Read the claim "``expected`` is the best of the cell" from the cell's :class:`BestOf`.
+
+    Reproduced when the cell names ``expected`` clearly best, not reproduced
+    when it names another, else undecided (cannot tell when a comparison
+    could never reject).
+
+    >>> from osfb_gym.stats import best_of
+    >>> runs = {"A": [1.0, 2, 3, 4, 5, 6, 7, 8], "B": [2.0, 3, 4, 5, 6, 7, 8, 9]}
+    >>> read_best(best_of(runs, lower_is_better=True), "A")
+    'reproduced'
+    """
+    if best.clear:
+        return REPRODUCED if best.best == expected else NOT_REPRODUCED
+    return _undecided(best.comparisons)
 
 
 def at_least(verdict: Verdict, bound: float) -> str:

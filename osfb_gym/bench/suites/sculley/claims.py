@@ -27,17 +27,7 @@ from osfb_gym.bench.suites.sculley.paper import (
     published_spam,
 )
 from osfb_gym.stats import Verdict, best_of, paired
-from osfb_gym.stats.claims import (
-    NOT_REPRODUCED,
-    REPRODUCED,
-    TIE,
-    at_least,
-    cannot_tell,
-    ci_text,
-    combine,
-    count,
-    read,
-)
+from osfb_gym.stats.claims import REPRODUCED, at_least, ci_text, combine, count, read, read_best
 
 __all__ = ["reuters_claims", "spam_claims"]
 
@@ -288,14 +278,7 @@ def _method_claims(
         return {m: count([read([found[i]], [m]) for i in ix], needed) for m, ix in beats.items()}
 
     def best_mo() -> list[str]:
-        readings = []
-        for cell in page.page.bests:
-            if cell.clear:
-                readings.append(REPRODUCED if cell.best == "margins_only" else NOT_REPRODUCED)
-            else:
-                small = [cannot_tell(v.n) for v in cell.comparisons if not v.can_reject]
-                readings.append(small[0] if small else TIE)
-        return readings
+        return [read_best(cell, "margins_only") for cell in page.page.bests]
 
     page.add(
         "Apple Tasting is the weakest method: beaten by Marg. Only / Label Eff. (cells: "
