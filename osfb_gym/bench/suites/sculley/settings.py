@@ -132,14 +132,18 @@ class ReutersSettings(_Flags):
 def protocol(settings: SpamSettings | ReutersSettings) -> SculleySuite:
     """Return the suite's protocol (:class:`SculleySuite`) under ``settings``."""
     base = SCULLEY_SUITES[settings.name]
-    seeds = tuple(range(settings.seeds))
+    given = replace(base, seeds=tuple(range(settings.seeds)), learners=settings.learners)
     if isinstance(settings, SpamSettings):
-        return replace(base, seeds=seeds, datasets=settings.datasets, learners=settings.learners)
+        return replace(given, datasets=settings.datasets)
+    weights = SVM_WEIGHTS_PAPER if settings.full_grid else base.svm_weights
     return replace(
-        base,
-        seeds=seeds,
-        datasets=settings.topics,
-        learners=settings.learners,
-        svm_seeds=settings.svm_seeds,
-        svm_weights=SVM_WEIGHTS_PAPER if settings.full_grid else base.svm_weights,
+        given, datasets=settings.topics, svm_seeds=settings.svm_seeds, svm_weights=weights
     )
+
+
+def reuters_grid(suite: SculleySuite, learner: str) -> list[tuple[str, float, dict[str, Any]]]:
+    """Return ``learner``'s (weighting, value, params) grid: Table 2's biases, then Table 3's."""
+    grid = [("threshold", b, {"threshold": -b}) for b in THRESHOLD_BIASES]
+    if learner == "svm":  # C_neg = value with C_pos = SVM_C
+        return grid + [("weight", w, {"class_weight": {0: w / SVM_C}}) for w in suite.svm_weights]
+    return grid + [("weight", w, {"class_weight": {1: w}}) for w in PERCEPTRON_WEIGHTS]
