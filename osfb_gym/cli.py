@@ -180,7 +180,7 @@ def _leaderboard(args: argparse.Namespace) -> str:
 def _sweep(args: argparse.Namespace) -> str:
     import dataclasses
 
-    from osfb_gym.bench.run import run_sweep
+    from osfb_gym.bench.suites.family_page import run_sweep
     from osfb_gym.bench.sweep import load_spec
 
     spec, options = load_spec(args.spec), _options(args)

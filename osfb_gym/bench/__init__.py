@@ -15,9 +15,9 @@ from typing import Any
 _EXPORTS = {
     "driver": ("RunOptions", "Stage", "Suite"),
     "report": ("Report",),
-    "run": ("run_sweep",),
     "store": ("ResultStore",),
     "suites": ("SUITES",),
+    "suites.family_page": ("run_sweep",),
     "suites.quick": ("QUICK",),
     "sweep": ("AgentSpec", "Cell", "EnvSpec", "SweepSpec", "load_spec"),
 }

@@ -376,11 +376,6 @@ def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **chan
     where = f"{options.executor} x{options.workers}"
     info = RunInfo(out, missing, seconds, cells, ran, where)
     report = module.report(rows, settings, info)
-    rate = f": {ran / seconds:.1f} cells/s" if ran and seconds > 0 else ""
-    note = (
-        f"osfb-bench {suite.name}: {cells} cells ({ran} run now, {cells - ran} resumed from "
-        f"the store) in {seconds:.1f} s on {where}{rate}"
-    )
     notes = {
         "suite": suite.name,
         "settings": dataclasses.asdict(settings),
@@ -392,14 +387,9 @@ def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **chan
     }
     out.mkdir(parents=True, exist_ok=True)
     (out / NOTES).write_text(json.dumps(notes, indent=2, default=str) + "\n")
-    report.text = f"{report.text.rstrip()}\n\n{note}\n"
+    from osfb_gym.bench.run import summary_line
+
+    line = summary_line(suite.name, cells, ran, seconds, where)
+    report.text = f"{report.text.rstrip()}\n\n{line}\n"
     report.files.append(out / NOTES)
     return report
-
-
-def get(suites: dict[str, Suite], aliases: dict[str, str], name: str) -> Suite:
-    """Return the suite called ``name`` (or an alias of it); else raise naming the choices."""
-    suite = suites.get(aliases.get(name, name))
-    if suite is None:
-        raise ValueError(f"unknown suite {name!r}; choose one of {', '.join([*suites, *aliases])}")
-    return suite

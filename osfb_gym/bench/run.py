@@ -1,19 +1,16 @@
-"""Run a sweep: its unfinished cells into the store, then tables, plots and a summary.
+"""Run a sweep: its unfinished cells into the store, and the rows back.
 
 :func:`run_cells` runs the cells of a :class:`~osfb_gym.bench.sweep.SweepSpec`
 not finished yet (all of them without ``resume``) on an executor and writes
 each row to the :class:`~osfb_gym.bench.store.ResultStore` as it arrives; a
-suite's report starts from the rows it returns. :func:`run_sweep` adds
-``results.csv``, one tuned table per env family (``report.md``) and one plot
-per family (``osfb-bench sweep``). A built-in suite runs through
-:mod:`osfb_gym.bench.driver`.
+suite's report starts from the rows it returns. A built-in suite runs through
+:mod:`osfb_gym.bench.driver`; ``osfb-bench sweep`` (a spec of your own) through
+:func:`osfb_gym.bench.suites.family_page.run_sweep`.
 """
 
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,17 +18,8 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from osfb_gym.bench.executors import execute, train_models
-from osfb_gym.bench.report import (
-    Report,
-    curves_over_seeds,
-    plot_curves,
-    save_report,
-    tuned,
-    tuned_table,
-)
 from osfb_gym.bench.store import ResultStore
 from osfb_gym.bench.sweep import SweepSpec, validate
-from osfb_gym.core.family import family_of
 
 
 def run_cells(
@@ -90,72 +78,10 @@ def run_cells(
     return results, len(todo)
 
 
-def run_sweep(spec: SweepSpec, out_dir: str | Path, **engine: Any) -> Report:
-    """Run ``spec`` into ``out_dir`` (``engine``: options of :func:`run_cells`), write outputs.
-
-    The report's text is a summary: the description, cells run and resumed, the rate, the
-    tables.
-    """
-    started = time.perf_counter()
-    results, n_run = run_cells(spec, Path(out_dir), **engine)
-    seconds = time.perf_counter() - started
-    report = write_outputs(spec, results, Path(out_dir))
-    rate = f"{n_run / seconds:.1f} cells/s" if n_run and seconds > 0 else "nothing to run"
-    where = f"{engine.get('executor', 'local')} x{engine.get('workers', 1)}"
-    report.text = (
-        (f"\n{spec.description}\n\n" if spec.description else "")
-        + f"osfb-bench {spec.name}: {len(results)} cells ({n_run} run now, "
-        f"{len(results) - n_run} resumed from the store) in {seconds:.1f} s on {where}: {rate}"
-        f"\n\n{report.table}\n"
-    )
-    return report
-
-
-def write_outputs(
-    spec: SweepSpec,
-    results: pd.DataFrame,
-    out: Path,
-    *,
-    sections: Sequence[str] = (),
-    frames: dict[str, pd.DataFrame] | None = None,
-) -> Report:
-    """Write ``results.csv``, the per-family tuned tables (``report.md``) and plots.
-
-    The plots show each agent's tuned setting's curves over seeds (``R_t / t``;
-    the per-step loss for services). ``sections`` (markdown) follow the tables on
-    the page; ``frames`` are more CSVs to write (:func:`~osfb_gym.bench.report.save_report`).
-    """
-    out.mkdir(parents=True, exist_ok=True)
-    tables, plots = [], []
-    for family in dict.fromkeys(family_of(env_id) for env_id in results["env_id"]):
-        rows = results[[family_of(env_id) is family for env_id in results["env_id"]]]
-        metric, lower = family.objective, family.lower_is_better
-        best = tuned(rows, metric, lower_is_better=lower)
-        tables.append(
-            f"## {family.name}: {metric} ({family.direction} is better; tuned setting per agent)"
-            "\n\n" + tuned_table(rows, metric, lower_is_better=lower, extra=family.columns)
-        )
-        curves = curves_over_seeds(best, f"curve_{family.curve}")
-        average = family.curve == "average_loss"
-        band = ", mean over seeds, band ±1 s.e." if average else ""
-        plots.append(
-            plot_curves(
-                curves,
-                out / f"{'average_loss' if average else 'loss_vs_k'}_{family.name}.png",
-                ylabel=family.curve_label,
-                xlabel=family.x_label,
-                log_x=family.log_x,
-                title=f"{spec.name}: {family.name}{band}",
-            )
-        )
-    table = "\n\n".join([*tables, *sections])
-    header = f"# osfb-bench {spec.name}\n\n{spec.description}\n\n" if spec.description else ""
-    stored = results.drop(columns=[c for c in results if c.startswith("curve_")])
-    return save_report(
-        out,
-        f"{header or f'# osfb-bench {spec.name}'}\n\n{table}\n",
-        {"results": stored, **(frames or {})},
-        plots,
-        results=results,
-        table=table,
+def summary_line(name: str, cells: int, ran: int, seconds: float, where: str) -> str:
+    """Return the line that ends a run's text: cells run and resumed, seconds, where, rate."""
+    rate = f": {ran / seconds:.1f} cells/s" if ran and seconds > 0 else ""
+    return (
+        f"osfb-bench {name}: {cells} cells ({ran} run now, {cells - ran} resumed from "
+        f"the store) in {seconds:.1f} s on {where}{rate}"
     )

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import json
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from agents.base import Agent
 from envs_registry import ENVS, register_all
 from osfb_gym.bench.rl import ALGORITHMS
-from osfb_gym.bench.store import stable_key
+from osfb_gym.bench.store import canonical, stable_key
 from osfb_gym.core.family import load
 from osfb_gym.core.validation import check_choice, check_memory
 
@@ -50,10 +49,6 @@ ENV_KEYS = ("id", "kwargs", "label", "grid")
 AGENT_KEYS = ("name", "params", "grid", "envs")
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
 def _same_as(value: Any) -> str:
     """Return a text equal for values an agent or env takes as the same (``1`` and ``1.0``).
 
@@ -62,16 +57,16 @@ def _same_as(value: Any) -> str:
     settings, never to store a cell.
     """
 
-    def canonical(item: Any) -> Any:
+    def plain(item: Any) -> Any:
         if isinstance(item, float) and item.is_integer():
             return int(item)
         if isinstance(item, dict):
-            return {key: canonical(entry) for key, entry in item.items()}
+            return {key: plain(entry) for key, entry in item.items()}
         if isinstance(item, list | tuple):
-            return [canonical(entry) for entry in item]
+            return [plain(entry) for entry in item]
         return item
 
-    return _json(canonical(value))
+    return canonical(plain(value))
 
 
 @cache
@@ -456,7 +451,7 @@ def _validate_agent(agent: AgentSpec, spec: SweepSpec) -> None:
             built._validate_params()
             built._check_params()
         except InvalidParameterError as error:
-            raise InvalidParameterError(f"{agent.name}({_json(params)}): {error}") from None
+            raise InvalidParameterError(f"{agent.name}({canonical(params)}): {error}") from None
 
 
 def make_agent(name: str, params: dict[str, Any]) -> Agent:
@@ -476,5 +471,5 @@ def make_agent(name: str, params: dict[str, Any]) -> Agent:
     try:
         agent = classes[name](**built)
     except TypeError as error:
-        raise ValueError(f"{name}({_json(params)}): {error}") from None
+        raise ValueError(f"{name}({canonical(params)}): {error}") from None
     return agent.set_params(**nested) if nested else agent

@@ -32,7 +32,8 @@ class FeedbackEnv(gym.Env):
     for an episode) and ``horizon`` (the most steps an episode can last),
     and document, in a "Hidden State" section, the private attributes that
     hold the outcomes the learner must not see: the no-leak tests' probe
-    (``tests/osfb_gym/envs/hidden.py``, test code) changes them there.
+    (the family record's ``probe``, read by ``tests/osfb_gym/envs/hidden.py``)
+    changes them there.
 
     Time limit: ``horizon`` is an argument of the env, not only of its
     registration, because agents may need ``T`` (the paper's ``rho_t``, a

@@ -81,6 +81,14 @@ class Family:
         ``"module:Class"`` of the family's :class:`~osfb_gym.core.views.FamilyViews`:
         the feedback block and estimator features of the RL observation views;
         None where the family has only the plain view.
+    probe
+        ``"module:function"`` of the family's no-leak probe,
+        ``probe(env, action, extreme) -> bool``: before ``env.step(action)``, it sets
+        every outcome ``action`` would leave hidden to an ``"low"`` or ``"high"``
+        extreme (through the private attributes the env's "Hidden State" section
+        documents) and says whether any was hidden. The generic tests run every
+        episode twice, low and high, and require all an agent sees to be equal;
+        None: the family cannot be checked, and those tests fail saying so.
     """
 
     name: str
@@ -99,6 +107,7 @@ class Family:
     oracle_keys: tuple[str, ...] = ("loss",)
     oracle_objective_metric: str | None = None
     views: str | None = None
+    probe: str | None = None
 
     @property
     def direction(self) -> str:

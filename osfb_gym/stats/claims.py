@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from osfb_gym.stats.page import BestOf
 from osfb_gym.stats.verdicts import Verdict
 
 __all__ = [
@@ -35,9 +36,11 @@ __all__ = [
     "TIE",
     "at_least",
     "cannot_tell",
+    "ci_text",
     "combine",
     "count",
     "read",
+    "read_best",
 ]
 
 REPRODUCED = "reproduced"
@@ -48,6 +51,22 @@ TIE = "tie (within noise)"
 def cannot_tell(n: int) -> str:
     """Return the reading of a claim whose sample can never reject: ``"cannot tell at n=5"``."""
     return f"cannot tell at n={n}"
+
+
+def ci_text(verdict: Verdict, shift: float = 0.0) -> str:
+    """Return a comparison's mean difference and CI as a claim's measured text shows them.
+
+    ``shift`` is added to both (a claim "A > B + 0.1" tests A - 0.1 against B);
+    where the sample cannot reach a ``1 - alpha`` CI, the level reached follows.
+
+    >>> from osfb_gym.stats import paired
+    >>> ci_text(paired([1.0, 2, 3, 4, 5], [2.0, 3, 4, 5, 7], lower_is_better=True))
+    '-1.200 [-2, -1] (0.9375 CI)'
+    """
+    low, high = verdict.low + shift, verdict.high + shift
+    text = f"{verdict.effect + shift:+.3f} [{low:.3g}, {high:.3g}]"
+    full = verdict.level >= 1 - verdict.alpha - 1e-12
+    return text if full else f"{text} ({verdict.level:.4g} CI)"
 
 
 def _undecided(verdicts: Sequence[Verdict]) -> str:
@@ -86,6 +105,23 @@ def read(verdicts: Sequence[Verdict], expected: Sequence[str]) -> str:
     if all(v.winner == side for v, side in zip(verdicts, expected, strict=True)):
         return REPRODUCED
     return _undecided([v for v, side in zip(verdicts, expected, strict=True) if v.winner != side])
+
+
+def read_best(best: BestOf, expected: str) -> str:
+    """Read the claim "``expected`` is the best of the cell" from the cell's :class:`BestOf`.
+
+    Reproduced when the cell names ``expected`` clearly best, not reproduced
+    when it names another, else undecided (cannot tell when a comparison
+    could never reject).
+
+    >>> from osfb_gym.stats import best_of
+    >>> runs = {"A": [1.0, 2, 3, 4, 5, 6, 7, 8], "B": [2.0, 3, 4, 5, 6, 7, 8, 9]}
+    >>> read_best(best_of(runs, lower_is_better=True), "A")
+    'reproduced'
+    """
+    if best.clear:
+        return REPRODUCED if best.best == expected else NOT_REPRODUCED
+    return _undecided(best.comparisons)
 
 
 def at_least(verdict: Verdict, bound: float) -> str:

@@ -60,11 +60,9 @@ def test_the_runner_scores_it_with_the_familys_metrics(coin_family):
     assert (frame[COIN.objective] > 0).all()  # betting on every coin loses where p < 1/2
 
 
-def test_its_probe_proves_no_leak(coin_family, monkeypatch):
+def test_its_probe_proves_no_leak(coin_family):
+    """The no-leak probe finds the family's own through its record: no test file names it."""
     from tests.osfb_gym.envs import hidden
-    from tests.osfb_gym.fifth_family.coin import override_hidden as coin_probe
-
-    monkeypatch.setitem(hidden.PROBES, "coin", coin_probe)
 
     def seen(extreme: str) -> list:
         env = gym.make("Coin-v0", horizon=20)

@@ -124,7 +124,10 @@ ALIASES: dict[str, str] = {
 
 def get(name: str) -> Suite:
     """Return the built-in suite called ``name`` (or an alias of it); else raise naming them."""
-    return driver.get(SUITES, ALIASES, name)
+    suite = SUITES.get(ALIASES.get(name, name))
+    if suite is None:
+        raise ValueError(f"unknown suite {name!r}; choose one of {', '.join([*SUITES, *ALIASES])}")
+    return suite
 
 
 def run(name: str, out: str | Path, options: RunOptions | None = None, **settings: Any) -> Any:

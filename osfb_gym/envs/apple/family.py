@@ -6,6 +6,10 @@ Sweeps, tables, the grader, the RL comparison and the tests read it through
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from osfb_gym.core.family import Family
 
 FAMILY = Family(
@@ -23,4 +27,13 @@ FAMILY = Family(
     small_kwargs={"horizon": 50},
     oracle_keys=("y", "mistake", "loss"),
     views="osfb_gym.envs.apple.views:AppleViews",
+    probe="osfb_gym.envs.apple.family:probe",
 )
+
+
+def probe(env: Any, action: Any, extreme: str) -> bool:
+    """Set an untasted label, ``env._y``, to 0 or 1 (the no-leak tests' probe)."""
+    if env.feedback_mode == "full" or int(np.asarray(action)) != 0 or env._y is None:
+        return False
+    env._y = 0 if extreme == "low" else 1
+    return True

@@ -6,6 +6,10 @@ Sweeps, tables, the grader, the RL comparison and the tests read it through
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from osfb_gym.core.family import Family
 
 FAMILY = Family(
@@ -32,4 +36,14 @@ FAMILY = Family(
         "pi",
     ),
     views="osfb_gym.envs.delayed_impact.views:ImpactViews",
+    probe="osfb_gym.envs.delayed_impact.family:probe",
 )
+
+
+def probe(env: Any, action: Any, extreme: str) -> bool:
+    """Set denied applicants' outcomes, ``env._y``, to 0 or 1 (the no-leak tests' probe)."""
+    hidden = np.asarray(action).reshape(-1) == 0
+    if env.feedback_mode == "full" or not hidden.any():
+        return False
+    env._y = np.where(hidden, 0.0 if extreme == "low" else 1.0, env._y)
+    return True

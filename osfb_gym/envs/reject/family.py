@@ -6,6 +6,10 @@ Sweeps, tables, the grader, the RL comparison and the tests read it through
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from osfb_gym.core.family import Family
 
 FAMILY = Family(
@@ -22,4 +26,13 @@ FAMILY = Family(
     # regret against Chow's rule, the Bayes-optimal reject rule the oracle exposes
     oracle_objective_metric="bayes_risk",
     views="osfb_gym.envs.reject.views:RejectViews",
+    probe="osfb_gym.envs.reject.family:probe",
 )
+
+
+def probe(env: Any, action: Any, extreme: str) -> bool:
+    """Set an unqueried label, ``env._y``, to -1 or +1 (the no-leak tests' probe)."""
+    if env.feedback_mode == "full" or env._y is None or int(np.asarray(action)[1]) == 1:
+        return False
+    env._y = -1 if extreme == "low" else 1
+    return True

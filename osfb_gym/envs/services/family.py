@@ -6,6 +6,10 @@ Sweeps, tables, the grader, the RL comparison and the tests read it through
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from osfb_gym.core.family import Family
 
 FAMILY = Family(
@@ -25,4 +29,31 @@ FAMILY = Family(
     grade_kwargs={"reference_restarts": 0},
     oracle_keys=("loss", "total_loss", "excess_loss", "fairness", "group_losses", "services"),
     views="osfb_gym.envs.services.views:ServiceViews",
+    probe="osfb_gym.envs.services.family:probe",
 )
+
+
+def probe(env: Any, action: Any, extreme: str) -> bool:
+    """Reflect the hidden world: every loss at every service stays, preferences move.
+
+    ``"high"`` negates every coordinate, ``"low"`` the first one only
+    (nothing when ``d = 1``). Applied to preferences, loss matrices and the
+    services placed so far alike (``env._world``, ``env._services``, and the
+    retention world's newcomers ``env._pool``), such a reflection keeps every
+    loss exactly, bit for bit (IEEE arithmetic is symmetric under sign
+    changes), so any difference in what the agent sees would be a leak. The
+    no-leak tests' probe (:attr:`osfb_gym.core.family.Family.probe`).
+    """
+    if env._world is None:
+        return False
+    reflection = np.ones(env.service_dim)
+    if extreme == "high":
+        reflection[:] = -1.0
+    elif env.service_dim > 1:
+        reflection[0] = -1.0
+    rotation = np.diag(reflection)
+    env._world = env._world.rotated(rotation)
+    env._services = env._services * reflection
+    if getattr(env, "_pool", None) is not None:  # the retention world's newcomers
+        env._pool = env._pool.rotated(rotation)
+    return True

@@ -34,6 +34,7 @@ from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from osfb_gym.core.channels import HideOracle
+from osfb_gym.core.family import FAMILIES, load
 from osfb_gym.wrappers import needs_flattening
 from tests.helpers import assert_same, differs
 from tests.osfb_gym.envs.cases import CASES, DEFAULTS, case_param
@@ -400,28 +401,51 @@ def test_no_rgb_frame_reveals_hidden_truth(case):
     assert_same(low, cheat(case, "high", render_mode="rgb_array"))
 
 
-def test_the_walk_finds_an_attribute_that_holds_the_truth():
-    """A wrapper that kept the last oracle (as HideOracle once did) is caught."""
+class KeepsOracle(gym.Wrapper):
+    """A planted leak: a wrapper that keeps the last oracle public (as HideOracle once did)."""
 
-    class KeepsOracle(gym.Wrapper):
-        last_oracle: Any = None
+    last_oracle: Any = None
 
-        def step(self, action: Any) -> Any:
-            result = self.env.step(action)
-            self.last_oracle = result[4]["oracle"]
-            return result
+    def step(self, action: Any) -> Any:
+        result = self.env.step(action)
+        self.last_oracle = result[4]["oracle"]
+        return result
+
+
+@pytest.mark.parametrize("case", DEFAULTS_PARAMS)
+def test_the_walk_and_the_familys_probe_catch_a_planted_leak(case):
+    """Every family's probe moves the truth a public attribute would leak, and the walk sees it.
+
+    The family's probe comes from its record alone, so a family whose probe
+    set nothing hidden (or the wrong thing) would pass the no-leak tests
+    vacuously: this one would fail.
+    """
+    if make(case).unwrapped.feedback_mode == "full":
+        pytest.skip("nothing is hidden under full feedback")
 
     def run(extreme: str) -> list:
-        env = KeepsOracle(gym.make("AppleTasting-v0", horizon=30))
+        env = KeepsOracle(make(case))
         env.reset(seed=0)
-        states = []
-        for action in [0] * 10:
-            override_hidden(env.unwrapped, action, extreme)
-            env.step(action)
+        env.action_space.seed(0)
+        states, hidden = [], 0
+        for _ in range(STEPS):
+            action = env.action_space.sample()
+            hidden += override_hidden(env.unwrapped, action, extreme)
+            *_, terminated, truncated, _ = env.step(action)
             states.append(public_state(env))
+            if terminated or truncated:
+                break
+        assert hidden, "the probe found nothing hidden in the whole walk"
         return states
 
     assert differs(run("low"), run("high"))
+
+
+def test_every_family_names_its_no_leak_probe_in_its_own_package():
+    for name, record in FAMILIES.items():
+        assert record.probe is not None, name
+        assert record.probe.startswith(f"osfb_gym.envs.{name}."), record.probe
+        assert callable(load(record.probe)), record.probe
 
 
 def test_every_family_has_both_render_modes():

@@ -82,7 +82,7 @@ class CoinEnv(FeedbackEnv):
 
 
 def override_hidden(env: CoinEnv, action: Any, extreme: str) -> bool:
-    """The no-leak probe (test code): set the coin passed on, ``env._y``, to an extreme."""
+    """The family's no-leak probe (its record's ``probe``): set the coin passed on, ``env._y``."""
     if int(action) == 1:
         return False
     env._y = 0 if extreme == "low" else 1
@@ -110,4 +110,5 @@ FAMILY = Family(
     reference_agents=("tests.osfb_gym.fifth_family.coin:AlwaysBet",),
     columns=("bet_rate",),
     small_kwargs={"horizon": 20},
+    probe="tests.osfb_gym.fifth_family.coin:override_hidden",
 )

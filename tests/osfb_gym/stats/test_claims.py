@@ -79,3 +79,24 @@ def test_a_page_of_null_claims_reads_any_reproduced_at_most_alpha():
         readings = [c.read([v], ["A"]) for v in page.verdicts]
         any_hit += c.REPRODUCED in readings
     assert any_hit / trials <= bound(ALPHA, trials)
+
+
+def test_a_cell_reads_its_clear_best_or_why_not():
+    from osfb_gym.stats import best_of
+
+    base = np.arange(10.0)
+    clear = best_of({"A": base, "B": base + 1, "C": base + 2}, lower_is_better=True)
+    assert c.read_best(clear, "A") == c.REPRODUCED and c.read_best(clear, "B") == c.NOT_REPRODUCED
+    tied = best_of({"A": base, "B": base + RNG.normal(0, 1, 10)}, lower_is_better=True)
+    assert not tied.clear and c.read_best(tied, "A") == c.TIE
+    small = best_of({"A": base[:5], "B": base[:5] + 1}, lower_is_better=True)
+    assert c.read_best(small, "A") == "cannot tell at n=5"
+
+
+def test_the_ci_text_shifts_the_interval_and_names_a_level_below_95():
+    at_ten = verdict(10, -1.0)
+    assert c.ci_text(at_ten).startswith(f"{at_ten.effect:+.3f} [{at_ten.low:.3g}, ")
+    assert "CI" not in c.ci_text(at_ten)
+    shifted = c.ci_text(at_ten, -0.1)
+    assert shifted.startswith(f"{at_ten.effect - 0.1:+.3f} [{at_ten.low - 0.1:.3g}, ")
+    assert c.ci_text(verdict(5, -1.0)).endswith("(0.9375 CI)")

@@ -19,9 +19,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
+from osfb_gym.bench.suites.claims import by_seed
 from osfb_gym.stats import ALPHA, BestOf, Page, best_of
 from osfb_gym.stats.paired import min_p_paired
 
@@ -59,13 +59,6 @@ def per_split(best: pd.DataFrame, metric: str = "cumulative_loss") -> dict[str, 
     }
 
 
-def _aligned(runs: Mapping[str, pd.Series]) -> dict[str, np.ndarray]:
-    """Return the runs on the splits every method has, in split order."""
-    both = pd.concat(list(runs.values()), axis=1, join="inner", keys=list(runs)).dropna()
-    both = both.sort_index()
-    return {name: both[name].to_numpy() for name in runs}
-
-
 class CellVerdicts:
     """The page's cells: each a paired best-of-k, Holm over all of the page's comparisons."""
 
@@ -75,7 +68,7 @@ class CellVerdicts:
 
     def add(self, dataset: str, cutoff: float, runs: Mapping[str, pd.Series]) -> int | None:
         """Add a cell from each method's per-split losses; None when fewer than two methods."""
-        aligned = _aligned(runs)
+        aligned = dict(zip(runs, by_seed(*runs.values()), strict=True))
         if len(aligned) < 2 or not len(next(iter(aligned.values()))):
             return None
         self.cells.append((dataset, cutoff))

@@ -23,7 +23,7 @@ import pandas as pd
 
 from osfb_gym.bench.driver import RunInfo, Stage
 from osfb_gym.bench.report import Report
-from osfb_gym.bench.run import write_outputs
+from osfb_gym.bench.suites.family_page import write_outputs
 from osfb_gym.bench.suites.quick.analysis import experience_rows, experience_section
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, env_arguments
 from osfb_gym.core.optional import missing_message

@@ -17,28 +17,23 @@ from typing import Any
 import pandas as pd
 
 from osfb_gym.bench.driver import Stage
-from osfb_gym.bench.suites.sculley.analysis import (
-    METHODS,
-    PERCEPTRON_WEIGHTS,
-    THRESHOLD_BIASES,
-    measured,
-    report,
-)
+from osfb_gym.bench.suites.sculley.analysis import measured, report
 from osfb_gym.bench.suites.sculley.learners import (
     learner_params,
     make_learner,
     make_spam_env,
     spam_env,
 )
+from osfb_gym.bench.suites.sculley.paper import METHODS
 from osfb_gym.bench.suites.sculley.settings import (
     ENV_ID,
-    SVM_C,
     VARIANTS,
     WRAPPERS,
     ReutersSettings,
     SculleySuite,
     SpamSettings,
     protocol,
+    reuters_grid,
 )
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 
@@ -73,14 +68,6 @@ def spam_stages(
                 agents.append(_agent(tag, (env,), learner, strategy, beta=b))
     seeds, name = (suite.tune_seeds if beta is None else suite.seeds), f"{suite.name}-{phase}"
     return SweepSpec(name, tuple(envs), tuple(agents), seeds, suite.description)
-
-
-def reuters_grid(suite: SculleySuite, learner: str) -> list[tuple[str, float, dict[str, Any]]]:
-    """Return ``learner``'s (weighting, value, params) grid: Table 2's biases, then Table 3's."""
-    grid = [("threshold", b, {"threshold": -b}) for b in THRESHOLD_BIASES]
-    if learner == "svm":  # C_neg = value with C_pos = SVM_C
-        return grid + [("weight", w, {"class_weight": {0: w / SVM_C}}) for w in suite.svm_weights]
-    return grid + [("weight", w, {"class_weight": {1: w}}) for w in PERCEPTRON_WEIGHTS]
 
 
 def reuters_stages(suite: SculleySuite, topics: Sequence[str], env_extra: dict):

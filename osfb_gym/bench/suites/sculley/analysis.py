@@ -1,15 +1,15 @@
 """The Sculley suites' report: stored rows -> Table 1 / Tables 2-3 beside the paper's, claims.
 
-The paper's numbers are read in :mod:`~osfb_gym.bench.suites.sculley.paper`, the
-claims in :mod:`~osfb_gym.bench.suites.sculley.claims`. :func:`write_report` writes
-``results.csv``, ``summary.csv`` (spam) or ``best.csv`` (Reuters) and ``table.md``,
-the page docs/results/ keeps.
+The paper's numbers and the pages' words are read in
+:mod:`~osfb_gym.bench.suites.sculley.paper`, the claims in
+:mod:`~osfb_gym.bench.suites.sculley.claims`. :func:`report` writes ``results.csv``,
+``summary.csv`` (spam) or ``best.csv`` (Reuters) and ``report.md``, the page
+docs/results/ keeps.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,17 +17,14 @@ import pandas as pd
 
 from osfb_gym.bench.driver import RunInfo
 from osfb_gym.bench.report import Report, save_report
-from osfb_gym.bench.suites.sculley.claims import (
-    CLAIMS_NOTE,
-    reuters_claims,
-    spam_claims,
-    verdict_table,
-)
+from osfb_gym.bench.suites.claims import verdict_table
+from osfb_gym.bench.suites.sculley.claims import reuters_claims, spam_claims
 from osfb_gym.bench.suites.sculley.paper import (
     LOCKUP_RECALL,
     MARGIN_LEARNERS,
     METHODS,
     NAMES,
+    PAGE,
     PAPER_TOPICS,
     PROTOCOL,
     SHORT,
@@ -35,21 +32,20 @@ from osfb_gym.bench.suites.sculley.paper import (
     published_reuters,
 )
 from osfb_gym.bench.suites.sculley.settings import (
+    PERCEPTRON_WEIGHTS,
+    THRESHOLD_BIASES,
     VARIANTS,
     ReutersSettings,
+    SculleySuite,
     SpamSettings,
     protocol,
 )
 
-#: Sculley's grids (Table 3), read by the suite's stages and named in this report
-THRESHOLD_BIASES = tuple(PROTOCOL["grids"]["threshold_biases"])  # threshold = -b
-PERCEPTRON_WEIGHTS = tuple(PROTOCOL["grids"]["perceptron_weights"])  # c_pos, c_neg = 1
 METRICS: list[str] = PROTOCOL["metrics"]
 ROW_LABELS: dict[str, str] = PROTOCOL["row_labels"]
 #: Table 1's columns: ours, the paper's beside (counts with one decimal, rates with three)
 TABLE1: dict[str, str] = PROTOCOL["table1"]
 FEATURES: dict[str, str] = PROTOCOL["features"]  # the page's words for the env's ``features``
-
 IDENTITY = ("key", "setting", "env_id", "env_kwargs", "agent", "params")  # the tags say it
 
 
@@ -61,39 +57,14 @@ def measured(rows: pd.DataFrame) -> pd.DataFrame:
 def report(
     rows: Sequence[pd.DataFrame], settings: SpamSettings | ReutersSettings, run: RunInfo
 ) -> Report:
-    """Summarise every stage's rows (:func:`write_report`): the suite's ``report``."""
+    """Write the page: the paper's tables beside ours, the claims read from paired verdicts."""
     suite = protocol(settings)
     results = pd.concat([measured(frame) for frame in rows])
     if suite.spam:
         order = {v: i for i, v in enumerate(("tune", *suite.datasets, *suite.learners, *VARIANTS))}
         by = ["phase", "dataset", "learner", "variant"]  # "eval" is not in order: last
         results = results.sort_values(by, kind="stable", key=lambda column: column.map(order))
-    return write_report(
-        suite,
-        results.reset_index(drop=True),
-        run.out,
-        data_home=settings.data_home,
-        missing=run.missing,
-        horizon=settings.horizon,
-        minutes=run.minutes,
-    )
-
-
-def write_report(
-    suite: Any,
-    results: pd.DataFrame,
-    out_dir: str | Path,
-    *,
-    data_home: str | None = None,
-    missing: dict[str, str] | None = None,
-    horizon: int | None = None,
-    minutes: float | None = None,
-) -> Report:
-    """Summarise ``results`` (a run's rows, or a saved ``results.csv``) and write the files.
-
-    The claims come from :mod:`osfb_gym.bench.suites.sculley.claims` (paired
-    verdicts over the seeds of ``results``).
-    """
+    results = results.reset_index(drop=True)
     if suite.spam:
         summary, name = spam_summary(results), "summary"
         claims = spam_claims(summary, results)
@@ -101,18 +72,18 @@ def write_report(
     else:
         summary, name = reuters_best(results), "best"
         claims = reuters_claims(summary, results)
-        lines = _reuters_page(suite, summary, data_home)
+        lines = _reuters_page(suite, summary, settings.data_home)
     lines = [f"# osfb-bench {suite.name}", "", suite.description, "", *lines]
-    lines += ["## Claims", "", verdict_table(claims), "", CLAIMS_NOTE, ""]
-    if missing:
-        lines += ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in missing.items()), ""]
-    if horizon is not None:
-        lines += [f"Streams truncated to {horizon} steps: not the paper's protocol.", ""]
-    if minutes is not None:
-        lines += [f"Run time: {minutes:.1f} min ({len(results)} episodes).", ""]
+    lines += ["## Claims", "", verdict_table(claims), "", PROTOCOL["claims_note"], ""]
+    if run.missing:
+        lines += ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in run.missing.items())]
+        lines += [""]
+    if settings.horizon is not None:
+        lines += [f"Streams truncated to {settings.horizon} steps: not the paper's protocol.", ""]
+    lines += [f"Run time: {run.minutes:.1f} min ({len(results)} episodes).", ""]
     frames = {"results": results, name: summary}
-    tables = {"summary": summary, "claims": claims, "missing": missing or {}}
-    return save_report(out_dir, "\n".join(lines), frames, **tables)
+    tables = {"summary": summary, "claims": claims, "missing": run.missing}
+    return save_report(run.out, "\n".join(lines), frames, **tables)
 
 
 # --------------------------------------------------------------------------- Table 1
@@ -147,13 +118,9 @@ def spam_table(summary: pd.DataFrame, dataset: str) -> pd.DataFrame:
             label = ROW_LABELS[variant]
         row = {"learner": NAMES[learner], "variant": label}
         for column, metric in TABLE1.items():
-            ours = f"{cell[metric]:{'.1f' if metric in ('fn', 'fp') else '.3f'}}"
-            paper = (
-                f" ({paper_values(learner, metric, variant)})"
-                if learner != "perceptron_bias"
-                else ""
-            )
-            row[column] = ours + paper
+            row[column] = f"{cell[metric]:{'.1f' if metric in ('fn', 'fp') else '.3f'}}"
+            if learner != "perceptron_bias":
+                row[column] += f" ({paper_values(learner, metric, variant)})"
         row["label requests"] = f"{cell['label_requests']:.0f}"
         row["sampled"] = f"{cell['sampled']:.0f}"
         rows.append(row)
@@ -172,17 +139,22 @@ def tuning_table(results: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list[str]:
+def _features(text: dict[str, Any]) -> str:
+    return FEATURES[text["features"]].format(**text)
+
+
+def _spam_page(suite: SculleySuite, summary: pd.DataFrame, results: pd.DataFrame) -> list[str]:
     seeds = sorted(set(results.loc[results["phase"] == "eval", "seed"]))
+    betas, tune_seeds = list(suite.betas), list(suite.tune_seeds)
     lines = [
-        f"Mean over {len(seeds)} seeded stream orders (seeds {seeds}); the paper's Table 1 "
-        "in parentheses as (trec05p-1 / trec06p). Its corpora are 17x and 7x larger than "
-        "ours, so compare rates and the shape of the effects, not counts. Label Efficient's "
-        f"β was chosen for the best mean F1 over the coarse grid {list(suite.betas)} on the "
-        f"{suite.rows[0]} part of each corpus (rows i with i mod 4 = 3), the tables reporting "
-        f"its {suite.rows[1]} part, in stream orders {list(suite.tune_seeds)}: tuning data the "
-        "reported episodes never see, as the paper tuned on a separate corpus. label requests: "
-        "tasted examples (TP + FP); sampled: predicted negatives a sampling strategy tasted.",
+        PAGE["spam"].format(
+            n=len(seeds),
+            seeds=seeds,
+            betas=betas,
+            tune_rows=suite.rows[0],
+            rows=suite.rows[1],
+            tune_seeds=tune_seeds,
+        ),
         "",
     ]
     for dataset in dict.fromkeys(results["dataset"]):
@@ -191,20 +163,13 @@ def _spam_page(suite: Any, summary: pd.DataFrame, results: pd.DataFrame) -> list
         text = suite.text if dataset == "sms_spam" else {"features": "unit"}
         lines += [
             f"## {dataset} (its {suite.rows[1]} part): {n} messages, {ham} ham ({ham / n:.1%}, "
-            f"the positive class); {FEATURES[text['features']].format(**text)}",
+            f"the positive class); {_features(text)}",
             "",
             spam_table(summary, dataset).to_markdown(index=False),
             "",
         ]
-    return lines + [
-        "## Tuning of Label Efficient's β",
-        "",
-        "Mean F1 / tasted negatives (#FP) of Label Efficient on the tuning data, per β; `*` "
-        "marks the β the tables use (the best F1; ties to the smaller β).",
-        "",
-        tuning_table(results).reset_index().to_markdown(index=False),
-        "",
-    ]
+    tuning = tuning_table(results).reset_index().to_markdown(index=False)
+    return [*lines, "## Tuning of Label Efficient's β", "", PAGE["tuning"], "", tuning, ""]
 
 
 # --------------------------------------------------------------------------- Tables 2-3
@@ -247,7 +212,7 @@ def reuters_table(best: pd.DataFrame, weighting: str, rates: dict[str, float] | 
     return pd.DataFrame(rows)
 
 
-def _reuters_page(suite: Any, best: pd.DataFrame, data_home: str | None) -> list[str]:
+def _reuters_page(suite: SculleySuite, best: pd.DataFrame, data_home: str | None) -> list[str]:
     from osfb_gym.data import load
 
     level = best.index.get_level_values
@@ -258,19 +223,16 @@ def _reuters_page(suite: Any, best: pd.DataFrame, data_home: str | None) -> list
     learners = [lr for lr in MARGIN_LEARNERS if lr in level("learner")]
     seeds = {"svm": list(suite.seeds)[: suite.svm_seeds], "margin_perceptron": list(suite.seeds)}
     runs = "; ".join(f"{NAMES[lr]} on seeds {seeds[lr]}" for lr in learners)
+    shown = {"weights": PERCEPTRON_WEIGHTS, "svm_weights": suite.svm_weights}
+    intro = PAGE["reuters"].format(
+        runs=runs,
+        beta=suite.betas[0],
+        features=_features(suite.text),
+        biases=list(THRESHOLD_BIASES),
+        **{k: [f"{w:g}" for w in v] for k, v in shown.items()},
+    )
     paper, printed = published_reuters()
-    lines = [
-        "Best mean F1 over each grid (ours), the paper's in parentheses; a topic's label "
-        "gives its positive rate in our stream and in the paper's. Stream: the R8 training "
-        "documents in a seeded random order, the first positive moved to the front; "
-        f"{runs}. Label Efficient β = {suite.betas[0]:g}. "
-        f"Features: {FEATURES[suite.text['features']].format(**suite.text)}. Threshold biases "
-        f"b (threshold = -b): {list(THRESHOLD_BIASES)}. Example weights: perceptron c_pos "
-        f"{[f'{w:g}' for w in PERCEPTRON_WEIGHTS]} (c_neg = 1); SVM C_neg "
-        f"{[f'{w:g}' for w in suite.svm_weights]} (C_pos = 100). The Avg. F1 row averages the "
-        "topics shown; the paper's own averages over its ten topics are listed below.",
-        "",
-    ]
+    lines = [intro, ""]
     for weighting in ("threshold", "weight"):
         if weighting in level("weighting"):
             averages = ", ".join(
@@ -278,24 +240,17 @@ def _reuters_page(suite: Any, best: pd.DataFrame, data_home: str | None) -> list
                 for lr in learners
                 for m in METHODS
             )
-            lines += [
-                f"## {NAMES[weighting]}",
-                "",
-                reuters_table(best, weighting, rates).to_markdown(index=False),
-                "",
-                f"Paper's printed Avg. F1 over its 10 topics: {averages}.",
-                "",
-            ]
+            table = reuters_table(best, weighting, rates).to_markdown(index=False)
+            lines += [f"## {NAMES[weighting]}", "", table, ""]
+            lines += [f"Paper's printed Avg. F1 over its 10 topics: {averages}.", ""]
     gap = float((paper.mean(axis=1) - printed["avg"]).abs().max())
     topics = [t for t in PAPER_TOPICS if t in rates]
-    ours = best["f1"].groupby("topic").mean()
-    theirs = paper[topics].mean()
-    return lines + [
-        f"The paper's printed averages differ from the means of its printed topic values by up "
-        f"to {gap:.3f}; the Avg. F1 row above uses the topic values.",
+    ours, theirs = best["f1"].groupby("topic").mean(), paper[topics].mean()
+    per_topic = ", ".join(f"{t} {ours[t]:.3f} ({theirs[t]:.3f})" for t in topics)
+    return [
+        *lines,
+        PAGE["reuters_gap"].format(gap=gap),
         "",
-        "Mean best F1 per topic over learners, methods and weightings, ours (paper): "
-        + ", ".join(f"{t} {ours[t]:.3f} ({theirs[t]:.3f})" for t in topics)
-        + " (the paper's order: its positive rates, falling).",
+        PAGE["reuters_topics"].format(topics=per_topic),
         "",
     ]

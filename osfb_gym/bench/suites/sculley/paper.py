@@ -33,6 +33,7 @@ SPAM_CORPORA = {name: tuple(v) for name, v in PROTOCOL["spam_corpora"].items()}
 LOCKUP_RECALL: float = PROTOCOL["lockup_recall"]
 NAMES: dict[str, str] = PROTOCOL["names"]
 SHORT: dict[str, str] = PROTOCOL["short"]
+PAGE: dict[str, str] = PROTOCOL["page"]  # the pages' paragraphs, filled in by the report
 MARGIN_LEARNERS = ("svm", "margin_perceptron")
 PAPER_LEARNERS = (*MARGIN_LEARNERS, "perceptron")  # Table 1's
 SAMPLERS = ("label_efficient", "apple_tasting")

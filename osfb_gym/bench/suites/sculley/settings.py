@@ -22,6 +22,8 @@ REUTERS_TOPICS = tuple(topic for topic in PAPER_TOPICS if topic in R8_TOPICS)
 SVM_WEIGHTS_PAPER = tuple(0.001 * 2**k for k in range(8)) + tuple(2.0**k for k in range(-2, 8))
 SVM_WEIGHTS = tuple(PROTOCOL["grids"]["svm_weights"])  # below 0.064 the SVM tastes everything
 SVM_C: float = PROTOCOL["grids"]["svm_c"]
+THRESHOLD_BIASES = tuple(PROTOCOL["grids"]["threshold_biases"])  # Table 3: threshold = -b
+PERCEPTRON_WEIGHTS = tuple(PROTOCOL["grids"]["perceptron_weights"])  # c_pos, c_neg = 1
 LEARNERS: dict[str, tuple[str, dict[str, Any]]] = {
     name: (learner["agent"], learner["params"]) for name, learner in PROTOCOL["learners"].items()
 }
@@ -130,14 +132,18 @@ class ReutersSettings(_Flags):
 def protocol(settings: SpamSettings | ReutersSettings) -> SculleySuite:
     """Return the suite's protocol (:class:`SculleySuite`) under ``settings``."""
     base = SCULLEY_SUITES[settings.name]
-    seeds = tuple(range(settings.seeds))
+    given = replace(base, seeds=tuple(range(settings.seeds)), learners=settings.learners)
     if isinstance(settings, SpamSettings):
-        return replace(base, seeds=seeds, datasets=settings.datasets, learners=settings.learners)
+        return replace(given, datasets=settings.datasets)
+    weights = SVM_WEIGHTS_PAPER if settings.full_grid else base.svm_weights
     return replace(
-        base,
-        seeds=seeds,
-        datasets=settings.topics,
-        learners=settings.learners,
-        svm_seeds=settings.svm_seeds,
-        svm_weights=SVM_WEIGHTS_PAPER if settings.full_grid else base.svm_weights,
+        given, datasets=settings.topics, svm_seeds=settings.svm_seeds, svm_weights=weights
     )
+
+
+def reuters_grid(suite: SculleySuite, learner: str) -> list[tuple[str, float, dict[str, Any]]]:
+    """Return ``learner``'s (weighting, value, params) grid: Table 2's biases, then Table 3's."""
+    grid = [("threshold", b, {"threshold": -b}) for b in THRESHOLD_BIASES]
+    if learner == "svm":  # C_neg = value with C_pos = SVM_C
+        return grid + [("weight", w, {"class_weight": {0: w / SVM_C}}) for w in suite.svm_weights]
+    return grid + [("weight", w, {"class_weight": {1: w}}) for w in PERCEPTRON_WEIGHTS]

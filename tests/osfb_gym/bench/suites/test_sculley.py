@@ -15,7 +15,6 @@ import pytest
 from agents.apple import LabelEfficient, MarginPerceptron, OnlineSVM, Perceptron
 from osfb_gym.bench.suites.sculley import best_beta, make_learner, reuters_stages, spam_stages
 from osfb_gym.bench.suites.sculley.analysis import (
-    THRESHOLD_BIASES,
     reuters_best,
     reuters_table,
     spam_summary,
@@ -33,6 +32,7 @@ from osfb_gym.bench.suites.sculley.settings import (
     REUTERS_TOPICS,
     SCULLEY_SUITES,
     SVM_WEIGHTS_PAPER,
+    THRESHOLD_BIASES,
 )
 from osfb_gym.bench.suites.sculley.settings import VARIANTS as SPAM_VARIANTS
 from osfb_gym.cli import main
