@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.lending._fast import blas_row
+from agents.lending._fast import blas_row, refit
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # the one applicant's decision as the int8 array act() returns (copied: callers may keep it)
@@ -102,7 +102,9 @@ def update(
     _, row, u, n = cache
     model = agent.model_
     u = u if n == model.n else None
-    if not (agent._lean_blas and blas_row.learn_row(model, row, target, u)):
+    if refit.takes(model, model.n + 1):  # its refit: the Hessians by syrk (refit.py)
+        refit.learn_row(model, row, target, u)
+    elif not (agent._lean_blas and blas_row.learn_row(model, row, target, u)):
         model.learn_row(row, target, u)
     agent.beta_ = agent.decision_beta()
     return True
