@@ -42,7 +42,6 @@ the example to ``H`` itself only when ``H`` is read.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 from scipy.linalg.blas import dger
@@ -61,18 +60,6 @@ def logistic_objective(
     z = x @ beta
     penalty = 0.5 * l2 * beta @ beta if np.ndim(l2) == 0 else 0.5 * beta @ (l2 * beta)
     return float(np.sum(np.logaddexp(0.0, z) - y * z) + penalty)
-
-
-def weighted_gram(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Return ``X^T diag(w) X``, the data term of the logistic Hessian, as ``(X W)^T X``.
-
-    The Newton refits take it as an argument (``gram``): the lean path of a batch
-    of one passes a cheaper product (:mod:`agents.lending._fast.refit`).
-    """
-    return (x * w[:, None]).T @ x
-
-
-Gram = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def _ridge(l2: float | np.ndarray, dim: int) -> np.ndarray:
@@ -105,12 +92,8 @@ def _newton(
     *,
     tol: float = 1e-10,
     max_iter: int = 100,
-    gram: Gram = weighted_gram,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`fit_logistic_newton`'s ``beta`` and its scores ``x @ beta`` (each computed once).
-
-    ``gram``: how the Hessian's ``X^T diag(w) X`` is computed (:func:`weighted_gram`).
-    """
+    """:func:`fit_logistic_newton`'s ``beta`` and its scores ``x @ beta`` (each computed once)."""
     dim = x.shape[1]
     beta = np.zeros(dim) if beta0 is None else beta0.astype(float).copy()
     z = x @ beta
@@ -118,7 +101,7 @@ def _newton(
     for _ in range(max_iter):
         p = expit(z)
         gradient = x.T @ (p - y) + l2 * beta
-        hessian = gram(x, p * (1.0 - p)) + _ridge(l2, dim)
+        hessian = (x * (p * (1.0 - p))[:, None]).T @ x + _ridge(l2, dim)
         step = np.linalg.solve(hessian, gradient)
         size = 1.0
         while True:
@@ -409,11 +392,8 @@ class GLMEstimator:
         self._n_fitted = self.n
         return self.beta
 
-    def _refit(self, gram: Gram = weighted_gram) -> None:
-        """Solve exactly on all revealed data; restart the incremental state there.
-
-        ``gram``: the Hessians' ``X^T diag(w) X`` of a ``"newton"`` refit (:func:`_newton`).
-        """
+    def _refit(self) -> None:
+        """Solve exactly on all revealed data; restart the incremental state there."""
         if self.link.name == "linear":
             self.beta = np.linalg.solve(self._linear_matrix(), self.xty)
             if self._rls:
@@ -425,12 +405,12 @@ class GLMEstimator:
         elif self.refit == "newton":
             # warm-started at an estimate already close to the optimum, Newton
             # converges quadratically: two steps suffice between refits
-            self.beta, z = _newton(self.X, self.y, self.penalty, self.beta, max_iter=2, gram=gram)
+            self.beta, z = _newton(self.X, self.y, self.penalty, self.beta, max_iter=2)
             self._H = _ridge(self.penalty, self.dim)
             self._s = np.zeros(self.dim)
             self._H_inv = np.eye(self.dim) / self.l2
             self._H_pending.clear()
-            self._absorb(self.X, self.y, rank_one=False, z=z, gram=gram)
+            self._absorb(self.X, self.y, rank_one=False, z=z)
             self._H_inv = np.linalg.inv(self._H)
             self._beta_is_model = False  # beta is Newton's, the model's minimiser is one step on
             self.A_inv[...] = np.linalg.inv(self.A)
@@ -492,13 +472,7 @@ class GLMEstimator:
         return self.A + _ridge(self.penalty - self.design_l2, self.dim)
 
     def _absorb(
-        self,
-        x: np.ndarray,
-        y: np.ndarray,
-        *,
-        rank_one: bool = True,
-        z: np.ndarray | None = None,
-        gram: Gram = weighted_gram,
+        self, x: np.ndarray, y: np.ndarray, *, rank_one: bool = True, z: np.ndarray | None = None
     ) -> None:
         """Add the quadratic expansions of the log-loss of ``(x, y)`` at ``beta`` (scores ``z``)."""
         z = x @ self.beta if z is None else z
@@ -511,7 +485,7 @@ class GLMEstimator:
                 _rank_one_update(self._H, float(weight), row, row)
                 _sherman_morrison(self._H_inv, row, float(weight))
         else:
-            self._H += gram(x, w)
+            self._H += (x * w[:, None]).T @ x
 
     def hessian(self) -> np.ndarray:
         """Hessian of the penalised loss at ``beta_hat`` (``A`` for the linear link).
@@ -525,7 +499,7 @@ class GLMEstimator:
             self._fold_H()
             return self._H
         weights = np.asarray(self.link.derivative(self.X @ self.beta))
-        return weighted_gram(self.X, weights) + _ridge(self.penalty, self.dim)
+        return (self.X * weights[:, None]).T @ self.X + _ridge(self.penalty, self.dim)
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Return ``mu(x . beta_hat)``."""

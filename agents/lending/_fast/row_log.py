@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.lending.glm import GLMEstimator, Gram, weighted_gram
+from agents.lending.glm import GLMEstimator
 
 
 class RowLog:
@@ -96,10 +96,10 @@ class LoggedGLMEstimator(GLMEstimator):
             return self._gathered
         return self.log.rows(self._index[start:stop])
 
-    def _refit(self, gram: Gram = weighted_gram) -> None:
+    def _refit(self) -> None:
         self._refitting, self._gathered = True, None
         try:
-            super()._refit(gram)
+            super()._refit()
         finally:
             self._refitting, self._gathered = False, None
 
