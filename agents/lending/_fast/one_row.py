@@ -46,8 +46,11 @@ def act(agent: Any, observation: np.ndarray) -> np.ndarray:
         and not agent._own_exploration
     ):
         scale = agent.bonus_scale()
-        if scale is not None:  # the products in one compiled call (blas_row: the same bits)
-            row, gain, z, q = blas_row.act_products(agent.model_.A_inv, beta, observation)
+        model = agent.model_
+        fast = blas_row.kernels(model.dim)
+        if scale is not None and fast is not None:  # one compiled call (blas_row: the same bits)
+            row, gain = np.empty(model.dim), np.empty(model.dim)
+            z, q = fast.act(model.A_inv, beta, observation[0], row, gain)
             mu = float(agent.link_.mean(z))
             return _decide(agent, observation, row, gain, mu, scale * math.sqrt(max(q, 0.0)))
     row = np.asarray(observation, dtype=float)[0]
@@ -102,9 +105,11 @@ def update(
     _, row, u, n = cache
     model = agent.model_
     u = u if n == model.n else None
-    if refit.takes(model, model.n + 1):  # its refit: the Hessians by syrk (refit.py)
+    if agent._lean_blas and blas_row.learn_row(model, row, target, u):
+        pass  # between refits: compiled
+    elif refit.takes(model, model.n + 1):  # a refit: in fewer, cheaper products
         refit.learn_row(model, row, target, u)
-    elif not (agent._lean_blas and blas_row.learn_row(model, row, target, u)):
+    else:
         model.learn_row(row, target, u)
     agent.beta_ = agent.decision_beta()
     return True

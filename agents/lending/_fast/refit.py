@@ -133,6 +133,14 @@ def refit(model: GLMEstimator) -> None:
     model._n_fitted = model.n
 
 
+def fit(model: GLMEstimator) -> None:
+    """``model.fit()``, by :func:`refit` where it takes the refit (a batch of one's warm start)."""
+    if takes(model, model.n):
+        refit(model)
+    else:
+        model.fit()
+
+
 def learn_row(model: GLMEstimator, row: np.ndarray, target: float, u: np.ndarray | None) -> None:
     """``model.learn_row(row, target, u)`` when :func:`takes` says its refit comes now."""
     model.add_row(row, target, u)
