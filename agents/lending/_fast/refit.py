@@ -7,7 +7,9 @@ at the result) is most of a default Adaptive's time at a batch of one
 algorithm, step for step, with cheaper products:
 
 - each Hessian ``X^T diag(w) X`` as ``R^T R``, ``R = diag(sqrt(w)) X``, by BLAS
-  ``syrk`` (half the flops of the readable ``(X W)^T X``);
+  ``syrk`` (half the flops of the readable ``(X W)^T X``), ``R`` made in the
+  same pass over ``X`` as the gradient's ``X^T (p - y)`` (a numba loop where
+  numba is installed, else NumPy: the same bits; ``OSFB_NUMBA=0`` turns it off);
 - the scores of a line-search candidate ``beta - size * step`` as
   ``z - size * (X step)``: one pass over the data per Newton step instead of
   one per candidate tried;
@@ -32,20 +34,34 @@ from scipy.linalg.lapack import dpotrf, dpotri
 from scipy.special import expit
 
 from agents.lending.glm import GLMEstimator, _objective_at, _ridge
+from osfb_gym.core.optional import compiled
 
 
-def symmetric_gram(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Return ``X^T diag(w) X`` as ``R^T R``, ``R = diag(sqrt(w)) X`` (``w >= 0``), C-ordered.
+def root_and_product(x: np.ndarray, w: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``R = diag(sqrt(w)) X`` and ``X^T c``: one pass over ``X`` where numba is installed.
+
+    ``X^T c`` sums row by row (NumPy's ``add.reduce`` along the rows, or the
+    same loop compiled: the same bits either way).
+    """
+    scale = np.sqrt(w)
+    loops = compiled("agents.lending._fast._refit_loops")
+    if loops is None:
+        return x * scale[:, None], np.add.reduce(x * c[:, None], axis=0)
+    root, product = np.empty_like(x), np.empty(x.shape[1])
+    loops.root_and_product(x, scale, c, root, product)
+    return root, product
+
+
+def gram(root: np.ndarray) -> np.ndarray:
+    """Return ``R^T R`` by BLAS ``syrk`` (C-ordered).
 
     Examples
     --------
     >>> x, w = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([0.25, 1.0])
-    >>> symmetric_gram(x, w).tolist()
+    >>> gram(root_and_product(x, w, np.zeros(2))[0]).tolist()
     [[9.25, 12.5], [12.5, 17.0]]
     """
-    root = x * np.sqrt(w)[:, None]
-    upper = dsyrk(1.0, root.T)  # R^T R's upper triangle (root.T is Fortran-ordered: no copy)
-    return _mirror(upper)
+    return _mirror(dsyrk(1.0, root.T))  # root.T is Fortran-ordered: no copy
 
 
 def _mirror(upper: np.ndarray) -> np.ndarray:
@@ -78,8 +94,9 @@ def _newton(
     objective = _objective_at(z, beta, y, l2)
     for _ in range(2):
         p = expit(z)
-        gradient = x.T @ (p - y) + l2 * beta
-        hessian = symmetric_gram(x, p * (1.0 - p)) + _ridge(l2, dim)
+        root, product = root_and_product(x, p * (1.0 - p), p - y)
+        gradient = product + l2 * beta
+        hessian = gram(root) + _ridge(l2, dim)
         step = cho_solve(cho_factor(hessian), gradient)
         moved = x @ step  # the candidates' scores are z - size * moved
         size = 1.0
@@ -122,8 +139,8 @@ def refit(model: GLMEstimator) -> None:
     # GLMEstimator._absorb of everything at the new estimate, from an empty model
     p = np.asarray(model.link.mean(z), dtype=float)
     w = np.asarray(model.link.derivative(z), dtype=float)
-    model._s = x.T @ (p - y - w * z)
-    model._H = symmetric_gram(x, w) + _ridge(model.penalty, model.dim)
+    root, model._s = root_and_product(x, w, p - y - w * z)
+    model._H = gram(root) + _ridge(model.penalty, model.dim)
     model._H_inv = spd_inverse(model._H)
     model._H_pending.clear()
     model._beta_is_model = False  # beta is Newton's, the model's minimiser is one step on
