@@ -283,12 +283,14 @@ class CutoffAgent(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Add the revealed outcomes to the fit and refit."""
-        self._check_update(action, reward, feedback)
         cache = self._lean_cache
         if cache is not None and observation is cache[0]:
             self._lean_cache = None
+            one_row.check_update(self, action, reward, feedback)
             if one_row.update(self, cache, feedback, OUTCOME_RANGE[self.link_.name]):
                 return
+        else:
+            self._check_update(action, reward, feedback)
         x, y = self._revealed(observation, feedback)
         if len(y):
             self.learn(x, y)

@@ -10,8 +10,10 @@ Sherman-Morrison step (the same product). With numba installed, the products
 and the incremental logistic update run as compiled calls to the same BLAS
 functions (:mod:`~agents.lending._fast.blas_row`, the same bits; ``OSFB_NUMBA=0``
 turns them off). Validation is one finiteness test
-of the score (the full check runs only when it fails) and a range test of
-the revealed outcome.
+of the score (the full check runs only when it fails), a few comparisons of
+the update's action, reward and feedback (:func:`check_update`: the agent's
+own check runs for anything unusual) and a range test of the revealed
+outcome.
 
 Tested against the readable path (the same agent fed lists, which take it):
 the linear link's ``A^{-1}`` and estimate bit for bit, the logistic
@@ -79,6 +81,31 @@ def _decide(
         agent._check_observation(observation, "act")
     agent._lean_cache = (observation, row, u, agent.model_.n)
     return (_APPROVE if score > 0 else _DENY).copy()
+
+
+def check_update(agent: Any, action: Any, reward: Any, feedback: Any) -> None:
+    """``agent._check_update(action, reward, feedback)``, in a few comparisons on the usual step.
+
+    The usual step: the array of one decision :func:`act` returned (or any
+    integer or boolean array of one 0/1 entry, where the action space is one
+    applicant's ``MultiBinary``), a finite float reward and the env's
+    feedback dict; anything else gets the agent's own check, which passes it
+    or raises naming what is wrong.
+    """
+    space = agent._action_check
+    if not (
+        type(action) is np.ndarray
+        and space.kind == "binary"
+        and action.shape == space.shape == (1,)
+        and action.dtype.kind in "biu"
+        and 0 <= action.item() <= 1
+        and isinstance(reward, float)
+        and math.isfinite(reward)
+        and type(feedback) is dict
+        and "revealed" in feedback
+        and "y" in feedback
+    ):
+        agent._check_update(action, reward, feedback)
 
 
 def update(

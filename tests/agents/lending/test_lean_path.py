@@ -1,4 +1,4 @@
-"""The lean path's logistic refit (agents/lending/_fast/refit.py) against the readable one."""
+"""The lean path (agents/lending/_fast): its logistic refit, its checks of an update."""
 
 from __future__ import annotations
 
@@ -103,3 +103,57 @@ def test_the_lean_path_refits_only_an_incremental_newton_logistic_fit():
     assert not refit.takes(GLMEstimator(get_link("linear"), 3, 1.0), 1)
     model = _streamed(4, 200, 3)
     assert not refit.takes(model, model._n_at_refit + 1)  # no refit due yet
+
+
+@pytest.mark.parametrize(
+    ("action", "reward", "feedback", "error", "names"),
+    [
+        (np.array([2], dtype=np.int8), 0.0, None, ValueError, "action"),
+        (np.array([1, 0], dtype=np.int8), 0.0, None, ValueError, "action"),
+        (np.array([0.5]), 0.0, None, ValueError, "action"),
+        (np.array([1], dtype=np.int8), float("nan"), None, ValueError, "reward"),
+        (np.array([1], dtype=np.int8), "0.5", None, TypeError, "reward"),
+        (np.array([1], dtype=np.int8), 0.0, {"y": np.zeros(1)}, ValueError, "feedback"),
+        (np.array([1], dtype=np.int8), 0.0, [("revealed", 1)], TypeError, "feedback"),
+    ],
+)
+def test_the_lean_update_checks_what_the_agents_own_check_does(
+    action, reward, feedback, error, names
+):
+    """After act() on an array (the lean path), update() still names each bad argument."""
+    import gymnasium as gym
+
+    from agents.lending import Adaptive
+
+    env = gym.make("OneSidedLending-v0", dataset="breast_cancer", batch_size=1)
+    agent = Adaptive()
+    obs, info = env.reset(seed=0)
+    agent.reset(env.observation_space, env.action_space, seed=0, feedback=info["feedback"])
+    agent.act(obs)
+    given = {"revealed": np.array([True]), "y": np.array([1.0])} if feedback is None else feedback
+    with pytest.raises(error, match=names):
+        agent.update(obs, action, reward, given)
+
+
+@pytest.mark.parametrize(
+    ("action", "reward"),
+    [
+        (np.array([1.0], dtype=np.float32), 0.5),  # as stable-baselines3 hands it over
+        (np.array([True]), 0.5),
+        (np.array([1], dtype=np.int8), np.float64(0.5)),
+        (np.array([1], dtype=np.int8), 1),
+    ],
+)
+def test_the_lean_update_learns_from_every_input_the_agents_own_check_accepts(action, reward):
+    import gymnasium as gym
+
+    from agents.lending import Adaptive
+
+    env = gym.make("OneSidedLending-v0", dataset="breast_cancer", batch_size=1)
+    agent = Adaptive()
+    obs, info = env.reset(seed=0)
+    agent.reset(env.observation_space, env.action_space, seed=0, feedback=info["feedback"])
+    n = agent.model_.n
+    agent.act(obs)
+    agent.update(obs, action, reward, {"revealed": np.array([True]), "y": np.array([1.0])})
+    assert agent.model_.n == n + 1
