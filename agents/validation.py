@@ -222,12 +222,16 @@ class SpaceCheck:
             and value.shape == self.shape
             and value.dtype.kind in "iu"
         ):
-            entries = value.tolist() if value.ndim == 1 else value.ravel().tolist()
-            for entry, low, high in zip(entries, self.lows, self.highs):  # noqa: B905 (same size)
-                if not low <= entry < high:
-                    break
+            if value.size == 1:  # one entry (a lending agent's decision, every step)
+                if self.lows[0] <= value.item() < self.highs[0]:
+                    return
             else:
-                return
+                entries = value.tolist() if value.ndim == 1 else value.ravel().tolist()
+                for entry, low, high in zip(entries, self.lows, self.highs):  # noqa: B905
+                    if not low <= entry < high:
+                        break
+                else:
+                    return
         if kind == "binary":
             if not (
                 type(value) is np.ndarray

@@ -33,8 +33,9 @@ run on one core (BLAS limited to one thread):
    <= 4 CartPole steps, logistic). Also the agent's own share (the loop less
    the env alone on the same actions) in microseconds per step. The first
    reset of each setting runs before the timed rounds and is reported apart:
-   it loads numba and the compiled per-step kernels (``agents.lending._fast.
-   blas_row``, from numba's disk cache) once per process.
+   it loads numba, the compiled per-step kernels (``agents.lending._fast.
+   blas_row``) and the lean refit's loop (``agents.lending._fast.refit``), from
+   numba's disk cache, once per process.
 
 Targets from the issue: whole Adult stream < 60 s; ratio >= 100; disagreement
 <= 1%. Ratios come from one run, so machine noise hits both sides alike.

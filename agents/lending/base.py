@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent, Interval, Real, StrOptions, check_finite, float_array
-from agents.lending._fast import blas_row, one_row
+from agents.lending._fast import blas_row, one_row, refit
 from agents.lending.glm import SOLVERS, GLMEstimator, width_and_product
 from osfb_gym.core.links import get_link
 from osfb_gym.core.replicas import ReplicaSpec
@@ -138,7 +138,10 @@ class CutoffAgent(Agent):
             self._check_intercept(warm)
         if warm is not None and len(warm["X"]):
             self.model_.add(warm["X"], warm["y"])
-            self.model_.fit()
+            if shape[0] == 1:  # the lean path's fit (a logistic refit in cheaper products)
+                refit.fit(self.model_)
+            else:
+                self.model_.fit()
         self.beta_ = self.decision_beta()
         self.t_ = 0
         self._lean_shape = (1, shape[1])
@@ -280,12 +283,14 @@ class CutoffAgent(Agent):
 
     def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
         """Add the revealed outcomes to the fit and refit."""
-        self._check_update(action, reward, feedback)
         cache = self._lean_cache
         if cache is not None and observation is cache[0]:
             self._lean_cache = None
+            one_row.check_update(self, action, reward, feedback)
             if one_row.update(self, cache, feedback, OUTCOME_RANGE[self.link_.name]):
                 return
+        else:
+            self._check_update(action, reward, feedback)
         x, y = self._revealed(observation, feedback)
         if len(y):
             self.learn(x, y)

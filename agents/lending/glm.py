@@ -45,7 +45,6 @@ import math
 
 import numpy as np
 from scipy.linalg.blas import dger
-from scipy.optimize import minimize
 from scipy.special import expit
 
 from osfb_gym.core.links import Link
@@ -540,53 +539,6 @@ def _sherman_morrison(
     denominator = 1.0 + weight * row.dot(u)
     _rank_one_update(inverse, -weight / denominator, u, u)
     return u / denominator
-
-
-def project_estimate(model: GLMEstimator, bound: float) -> np.ndarray:
-    """Project ``beta_hat`` onto ``||beta|| <= bound`` as Algorithm 2's projection step does.
-
-    "Closest" is in the geometry of the estimating equation (2):
-    ``argmin_{||b|| <= M} || g(b) - g(beta_hat) ||_{A^{-1}}`` with
-    ``g(b) = sum_i x_i mu(x_i . b)`` over the revealed examples. Returns
-    ``beta_hat`` itself when it is inside the ball. Solved by SLSQP from the
-    radial projection, with the analytic gradient
-    ``2 J^T A^{-1} (g(b) - g(beta_hat))``, ``J = X^T diag(mu'(X b)) X``.
-
-    Examples
-    --------
-    >>> from osfb_gym.core.links import get_link
-    >>> model = GLMEstimator(get_link("linear"), 2, 1.0)
-    >>> model.add(np.eye(2), np.array([3.0, 4.0]))
-    >>> _ = model.fit()
-    >>> bool(abs(np.linalg.norm(project_estimate(model, 1.0)) - 1.0) < 1e-6)
-    True
-    """
-    beta_hat = model.beta
-    norm = float(np.linalg.norm(beta_hat))
-    if norm <= bound:
-        return beta_hat
-    x = model.X
-    target = x.T @ np.asarray(model.link.mean(x @ beta_hat), dtype=float)
-
-    def objective(beta: np.ndarray) -> tuple[float, np.ndarray]:
-        z = x @ beta
-        residual = x.T @ np.asarray(model.link.mean(z), dtype=float) - target
-        weighted = model.A_inv @ residual
-        jacobian = (x * np.asarray(model.link.derivative(z), dtype=float)[:, None]).T @ x
-        return float(residual @ weighted), 2.0 * jacobian @ weighted
-
-    result = minimize(
-        objective,
-        beta_hat * (bound / norm),
-        jac=True,
-        method="SLSQP",
-        constraints=[
-            {"type": "ineq", "fun": lambda b: bound**2 - b @ b, "jac": lambda b: -2.0 * b}
-        ],
-    )
-    beta = np.asarray(result.x, dtype=float)
-    # SLSQP may end a hair outside the ball; the radial step restores feasibility
-    return beta * min(1.0, bound / max(float(np.linalg.norm(beta)), np.finfo(float).tiny))
 
 
 def width_and_product(a_inv: np.ndarray, row: np.ndarray) -> tuple[float, np.ndarray]:

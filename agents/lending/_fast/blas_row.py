@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -44,12 +45,19 @@ def _addresses() -> tuple[int, int, int] | None:
     return numpy_blas[0], numpy_blas[1], int(dger)
 
 
-Kernels = tuple[Any, Any, tuple[int, int, int]]
+class Kernels(NamedTuple):
+    """The compiled kernels with their BLAS addresses bound (``functools.partial``)."""
+
+    #: ``act(A_inv, beta, observation_row, row, u) -> (row . beta, row . u)``: writes the
+    #: applicant as float64 into ``row`` and ``A_inv @ row`` into ``u``
+    act: Callable[..., tuple[float, float]]
+    #: ``learn(A_inv, H_inv, s, xty, beta, b, b_is_beta, row, target, u) -> (w, beta)``
+    learn: Callable[..., tuple[float, np.ndarray]]
 
 
 @functools.cache
 def kernels(dim: int) -> Kernels | None:
-    """Return the kernels and BLAS addresses if they give the readable path's bits at ``dim``.
+    """Return the kernels if they give the readable path's bits at ``dim``.
 
     Loads numba and the kernels (from the disk cache, else compiling them) at
     the first call; None without numba or NumPy's bundled OpenBLAS.
@@ -64,7 +72,10 @@ def kernels(dim: int) -> Kernels | None:
     built = _blas_calls.act_products, _blas_calls.learn_logistic_row
     if not _same_bits(built, addresses, dim):
         return None
-    return built[0], built[1], addresses
+    gemv, dot, dger = addresses
+    return Kernels(
+        functools.partial(built[0], gemv, dot), functools.partial(built[1], gemv, dot, dger)
+    )
 
 
 def _same_bits(built: tuple[Any, Any], addresses: tuple[int, int, int], dim: int) -> bool:
@@ -125,23 +136,6 @@ def available(dim: int) -> bool:
     return compiled("numba") is not None and kernels(dim) is not None
 
 
-def _ready(dim: int) -> Kernels:
-    """Return the kernels :func:`available` found for ``dim``."""
-    fast = kernels(dim)
-    assert fast is not None, "blas_row used where available() was False"
-    return fast
-
-
-def act_products(
-    A_inv: np.ndarray, beta: np.ndarray, obs: Any
-) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Return the applicant ``row`` (float64), ``u = A^{-1} row``, ``row . beta``, ``row . u``."""
-    fast = _ready(len(beta))
-    row, u = np.empty(len(beta)), np.empty(len(beta))
-    z, q = fast[0](fast[2][0], fast[2][1], A_inv, beta, obs[0], row, u)
-    return row, u, z, q
-
-
 def learn_row(
     model: GLMEstimator,
     row: np.ndarray,
@@ -178,9 +172,10 @@ def learn_row(
         b = beta
     else:
         b = -model._H_inv @ model._s
-    fast = _ready(model.dim)
-    w, model.beta = fast[1](*fast[2], model.A_inv, model._H_inv, model._s, model.xty, beta, b,
-                            b is beta, row, target, u)  # fmt: skip
+    fast = kernels(model.dim)
+    assert fast is not None, "blas_row.learn_row used where available() was False"
+    w, model.beta = fast.learn(model.A_inv, model._H_inv, model._s, model.xty, beta, b, b is beta,
+                               row, target, u)  # fmt: skip
     model._H_pending.append((n, w))
     model._beta_is_model = True
     model._n_fitted = n + 1

@@ -10,8 +10,10 @@ Sherman-Morrison step (the same product). With numba installed, the products
 and the incremental logistic update run as compiled calls to the same BLAS
 functions (:mod:`~agents.lending._fast.blas_row`, the same bits; ``OSFB_NUMBA=0``
 turns them off). Validation is one finiteness test
-of the score (the full check runs only when it fails) and a range test of
-the revealed outcome.
+of the score (the full check runs only when it fails), a few comparisons of
+the update's action, reward and feedback (:func:`check_update`: the agent's
+own check runs for anything unusual) and a range test of the revealed
+outcome.
 
 Tested against the readable path (the same agent fed lists, which take it):
 the linear link's ``A^{-1}`` and estimate bit for bit, the logistic
@@ -27,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.lending._fast import blas_row
+from agents.lending._fast import blas_row, refit
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # the one applicant's decision as the int8 array act() returns (copied: callers may keep it)
@@ -46,8 +48,11 @@ def act(agent: Any, observation: np.ndarray) -> np.ndarray:
         and not agent._own_exploration
     ):
         scale = agent.bonus_scale()
-        if scale is not None:  # the products in one compiled call (blas_row: the same bits)
-            row, gain, z, q = blas_row.act_products(agent.model_.A_inv, beta, observation)
+        model = agent.model_
+        fast = blas_row.kernels(model.dim)
+        if scale is not None and fast is not None:  # one compiled call (blas_row: the same bits)
+            row, gain = np.empty(model.dim), np.empty(model.dim)
+            z, q = fast.act(model.A_inv, beta, observation[0], row, gain)
             mu = float(agent.link_.mean(z))
             return _decide(agent, observation, row, gain, mu, scale * math.sqrt(max(q, 0.0)))
     row = np.asarray(observation, dtype=float)[0]
@@ -78,6 +83,31 @@ def _decide(
     return (_APPROVE if score > 0 else _DENY).copy()
 
 
+def check_update(agent: Any, action: Any, reward: Any, feedback: Any) -> None:
+    """``agent._check_update(action, reward, feedback)``, in a few comparisons on the usual step.
+
+    The usual step: the array of one decision :func:`act` returned (or any
+    integer or boolean array of one 0/1 entry, where the action space is one
+    applicant's ``MultiBinary``), a finite float reward and the env's
+    feedback dict; anything else gets the agent's own check, which passes it
+    or raises naming what is wrong.
+    """
+    space = agent._action_check
+    if not (
+        type(action) is np.ndarray
+        and space.kind == "binary"
+        and action.shape == space.shape == (1,)
+        and action.dtype.kind in "biu"
+        and 0 <= action.item() <= 1
+        and isinstance(reward, float)
+        and math.isfinite(reward)
+        and type(feedback) is dict
+        and "revealed" in feedback
+        and "y" in feedback
+    ):
+        agent._check_update(action, reward, feedback)
+
+
 def update(
     agent: Any, cache: tuple[Any, np.ndarray, Any, int], feedback: Any, outcomes: tuple
 ) -> bool:
@@ -102,7 +132,11 @@ def update(
     _, row, u, n = cache
     model = agent.model_
     u = u if n == model.n else None
-    if not (agent._lean_blas and blas_row.learn_row(model, row, target, u)):
+    if agent._lean_blas and blas_row.learn_row(model, row, target, u):
+        pass  # between refits: compiled
+    elif refit.takes(model, model.n + 1):  # a refit: in fewer, cheaper products
+        refit.learn_row(model, row, target, u)
+    else:
         model.learn_row(row, target, u)
     agent.beta_ = agent.decision_beta()
     return True

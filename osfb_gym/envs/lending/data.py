@@ -224,7 +224,8 @@ def dataset_batch(
     """
     if t < full.shape[0]:
         rows = full[t]
-        return data.X[rows], data.mu[rows], data.y[rows], None
+        # (take: the rows fancy indexing copies, in a third of its time on a 2-d array)
+        return data.X.take(rows, axis=0), data.mu[rows], data.y[rows], None
     if t == full.shape[0] and last.size:
         n = last.size
         x = np.zeros((batch_size, data.X.shape[1]), dtype=data.X.dtype)

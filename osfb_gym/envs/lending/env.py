@@ -456,7 +456,8 @@ class OneSidedLendingEnv(FeedbackEnv):
         if self._mu.size == 0:
             # the stream ran out: a placeholder inside the space, no applicant
             return np.zeros((self.batch_size, self.dim), dtype=np.float32)
-        return self._x.copy()
+        # a fresh copy of the rows (dataset_batch's own): the render's copy only if it keeps one
+        return self._x if self.render_mode is None else self._x.copy()
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -125,7 +125,6 @@ def test_the_compiled_products_refuse_arrays_that_are_not_contiguous():
     fast = blas_row.kernels(4)
     if fast is None:
         pytest.skip("NumPy's BLAS is not its bundled OpenBLAS here")
-    act, _, (gemv, dot, _) = fast
     strided = np.ones((4, 8))[:, ::2]  # a view whose rows are not where lda = 4 puts them
     with pytest.raises(TypingError):
-        act(gemv, dot, strided, np.ones(4), np.ones(4), np.empty(4), np.empty(4))
+        fast.act(strided, np.ones(4), np.ones(4), np.empty(4), np.empty(4))

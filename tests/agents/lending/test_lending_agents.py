@@ -21,7 +21,8 @@ from agents.lending import (
     Passive,
     ThompsonSampling,
 )
-from agents.lending.glm import GLMEstimator, fit_logistic_newton, project_estimate
+from agents.lending.adaptive import project_estimate
+from agents.lending.glm import GLMEstimator, fit_logistic_newton
 from osfb_gym.core.links import get_link
 from osfb_gym.runner import run_episode
 from tests.helpers import EPISODE_RTOL, assert_close
