@@ -251,7 +251,10 @@ def make_sb3_vec_env(
     :class:`SB3VecEnv` and SB3's ``VecMonitor``; otherwise SB3's
     ``make_vec_env`` over :func:`~osfb_gym.wrappers.rl_env` (a ``Monitor``
     on each env). Both give the same observations, rewards, dones and infos
-    (``episode`` included) under the same seed (tested).
+    (``episode`` included) under the same seed (tested), and with
+    ``on_episode`` the same training episodes' metrics in the same order
+    (the native envs of lending and apple record them; the other families'
+    fall back to ``make_vec_env`` for it).
 
     Parameters
     ----------
