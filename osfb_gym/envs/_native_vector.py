@@ -475,6 +475,9 @@ class ChunkedStreamRLVectorEnv(NativeRLVectorEnv):
         self._obs[i] = obs
         return strip_oracle(info)
 
+    def _drawn(self, i: int, extra: Any) -> None:
+        """Keep what sub-env ``i``'s world drew beside a chunk's examples (nothing here)."""
+
     def _advance(self, index: np.ndarray) -> None:
         """Move the sub-envs ``index`` to their next example, drawing a chunk where one ends."""
         if index.size == 0:
@@ -483,7 +486,8 @@ class ChunkedStreamRLVectorEnv(NativeRLVectorEnv):
         for i in index[pos[index] >= chunk].tolist():
             env = self.envs[i]
             # the single env's draw: its world, its generator, a chunk of examples
-            self._chunk_x[i], self._chunk_y[i], _ = env._world.sample(chunk, env.np_random)
+            self._chunk_x[i], self._chunk_y[i], extra = env._world.sample(chunk, env.np_random)
+            self._drawn(i, extra)
             pos[i] = 0
         at = pos[index]
         self._obs[index] = self._chunk_x[index, at]

@@ -31,6 +31,9 @@ CASES = [
     ("OneSidedLending-v0", {"horizon": 6, "world_seed": 3}, {"view": "features"}),
     ("AppleTasting-v0", {"horizon": 6}, {}),
     ("AppleTasting-v0", {"horizon": 4, "cost_fp": 3.0, "gain": 2.0}, {"view": "feedback"}),
+    # 300 steps: past a chunk of 256 examples (Chow's risk of the next chunk's)
+    ("RejectOption-v0", {"horizon": 300, "d": 0.3}, {}),
+    ("RejectOption-v0", {"horizon": 5, "settle": "never"}, {"discrete_actions": True}),
 ]
 
 
@@ -108,18 +111,21 @@ def test_the_oracle_stays_out_of_what_the_policy_sees():
 
 
 def test_families_whose_native_step_has_no_oracle_fall_back_or_refuse():
-    from osfb_gym.envs.reject.rl_vector import RejectRLVectorEnv
+    from osfb_gym.envs.services.rl_vector import ServicesRLVectorEnv
 
     record: Any = [].append
-    assert native_rl_vector_class("RejectOption-v0", on_episode=record) is None
-    assert native_rl_vector_class("RejectOption-v0") is RejectRLVectorEnv
+    small = {"n_users": 6, "n_services": 2}
+    assert native_rl_vector_class("MultiServiceChoice-v0", on_episode=record, **small) is None
+    assert native_rl_vector_class("MultiServiceChoice-v0", **small) is ServicesRLVectorEnv
     assert native_rl_vector_class("AppleTasting-v0", on_episode=record) is not None
-    envs = make_rl_vector_env(2, env_id="RejectOption-v0", on_episode=record, horizon=3)
+    envs = make_rl_vector_env(2, env_id="MultiServiceChoice-v0", on_episode=record, **small)
     assert type(envs).__name__ == "SyncVectorEnv"
     with pytest.raises(ValueError, match="on_episode"):
-        RejectRLVectorEnv(2, on_episode=record, horizon=3)
+        ServicesRLVectorEnv(2, on_episode=record, **small)
     with pytest.raises(ValueError, match="native=True"):
-        make_rl_vector_env(2, env_id="RejectOption-v0", native=True, on_episode=record)
+        make_rl_vector_env(
+            2, env_id="MultiServiceChoice-v0", native=True, on_episode=record, **small
+        )
 
 
 def test_a_callback_that_cannot_be_called_is_refused_naming_on_episode():
