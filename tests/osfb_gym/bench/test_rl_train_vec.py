@@ -55,6 +55,15 @@ def vector_env_names(model: Any) -> list[str]:
         ("OneSidedLending-v0", {}),
         ("AppleTasting-v0", {"view": "features", "normalize": True}),
         ("OneSidedLending-v0", {"algo": "DQN", "algo_kwargs": {"learning_starts": 50}}),
+        ("RejectOption-v0", {"algo": "A2C", "algo_kwargs": {"n_steps": 5}}),
+        (
+            "AppleTasting-v0",
+            {
+                "algo": "RecurrentPPO",
+                "view": "feedback",
+                "algo_kwargs": PPO_SMALL | {"n_epochs": 1},
+            },
+        ),
     ],
 )
 def test_native_training_equals_dummy_training(env_id, kwargs):
