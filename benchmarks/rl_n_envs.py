@@ -3,7 +3,8 @@
 Each run is one test-split cell of the suite (``experience.rl_cell``: PPO trained
 on a fixed world with the regret of its training episodes recorded, scored on 20
 held-out episodes at every budget), with the suite's default configuration
-(gamma 0, ``n_steps`` 256 per env, minibatch 128, ``ent_coef`` 0; the native
+(the family's first gamma: 0 for lending and apple, 0.99 for reject and the
+services; ``n_steps`` 256 per env, minibatch 128, ``ent_coef`` 0; the native
 vector env through ``osfb_gym.bench.rl.train``'s default ``vec="auto"``), for
 ``n_envs`` in ``--n-envs`` and runs ``0..--seeds-1``; the same worlds and
 held-out episodes for every ``n_envs``, so the comparison is paired.
@@ -37,12 +38,14 @@ from _args import parse_args  # noqa: E402
 
 import osfb_gym  # noqa: E402, F401  (registers the ids)
 from osfb_gym.bench.suites import experience  # noqa: E402
+from osfb_gym.bench.suites.rl_vs_principled.protocol import GAMMAS  # noqa: E402
 from osfb_gym.bench.sweep import Cell  # noqa: E402
 from osfb_gym.core.family import FAMILIES  # noqa: E402
 from osfb_gym.stats import Page, paired  # noqa: E402
 
-#: the suite's PPO configuration: its grid's first values (protocol.Protocol's defaults)
-PPO_CONFIG = {"gamma": 0.0, "n_steps": 256, "ent_coef": 0.0, "batch_size": 128}
+#: the suite's PPO configuration: its grid's first values (protocol.Protocol's defaults;
+#: gamma: the family's first, ``GAMMAS``)
+PPO_CONFIG = {"n_steps": 256, "ent_coef": 0.0, "batch_size": 128}
 
 
 @dataclasses.dataclass
@@ -70,6 +73,7 @@ def cell(family: str, n_envs: int, seed: int, args: Args) -> Cell:
         "algo": "PPO",
         "view": "plain",
         "algo_kwargs": PPO_CONFIG
+        | {"gamma": GAMMAS.get(family, [0.0])[0]}
         | ({"n_steps": max(PPO_CONFIG["n_steps"] // n_envs, 1)} if args.scale_n_steps else {}),
         "normalize_reward": False,
         "deterministic": True,
