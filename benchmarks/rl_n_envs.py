@@ -11,7 +11,8 @@ held-out episodes for every ``n_envs``, so the comparison is paired.
 
 Printed per family and ``n_envs``: training CPU seconds (the cell's CPU time
 minus its scoring, ``time.process_time``), env steps per training CPU second,
-mean test regret at each budget, and the paired verdict against ``n_envs=1``
+mean test regret and training regret paid at each budget, and the paired
+verdicts against ``n_envs=1``
 from :func:`osfb_gym.stats.paired` (Holm over the printed comparisons). Runs
 interleave the ``n_envs`` values (run-major), so load drift hits all alike.
 
@@ -150,24 +151,29 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def report(frame: pd.DataFrame, counts: list[int]) -> None:
-    """Print the speed and regret table and the paired verdicts against ``n_envs=1``."""
+    """Print speed, test regret and training regret, and paired verdicts against ``counts[0]``.
+
+    The training regret is what the suite records as the regret paid for
+    experience: the summed regret of the training episodes finished by each budget.
+    """
     speed = frame.groupby(["family", "n_envs"])[["train_cpu_s", "steps_per_cpu_s"]].median()
     print("\nmedian training CPU s and env steps per training CPU s (whole cell, largest budget)")
     print(speed.round(1).to_string())
-    regret = frame.pivot_table(index=["family", "n_envs"], columns="budget", values="regret")
-    print("\nmean test regret (lower is better) over runs, per budget")
-    print(regret.round(4).to_string())
     page, labels = Page(), []
-    for (family, budget), part in frame.groupby(["family", "budget"]):
-        base = part[part.n_envs == counts[0]].sort_values("seed")["regret"].to_numpy()
-        for n in counts[1:]:
-            other = part[part.n_envs == n].sort_values("seed")["regret"].to_numpy()
-            names = (f"n_envs={n}", f"n_envs={counts[0]}")
-            page.add(paired(other, base, names=names, lower_is_better=True))
-            labels.append(f"{family} at {budget}")
+    for metric, what in (("regret", "test regret"), ("train_regret", "training regret paid")):
+        table = frame.pivot_table(index=["family", "n_envs"], columns="budget", values=metric)
+        print(f"\nmean {what} (lower is better) over runs, per budget")
+        print(table.round(4).to_string())
+        for (family, budget), part in frame.groupby(["family", "budget"]):
+            base = part[part.n_envs == counts[0]].sort_values("seed")[metric].to_numpy()
+            for n in counts[1:]:
+                other = part[part.n_envs == n].sort_values("seed")[metric].to_numpy()
+                names = (f"n_envs={n}", f"n_envs={counts[0]}")
+                page.add(paired(other, base, names=names, lower_is_better=True))
+                labels.append(f"{family} {what} at {budget}")
     print(f"\npaired verdicts against n_envs={counts[0]} (Holm over {len(labels)})")
     for label, verdict in zip(labels, page.verdicts, strict=True):
-        print(f"{label:22s} {verdict.text}")
+        print(f"{label:40s} {verdict.text}")
 
 
 if __name__ == "__main__":
