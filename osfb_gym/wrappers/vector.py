@@ -61,7 +61,7 @@ def native_rl_vector_class(env_id: str, **kwargs: Any) -> Callable[..., NativeRL
     """Return the native vector env (its class) that makes ``rl_env(env_id, **kwargs)``, or None.
 
     ``on_episode`` (the training episodes' metrics) is covered by the families
-    whose native step computes the oracle (``records_episodes``: lending, apple, reject).
+    whose native step computes the oracle (``records_episodes``: all but the services').
     """
     if env_id not in NATIVE_RL_VECTOR_ENVS:
         return None

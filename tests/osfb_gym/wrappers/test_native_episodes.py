@@ -34,6 +34,8 @@ CASES = [
     # 300 steps: past a chunk of 256 examples (Chow's risk of the next chunk's)
     ("RejectOption-v0", {"horizon": 300, "d": 0.3}, {}),
     ("RejectOption-v0", {"horizon": 5, "settle": "never"}, {"discrete_actions": True}),
+    ("DelayedImpactLending-v0", {"horizon": 6}, {}),
+    ("DelayedImpactLending-v0", {"horizon": 4, "batch_size": 3}, {"view": "features"}),
 ]
 
 
