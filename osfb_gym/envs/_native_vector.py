@@ -263,13 +263,15 @@ class NativeRLVectorEnv(VectorEnv):
         """Sub-env ``i``'s entry of a feedback array, as the single env gives it."""
         raise NotImplementedError
 
-    def _oracle(self, actions: np.ndarray) -> dict[str, np.ndarray]:
+    def _oracle(self, actions: np.ndarray) -> Any:
         """Return the oracle of every sub-env's decided example, as arrays over the sub-envs.
 
         Called after :meth:`_decide` and before :meth:`_advance`, only with
-        ``on_episode``; sub-env ``i``'s entries (:meth:`_feedback_row`) are
-        the single env's ``info["oracle"]`` values its metrics read. Families
-        that implement it set :attr:`records_episodes`.
+        ``on_episode``; sub-env ``i``'s entries (:meth:`_oracle_row`) are
+        the single env's ``info["oracle"]`` values its metrics read (a family
+        whose single envs step one at a time may keep their oracle dicts and
+        override :meth:`_oracle_row`). Families that implement it set
+        :attr:`records_episodes`.
         """
         raise NotImplementedError
 
@@ -397,11 +399,15 @@ class NativeRLVectorEnv(VectorEnv):
                 actions[i],
                 float(reward[i]),
                 {key: row(value, i) for key, value in feedback.items()},
-                {key: row(value, i) for key, value in oracle.items()},
+                self._oracle_row(oracle, i),
             )
             if done[i]:
                 self._on_episode(metrics.get())
                 self._metrics[i] = None
+
+    def _oracle_row(self, oracle: Any, i: int) -> dict[str, Any]:
+        """Sub-env ``i``'s oracle (its entry of each of :meth:`_oracle`'s arrays)."""
+        return {key: self._feedback_row(value, i) for key, value in oracle.items()}
 
     def _step_with_resets(
         self,

@@ -253,8 +253,7 @@ def make_sb3_vec_env(
     on each env). Both give the same observations, rewards, dones and infos
     (``episode`` included) under the same seed (tested), and with
     ``on_episode`` the same training episodes' metrics in the same order
-    (the native envs of lending, apple, reject and delayed impact record
-    them; the services' fall back to ``make_vec_env`` for it).
+    (every native env records them, from the oracle its step computes).
 
     Parameters
     ----------

@@ -60,8 +60,8 @@ _RL_DEFAULTS = {
 def native_rl_vector_class(env_id: str, **kwargs: Any) -> Callable[..., NativeRLVectorEnv] | None:
     """Return the native vector env (its class) that makes ``rl_env(env_id, **kwargs)``, or None.
 
-    ``on_episode`` (the training episodes' metrics) is covered by the families
-    whose native step computes the oracle (``records_episodes``: all but the services').
+    ``on_episode`` (the training episodes' metrics) is covered by the native
+    envs whose step computes the oracle (``records_episodes``: all of ours).
     """
     if env_id not in NATIVE_RL_VECTOR_ENVS:
         return None

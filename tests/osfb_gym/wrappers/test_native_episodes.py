@@ -36,6 +36,13 @@ CASES = [
     ("RejectOption-v0", {"horizon": 5, "settle": "never"}, {"discrete_actions": True}),
     ("DelayedImpactLending-v0", {"horizon": 6}, {}),
     ("DelayedImpactLending-v0", {"horizon": 4, "batch_size": 3}, {"view": "features"}),
+    ("MultiServiceChoice-v0", {"n_users": 6, "n_services": 3}, {}),
+    (
+        "MultiServiceChoice-v0",
+        {"n_users": 5, "n_services": 2, "dynamics_rounds": 2},
+        {"view": "feedback"},
+    ),
+    ("MultiServiceChoice-Retention-v0", {"n_users": 6, "n_services": 3, "horizon": 5}, {}),
 ]
 
 
@@ -62,6 +69,8 @@ def play(envs: gym.vector.VectorEnv, steps: int, seed: int) -> None:
 def test_every_episode_is_recorded_once_as_the_sync_env_records_it(
     env_id, env_kwargs, rl_kwargs, mode
 ):
+    # the services' episodes end by their k-th service at the latest
+    length = env_kwargs.get("horizon") or env_kwargs["n_services"]
     recorded: dict[bool, list[dict[str, float]]] = {True: [], False: []}
     for native in (True, False):
         envs = make_rl_vector_env(
@@ -74,12 +83,15 @@ def test_every_episode_is_recorded_once_as_the_sync_env_records_it(
             **env_kwargs,
         )
         assert (type(envs).__name__ == "SyncVectorEnv") is not native
-        play(envs, 3 * env_kwargs["horizon"] + 2, seed=11)
+        play(envs, 3 * length + 2, seed=11)
         envs.close()
-    # NextStep spends a step per reset: 3 episodes each; SameStep: 3 each as well
-    assert len(recorded[True]) == 3 * 4
     assert_same_episodes(recorded[True], recorded[False])
-    assert {m["steps"] for m in recorded[True]} == {float(env_kwargs["horizon"])}
+    steps = {m["steps"] for m in recorded[True]}
+    if "horizon" in env_kwargs:
+        # NextStep spends a step per reset: 3 episodes each; SameStep: 3 each as well
+        assert len(recorded[True]) == 3 * 4 and steps == {float(length)}
+    else:  # a services episode may end before its k-th service (a step that changes nothing)
+        assert len(recorded[True]) >= 3 * 4 and max(steps) <= length
 
 
 def test_a_reset_mid_episode_drops_the_unfinished_episode_as_the_recorder_does():
@@ -99,35 +111,44 @@ def test_a_reset_mid_episode_drops_the_unfinished_episode_as_the_recorder_does()
     assert_same_episodes(recorded[True], recorded[False])
 
 
-def test_the_oracle_stays_out_of_what_the_policy_sees():
+@pytest.mark.parametrize(
+    ("env_id", "kwargs", "metric"),
+    [
+        ("OneSidedLending-v0", {"horizon": 2}, "bayes_agreement"),
+        ("MultiServiceChoice-v0", {"n_users": 5, "n_services": 2}, "fairness"),
+        ("MultiServiceChoice-Retention-v0", {"n_users": 5, "n_services": 2}, "retention_rate"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["SameStep", "NextStep"])
+def test_the_oracle_stays_out_of_what_the_policy_sees(env_id, kwargs, metric, mode):
     episodes: list[dict[str, float]] = []
     envs = make_rl_vector_env(
-        2, env_id="OneSidedLending-v0", native=True, on_episode=episodes.append, horizon=2
+        2, env_id=env_id, native=True, autoreset_mode=mode, on_episode=episodes.append, **kwargs
     )
     _, info = envs.reset(seed=0)
     assert "oracle" not in info
-    for _ in range(2):
+    envs.action_space.seed(0)
+    for _ in range(8):
         *_, info = envs.step(envs.action_space.sample())
         assert "oracle" not in info and "oracle" not in info.get("final_info", {})
-    assert len(episodes) == 2 and {"cumulative_loss", "bayes_agreement"} <= set(episodes[0])
+    assert len(episodes) >= 2 and {"cumulative_loss", metric} <= set(episodes[0])
 
 
-def test_families_whose_native_step_has_no_oracle_fall_back_or_refuse():
-    from osfb_gym.envs.services.rl_vector import ServicesRLVectorEnv
+def test_a_native_env_without_an_oracle_refuses_and_the_others_fall_back():
+    from osfb_gym.envs.lending.rl_vector import LendingRLVectorEnv
+
+    class Silent(LendingRLVectorEnv):
+        records_episodes = False
 
     record: Any = [].append
-    small = {"n_users": 6, "n_services": 2}
-    assert native_rl_vector_class("MultiServiceChoice-v0", on_episode=record, **small) is None
-    assert native_rl_vector_class("MultiServiceChoice-v0", **small) is ServicesRLVectorEnv
-    assert native_rl_vector_class("AppleTasting-v0", on_episode=record) is not None
-    envs = make_rl_vector_env(2, env_id="MultiServiceChoice-v0", on_episode=record, **small)
-    assert type(envs).__name__ == "SyncVectorEnv"
     with pytest.raises(ValueError, match="on_episode"):
-        ServicesRLVectorEnv(2, on_episode=record, **small)
-    with pytest.raises(ValueError, match="native=True"):
-        make_rl_vector_env(
-            2, env_id="MultiServiceChoice-v0", native=True, on_episode=record, **small
-        )
+        Silent(2, on_episode=record, horizon=3)
+    assert native_rl_vector_class("AppleTasting-v0", on_episode=record) is not None
+    # what the native envs do not cover still falls back, recording through the sync env
+    envs = make_rl_vector_env(
+        2, env_id="OneSidedLending-v0", on_episode=record, scenario="greedy_trap", dim=3
+    )
+    assert type(envs).__name__ == "SyncVectorEnv"
 
 
 def test_a_callback_that_cannot_be_called_is_refused_naming_on_episode():
