@@ -23,6 +23,7 @@ from osfb_gym.bench.suites import ALIASES, SUITES, get, run
 #: held-out scoring seeds of ``train`` start here, far from the training envs' seeds
 EVAL_SEED_OFFSET = 10_000
 ALGORITHMS = ("PPO", "A2C", "DQN", "RecurrentPPO")  # osfb_gym.bench.rl.ALGORITHMS (tested)
+VEC_ENVS = ("auto", "native", "dummy", "subproc")  # osfb_gym.bench.rl.VEC_ENVS (tested)
 
 
 class _Defaults(argparse.HelpFormatter):
@@ -350,7 +351,12 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
             _f("--total-timesteps", "env steps", default=20_000, **_N),
             _f("--seed", "seed of the algorithm and envs", type=_count, default=0),
             _f("--n-envs", "parallel env copies", default=1, **_N),
-            _f("--vec", "how they run", default="dummy", choices=("dummy", "subproc")),
+            _f(
+                "--vec",
+                "how they run (auto: the native vector env where one covers the id, else dummy)",
+                default="auto",
+                choices=VEC_ENVS,
+            ),
             _f("--env-kwargs", "env arguments as a JSON object", default="{}", type=_json_object),
             _f("--world-seed", "fix the world (default: resampled at every episode)", type=_count),
             _f("--algo-kwargs", "algorithm arguments as JSON", default="{}", type=_json_object),

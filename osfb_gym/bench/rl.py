@@ -11,7 +11,6 @@ only adapting within an episode helps (a recurrent policy).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,8 @@ from osfb_gym.wrappers import rl_env
 
 __all__ = ["ALGORITHMS", "algorithm", "model_path", "normalizer_path", "save", "train"]
 
-VEC_ENVS = ("dummy", "subproc")
+#: ``train``'s choices of vector env (``"auto"``: native where it applies, else dummy)
+VEC_ENVS = ("auto", "native", "dummy", "subproc")
 
 
 def train(
@@ -34,7 +34,7 @@ def train(
     env_kwargs: dict[str, Any] | None = None,
     n_envs: int = 1,
     seed: int = 0,
-    vec: str = "dummy",
+    vec: str = "auto",
     algo_kwargs: dict[str, Any] | None = None,
     tensorboard_log: str | Path | None = None,
     progress_bar: bool = False,
@@ -54,8 +54,17 @@ def train(
     algo, algo_kwargs
         ``"PPO"``, ``"A2C"``, ``"DQN"`` or ``"RecurrentPPO"``, and its arguments.
     n_envs, vec, seed
-        Env copies (each in SB3's ``Monitor``, seeded ``seed + i``) in a
-        ``DummyVecEnv`` or (``"subproc"``) processes; ``seed`` seeds the algorithm too.
+        Env copies, sub-env ``i`` seeded ``seed + i`` (``seed`` seeds the
+        algorithm too), stepped by (``vec``): ``"native"`` the family's native
+        vector env behind :class:`~osfb_gym.wrappers.sb3.SB3VecEnv` and SB3's
+        ``VecMonitor`` (:func:`~osfb_gym.wrappers.sb3.make_sb3_vec_env`;
+        ``ValueError`` where the id or its arguments have none), ``"dummy"``
+        SB3's ``DummyVecEnv`` of envs in ``Monitor``, ``"subproc"`` its
+        ``SubprocVecEnv``, ``"auto"`` (default) the native env when
+        ``n_envs > 1`` and it covers the arguments, else ``"dummy"``. The
+        native env and ``DummyVecEnv`` give the same observations, rewards,
+        dones and ``on_episode`` metrics under the same seeds, so the same
+        model (tested); the native one steps the ``n_envs`` worlds as arrays.
     tensorboard_log, progress_bar, callback, torch_threads
         TensorBoard's folder, a progress bar of the env steps (:func:`progress`), an
         SB3 callback, torch's process-wide thread count (None: left alone).
@@ -68,7 +77,10 @@ def train(
         model through the same view (:func:`osfb_gym.wrappers.apply_view`).
     on_episode
         Receives each training episode's metrics
-        (:class:`osfb_gym.runner.EpisodeRecorder`), which the policy never sees.
+        (:class:`osfb_gym.runner.EpisodeRecorder`, or the native env's own
+        recording), which the policy never sees: every finished episode of
+        every sub-env once, by step and then by sub-env index. Not with
+        ``vec="subproc"`` (it would be called in the worker processes).
 
     Examples
     --------
@@ -139,27 +151,34 @@ def _vec_env(
     on_episode: Callable[[dict[str, float]], None] | None,
 ) -> Any:
     """Return :func:`train`'s env copies: SB3's vector env of the view, normalised if asked."""
-    from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecNormalize
+
+    from osfb_gym.wrappers.sb3 import make_sb3_vec_env
 
     check_choice(vec, "vec", VEC_ENVS)
     check_int(n_envs, "n_envs", minimum=1)
+    if vec == "subproc" and on_episode is not None:
+        raise ValueError(
+            "on_episode cannot be used with vec='subproc' (it would be called in the worker "
+            "processes, and the metrics lost): use vec='native', 'auto' or 'dummy'"
+        )
     if algo == "DQN":
         _check_discrete(env_id, env_kwargs)
-    make = functools.partial(
-        rl_env,
-        env_id,
+    rl_kwargs = dict(
         view=view,
         discrete_actions=algo == "DQN",
         binary_as_multidiscrete=algo == "RecurrentPPO",
         **env_kwargs,
     )
-    make().close()  # fail here, with the env's own message, on a bad id or argument
-    env = make_vec_env(
-        functools.partial(make, on_episode=on_episode),
-        n_envs=n_envs,
-        seed=seed,
-        vec_env_cls=SubprocVecEnv if vec == "subproc" else DummyVecEnv,
+    rl_env(env_id, **rl_kwargs).close()  # fail here, with the env's own message
+    env = make_sb3_vec_env(
+        env_id,
+        n_envs,
+        seed,
+        native={"auto": None, "native": True}.get(vec, False),
+        vec_env_cls=SubprocVecEnv if vec == "subproc" else DummyVecEnv if vec == "dummy" else None,
+        **rl_kwargs,
+        **({} if on_episode is None else {"on_episode": on_episode}),
     )
     observations, rewards = normalize
     if observations or rewards:

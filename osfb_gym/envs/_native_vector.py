@@ -116,6 +116,16 @@ class NativeRLVectorEnv(VectorEnv):
         the env's actions), as :func:`osfb_gym.wrappers.vector.make_rl_vector_env`
         hands them in from the id's ``view``, ``discrete_actions`` and
         ``binary_as_multidiscrete``.
+    on_episode
+        What :class:`osfb_gym.runner.EpisodeRecorder` does for the single
+        id (``rl_env(..., on_episode=...)``): each sub-env's episode is
+        scored by its family's metrics, fed every step with the oracle the
+        sub-env's step computes (:meth:`_oracle`; never in ``info``), and
+        ``on_episode(metrics)`` is called when it ends: every finished
+        episode once, with the single env's values, in the order of
+        SB3's ``DummyVecEnv`` (by step, then by sub-env index). Only the
+        families that implement :meth:`_oracle` take it
+        (:attr:`records_episodes`).
     **kwargs
         Keywords of the family's single env. Those the native step does not
         cover (the family's :func:`native_supported` names them: ``render_mode``
@@ -142,6 +152,8 @@ class NativeRLVectorEnv(VectorEnv):
     #: the single env's keywords the native step does not cover, each with the value it
     #: covers (:func:`native_supported`); ``gym.make_vec`` gives a sync env for the others
     single_only: ClassVar[Mapping[str, Any]] = {"render_mode": None}
+    #: whether the family computes the oracle (:meth:`_oracle`), so takes ``on_episode``
+    records_episodes: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -150,6 +162,7 @@ class NativeRLVectorEnv(VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         view: Callable[[Any], Any] | None = None,
         actions: ActionAdapter | None = None,
+        on_episode: Callable[[dict[str, float]], None] | None = None,
         **kwargs: Any,
     ) -> None:
         self.num_envs = check_int(num_envs, "num_envs", minimum=1)
@@ -157,6 +170,17 @@ class NativeRLVectorEnv(VectorEnv):
         for name, value in (("view", view), ("actions", actions)):
             if value is not None and not callable(value):
                 raise TypeError(f"{name} must be None or a callable of a single env, got {value!r}")
+        if on_episode is not None:
+            if not callable(on_episode):
+                raise TypeError(f"on_episode must be None or callable, got {on_episode!r}")
+            if not self.records_episodes:
+                raise ValueError(
+                    f"on_episode is not supported by {type(self).__name__} (its step computes "
+                    "no oracle); gym.make_vec(..., native=False) records episodes"
+                )
+        self._on_episode = on_episode
+        #: each sub-env's episode metrics (with ``on_episode``), made at its reset
+        self._metrics: list[Any] = [None] * self.num_envs
         self._view_factory = view
         self._action_adapter = actions
         self._views: list[Any] | None = None
@@ -239,6 +263,18 @@ class NativeRLVectorEnv(VectorEnv):
         """Sub-env ``i``'s entry of a feedback array, as the single env gives it."""
         raise NotImplementedError
 
+    def _oracle(self, actions: np.ndarray) -> Any:
+        """Return the oracle of every sub-env's decided example, as arrays over the sub-envs.
+
+        Called after :meth:`_decide` and before :meth:`_advance`, only with
+        ``on_episode``; sub-env ``i``'s entries (:meth:`_oracle_row`) are
+        the single env's ``info["oracle"]`` values its metrics read (a family
+        whose single envs step one at a time may keep their oracle dicts and
+        override :meth:`_oracle_row`). Families that implement it set
+        :attr:`records_episodes`.
+        """
+        raise NotImplementedError
+
     def _ends(self, stepped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Return ``(terminated, truncated)``: a ``stepped`` sub-env at its horizon truncates."""
         return np.zeros(self.num_envs, dtype=bool), stepped & (self._t >= self.horizon)
@@ -253,6 +289,8 @@ class NativeRLVectorEnv(VectorEnv):
     ) -> dict[str, Any]:
         """Reset sub-env ``i`` and its view (with the reset feedback); return its info."""
         info = self._reset_one(i, seed, options)
+        if self._on_episode is not None:
+            self._metrics[i] = self.envs[i].metrics_class()
         if self._views is not None:
             view = self._views[i]
             view.reset(info.get(FEEDBACK) or {}, seed=seed)
@@ -322,6 +360,8 @@ class NativeRLVectorEnv(VectorEnv):
         index = np.flatnonzero(~resetting)
         self._t[index] += 1
         terminated, truncated = self._ends(~resetting)
+        if self._on_episode is not None:
+            self._record(index, actions, reward, feedback, terminated | truncated)
         # the single env moves on to its next example even when the episode is cut there
         self._advance(index)
         if self._views is not None:
@@ -337,6 +377,37 @@ class NativeRLVectorEnv(VectorEnv):
                 infos[f"_{key}"] = self._all.copy()
             return self._observations(), reward, terminated, truncated, infos
         return self._step_with_resets(resetting, feedback, reward, terminated, truncated)
+
+    def _record(
+        self,
+        index: np.ndarray,
+        actions: np.ndarray,
+        reward: np.ndarray,
+        feedback: dict[str, np.ndarray],
+        done: np.ndarray,
+    ) -> None:
+        """Feed the stepped sub-envs' metrics; hand each finished episode's to ``on_episode``.
+
+        Each sub-env's metrics get what :class:`~osfb_gym.runner.EpisodeRecorder`
+        gives them on the single env: its action, reward, feedback and oracle.
+        """
+        assert self._on_episode is not None
+        oracle, row = self._oracle(actions), self._feedback_row
+        for i in index.tolist():
+            metrics = self._metrics[i]
+            metrics.update(
+                actions[i],
+                float(reward[i]),
+                {key: row(value, i) for key, value in feedback.items()},
+                self._oracle_row(oracle, i),
+            )
+            if done[i]:
+                self._on_episode(metrics.get())
+                self._metrics[i] = None
+
+    def _oracle_row(self, oracle: Any, i: int) -> dict[str, Any]:
+        """Sub-env ``i``'s oracle (its entry of each of :meth:`_oracle`'s arrays)."""
+        return {key: self._feedback_row(value, i) for key, value in oracle.items()}
 
     def _step_with_resets(
         self,
@@ -410,6 +481,9 @@ class ChunkedStreamRLVectorEnv(NativeRLVectorEnv):
         self._obs[i] = obs
         return strip_oracle(info)
 
+    def _drawn(self, i: int, extra: Any) -> None:
+        """Keep what sub-env ``i``'s world drew beside a chunk's examples (nothing here)."""
+
     def _advance(self, index: np.ndarray) -> None:
         """Move the sub-envs ``index`` to their next example, drawing a chunk where one ends."""
         if index.size == 0:
@@ -418,7 +492,8 @@ class ChunkedStreamRLVectorEnv(NativeRLVectorEnv):
         for i in index[pos[index] >= chunk].tolist():
             env = self.envs[i]
             # the single env's draw: its world, its generator, a chunk of examples
-            self._chunk_x[i], self._chunk_y[i], _ = env._world.sample(chunk, env.np_random)
+            self._chunk_x[i], self._chunk_y[i], extra = env._world.sample(chunk, env.np_random)
+            self._drawn(i, extra)
             pos[i] = 0
         at = pos[index]
         self._obs[index] = self._chunk_x[index, at]

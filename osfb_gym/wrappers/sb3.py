@@ -251,7 +251,9 @@ def make_sb3_vec_env(
     :class:`SB3VecEnv` and SB3's ``VecMonitor``; otherwise SB3's
     ``make_vec_env`` over :func:`~osfb_gym.wrappers.rl_env` (a ``Monitor``
     on each env). Both give the same observations, rewards, dones and infos
-    (``episode`` included) under the same seed (tested).
+    (``episode`` included) under the same seed (tested), and with
+    ``on_episode`` the same training episodes' metrics in the same order
+    (every native env records them, from the oracle its step computes).
 
     Parameters
     ----------

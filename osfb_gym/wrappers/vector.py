@@ -58,11 +58,18 @@ _RL_DEFAULTS = {
 
 
 def native_rl_vector_class(env_id: str, **kwargs: Any) -> Callable[..., NativeRLVectorEnv] | None:
-    """Return the native vector env (its class) that makes ``rl_env(env_id, **kwargs)``, or None."""
+    """Return the native vector env (its class) that makes ``rl_env(env_id, **kwargs)``, or None.
+
+    ``on_episode`` (the training episodes' metrics) is covered by the native
+    envs whose step computes the oracle (``records_episodes``: all of ours).
+    """
     if env_id not in NATIVE_RL_VECTOR_ENVS:
         return None
     cls, native_supported = NATIVE_RL_VECTOR_ENVS[env_id]
-    if any(kwargs.get(key, value) != value for key, value in _RL_DEFAULTS.items()):
+    defaults = dict(_RL_DEFAULTS)
+    if getattr(cls, "records_episodes", False):
+        defaults.pop("on_episode")
+    if any(kwargs.get(key, value) != value for key, value in defaults.items()):
         return None
     env_kwargs = {
         key: value
@@ -161,7 +168,15 @@ def make_rl_vector_env(
         view, actions = rl_adapters(**{key: kwargs[key] for key in _RL_NATIVE if key in kwargs})
         if view is None and getattr(cls, "needs_view", False):
             view = partial(make_view, view="plain")  # (its vector encodes a Dict)
-        return cls(num_envs, autoreset_mode=mode, view=view, actions=actions, **env_kwargs)
+        on_episode = kwargs.get("on_episode")
+        return cls(
+            num_envs,
+            autoreset_mode=mode,
+            view=view,
+            actions=actions,
+            **({"on_episode": on_episode} if on_episode is not None else {}),
+            **env_kwargs,
+        )
     if native:
         raise ValueError(
             f"native=True: no native vector env makes {env_id!r} with {sorted(kwargs)}; "

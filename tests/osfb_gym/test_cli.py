@@ -266,11 +266,13 @@ def test_a_bug_shows_its_traceback_and_asks_for_a_report(monkeypatch, capsys):
     assert "Traceback" in err and "KeyError: 'a bug'" in err and "please report it" in err
 
 
-def test_the_train_command_offers_every_algorithm_of_the_bench():
-    from osfb_gym.bench.rl import ALGORITHMS
+def test_the_train_command_offers_every_algorithm_and_vector_env_of_the_bench():
+    from osfb_gym.bench.rl import ALGORITHMS, VEC_ENVS
     from osfb_gym.cli import ALGORITHMS as OFFERED
+    from osfb_gym.cli import VEC_ENVS as VECS
 
     assert OFFERED == ALGORITHMS
+    assert VECS == VEC_ENVS
 
 
 @pytest.mark.parametrize(

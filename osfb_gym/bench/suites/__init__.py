@@ -83,12 +83,15 @@ SUITES: dict[str, Suite] = {
         ),
         Suite(
             "rl-vs-principled",
-            "does generic RL beat the principled agents? equal experience, "
-            "tuned, 5 runs, bootstrap CIs",
+            "does generic RL beat the principled agents? equal experience, the same tuning "
+            "budget for both sides, 10 runs, paired exact tests with Holm",
             f"{_HERE}rl_vs_principled",
             "Protocol",
-            "35 min of wall time, 70 worker-minutes, with --workers 2 on a 2-core shared VM "
-            "(docs/reproductions/rl-vs-principled.md, Measured)",
+            "extrapolated, not run end to end: 77-123 worker-minutes (38-60 CPU minutes) from "
+            "the per-cell times of a measured slice of the default (40 cells, 1 run and 1 "
+            "validation run each: 9 min 47 s, 288 s of CPU, on a 2-core VM at load average 6-7) "
+            "times the default's 80 validation and 200-300 test cells; --set n_envs=16 (native "
+            "vector envs): 36-57 (docs/reproductions/rl-vs-principled.md, Cost)",
         ),
         Suite(
             "liu-outcome-curves",

@@ -22,6 +22,7 @@ from gymnasium import spaces
 from osfb_gym.envs import _native_vector as _native
 from osfb_gym.envs._native_vector import ChunkedStreamRLVectorEnv
 from osfb_gym.envs.apple.env import AppleTastingEnv
+from osfb_gym.envs.apple.metrics import FALSE_NEGATIVE, FALSE_POSITIVE
 from osfb_gym.envs.apple.world import CHUNK
 
 #: the keywords the native step does not cover, each with the value it covers
@@ -68,6 +69,7 @@ class AppleRLVectorEnv(ChunkedStreamRLVectorEnv):
     env_class = AppleTastingEnv
     rl_id = "AppleTasting-RL-v0"
     single_only = SINGLE_ONLY
+    records_episodes = True
 
     def _setup(self, first: Any) -> None:
         """Read the single env's parameters; make the plain spaces and the arrays."""
@@ -104,6 +106,16 @@ class AppleRLVectorEnv(ChunkedStreamRLVectorEnv):
         revealed = taste if self._one_sided else np.ones(self.num_envs, dtype=bool)
         feedback = {"revealed": revealed, "y": np.where(revealed, self._label, 0)}
         return reward, feedback
+
+    def _oracle(self, actions: np.ndarray) -> dict[str, np.ndarray]:
+        """Return the single env's oracle of every decision (its ``outcome``): y, mistake, loss."""
+        taste, positive = actions == 1, self._label == 1
+        mistake = np.where(
+            taste & ~positive, FALSE_POSITIVE, np.where(~taste & positive, FALSE_NEGATIVE, 0)
+        )
+        loss = np.where(mistake == FALSE_POSITIVE, self.cost_fp, 0.0)
+        loss = np.where(mistake == FALSE_NEGATIVE, self.gain, loss)
+        return {"y": self._label, "mistake": mistake, "loss": loss}
 
     def _feedback_row(self, value: np.ndarray, i: int) -> Any:
         """Sub-env ``i``'s entry as a Python ``bool`` or ``int``, as the single env gives it."""

@@ -79,6 +79,7 @@ class ImpactRLVectorEnv(NativeRLVectorEnv):
     env_class = DelayedImpactLendingEnv
     rl_id = "DelayedImpactLending-RL-v0"
     single_only = SINGLE_ONLY
+    records_episodes = True
 
     def _setup(self, first: Any) -> None:
         """Read the single env's parameters; make the plain spaces and the arrays."""
@@ -101,6 +102,7 @@ class ImpactRLVectorEnv(NativeRLVectorEnv):
         self._y = np.zeros((k, n))
         self._uniforms = np.zeros((k, 3 * n))
         self._obs = np.zeros((k, 2 * n), dtype=np.float32)
+        self._before = np.zeros((k, first._pi.shape[0]))  # group means before a step
 
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
@@ -130,8 +132,14 @@ class ImpactRLVectorEnv(NativeRLVectorEnv):
             raise ValueError(f"actions must hold 0 or 1 only, got {array.tolist()}")
         return array.astype(np.int8)
 
+    def _means(self) -> np.ndarray:
+        """Each sub-env's group mean scores, ``(K, G)``: the single env's ``pi @ scores``."""
+        return np.stack([pi @ self._scores for pi in self._pi])
+
     def _decide(self, actions: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Score every sub-env's batch as ``score_batch``; move the approved loans' mass."""
+        if self._on_episode is not None:
+            self._before = self._means()  # the oracle's score_change is from here
         approved = actions == 1
         y = self._y
         reward = np.where(approved, np.where(y == 1.0, self._gain, -self._lose), 0.0).sum(axis=-1)
@@ -168,6 +176,29 @@ class ImpactRLVectorEnv(NativeRLVectorEnv):
         self._group[index], self._bin[index] = group, bins
         obs = np.stack([group.astype(np.float32), self._scores[bins].astype(np.float32)], axis=-1)
         self._obs[index] = obs.reshape(index.size, -1)
+
+    def _oracle(self, actions: np.ndarray) -> dict[str, np.ndarray]:
+        """Return the single env's oracle of every sub-env's batch (``score_batch``'s terms).
+
+        The repayment probabilities, outcomes and groups of the decided batch,
+        the Bayes decisions and one-sided loss, and the groups' mean scores
+        after the step, their change and the distributions.
+        """
+        rho = self._rho[self._group, self._bin]
+        profit = rho * self._gain - (1.0 - rho) * self._lose
+        bayes = profit > 0
+        loss = np.where(bayes != (actions == 1), np.abs(profit), 0.0).sum(axis=-1)
+        after = self._means()
+        return {
+            "repay_prob": rho,
+            "y": self._y,
+            "group": self._group,
+            "bayes_action": bayes.astype(np.int8),
+            "loss": loss,
+            "mean_score": after,
+            "score_change": after - self._before,
+            "pi": self._pi,
+        }
 
     def _feedback_row(self, value: np.ndarray, i: int) -> np.ndarray:
         """Sub-env ``i``'s row (the single env's feedback arrays are per batch)."""

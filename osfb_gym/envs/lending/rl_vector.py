@@ -85,6 +85,7 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
     env_class = OneSidedLendingEnv
     rl_id = "OneSidedLending-RL-v0"
     single_only = SINGLE_ONLY
+    records_episodes = True
 
     def _setup(self, first: Any) -> None:
         """Read the single env's parameters; make the plain spaces and the arrays."""
@@ -194,6 +195,18 @@ class LendingRLVectorEnv(NativeRLVectorEnv):
             "valid": self._valid.copy(),
         }
         return reward, feedback
+
+    def _oracle(self, actions: np.ndarray) -> dict[str, np.ndarray]:
+        """Return the single env's oracle of every sub-env's batch (``score_batch``'s operations).
+
+        ``mu``, ``y``, the Bayes decisions ``1{mu > c}`` and the one-sided loss
+        ``sum |mu - c| * 1{bayes != approved}`` over each batch (every row is
+        valid in a synthetic world).
+        """
+        mu = self._mu
+        above = mu > self.cutoff
+        loss = (np.abs(mu - self.cutoff) * (above != (actions == 1))).sum(axis=-1)
+        return {"mu": mu, "y": self._y, "bayes_action": above.astype(np.int8), "loss": loss}
 
     def _feedback_row(self, value: np.ndarray, i: int) -> np.ndarray:
         """Sub-env ``i``'s row (the single env's feedback arrays are per batch)."""

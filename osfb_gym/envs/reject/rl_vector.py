@@ -25,7 +25,7 @@ from osfb_gym.envs import _native_vector as _native
 from osfb_gym.envs._native_vector import ChunkedStreamRLVectorEnv
 from osfb_gym.envs.reject.env import RejectOptionEnv
 from osfb_gym.envs.reject.metrics import REJECT
-from osfb_gym.envs.reject.world import CHUNK
+from osfb_gym.envs.reject.world import CHUNK, chow_risk
 
 #: the keywords the native step does not cover, each with the value it covers
 SINGLE_ONLY: dict[str, Any] = {"dataset": None, "render_mode": None}
@@ -71,6 +71,7 @@ class RejectRLVectorEnv(ChunkedStreamRLVectorEnv):
     env_class = RejectOptionEnv
     rl_id = "RejectOption-RL-v0"
     single_only = SINGLE_ONLY
+    records_episodes = True
 
     def _setup(self, first: Any) -> None:
         """Read the single env's parameters; make the plain spaces and the arrays."""
@@ -85,13 +86,23 @@ class RejectRLVectorEnv(ChunkedStreamRLVectorEnv):
         self.single_action_space = spaces.MultiDiscrete([3, 2])
         self._init_stream(self.dim, CHUNK)
         self._hidden = np.zeros(self.num_envs)  # each sub-env's losses held back
+        # Chow's risk of each chunk's examples (the oracle's bayes_risk), kept when recording
+        self._chunk_chow = np.zeros((self.num_envs, CHUNK))
 
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         """Reset sub-env ``i`` (its stream loaded) with no loss held back."""
         self._hidden[i] = 0.0
-        return super()._reset_one(i, seed, options)
+        info = super()._reset_one(i, seed, options)
+        if self._on_episode is not None:
+            self._chunk_chow[i] = self.envs[i]._chow
+        return info
+
+    def _drawn(self, i: int, extra: Any) -> None:
+        """Keep Chow's risk of the chunk's examples from their posterior (when recording)."""
+        if self._on_episode is not None:
+            self._chunk_chow[i] = chow_risk(extra, self.d)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """Return ``(K, 2)`` integer ``(decision, query)`` rows (``MultiDiscrete([3, 2])``)."""
@@ -131,6 +142,21 @@ class RejectRLVectorEnv(ChunkedStreamRLVectorEnv):
         reward = reward - settled
         feedback = {"revealed": revealed, "y": np.where(revealed, y, 0), "settled": settled}
         return reward, feedback
+
+    def _oracle(self, actions: np.ndarray) -> dict[str, np.ndarray]:
+        """Return the single env's oracle of every decision: ``L_d``, the loss, Chow's risk."""
+        decision, query = actions[:, 0], actions[:, 1]
+        y = self._label
+        risk = np.where(decision == REJECT, self.d, np.where(decision - 1 == y, 0.0, 1.0))
+        return {
+            "y": y,
+            "loss": risk + self.query_cost * query,
+            "risk": risk,
+            "misclassified": risk == 1.0,
+            "rejected": decision == REJECT,
+            # the example just decided is the one before the chunk's position
+            "bayes_risk": self._chunk_chow[np.arange(self.num_envs), self._pos - 1],
+        }
 
     def _feedback_row(self, value: np.ndarray, i: int) -> Any:
         """Sub-env ``i``'s entry as a Python ``bool``, ``int`` or ``float``, as the single env's."""

@@ -79,6 +79,7 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
     env_class: ClassVar[type[MultiServiceChoiceEnv]] = MultiServiceChoiceEnv
     rl_id = "MultiServiceChoice-RL-v0"
     single_only = SINGLE_ONLY
+    records_episodes = True
 
     def _setup(self, first: Any) -> None:
         """Read the single env's parameters; make the spaces and the step's buffers."""
@@ -98,6 +99,8 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
         self._others: dict[str, np.ndarray] = {}
         self._terminated = np.zeros(k, dtype=bool)
         self._truncated = np.zeros(k, dtype=bool)
+        #: each sub-env's last step's oracle (with ``on_episode``: the metrics read it)
+        self._oracles: list[dict[str, Any]] = [{} for _ in range(k)]
         self._obs = np.zeros((k, 0), dtype=np.float32)  # (the views' vectors are returned)
 
     def _finish_spaces(self) -> None:
@@ -144,11 +147,18 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
             stepping = ~self._autoreset  # a sub-env that resets in this step is not stepped
         layouts, views = self._layouts, self._views
         assert views is not None
+        recording = self._on_episode is not None
         for i in np.flatnonzero(stepping).tolist():
             env = self.envs[i]
-            stepped = None if layouts is None else env.step_encoded(actions[i], layouts[i])
+            stepped = None
+            if layouts is not None and not recording:
+                stepped = env.step_encoded(actions[i], layouts[i])
             if stepped is None:
-                stepped = env.step_without_oracle(actions[i])
+                # recording: the step with its oracle, kept for the metrics and taken out
+                stepped = env.step(actions[i]) if recording else env.step_without_oracle(actions[i])
+                if recording:
+                    self._oracles[i] = stepped[4]["oracle"]
+                    stepped = (*stepped[:4], strip_oracle(stepped[4]))
                 if layouts is not None:  # (the plain view's vector, from the observation)
                     self._encoded[i] = views[i].encode(stepped[0])
             else:
@@ -160,6 +170,14 @@ class ServicesRLVectorEnv(NativeRLVectorEnv):
             _write_row(self._others, info, i, self.num_envs, skip="feedback")
         self._extras = {key: value.copy() for key, value in self._others.items()}
         return reward, {key: value.copy() for key, value in self._feedback.items()}
+
+    def _oracle(self, actions: np.ndarray) -> list[dict[str, Any]]:
+        """Return each sub-env's oracle, as its single env's ``step`` gave it (recording only)."""
+        return self._oracles
+
+    def _oracle_row(self, oracle: Any, i: int) -> dict[str, Any]:
+        """Sub-env ``i``'s oracle dict, as its single env returned it."""
+        return oracle[i]
 
     def _update_views(
         self, index: np.ndarray, actions: np.ndarray, reward: np.ndarray, feedback: dict

@@ -39,9 +39,11 @@ def test_make_vec_falls_back_to_sync_where_native_does_not_apply():
         {"scenario": "greedy_trap", "dim": 3},
         {"render_mode": "ansi"},
         {"native": False},
-        {"on_episode": print},
+        {"hide_oracle": False},
     ):
         assert isinstance(gym.make_vec(ID, num_envs=2, **kwargs), SyncVectorEnv), kwargs
+    # the native step records the training episodes itself (test_native_episodes.py)
+    assert isinstance(gym.make_vec(ID, num_envs=2, on_episode=print), LendingRLVectorEnv)
     sync = gym.make_vec(ID, num_envs=2, scenario="greedy_trap", dim=3, autoreset_mode="SameStep")
     assert sync.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     # Gymnasium's wrappers argument is the sync env's

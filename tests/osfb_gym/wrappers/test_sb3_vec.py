@@ -208,7 +208,10 @@ def test_make_sb3_vec_env_falls_back_where_native_does_not_apply():
     assert kind(retention) == "SB3VecEnv"
     trap = make_sb3_vec_env("OneSidedLending-v0", n_envs=2, scenario="greedy_trap", dim=3)
     assert kind(trap) == "DummyVecEnv"
-    assert kind(make_sb3_vec_env("RejectOption-v0", n_envs=2, on_episode=print)) == ("DummyVecEnv")
+    # on_episode: the native envs record it
+    assert kind(make_sb3_vec_env("RejectOption-v0", n_envs=2, on_episode=print)) == "SB3VecEnv"
+    recorded = make_sb3_vec_env("MultiServiceChoice-v0", n_envs=2, on_episode=print, **services)
+    assert kind(recorded) == "SB3VecEnv"
     assert kind(make_sb3_vec_env("RejectOption-v0", n_envs=2, native=True)) == "SB3VecEnv"
     venv = make_sb3_vec_env("AppleTasting-v0", n_envs=2, binary_as_multidiscrete=True)
     assert kind(venv) == "SB3VecEnv"  # (apple's actions are Discrete: nothing to adapt)

@@ -132,8 +132,9 @@ class Protocol:
     ent_coef: tuple[float, ...] = (0.0,)
     #: PPO's minibatch size
     batch_size: int = 128
-    #: env copies each RL run steps at once (SB3's DummyVecEnv); each of PPO's and A2C's
-    #: rollouts is then n_steps x n_envs steps (1 keeps the released rows' training)
+    #: env copies each RL run steps at once (the family's native vector env where it has
+    #: one, else SB3's DummyVecEnv); each of PPO's and A2C's rollouts is then
+    #: n_steps x n_envs steps (1 keeps the released rows' training)
     n_envs: int = 1
     #: run PPO's one-at-a-time sensitivity over SENSITIVITY on validation (a table)
     sensitivity: bool = False
