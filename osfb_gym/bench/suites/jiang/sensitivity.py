@@ -13,14 +13,19 @@ Adaptive's change on greedy. The variants are read from the text and fixed
 in advance, never tuned to the paper's cells, whose numbers the table does
 not read.
 
-A full table needs every variant run on the full stores: the linear table's
-paper fit took 122 CPU minutes (docs/results/jiang-linear.md), the logistic
-table's far less, so eight variants of both tables are a day of CPU.
+A variant may run on some of a table's datasets (off the replicas' shared
+fit, a solver or ridge the replicas do not take costs hours on the large
+ones); each is compared with the paper fit on the same datasets, so both
+verdicts correct for the same comparisons. :func:`sensitivity_summary` says
+per variant what moved; the command writes both tables::
+
+    python -m osfb_gym.bench.suites.jiang.sensitivity PAPER_DIR NAME=DIR [NAME=DIR ...] [--csv OUT]
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +40,16 @@ from osfb_gym.bench.suites.jiang.analysis import _cells
 from osfb_gym.bench.suites.jiang.settings import FITS, JIANG_SUITES
 from osfb_gym.bench.suites.jiang.verdicts import NO_EXPLORATION, cell_text, cell_verdicts
 
-__all__ = ["VARIANTS", "Variant", "register", "run_variant", "sensitivity_table", "variant_fit"]
+__all__ = [
+    "VARIANTS",
+    "Variant",
+    "main",
+    "register",
+    "run_variant",
+    "sensitivity_summary",
+    "sensitivity_table",
+    "variant_fit",
+]
 
 
 @dataclass(frozen=True)
@@ -165,7 +179,9 @@ def sensitivity_table(paper: pd.DataFrame, variants: Mapping[str, pd.DataFrame])
     paper
         The engine's rows (``results.csv``) of the paper fit.
     variants
-        Variant name -> the engine's rows of that variant on the same cells.
+        Variant name -> the engine's rows of that variant on the same cells,
+        or on some of the datasets: the paper fit's verdicts are then read
+        from its rows on those datasets (Holm over the same comparisons).
 
     Returns
     -------
@@ -175,12 +191,13 @@ def sensitivity_table(paper: pd.DataFrame, variants: Mapping[str, pd.DataFrame])
         paper fit), ours on greedy (paper fit -> variant).
     """
     known = {v.name: v for v in VARIANTS}
-    base_texts, base_means = _cells_of(paper)
     rows = []
     for name, results in variants.items():
         if name not in known:
             raise ValueError(f"variants must be named after VARIANTS {sorted(known)}, got {name!r}")
         texts, means = _cells_of(results)
+        datasets = {dataset for dataset, _ in texts}
+        base_texts, base_means = _cells_of(paper[_dataset_of(paper).isin(datasets)])
         for key in (k for k in base_texts if k in texts):
             before, after = _verdict_word(base_texts[key]), _verdict_word(texts[key])
             b, a = base_means.loc[key], means.loc[key]
@@ -198,3 +215,77 @@ def sensitivity_table(paper: pd.DataFrame, variants: Mapping[str, pd.DataFrame])
                 }
             )
     return pd.DataFrame(rows)
+
+
+def _dataset_of(results: pd.DataFrame) -> pd.Series:
+    """Return each engine row's dataset (read from its ``env_kwargs``)."""
+    return results["env_kwargs"].map(lambda text: json.loads(text)["dataset"])
+
+
+def sensitivity_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Return a row per variant of :func:`sensitivity_table`: what moved, and where to.
+
+    Columns: variant, choice, cells (moved of compared), clearly ours (paper
+    fit -> variant), another method clearly lowest, ours no longer tied for
+    lowest, greedy (variant / paper fit), its range over the cells.
+    """
+    rows = []
+    for name, cells in table.groupby("variant", sort=False):
+        before, after = cells["verdict (paper fit)"], cells["verdict (variant)"]
+        other = cells[after.str.startswith("clearly") & ~after.str.contains("ours")]
+        lost = cells[before.str.contains("ours") & ~after.str.contains("ours")]
+        scale = cells["greedy (variant / paper fit)"].str[1:].astype(float)
+        rows.append(
+            {
+                "variant": name,
+                "choice": cells["choice"].iloc[0],
+                "cells moved": f"{(cells['moved'] == 'yes').sum()} of {len(cells)}",
+                "clearly ours": f"{before.str.startswith('clearly ours').sum()} -> "
+                f"{after.str.startswith('clearly ours').sum()}",
+                "another method clearly lowest": ", ".join(
+                    f"{cell} ({verdict.removeprefix('clearly ')})"
+                    for cell, verdict in zip(other["cell"], other["verdict (variant)"], strict=True)
+                )
+                or "none",
+                "ours no longer among the lowest": ", ".join(lost["cell"]) or "none",
+                "greedy (variant / paper fit)": f"x{scale.min():.2f}"
+                + ("" if scale.min() == scale.max() else f" to x{scale.max():.2f}"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the summary and the per-cell table of stored runs as Markdown (see the module)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m osfb_gym.bench.suites.jiang.sensitivity",
+        description="Compare stored jiang runs of the sensitivity variants with the paper fit.",
+    )
+    parser.add_argument("paper", help="the output folder of the paper fit's run")
+    parser.add_argument("variants", nargs="+", metavar="NAME=DIR", help="a variant's run")
+    parser.add_argument("--csv", help="also write the per-cell table to this CSV file")
+    args = parser.parse_args(argv)
+    stores = dict(item.partition("=")[::2] for item in args.variants)
+    frames = {}
+    for folder in (args.paper, *stores.values()):
+        path = Path(folder) / "results.csv"
+        if not path.is_file():
+            parser.error(f"no results.csv in {folder!r}: not the output folder of a jiang run")
+        frames[folder] = pd.read_csv(path)
+    try:
+        table = sensitivity_table(
+            frames[args.paper], {name: frames[folder] for name, folder in stores.items()}
+        )
+    except ValueError as error:
+        parser.error(str(error))
+    if args.csv:
+        table.to_csv(args.csv, index=False)
+    print(sensitivity_summary(table).to_markdown(index=False), end="\n\n")
+    print(table.to_markdown(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

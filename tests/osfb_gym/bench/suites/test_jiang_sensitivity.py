@@ -15,8 +15,10 @@ from osfb_gym.bench.driver import RunOptions
 from osfb_gym.bench.suites.jiang import FITS, METHODS
 from osfb_gym.bench.suites.jiang.sensitivity import (
     VARIANTS,
+    main,
     register,
     run_variant,
+    sensitivity_summary,
     sensitivity_table,
     variant_fit,
 )
@@ -112,3 +114,34 @@ def test_a_verdict_word_keeps_the_tied_methods():
         "clearly lowest: ours (ours - margin -20 [-23, -17] (0.95 CI of this pair alone), p=0.01)"
     )
     assert _verdict_word(clear) == "clearly ours"
+
+
+def test_a_variant_on_some_datasets_meets_the_paper_fit_on_the_same_ones():
+    german, crime = engine_rows(gap=5.0), engine_rows(gap=5.0, seed=3)
+    crime["env_kwargs"] = crime["env_kwargs"].str.replace("german", "crime")
+    crime["key"] = "crime-" + crime["key"]
+    paper = pd.concat([german, crime], ignore_index=True)
+    table = sensitivity_table(paper, {"ridge-A": engine_rows(0.0, seed=1)})
+    assert list(table["cell"]) == ["german 50%"]  # crime: not run by the variant
+    summary = sensitivity_summary(table)
+    assert summary.loc[0, "cells moved"] == "1 of 1"
+    assert summary.loc[0, "clearly ours"] == "1 -> 0"
+    assert summary.loc[0, "another method clearly lowest"] == "none"
+    assert summary.loc[0, "ours no longer among the lowest"] == "none"
+
+
+def test_the_command_prints_both_tables_and_names_a_missing_store(tmp_path, capsys):
+    engine_rows(gap=5.0).to_csv(tmp_path / "results.csv", index=False)
+    (tmp_path / "v").mkdir()
+    engine_rows(0.0, seed=1).to_csv(tmp_path / "v" / "results.csv", index=False)
+    assert main([str(tmp_path), f"onehot={tmp_path / 'v'}", "--csv", str(tmp_path / "t.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "| onehot" in out and "cells moved" in out and "german 50%" in out
+    assert pd.read_csv(tmp_path / "t.csv")["moved"].tolist() == ["yes"]
+    with pytest.raises(SystemExit):
+        main([str(tmp_path), f"onehot={tmp_path / 'nowhere'}"])
+    err = capsys.readouterr().err
+    assert "no results.csv in" in err and "nowhere" in err
+    with pytest.raises(SystemExit):
+        main([str(tmp_path), f"tuned={tmp_path / 'v'}"])
+    assert "named after VARIANTS" in capsys.readouterr().err
