@@ -19,7 +19,7 @@ ones); each is compared with the paper fit on the same datasets, so both
 verdicts correct for the same comparisons. :func:`sensitivity_summary` says
 per variant what moved; the command writes both tables::
 
-    python -m osfb_gym.bench.suites.jiang.sensitivity PAPER_DIR NAME=DIR [NAME=DIR ...] [--csv OUT]
+    python -m osfb_gym.bench.suites.jiang PAPER_DIR NAME=DIR [NAME=DIR ...] [--csv OUT]
 """
 
 from __future__ import annotations
@@ -260,13 +260,16 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog="python -m osfb_gym.bench.suites.jiang.sensitivity",
+        prog="python -m osfb_gym.bench.suites.jiang",
         description="Compare stored jiang runs of the sensitivity variants with the paper fit.",
     )
     parser.add_argument("paper", help="the output folder of the paper fit's run")
     parser.add_argument("variants", nargs="+", metavar="NAME=DIR", help="a variant's run")
     parser.add_argument("--csv", help="also write the per-cell table to this CSV file")
     args = parser.parse_args(argv)
+    for item in args.variants:
+        if "=" not in item:
+            parser.error(f"a variant is NAME=DIR (e.g. onehot=runs/onehot), got {item!r}")
     stores = dict(item.partition("=")[::2] for item in args.variants)
     frames = {}
     for folder in (args.paper, *stores.values()):
@@ -285,7 +288,3 @@ def main(argv: list[str] | None = None) -> int:
     print(sensitivity_summary(table).to_markdown(index=False), end="\n\n")
     print(table.to_markdown(index=False))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
