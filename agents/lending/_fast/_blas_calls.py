@@ -125,14 +125,22 @@ def act_products(gemv, dot, A_inv, beta, observation, row, u):  # type: ignore[n
 
 
 @numba.njit(nogil=True, cache=True)
-def learn_logistic_row(gemv, dot, dger, A_inv, H_inv, s, xty, beta, b, b_is_beta, row,
-                       target, u):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
+def learn_logistic_row(gemv, dot, dger, A_inv, H_inv, s, xty, x_store, y_store, n, max_norm,
+                       beta, b, b_is_beta, row, target, u):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
     """``GLMEstimator.add_row`` and the incremental logistic ``learn_row`` on arrays.
 
-    Updates ``xty``, ``A_inv`` (``u = A_inv @ row`` given), ``H_inv`` and ``s``
-    in place; returns the example's weight ``w`` and the new estimate.
+    Stores the example at position ``n`` of ``x_store`` and ``y_store`` (room
+    made by the caller); updates ``xty``, ``A_inv`` (``u = A_inv @ row``
+    given), ``H_inv`` and ``s`` in place; returns the example's weight ``w``,
+    the new estimate and the new largest row norm (``max_norm`` or this row's).
     """
     d = row.size
+    for j in range(d):
+        x_store[n, j] = row[j]
+    y_store[n] = target
+    norm = math.sqrt(_ddot(dot, row, row))
+    if norm > max_norm:  # Python's max(max_norm, norm): the first of equals
+        max_norm = norm
     for j in range(d):
         xty[j] = xty[j] + row[j] * target
     _dger(dger, -1.0 / (1.0 + 1.0 * _ddot(dot, row, u)), u, A_inv)
@@ -153,4 +161,4 @@ def learn_logistic_row(gemv, dot, dger, A_inv, H_inv, s, xty, beta, b, b_is_beta
     new = np.empty(d)
     for j in range(d):
         new[j] = b[j] + g[j] * factor
-    return w, new
+    return w, new, max_norm

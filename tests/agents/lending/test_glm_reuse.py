@@ -85,6 +85,7 @@ def _episode(env_kwargs: dict, agent_kwargs: dict, seed: int, numba: str, monkey
         obs, done = obs_next, terminated or truncated
     model = agent.model_
     state = [model.beta, model.A_inv, model.xty, model.hessian(), model._s, model._H_inv]
+    state += [model.X, model.y, np.array(model.max_norm)]  # the kernel's bookkeeping too
     return agent._lean_blas, actions, [np.array(a, copy=True) for a in state], model.n_refits
 
 
