@@ -105,6 +105,8 @@ class CutoffAgent(Agent):
     _lean_learner: GLMEstimator | None = None
     _lean_binary: bool = False
     _lean_outcomes: tuple[float, float] = (0.0, 0.0)
+    # the compiled decision's row and A^{-1} row, written by each act (the update reads them)
+    _lean_rows: tuple[np.ndarray, np.ndarray] = (np.empty(0), np.empty(0))
 
     def reset(
         self,
@@ -157,6 +159,7 @@ class CutoffAgent(Agent):
         self._lean_blas = shape[0] == 1 and blas_row.available(shape[1])
         kernels = blas_row.kernels(shape[1]) if self._lean_blas else None
         self._lean_act = None if kernels is None or self._own_exploration else kernels.act
+        self._lean_rows = (np.empty(shape[1]), np.empty(shape[1]))
         learns = kernels is not None and blas_row.learns(self.model_)
         self._lean_learner = self.model_ if learns else None
         check = self._action_check

@@ -115,10 +115,10 @@ def _dger(typingctx: Any, address: Any, alpha: Any, x: Any, a: Any) -> Any:  # p
 def act_products(gemv, dot, A_inv, beta, observation, row, u):  # type: ignore[no-untyped-def]  # fmt: skip  # noqa: E501  # pragma: no cover
     """Write the applicant as float64 into ``row``, ``A_inv @ row`` into ``u``.
 
-    Return ``row . beta`` and ``row . u``.
+    ``observation`` is the batch of one, shape ``(1, d)``. Return ``row . beta`` and ``row . u``.
     """
     for j in range(row.size):
-        row[j] = observation[j]
+        row[j] = observation[0, j]
     z = _ddot(dot, row, beta)
     _dgemv(gemv, A_inv, row, u)
     return z, _ddot(dot, row, u)

@@ -48,8 +48,9 @@ def _addresses() -> tuple[int, int, int] | None:
 class Kernels(NamedTuple):
     """The compiled kernels with their BLAS addresses bound (``functools.partial``)."""
 
-    #: ``act(A_inv, beta, observation_row, row, u) -> (row . beta, row . u)``: writes the
-    #: applicant as float64 into ``row`` and ``A_inv @ row`` into ``u``
+    #: ``act(A_inv, beta, observation, row, u) -> (row . beta, row . u)``: writes the
+    #: applicant (``observation`` of shape ``(1, d)``) as float64 into ``row`` and
+    #: ``A_inv @ row`` into ``u``
     act: Callable[..., tuple[float, float]]
     #: ``learn(A_inv, H_inv, s, xty, x_store, y_store, n, max_norm, beta, b, b_is_beta, row,
     #: target, u) -> (w, beta, max_norm)``
@@ -92,7 +93,7 @@ def _same_bits(built: tuple[Any, Any], addresses: tuple[int, int, int], dim: int
         target = float(rng.random() < 0.5)
         # the decision's products
         got_row, got_u = np.empty(dim), np.empty(dim)
-        z, q = act_products(*addresses[:2], A_inv, beta, obs[0], got_row, got_u)
+        z, q = act_products(*addresses[:2], A_inv, beta, obs, got_row, got_u)
         u = A_inv.dot(row)
         if not (
             np.array_equal(got_row, row)

@@ -50,9 +50,8 @@ def act(agent: Any, observation: np.ndarray) -> np.ndarray:
         and beta.flags.c_contiguous
     ):  # one compiled call (blas_row: the same bits)
         model = agent.model_
-        dim = model.dim
-        row, u = np.empty(dim), np.empty(dim)
-        z, q = products(model.A_inv, beta, observation[0], row, u)
+        row, u = agent._lean_rows  # (the update reads them before the next act writes them)
+        z, q = products(model.A_inv, beta, observation, row, u)
         mu = float(agent.link_.mean(z))
         bonus = scale * math.sqrt(max(q, 0.0))
     else:

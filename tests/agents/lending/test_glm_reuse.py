@@ -128,4 +128,4 @@ def test_the_compiled_products_refuse_arrays_that_are_not_contiguous():
         pytest.skip("NumPy's BLAS is not its bundled OpenBLAS here")
     strided = np.ones((4, 8))[:, ::2]  # a view whose rows are not where lda = 4 puts them
     with pytest.raises(TypingError):
-        fast.act(strided, np.ones(4), np.ones(4), np.empty(4), np.empty(4))
+        fast.act(strided, np.ones(4), np.ones((1, 4)), np.empty(4), np.empty(4))
