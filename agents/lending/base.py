@@ -102,6 +102,7 @@ class CutoffAgent(Agent):
     # one applicant's MultiBinary, and the range of an outcome under the link
     _lean_blas: bool = False
     _lean_act: Any = None
+    _lean_logistic: bool = False
     _lean_learner: GLMEstimator | None = None
     _lean_binary: bool = False
     _lean_outcomes: tuple[float, float] = (0.0, 0.0)
@@ -159,6 +160,7 @@ class CutoffAgent(Agent):
         self._lean_blas = shape[0] == 1 and blas_row.available(shape[1])
         kernels = blas_row.kernels(shape[1]) if self._lean_blas else None
         self._lean_act = None if kernels is None or self._own_exploration else kernels.act
+        self._lean_logistic = self.link_.name == "logistic"  # else the identity link
         self._lean_rows = (np.empty(shape[1]), np.empty(shape[1]))
         learns = kernels is not None and blas_row.learns(self.model_)
         self._lean_learner = self.model_ if learns else None

@@ -112,16 +112,26 @@ def _dger(typingctx: Any, address: Any, alpha: Any, x: Any, a: Any) -> Any:  # p
 
 
 @numba.njit(nogil=True, cache=True)
-def act_products(gemv, dot, A_inv, beta, observation, row, u):  # type: ignore[no-untyped-def]  # fmt: skip  # noqa: E501  # pragma: no cover
-    """Write the applicant as float64 into ``row``, ``A_inv @ row`` into ``u``.
+def logistic_mean(z):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``scipy.special.expit(z)``: SciPy computes ``1 / (1 + exp(-z))`` (checked at load)."""
+    return 1.0 / (1.0 + math.exp(-z))
 
-    ``observation`` is the batch of one, shape ``(1, d)``. Return ``row . beta`` and ``row . u``.
+
+@numba.njit(nogil=True, cache=True)
+def decide(gemv, dot, A_inv, beta, observation, row, u, logistic, cutoff, scale):  # type: ignore[no-untyped-def]  # fmt: skip  # noqa: E501  # pragma: no cover
+    """Return the score ``mu(row . beta) - cutoff + scale * sqrt(max(row . u, 0))``.
+
+    ``observation`` is the batch of one, shape ``(1, d)``: its applicant is
+    written as float64 into ``row``, ``A_inv @ row`` into ``u``; ``mu`` is the
+    logistic link's mean if ``logistic``, else the identity.
     """
     for j in range(row.size):
         row[j] = observation[0, j]
     z = _ddot(dot, row, beta)
     _dgemv(gemv, A_inv, row, u)
-    return z, _ddot(dot, row, u)
+    q = _ddot(dot, row, u)
+    mu = logistic_mean(z) if logistic else z
+    return mu - cutoff + scale * math.sqrt(0.0 if 0.0 > q else q)  # Python's max(q, 0.0)
 
 
 @numba.njit(nogil=True, cache=True)

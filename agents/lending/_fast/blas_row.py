@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agents.lending.glm import GLMEstimator, _rank_one_update
+from osfb_gym.core.links import get_link, logistic
 from osfb_gym.core.optional import compiled
 
 
@@ -48,10 +49,10 @@ def _addresses() -> tuple[int, int, int] | None:
 class Kernels(NamedTuple):
     """The compiled kernels with their BLAS addresses bound (``functools.partial``)."""
 
-    #: ``act(A_inv, beta, observation, row, u) -> (row . beta, row . u)``: writes the
+    #: ``act(A_inv, beta, observation, row, u, logistic, cutoff, scale) -> score``: writes the
     #: applicant (``observation`` of shape ``(1, d)``) as float64 into ``row`` and
-    #: ``A_inv @ row`` into ``u``
-    act: Callable[..., tuple[float, float]]
+    #: ``A_inv @ row`` into ``u``; the score is ``mu(row . beta) - cutoff + scale * width``
+    act: Callable[..., float]
     #: ``learn(A_inv, H_inv, s, xty, x_store, y_store, n, max_norm, beta, b, b_is_beta, row,
     #: target, u) -> (w, beta, max_norm)``
     learn: Callable[..., tuple[float, np.ndarray, float]]
@@ -71,8 +72,8 @@ def kernels(dim: int) -> Kernels | None:
         return None
     from agents.lending._fast import _blas_calls
 
-    built = _blas_calls.act_products, _blas_calls.learn_logistic_row
-    if not _same_bits(built, addresses, dim):
+    built = _blas_calls.decide, _blas_calls.learn_logistic_row
+    if not _same_means(_blas_calls.logistic_mean) or not _same_bits(built, addresses, dim):
         return None
     gemv, dot, dger = addresses
     return Kernels(
@@ -80,9 +81,17 @@ def kernels(dim: int) -> Kernels | None:
     )
 
 
+def _same_means(logistic_mean: Callable[[float], float]) -> bool:
+    """Whether the compiled logistic mean is SciPy's ``expit``, bit for bit, on a grid of scores."""
+    rng = np.random.default_rng(0)
+    scores = [0.0, -0.0, 1e-300, 36.7, -36.7, 709.0, -709.0, 745.2, -745.2, math.inf, -math.inf]
+    scores += rng.standard_normal(200).tolist() + (50.0 * rng.standard_normal(200)).tolist()
+    return all(logistic_mean(z) == float(logistic(z)) for z in scores)
+
+
 def _same_bits(built: tuple[Any, Any], addresses: tuple[int, int, int], dim: int) -> bool:
     """Whether the kernels give, on seeded random states, exactly NumPy's path."""
-    act_products, learn_row = built
+    decide, learn_row = built
     rng = np.random.default_rng(dim)
     for trial in range(8):
         A_inv = np.eye(dim) + 0.05 * rng.standard_normal((dim, dim))
@@ -91,16 +100,16 @@ def _same_bits(built: tuple[Any, Any], addresses: tuple[int, int, int], dim: int
         obs = rng.standard_normal((1, dim)).astype(np.float32 if trial % 2 else np.float64)
         row = np.asarray(obs, dtype=float)[0]
         target = float(rng.random() < 0.5)
-        # the decision's products
+        # the decision: one_row.act's readable products and score
         got_row, got_u = np.empty(dim), np.empty(dim)
-        z, q = act_products(*addresses[:2], A_inv, beta, obs, got_row, got_u)
+        link = get_link("logistic" if trial < 4 else "linear")
+        cutoff, scale = float(rng.random()), float(rng.random())
+        score = decide(*addresses[:2], A_inv, beta, obs, got_row, got_u,
+                       link.name == "logistic", cutoff, scale)  # fmt: skip
         u = A_inv.dot(row)
-        if not (
-            np.array_equal(got_row, row)
-            and np.array_equal(got_u, u)
-            and z == float(row.dot(beta))
-            and q == float(row.dot(u))
-        ):
+        mu = float(link.mean(float(row.dot(beta))))
+        want_score = mu - cutoff + scale * math.sqrt(max(float(row.dot(u)), 0.0))
+        if not (np.array_equal(got_row, row) and np.array_equal(got_u, u) and score == want_score):
             return False
         # a revealing step: add_row's row store, norm, A^{-1}, xty and the logistic learn_row
         x_store, y_store = rng.standard_normal((3, dim)), rng.standard_normal(3)

@@ -6,10 +6,12 @@ follows it to :func:`update`. They compute the agent's own rule, read from
 the agent: ``mu(x . beta_) - c`` plus the uncertainty bonus
 ``bonus_scale() * sqrt(x^T A^{-1} x)`` where the class has one, else its
 ``exploration``. The width's ``A^{-1} x`` is kept for the update's
-Sherman-Morrison step (the same product). With numba installed, the products
-and the incremental logistic update run as compiled calls to the same BLAS
-functions (:mod:`~agents.lending._fast.blas_row`, the same bits; ``OSFB_NUMBA=0``
-turns them off). Validation is one finiteness test
+Sherman-Morrison step (the same product). With numba installed, the decision
+(its products and score, SciPy's logistic mean computed as SciPy computes it)
+and the incremental logistic update with its bookkeeping run as compiled calls
+to the same BLAS functions (:mod:`~agents.lending._fast.blas_row`, the same
+bits, checked at load; ``OSFB_NUMBA=0`` turns them off); what they need is
+fixed at ``reset``. Validation is one finiteness test
 of the score (the full check runs only when it fails), a few comparisons of
 the update's action, reward and feedback (:func:`check_update`: the agent's
 own check runs for anything unusual) and a range test of the revealed
@@ -49,11 +51,9 @@ def act(agent: Any, observation: np.ndarray) -> np.ndarray:
         and observation.dtype in _FLOATS
         and beta.flags.c_contiguous
     ):  # one compiled call (blas_row: the same bits)
-        model = agent.model_
         row, u = agent._lean_rows  # (the update reads them before the next act writes them)
-        z, q = products(model.A_inv, beta, observation, row, u)
-        mu = float(agent.link_.mean(z))
-        bonus = scale * math.sqrt(max(q, 0.0))
+        score = products(agent.model_.A_inv, beta, observation, row, u, agent._lean_logistic,
+                         agent.cutoff_, scale)  # fmt: skip
     else:
         row = np.asarray(observation, dtype=float)[0]
         # (ndarray.dot: the products of @, without its dispatch cost)
@@ -67,10 +67,11 @@ def act(agent: Any, observation: np.ndarray) -> np.ndarray:
             # width_and_product's products, inlined: this runs every step
             u = agent.model_.A_inv.dot(row)
             bonus = scale * math.sqrt(max(float(row.dot(u)), 0.0))
-    # approve when mu - c + bonus is positive; keep what the update needs
-    score = mu - agent.cutoff_ + bonus
+        # approve when mu - c + bonus is positive
+        score = mu - agent.cutoff_ + bonus
     if not math.isfinite(score):
         agent._check_observation(observation, "act")
+    # keep what the update needs
     agent._lean_cache = (observation, row, u, agent.model_.n)
     return (_APPROVE if score > 0 else _DENY).copy()
 

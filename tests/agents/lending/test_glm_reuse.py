@@ -128,4 +128,16 @@ def test_the_compiled_products_refuse_arrays_that_are_not_contiguous():
         pytest.skip("NumPy's BLAS is not its bundled OpenBLAS here")
     strided = np.ones((4, 8))[:, ::2]  # a view whose rows are not where lda = 4 puts them
     with pytest.raises(TypingError):
-        fast.act(strided, np.ones(4), np.ones((1, 4)), np.empty(4), np.empty(4))
+        fast.act(strided, np.ones(4), np.ones((1, 4)), np.empty(4), np.empty(4), True, 0.5, 0.25)
+
+
+def test_the_compiled_logistic_mean_is_scipys_expit_bit_for_bit():
+    pytest.importorskip("numba")
+    from scipy.special import expit
+
+    from agents.lending._fast import _blas_calls, blas_row
+
+    assert blas_row._same_means(_blas_calls.logistic_mean)
+    assert blas_row._same_means(lambda z: float(expit(z)))
+    # the check sees a one-ulp difference (a mean computed otherwise is refused)
+    assert not blas_row._same_means(lambda z: float(np.nextafter(expit(z), 2.0)))
