@@ -136,13 +136,15 @@ def decide(gemv, dot, A_inv, beta, observation, row, u, logistic, cutoff, scale)
 
 @numba.njit(nogil=True, cache=True)
 def learn_logistic_row(gemv, dot, dger, A_inv, H_inv, s, xty, x_store, y_store, n, max_norm,
-                       beta, b, b_is_beta, row, target, u):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
+                       beta, b, b_is_beta, row, target, u, new):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
     """``GLMEstimator.add_row`` and the incremental logistic ``learn_row`` on arrays.
 
     Stores the example at position ``n`` of ``x_store`` and ``y_store`` (room
     made by the caller); updates ``xty``, ``A_inv`` (``u = A_inv @ row``
-    given), ``H_inv`` and ``s`` in place; returns the example's weight ``w``,
-    the new estimate and the new largest row norm (``max_norm`` or this row's).
+    given), ``H_inv`` and ``s`` in place; writes the new estimate into ``new``
+    (given by the caller: an array made here would be boxed at each return);
+    returns the example's weight ``w`` and the new largest row norm
+    (``max_norm`` or this row's).
     """
     d = row.size
     for j in range(d):
@@ -168,7 +170,6 @@ def learn_logistic_row(gemv, dot, dger, A_inv, H_inv, s, xty, x_store, y_store, 
     for j in range(d):
         s[j] = s[j] + c * row[j]
     factor = k * (c * q - xb) - c
-    new = np.empty(d)
     for j in range(d):
         new[j] = b[j] + g[j] * factor
-    return w, new, max_norm
+    return w, max_norm

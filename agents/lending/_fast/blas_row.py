@@ -54,8 +54,8 @@ class Kernels(NamedTuple):
     #: ``A_inv @ row`` into ``u``; the score is ``mu(row . beta) - cutoff + scale * width``
     act: Callable[..., float]
     #: ``learn(A_inv, H_inv, s, xty, x_store, y_store, n, max_norm, beta, b, b_is_beta, row,
-    #: target, u) -> (w, beta, max_norm)``
-    learn: Callable[..., tuple[float, np.ndarray, float]]
+    #: target, u, new) -> (w, max_norm)``: the new estimate written into ``new``
+    learn: Callable[..., tuple[float, float]]
 
 
 @functools.cache
@@ -133,9 +133,10 @@ def _same_bits(built: tuple[Any, Any], addresses: tuple[int, int, int], dim: int
         want[2] += c * row
         new_beta = b + g * (k * (c * qq - xb) - c)
         got = [A_inv, H_inv, s, xty, x_store, y_store]
-        got_w, got_beta, got_norm = learn_row(
+        got_beta = np.empty(dim)
+        got_w, got_norm = learn_row(
             *addresses, A_inv, H_inv, s, xty, x_store, y_store, 1, max_norm, beta, b, b is beta,
-            row, target, u.copy()
+            row, target, u.copy(), got_beta
         )  # fmt: skip
         if got_w != w or got_norm != want_norm or not np.array_equal(got_beta, new_beta):
             return False
@@ -197,10 +198,12 @@ def learn_row(
         b = -model._H_inv @ model._s
     fast = kernels(model.dim)
     assert fast is not None, "blas_row.learn_row used where learns() was False"
-    w, model.beta, model.max_norm = fast.learn(
+    new = np.empty(model.dim)  # a fresh estimate (beta_ hands it out)
+    w, model.max_norm = fast.learn(
         model.A_inv, model._H_inv, model._s, model.xty, model._x, model._y, n, model.max_norm,
-        beta, b, b is beta, row, target, u,
+        beta, b, b is beta, row, target, u, new,
     )  # fmt: skip
+    model.beta = new
     model.n = n + 1
     model._H_pending.append((n, w))
     model._beta_is_model = True
