@@ -13,7 +13,7 @@ to the same BLAS functions (:mod:`~agents.lending._fast.blas_row`, the same
 bits, checked at load; ``OSFB_NUMBA=0`` turns them off); what they need is
 fixed at ``reset``. Validation is one finiteness test
 of the score (the full check runs only when it fails), a few comparisons of
-the update's action, reward and feedback (:func:`check_update`: the agent's
+the update's action, reward and feedback (in :func:`update`: the agent's
 own check runs for anything unusual) and a range test of the revealed
 outcome.
 
