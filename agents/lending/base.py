@@ -96,8 +96,18 @@ class CutoffAgent(Agent):
     # what the last decision computed for the update (observation, row, A^{-1} row, n)
     _lean_shape: tuple[int, int] | None = None
     _lean_cache: tuple[Any, np.ndarray, np.ndarray | None, int] | None = None
-    # whether the batch-of-one path runs its products compiled (agents.lending._fast.blas_row)
+    # whether the batch-of-one path runs its products compiled (agents.lending._fast.blas_row),
+    # and what it needs, fixed at reset: the compiled products of a decision (or None), the
+    # model whose steps between refits are compiled (or None), whether the action space is
+    # one applicant's MultiBinary, and the range of an outcome under the link
     _lean_blas: bool = False
+    _lean_act: Any = None
+    _lean_logistic: bool = False
+    _lean_learner: GLMEstimator | None = None
+    _lean_binary: bool = False
+    _lean_outcomes: tuple[float, float] = (0.0, 0.0)
+    # the compiled decision's row and A^{-1} row, written by each act (the update reads them)
+    _lean_rows: tuple[np.ndarray, np.ndarray] = (np.empty(0), np.empty(0))
 
     def reset(
         self,
@@ -148,6 +158,15 @@ class CutoffAgent(Agent):
         self._lean_cache = None
         # (numba is loaded only for a batch of one, the only batch the lean path takes)
         self._lean_blas = shape[0] == 1 and blas_row.available(shape[1])
+        kernels = blas_row.kernels(shape[1]) if self._lean_blas else None
+        self._lean_act = None if kernels is None or self._own_exploration else kernels.act
+        self._lean_logistic = self.link_.name == "logistic"  # else the identity link
+        self._lean_rows = (np.empty(shape[1]), np.empty(shape[1]))
+        learns = kernels is not None and blas_row.learns(self.model_)
+        self._lean_learner = self.model_ if learns else None
+        check = self._action_check
+        self._lean_binary = check.kind == "binary" and check.shape == (1,)
+        self._lean_outcomes = OUTCOME_RANGE[self.link_.name]
 
     def _check_intercept(self, warm: dict[str, Any] | None) -> None:
         """Raise unless the warm start's last column is the intercept ``free_intercept`` names."""
@@ -286,8 +305,7 @@ class CutoffAgent(Agent):
         cache = self._lean_cache
         if cache is not None and observation is cache[0]:
             self._lean_cache = None
-            one_row.check_update(self, action, reward, feedback)
-            if one_row.update(self, cache, feedback, OUTCOME_RANGE[self.link_.name]):
+            if one_row.update(self, cache, action, reward, feedback):
                 return
         else:
             self._check_update(action, reward, feedback)

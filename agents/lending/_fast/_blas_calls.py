@@ -112,27 +112,47 @@ def _dger(typingctx: Any, address: Any, alpha: Any, x: Any, a: Any) -> Any:  # p
 
 
 @numba.njit(nogil=True, cache=True)
-def act_products(gemv, dot, A_inv, beta, observation, row, u):  # type: ignore[no-untyped-def]  # fmt: skip  # noqa: E501  # pragma: no cover
-    """Write the applicant as float64 into ``row``, ``A_inv @ row`` into ``u``.
-
-    Return ``row . beta`` and ``row . u``.
-    """
-    for j in range(row.size):
-        row[j] = observation[j]
-    z = _ddot(dot, row, beta)
-    _dgemv(gemv, A_inv, row, u)
-    return z, _ddot(dot, row, u)
+def logistic_mean(z):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``scipy.special.expit(z)``: SciPy computes ``1 / (1 + exp(-z))`` (checked at load)."""
+    return 1.0 / (1.0 + math.exp(-z))
 
 
 @numba.njit(nogil=True, cache=True)
-def learn_logistic_row(gemv, dot, dger, A_inv, H_inv, s, xty, beta, b, b_is_beta, row,
-                       target, u):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
+def decide(gemv, dot, A_inv, beta, observation, row, u, logistic, cutoff, scale):  # type: ignore[no-untyped-def]  # fmt: skip  # noqa: E501  # pragma: no cover
+    """Return the score ``mu(row . beta) - cutoff + scale * sqrt(max(row . u, 0))``.
+
+    ``observation`` is the batch of one, shape ``(1, d)``: its applicant is
+    written as float64 into ``row``, ``A_inv @ row`` into ``u``; ``mu`` is the
+    logistic link's mean if ``logistic``, else the identity.
+    """
+    for j in range(row.size):
+        row[j] = observation[0, j]
+    z = _ddot(dot, row, beta)
+    _dgemv(gemv, A_inv, row, u)
+    q = _ddot(dot, row, u)
+    mu = logistic_mean(z) if logistic else z
+    return mu - cutoff + scale * math.sqrt(0.0 if 0.0 > q else q)  # Python's max(q, 0.0)
+
+
+@numba.njit(nogil=True, cache=True)
+def learn_logistic_row(gemv, dot, dger, A_inv, H_inv, s, xty, x_store, y_store, n, max_norm,
+                       beta, b, b_is_beta, row, target, u, new):  # type: ignore[no-untyped-def]  # fmt: skip  # pragma: no cover
     """``GLMEstimator.add_row`` and the incremental logistic ``learn_row`` on arrays.
 
-    Updates ``xty``, ``A_inv`` (``u = A_inv @ row`` given), ``H_inv`` and ``s``
-    in place; returns the example's weight ``w`` and the new estimate.
+    Stores the example at position ``n`` of ``x_store`` and ``y_store`` (room
+    made by the caller); updates ``xty``, ``A_inv`` (``u = A_inv @ row``
+    given), ``H_inv`` and ``s`` in place; writes the new estimate into ``new``
+    (given by the caller: an array made here would be boxed at each return);
+    returns the example's weight ``w`` and the new largest row norm
+    (``max_norm`` or this row's).
     """
     d = row.size
+    for j in range(d):
+        x_store[n, j] = row[j]
+    y_store[n] = target
+    norm = math.sqrt(_ddot(dot, row, row))
+    if norm > max_norm:  # Python's max(max_norm, norm): the first of equals
+        max_norm = norm
     for j in range(d):
         xty[j] = xty[j] + row[j] * target
     _dger(dger, -1.0 / (1.0 + 1.0 * _ddot(dot, row, u)), u, A_inv)
@@ -150,7 +170,6 @@ def learn_logistic_row(gemv, dot, dger, A_inv, H_inv, s, xty, beta, b, b_is_beta
     for j in range(d):
         s[j] = s[j] + c * row[j]
     factor = k * (c * q - xb) - c
-    new = np.empty(d)
     for j in range(d):
         new[j] = b[j] + g[j] * factor
-    return w, new
+    return w, max_norm

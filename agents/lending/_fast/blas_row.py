@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agents.lending.glm import GLMEstimator, _rank_one_update
+from osfb_gym.core.links import get_link, logistic
 from osfb_gym.core.optional import compiled
 
 
@@ -48,11 +49,13 @@ def _addresses() -> tuple[int, int, int] | None:
 class Kernels(NamedTuple):
     """The compiled kernels with their BLAS addresses bound (``functools.partial``)."""
 
-    #: ``act(A_inv, beta, observation_row, row, u) -> (row . beta, row . u)``: writes the
-    #: applicant as float64 into ``row`` and ``A_inv @ row`` into ``u``
-    act: Callable[..., tuple[float, float]]
-    #: ``learn(A_inv, H_inv, s, xty, beta, b, b_is_beta, row, target, u) -> (w, beta)``
-    learn: Callable[..., tuple[float, np.ndarray]]
+    #: ``act(A_inv, beta, observation, row, u, logistic, cutoff, scale) -> score``: writes the
+    #: applicant (``observation`` of shape ``(1, d)``) as float64 into ``row`` and
+    #: ``A_inv @ row`` into ``u``; the score is ``mu(row . beta) - cutoff + scale * width``
+    act: Callable[..., float]
+    #: ``learn(A_inv, H_inv, s, xty, x_store, y_store, n, max_norm, beta, b, b_is_beta, row,
+    #: target, u, new) -> (w, max_norm)``: the new estimate written into ``new``
+    learn: Callable[..., tuple[float, float]]
 
 
 @functools.cache
@@ -69,8 +72,8 @@ def kernels(dim: int) -> Kernels | None:
         return None
     from agents.lending._fast import _blas_calls
 
-    built = _blas_calls.act_products, _blas_calls.learn_logistic_row
-    if not _same_bits(built, addresses, dim):
+    built = _blas_calls.decide, _blas_calls.learn_logistic_row
+    if not _same_means(_blas_calls.logistic_mean) or not _same_bits(built, addresses, dim):
         return None
     gemv, dot, dger = addresses
     return Kernels(
@@ -78,9 +81,17 @@ def kernels(dim: int) -> Kernels | None:
     )
 
 
+def _same_means(logistic_mean: Callable[[float], float]) -> bool:
+    """Whether the compiled logistic mean is SciPy's ``expit``, bit for bit, on a grid of scores."""
+    rng = np.random.default_rng(0)
+    scores = [0.0, -0.0, 1e-300, 36.7, -36.7, 709.0, -709.0, 745.2, -745.2, math.inf, -math.inf]
+    scores += rng.standard_normal(200).tolist() + (50.0 * rng.standard_normal(200)).tolist()
+    return all(logistic_mean(z) == float(logistic(z)) for z in scores)
+
+
 def _same_bits(built: tuple[Any, Any], addresses: tuple[int, int, int], dim: int) -> bool:
     """Whether the kernels give, on seeded random states, exactly NumPy's path."""
-    act_products, learn_row = built
+    decide, learn_row = built
     rng = np.random.default_rng(dim)
     for trial in range(8):
         A_inv = np.eye(dim) + 0.05 * rng.standard_normal((dim, dim))
@@ -89,19 +100,23 @@ def _same_bits(built: tuple[Any, Any], addresses: tuple[int, int, int], dim: int
         obs = rng.standard_normal((1, dim)).astype(np.float32 if trial % 2 else np.float64)
         row = np.asarray(obs, dtype=float)[0]
         target = float(rng.random() < 0.5)
-        # the decision's products
+        # the decision: one_row.act's readable products and score
         got_row, got_u = np.empty(dim), np.empty(dim)
-        z, q = act_products(*addresses[:2], A_inv, beta, obs[0], got_row, got_u)
+        link = get_link("logistic" if trial < 4 else "linear")
+        cutoff, scale = float(rng.random()), float(rng.random())
+        score = decide(*addresses[:2], A_inv, beta, obs, got_row, got_u,
+                       link.name == "logistic", cutoff, scale)  # fmt: skip
         u = A_inv.dot(row)
-        if not (
-            np.array_equal(got_row, row)
-            and np.array_equal(got_u, u)
-            and z == float(row.dot(beta))
-            and q == float(row.dot(u))
-        ):
+        mu = float(link.mean(float(row.dot(beta))))
+        want_score = mu - cutoff + scale * math.sqrt(max(float(row.dot(u)), 0.0))
+        if not (np.array_equal(got_row, row) and np.array_equal(got_u, u) and score == want_score):
             return False
-        # a revealing step: add_row's A^{-1}, xty and the logistic learn_row
-        want = [A_inv.copy(), H_inv.copy(), s.copy(), xty.copy()]
+        # a revealing step: add_row's row store, norm, A^{-1}, xty and the logistic learn_row
+        x_store, y_store = rng.standard_normal((3, dim)), rng.standard_normal(3)
+        max_norm = float(trial % 3)  # under, or (trial 2 at dim <= 4) maybe over the row's norm
+        want = [A_inv.copy(), H_inv.copy(), s.copy(), xty.copy(), x_store.copy(), y_store.copy()]
+        want[4][1], want[5][1] = row, target
+        want_norm = max(max_norm, math.sqrt(row.dot(row)))
         want[3] += row * target
         _rank_one_update(want[0], -1.0 / (1.0 + 1.0 * row.dot(u)), u, u)
         b = beta if trial % 4 < 2 else rng.standard_normal(dim)
@@ -117,11 +132,13 @@ def _same_bits(built: tuple[Any, Any], addresses: tuple[int, int, int], dim: int
         _rank_one_update(want[1], -k, g, g)
         want[2] += c * row
         new_beta = b + g * (k * (c * qq - xb) - c)
-        got = [A_inv, H_inv, s, xty]
-        got_w, got_beta = learn_row(
-            *addresses, A_inv, H_inv, s, xty, beta, b, b is beta, row, target, u.copy()
-        )
-        if got_w != w or not np.array_equal(got_beta, new_beta):
+        got = [A_inv, H_inv, s, xty, x_store, y_store]
+        got_beta = np.empty(dim)
+        got_w, got_norm = learn_row(
+            *addresses, A_inv, H_inv, s, xty, x_store, y_store, 1, max_norm, beta, b, b is beta,
+            row, target, u.copy(), got_beta
+        )  # fmt: skip
+        if got_w != w or got_norm != want_norm or not np.array_equal(got_beta, new_beta):
             return False
         if not all(np.array_equal(a, c_) for a, c_ in zip(got, want, strict=True)):
             return False
@@ -136,6 +153,21 @@ def available(dim: int) -> bool:
     return compiled("numba") is not None and kernels(dim) is not None
 
 
+def learns(model: GLMEstimator) -> bool:
+    """Whether :func:`learn_row` takes ``model``'s steps between refits (fixed at its making).
+
+    Its case: the incremental logistic fit of a plain ``GLMEstimator`` (the
+    linear link and the replicas' estimators take the readable path).
+    """
+    return (
+        type(model) is GLMEstimator
+        and model.solver == "incremental"
+        and model.link.name == "logistic"
+        and not model._rls
+        and kernels(model.dim) is not None
+    )
+
+
 def learn_row(
     model: GLMEstimator,
     row: np.ndarray,
@@ -144,27 +176,19 @@ def learn_row(
 ) -> bool:
     """Run ``model.learn_row(row, target, u)`` by the compiled kernel; False: not its case.
 
-    Its case: the incremental logistic fit of a plain ``GLMEstimator`` between
-    refits (the refits, the linear link and the replicas' estimators take the
-    readable path).
+    ``model`` is one :func:`learns` accepted (the caller asks once); its case
+    here is a step between refits (a refit takes the readable path, or the
+    lean refit's).
     """
     n = model.n
     if (
-        type(model) is not GLMEstimator
-        or model.solver != "incremental"
-        or model.link.name != "logistic"
-        or model._rls
-        or n + 1 > (1.0 + model.refit_growth) * model._n_at_refit
+        n + 1 > (1.0 + model.refit_growth) * model._n_at_refit
         or model._n_fitted != n
         or not model.beta.flags.c_contiguous
     ):
         return False
     if n == len(model._y):
         model._grow(n + 1)
-    model._x[n] = row
-    model._y[n] = target
-    model.n = n + 1
-    model.max_norm = max(model.max_norm, math.sqrt(row.dot(row)))
     if u is None:
         u = model.A_inv.dot(row)
     beta = model.beta
@@ -173,9 +197,14 @@ def learn_row(
     else:
         b = -model._H_inv @ model._s
     fast = kernels(model.dim)
-    assert fast is not None, "blas_row.learn_row used where available() was False"
-    w, model.beta = fast.learn(model.A_inv, model._H_inv, model._s, model.xty, beta, b, b is beta,
-                               row, target, u)  # fmt: skip
+    assert fast is not None, "blas_row.learn_row used where learns() was False"
+    new = np.empty(model.dim)  # a fresh estimate (beta_ hands it out)
+    w, model.max_norm = fast.learn(
+        model.A_inv, model._H_inv, model._s, model.xty, model._x, model._y, n, model.max_norm,
+        beta, b, b is beta, row, target, u, new,
+    )  # fmt: skip
+    model.beta = new
+    model.n = n + 1
     model._H_pending.append((n, w))
     model._beta_is_model = True
     model._n_fitted = n + 1

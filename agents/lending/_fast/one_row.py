@@ -6,12 +6,14 @@ follows it to :func:`update`. They compute the agent's own rule, read from
 the agent: ``mu(x . beta_) - c`` plus the uncertainty bonus
 ``bonus_scale() * sqrt(x^T A^{-1} x)`` where the class has one, else its
 ``exploration``. The width's ``A^{-1} x`` is kept for the update's
-Sherman-Morrison step (the same product). With numba installed, the products
-and the incremental logistic update run as compiled calls to the same BLAS
-functions (:mod:`~agents.lending._fast.blas_row`, the same bits; ``OSFB_NUMBA=0``
-turns them off). Validation is one finiteness test
+Sherman-Morrison step (the same product). With numba installed, the decision
+(its products and score, SciPy's logistic mean computed as SciPy computes it)
+and the incremental logistic update with its bookkeeping run as compiled calls
+to the same BLAS functions (:mod:`~agents.lending._fast.blas_row`, the same
+bits, checked at load; ``OSFB_NUMBA=0`` turns them off); what they need is
+fixed at ``reset``. Validation is one finiteness test
 of the score (the full check runs only when it fails), a few comparisons of
-the update's action, reward and feedback (:func:`check_update`: the agent's
+the update's action, reward and feedback (in :func:`update`: the agent's
 own check runs for anything unusual) and a range test of the revealed
 outcome.
 
@@ -41,82 +43,66 @@ def act(agent: Any, observation: np.ndarray) -> np.ndarray:
     """``agent.act(observation)`` for an array of one applicant."""
     agent.t_ += 1
     beta = agent.beta_
+    products = agent._lean_act  # the compiled products, or None (set at reset)
+    scale = None if agent._own_exploration else agent.bonus_scale()
     if (
-        agent._lean_blas
+        products is not None
+        and scale is not None
         and observation.dtype in _FLOATS
         and beta.flags.c_contiguous
-        and not agent._own_exploration
-    ):
-        scale = agent.bonus_scale()
-        model = agent.model_
-        fast = blas_row.kernels(model.dim)
-        if scale is not None and fast is not None:  # one compiled call (blas_row: the same bits)
-            row, gain = np.empty(model.dim), np.empty(model.dim)
-            z, q = fast.act(model.A_inv, beta, observation[0], row, gain)
-            mu = float(agent.link_.mean(z))
-            return _decide(agent, observation, row, gain, mu, scale * math.sqrt(max(q, 0.0)))
-    row = np.asarray(observation, dtype=float)[0]
-    # (ndarray.dot: the products of @, without its dispatch cost)
-    mu = float(agent.link_.mean(float(row.dot(agent.beta_))))
-    u = None
-    if agent._own_exploration:
-        bonus = float(np.asarray(agent.exploration(row[None, :])).reshape(-1)[0])
+    ):  # one compiled call (blas_row: the same bits)
+        row, u = agent._lean_rows  # (the update reads them before the next act writes them)
+        score = products(agent.model_.A_inv, beta, observation, row, u, agent._lean_logistic,
+                         agent.cutoff_, scale)  # fmt: skip
     else:
-        scale = agent.bonus_scale()
-        if scale is None:
+        row = np.asarray(observation, dtype=float)[0]
+        # (ndarray.dot: the products of @, without its dispatch cost)
+        mu = float(agent.link_.mean(float(row.dot(beta))))
+        u = None
+        if agent._own_exploration:
+            bonus = float(np.asarray(agent.exploration(row[None, :])).reshape(-1)[0])
+        elif scale is None:
             bonus = 0.0
         else:
             # width_and_product's products, inlined: this runs every step
             u = agent.model_.A_inv.dot(row)
             bonus = scale * math.sqrt(max(float(row.dot(u)), 0.0))
-    return _decide(agent, observation, row, u, mu, bonus)
-
-
-def _decide(
-    agent: Any, observation: np.ndarray, row: np.ndarray, u: Any, mu: float, bonus: float
-) -> np.ndarray:
-    """Approve when ``mu - c + bonus`` is positive; keep what the update needs."""
-    score = mu - agent.cutoff_ + bonus
+        # approve when mu - c + bonus is positive
+        score = mu - agent.cutoff_ + bonus
     if not math.isfinite(score):
         agent._check_observation(observation, "act")
+    # keep what the update needs
     agent._lean_cache = (observation, row, u, agent.model_.n)
     return (_APPROVE if score > 0 else _DENY).copy()
 
 
-def check_update(agent: Any, action: Any, reward: Any, feedback: Any) -> None:
-    """``agent._check_update(action, reward, feedback)``, in a few comparisons on the usual step.
+def update(agent: Any, cache: tuple[Any, np.ndarray, Any, int], action: Any, reward: Any,
+           feedback: Any) -> bool:  # fmt: skip
+    """Check the update's arguments and learn what the last :func:`act` decided; False: not here.
 
-    The usual step: the array of one decision :func:`act` returned (or any
-    integer or boolean array of one 0/1 entry, where the action space is one
-    applicant's ``MultiBinary``), a finite float reward and the env's
-    feedback dict; anything else gets the agent's own check, which passes it
-    or raises naming what is wrong.
+    The arguments are checked as ``agent._check_update(action, reward,
+    feedback)`` checks them, in a few comparisons on the usual step: the array
+    of one decision :func:`act` returned (or any integer or boolean array of
+    one 0/1 entry, where the action space is one applicant's ``MultiBinary``:
+    ``agent._lean_binary``), a finite float reward and the env's feedback
+    dict; anything else gets the agent's own check, which passes it or raises
+    naming what is wrong. An outcome outside the link's range
+    (``agent._lean_outcomes``), or feedback that is not one applicant's, goes
+    to the readable path (False), which names the error.
     """
-    space = agent._action_check
     if not (
-        type(action) is np.ndarray
-        and space.kind == "binary"
-        and action.shape == space.shape == (1,)
+        agent._lean_binary
+        and type(action) is np.ndarray
+        and action.shape == (1,)
         and action.dtype.kind in "biu"
         and 0 <= action.item() <= 1
-        and isinstance(reward, float)
+        and type(reward) is float
         and math.isfinite(reward)
         and type(feedback) is dict
         and "revealed" in feedback
         and "y" in feedback
     ):
         agent._check_update(action, reward, feedback)
-
-
-def update(
-    agent: Any, cache: tuple[Any, np.ndarray, Any, int], feedback: Any, outcomes: tuple
-) -> bool:
-    """Learn what the last :func:`act` decided from ``feedback``; False: not handled here.
-
-    ``outcomes`` is the (low, high) range of an outcome under the agent's link;
-    an outcome outside it, or feedback that is not one applicant's, goes to the
-    readable path (which names the error).
-    """
     revealed, ys = feedback["revealed"], feedback["y"]
     try:
         if len(revealed) != 1 or len(ys) != 1 or isinstance(revealed, str):
@@ -126,13 +112,13 @@ def update(
         target = float(ys[0])
     except (TypeError, ValueError):  # not sequences of numbers: the general path names it
         return False
-    low, high = outcomes
+    low, high = agent._lean_outcomes
     if not low <= target <= high:  # NaN fails too
         return False
     _, row, u, n = cache
     model = agent.model_
     u = u if n == model.n else None
-    if agent._lean_blas and blas_row.learn_row(model, row, target, u):
+    if model is agent._lean_learner and blas_row.learn_row(model, row, target, u):
         pass  # between refits: compiled
     elif refit.takes(model, model.n + 1):  # a refit: in fewer, cheaper products
         refit.learn_row(model, row, target, u)

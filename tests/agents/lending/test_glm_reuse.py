@@ -85,6 +85,7 @@ def _episode(env_kwargs: dict, agent_kwargs: dict, seed: int, numba: str, monkey
         obs, done = obs_next, terminated or truncated
     model = agent.model_
     state = [model.beta, model.A_inv, model.xty, model.hessian(), model._s, model._H_inv]
+    state += [model.X, model.y, np.array(model.max_norm)]  # the kernel's bookkeeping too
     return agent._lean_blas, actions, [np.array(a, copy=True) for a in state], model.n_refits
 
 
@@ -127,4 +128,58 @@ def test_the_compiled_products_refuse_arrays_that_are_not_contiguous():
         pytest.skip("NumPy's BLAS is not its bundled OpenBLAS here")
     strided = np.ones((4, 8))[:, ::2]  # a view whose rows are not where lda = 4 puts them
     with pytest.raises(TypingError):
-        fast.act(strided, np.ones(4), np.ones(4), np.empty(4), np.empty(4))
+        fast.act(strided, np.ones(4), np.ones((1, 4)), np.empty(4), np.empty(4), True, 0.5, 0.25)
+
+
+def test_the_compiled_logistic_mean_is_scipys_expit_bit_for_bit():
+    pytest.importorskip("numba")
+    from scipy.special import expit
+
+    from agents.lending._fast import _blas_calls, blas_row
+
+    assert blas_row._same_means(_blas_calls.logistic_mean)
+    assert blas_row._same_means(lambda z: float(expit(z)))
+    # the check sees a one-ulp difference (a mean computed otherwise is refused)
+    assert not blas_row._same_means(lambda z: float(np.nextafter(expit(z), 2.0)))
+
+
+def test_the_compiled_learning_step_takes_only_the_model_reset_made_for_it(monkeypatch):
+    pytest.importorskip("numba")
+    import copy
+
+    import gymnasium as gym
+
+    from agents.lending import Adaptive
+    from agents.lending._fast import blas_row
+
+    logistic = get_link("logistic")
+    assert blas_row.learns(GLMEstimator(logistic, 4, 1.0)) == blas_row.available(4)
+    assert not blas_row.learns(GLMEstimator(logistic, 4, 1.0, solver="exact"))
+    assert not blas_row.learns(GLMEstimator(get_link("linear"), 4, 1.0))
+
+    class Other(GLMEstimator):
+        """A model of another class (as a benchmark's shadow learner swaps one in)."""
+
+    assert not blas_row.learns(Other(logistic, 4, 1.0))
+    taken: list[GLMEstimator] = []
+    compiled_step = blas_row.learn_row
+
+    def recording(model, *args):
+        taken.append(model)
+        return compiled_step(model, *args)
+
+    monkeypatch.setattr(blas_row, "learn_row", recording)
+    env = gym.make("OneSidedLending-v0", dataset="breast_cancer", batch_size=1)
+    agent = Adaptive()
+    obs, info = env.reset(seed=0)
+    agent.reset(env.observation_space, env.action_space, seed=0, feedback=info["feedback"])
+    if not blas_row.available(agent.model_.dim):
+        pytest.skip("the compiled path does not give NumPy's bits here")
+    feedback = {"revealed": np.array([True]), "y": np.array([1.0])}
+    original = agent.model_
+    agent.update(obs, agent.act(obs), 0.5, feedback)
+    assert taken == [original] and original.n == original._n_fitted
+    swapped = agent.model_ = copy.deepcopy(original)  # not the model reset checked
+    agent.update(obs, agent.act(obs), 0.5, feedback)
+    assert taken == [original]  # the readable learner took the swapped model's step
+    assert swapped.n == original.n + 1 and swapped._n_fitted == swapped.n

@@ -157,3 +157,27 @@ def test_the_lean_update_learns_from_every_input_the_agents_own_check_accepts(ac
     agent.act(obs)
     agent.update(obs, action, reward, {"revealed": np.array([True]), "y": np.array([1.0])})
     assert agent.model_.n == n + 1
+
+
+def test_an_update_after_a_later_act_learns_its_own_observation():
+    """The decision's rows are rewritten by each act: an older step's update reads its own row."""
+    import gymnasium as gym
+
+    from agents.lending import Adaptive
+
+    env = gym.make("OneSidedLending-v0", dataset="breast_cancer", batch_size=1)
+    agent = Adaptive()
+    first, info = env.reset(seed=0)
+    agent.reset(env.observation_space, env.action_space, seed=0, feedback=info["feedback"])
+    second = env.step(np.ones(1, dtype=np.int8))[0]
+    assert not np.array_equal(first, second)
+    action = agent.act(first)
+    agent.act(second)  # overwrites the lean path's rows
+    n = agent.model_.n
+    agent.update(first, action, 0.5, {"revealed": np.array([True]), "y": np.array([1.0])})
+    assert agent.model_.n == n + 1
+    assert np.array_equal(agent.model_.X[-1], first[0].astype(float))
+    # and the usual step after it learns the row it decided
+    action = agent.act(second)
+    agent.update(second, action, 0.5, {"revealed": np.array([True]), "y": np.array([0.0])})
+    assert np.array_equal(agent.model_.X[-1], second[0].astype(float))
