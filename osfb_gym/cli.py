@@ -106,6 +106,19 @@ def _f(name: str, help: str, **kwargs: Any) -> tuple[str, dict[str, Any]]:  # a 
     return name, {"help": help, **kwargs}
 
 
+def _set_flag(help: str) -> tuple[str, dict[str, Any]]:
+    """``--set KEY=VALUE``, repeatable, gathered in ``settings``."""
+    return _f(
+        "--set",
+        help,
+        dest="settings",
+        type=_setting,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+    )
+
+
 def help_text(suite: Suite) -> str:
     """Return what ``osfb-bench run NAME --help`` adds: the settings and the measured cost."""
     settings = settings_of(suite)
@@ -292,15 +305,7 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
             _f("suite", "one of: " + ", ".join([*SUITES, *ALIASES]), metavar="SUITE"),
             _f("--horizon", "truncate episodes to T", **_N),
             _f("--data-home", "folder of the dataset files", **_HOME),
-            _f(
-                "--set",
-                "a suite's setting (`osfb-bench run SUITE --help` lists them)",
-                dest="settings",
-                type=_setting,
-                action="append",
-                default=[],
-                metavar="KEY=VALUE",
-            ),
+            _set_flag("a suite's setting (`osfb-bench run SUITE --help` lists them)"),
             *_COMMON,
         ],
         _run,
@@ -325,15 +330,7 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
                 default="osfb-results/rl-leaderboard",
             ),
             _f("--horizon", "truncate episodes to T", **_N),
-            _f(
-                "--set",
-                "a setting of rl-vs-principled",
-                dest="settings",
-                type=_setting,
-                action="append",
-                default=[],
-                metavar="KEY=VALUE",
-            ),
+            _set_flag("a setting of rl-vs-principled"),
             *[flag for flag in _COMMON if flag[0] != "--out"],
         ],
         _leaderboard,

@@ -42,6 +42,7 @@ the example to ``H`` itself only when ``H`` is read.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from scipy.linalg.blas import dger
@@ -103,18 +104,36 @@ def _newton(
         gradient = x.T @ (p - y) + l2 * beta
         hessian = (x * (p * (1.0 - p))[:, None]).T @ x + _ridge(l2, dim)
         step = np.linalg.solve(hessian, gradient)
-        size = 1.0
-        while True:
-            candidate = beta - size * step
-            scores = x @ candidate
-            value = _objective_at(scores, candidate, y, l2)
-            if value <= objective or size < 1e-8:
-                break
-            size *= 0.5
-        beta, objective, z = candidate, value, scores
+        beta, objective, z, size = damped_step(
+            beta, step, objective, y, l2, lambda _size, candidate: x @ candidate
+        )
         if np.linalg.norm(size * step) <= tol * (1.0 + np.linalg.norm(beta)):
             break
     return beta, z
+
+
+def damped_step(
+    beta: np.ndarray,
+    step: np.ndarray,
+    objective: float,
+    y: np.ndarray,
+    l2: float | np.ndarray,
+    scores_at: Callable[[float, np.ndarray], np.ndarray],
+) -> tuple[np.ndarray, float, np.ndarray, float]:
+    """Newton's backtracking: halve ``size`` from 1 until the objective does not rise.
+
+    ``scores_at(size, candidate)`` gives ``x @ candidate`` (computed however the
+    caller can most cheaply). Returns the candidate, its objective, its scores
+    and the size taken (the search stops below ``1e-8`` whatever the objective).
+    """
+    size = 1.0
+    while True:
+        candidate = beta - size * step
+        scores = scores_at(size, candidate)
+        value = _objective_at(scores, candidate, y, l2)
+        if value <= objective or size < 1e-8:
+            return candidate, value, scores, size
+        size *= 0.5
 
 
 SOLVERS = ("incremental", "exact")

@@ -27,13 +27,15 @@ the relative tolerance of the lean logistic path, the decisions equal
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
 from scipy.linalg.lapack import dpotrf, dpotri
 from scipy.special import expit
 
-from agents.lending.glm import GLMEstimator, _objective_at, _ridge
+from agents.lending.glm import GLMEstimator, _objective_at, _ridge, damped_step
 from osfb_gym.core.optional import compiled
 
 
@@ -84,6 +86,13 @@ def spd_inverse(matrix: np.ndarray) -> np.ndarray:
     return np.linalg.inv(matrix)
 
 
+def _shifted(
+    size: float, _candidate: np.ndarray, *, z: np.ndarray, moved: np.ndarray
+) -> np.ndarray:
+    """Return a candidate's scores as ``z - size * (x @ step)`` (that is, ``x @ candidate``)."""
+    return z - size * moved
+
+
 def _newton(
     x: np.ndarray, y: np.ndarray, l2: float | np.ndarray, beta0: np.ndarray, tol: float = 1e-10
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -99,15 +108,14 @@ def _newton(
         hessian = gram(root) + _ridge(l2, dim)
         step = cho_solve(cho_factor(hessian), gradient)
         moved = x @ step  # the candidates' scores are z - size * moved
-        size = 1.0
-        while True:
-            candidate = beta - size * step
-            scores = z - size * moved
-            value = _objective_at(scores, candidate, y, l2)
-            if value <= objective or size < 1e-8:
-                break
-            size *= 0.5
-        beta, objective, z = candidate, value, scores
+        beta, objective, z, size = damped_step(
+            beta,
+            step,
+            objective,
+            y,
+            l2,
+            functools.partial(_shifted, z=z, moved=moved),
+        )
         if np.linalg.norm(size * step) <= tol * (1.0 + np.linalg.norm(beta)):
             break
     return beta, z
