@@ -55,38 +55,26 @@ def train(
         ``"PPO"``, ``"A2C"``, ``"DQN"`` or ``"RecurrentPPO"``, and its arguments.
     n_envs, vec, seed
         Env copies, sub-env ``i`` seeded ``seed + i`` (``seed`` seeds the
-        algorithm too), stepped by (``vec``): ``"native"`` the family's native
-        vector env behind :class:`~osfb_gym.wrappers.sb3.SB3VecEnv` and SB3's
-        ``VecMonitor`` (:func:`~osfb_gym.wrappers.sb3.make_sb3_vec_env`;
-        ``ValueError`` where the id or its arguments have none), ``"dummy"``
-        SB3's ``DummyVecEnv`` of envs in ``Monitor``, ``"subproc"`` its
-        ``SubprocVecEnv``, ``"auto"`` (default) the native env when
-        ``n_envs > 1`` and it covers the arguments, else ``"dummy"``. The
-        native env and ``DummyVecEnv`` give the same observations, rewards,
-        dones and ``on_episode`` metrics under the same seeds, so the same
-        model (tested); the native one steps the ``n_envs`` worlds as arrays.
+        algorithm too), stepped by ``vec``: ``"native"`` the family's vector
+        env (:func:`~osfb_gym.wrappers.sb3.make_sb3_vec_env`), ``"dummy"`` or
+        ``"subproc"`` SB3's, ``"auto"`` native when ``n_envs > 1`` and it
+        covers the arguments. Native and dummy train the same model (tested).
     tensorboard_log, progress_bar, callback, torch_threads
-        TensorBoard's folder, a progress bar of the env steps (:func:`progress`), an
-        SB3 callback, torch's process-wide thread count (None: left alone).
+        TensorBoard's folder, a :func:`progress` bar, an SB3 callback, torch's
+        process-wide threads (None: left alone).
     normalize, normalize_reward
-        SB3's ``VecNormalize`` of observations (its statistics travel with the
-        model, and :class:`~agents.rl.SB3Agent` applies them frozen) and of
-        rewards (training only).
+        SB3's ``VecNormalize`` of observations (saved with the model, applied
+        frozen by :class:`~agents.rl.SB3Agent`) and of rewards.
     view
-        What the policy sees (:func:`osfb_gym.wrappers.rl_env`); score the
-        model through the same view (:func:`osfb_gym.wrappers.apply_view`).
+        What the policy sees (:func:`~osfb_gym.wrappers.rl_env`); score through the same view.
     on_episode
-        Receives each training episode's metrics
-        (:class:`osfb_gym.runner.EpisodeRecorder`, or the native env's own
-        recording), which the policy never sees: every finished episode of
-        every sub-env once, by step and then by sub-env index. Not with
-        ``vec="subproc"`` (it would be called in the worker processes).
+        Receives each finished training episode's metrics (by step, then
+        sub-env), which the policy never sees; not with ``vec="subproc"``.
 
     Examples
     --------
     >>> import osfb_gym
-    >>> model = train("AppleTasting-v0", "A2C", total_timesteps=50,
-    ...               env_kwargs={"horizon": 20})
+    >>> model = train("AppleTasting-v0", "A2C", total_timesteps=50, env_kwargs={"horizon": 20})
     >>> type(model).__name__, model.num_timesteps
     ('A2C', 50)
     """

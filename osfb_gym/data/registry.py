@@ -298,12 +298,18 @@ def _source(
 def available_datasets(
     names: Sequence[str], data_home: str | None
 ) -> tuple[list[str], dict[str, str]]:
-    """Split ``names`` into the loadable ones and ``{name: why not}`` for the rest."""
+    """Split ``names`` into the ones found (or downloaded) and ``{name: why not}`` for the rest.
+
+    The files are found, not read: reading Adult's costs more memory than a
+    whole suite's episode keeps, and the env reads them with its own options.
+    A file that does not match its spec fails where it is read, naming the
+    file, line and column.
+    """
     found: list[str] = []
     missing: dict[str, str] = {}
     for name in names:
         try:
-            load(name, data_home=data_home)
+            _source(get_spec(name), data_home, download=True)
         except DatasetNotFoundError as error:
             missing[name] = str(error).splitlines()[0]
         else:

@@ -249,11 +249,9 @@ def make_sb3_vec_env(
     (:func:`osfb_gym.wrappers.vector.native_rl_vector_class`) and
     ``n_envs > 1``, the native env (``SAME_STEP`` autoreset) in
     :class:`SB3VecEnv` and SB3's ``VecMonitor``; otherwise SB3's
-    ``make_vec_env`` over :func:`~osfb_gym.wrappers.rl_env` (a ``Monitor``
-    on each env). Both give the same observations, rewards, dones and infos
-    (``episode`` included) under the same seed (tested), and with
-    ``on_episode`` the same training episodes' metrics in the same order
-    (every native env records them, from the oracle its step computes).
+    ``make_vec_env`` over :func:`~osfb_gym.wrappers.rl_env`. Both give the
+    same observations, rewards, dones, infos and ``on_episode`` metrics, in
+    the same order, under the same seed (tested).
 
     Parameters
     ----------

@@ -116,10 +116,13 @@ class _History:
             own = length - node.parent_len
             if own > 0:
                 first = max(start - node.parent_len, 0)
+                # views of slices (copies), never of the arrays themselves: a view
+                # that outlives this call (a profiler holding the frame) would stop
+                # the arrays from growing
                 parts.append(
                     (
-                        np.frombuffer(node.indices, dtype=np.int64, count=own)[first:],
-                        np.frombuffer(node.y, dtype=np.float64, count=own)[first:],
+                        np.frombuffer(node.indices[first:own], dtype=np.int64),
+                        np.frombuffer(node.y[first:own], dtype=np.float64),
                     )
                 )
                 length = node.parent_len
