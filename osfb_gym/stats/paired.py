@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ __all__ = [
     "EXACT_MAX_PAIRS",
     "location_interval",
     "min_p_paired",
+    "pairs_needed",
     "sign_flip",
     "sign_flip_pvalues",
     "signed_rank",
@@ -158,6 +160,19 @@ def min_p_paired(n: int) -> float:
     (0.0625, 0.001953125)
     """
     return min(1.0, 2.0 / 2.0**n)
+
+
+def pairs_needed(comparisons: int, alpha: float = ALPHA) -> int:
+    """Return the fewest pairs at which one of ``comparisons`` paired tests can pass Holm.
+
+    Holm multiplies the smallest p-value by the family's size, and the exact
+    sign-flip test's smallest two-sided p with n pairs is ``2 / 2^n``
+    (:func:`min_p_paired`): every difference of one sign.
+
+    >>> pairs_needed(120), pairs_needed(1)
+    (13, 6)
+    """
+    return math.ceil(math.log2(2 * max(comparisons, 1) / alpha))
 
 
 def location_interval(

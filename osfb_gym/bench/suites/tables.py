@@ -2,22 +2,31 @@
 
 :func:`subset` checks a suite's ``datasets=``/``families=``-style setting,
 :func:`cell` formats a table cell, :class:`Claim` and :func:`claims_table`
-tabulate a paper's claims against what was measured, and :func:`published`
-reads the papers' numbers, CSV files in ``osfb_gym/bench/papers/`` (shipped
-in the wheel). The engine's own report helpers are in
+tabulate a paper's claims against what was measured, :func:`published`
+reads the papers' numbers, CSV files in ``osfb_gym/bench/papers/``, and
+:func:`package_toml` a suite's words and protocol beside its code (both
+shipped in the wheel). The engine's own report helpers are in
 :mod:`osfb_gym.bench.report`.
 """
 
 from __future__ import annotations
 
+import functools
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["Claim", "cell", "claims_table", "published", "subset"]
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["Claim", "cell", "claims_table", "package_toml", "published", "subset"]
 
 
 def subset(given: Sequence[str] | None, allowed: Sequence[str], name: str) -> tuple[str, ...]:
@@ -99,3 +108,16 @@ def published(name: str, index: Sequence[str] = ()) -> pd.DataFrame:
     with source.open() as handle:
         frame = pd.read_csv(handle)
     return frame.set_index(list(index)) if index else frame
+
+
+@functools.cache
+def package_toml(package: str, name: str) -> dict[str, Any]:
+    """Read ``name`` (a TOML file shipped beside ``package``'s code): a suite's words, its protocol.
+
+    Read once per process; the dict is shared, so treat it as read-only.
+
+    >>> package_toml("osfb_gym.bench.suites.sculley", "protocol.toml")["lockup_recall"]
+    0.1
+    """
+    with (resources.files(package) / name).open("rb") as source:
+        return tomllib.load(source)

@@ -23,7 +23,7 @@ import pandas as pd
 
 from osfb_gym.bench.suites.claims import by_seed
 from osfb_gym.stats import ALPHA, BestOf, Page, best_of
-from osfb_gym.stats.paired import min_p_paired
+from osfb_gym.stats.paired import min_p_paired, pairs_needed
 
 __all__ = [
     "NO_EXPLORATION",
@@ -33,7 +33,6 @@ __all__ = [
     "grid_note",
     "grid_text",
     "scale_note",
-    "splits_needed",
     "tally",
 ]
 
@@ -128,18 +127,6 @@ def tally(verdicts: CellVerdicts, methods: Sequence[str]) -> str:
     )
 
 
-def splits_needed(comparisons: int, alpha: float = ALPHA) -> int:
-    """Return the fewest splits at which a paired comparison can pass Holm over ``comparisons``.
-
-    The exact sign-flip test's smallest two-sided p with n pairs is
-    ``2 / 2^n``; Holm multiplies the smallest by the family size.
-
-    >>> splits_needed(120), splits_needed(1)
-    (13, 6)
-    """
-    return math.ceil(math.log2(2 * max(comparisons, 1) / alpha))
-
-
 def power_note(verdicts: CellVerdicts) -> str:
     """Say what the page's splits and Holm family allow, and the test."""
     bests = verdicts.bests
@@ -147,7 +134,7 @@ def power_note(verdicts: CellVerdicts) -> str:
         return ""
     n = bests[0].comparisons[0].n
     m = verdicts.page.size
-    needed = splits_needed(m)
+    needed = pairs_needed(m)
     can = "can" if min_p_paired(n) * m <= ALPHA else "cannot"
     return (
         f"Each cell compares the lowest mean with every other method over the {n} splits, "

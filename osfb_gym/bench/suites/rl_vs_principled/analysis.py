@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -18,24 +17,14 @@ from osfb_gym.bench.suites.rl_vs_principled.protocol import (
     choose,
     scored,
 )
+from osfb_gym.bench.suites.tables import package_toml
 from osfb_gym.core.family import family_of
 from osfb_gym.stats import ALPHA, Page, paired
 from osfb_gym.stats import aggregates as stats
-from osfb_gym.stats.paired import min_p_paired
+from osfb_gym.stats.paired import min_p_paired, pairs_needed
 
-#: what the page says under its verdicts
-VERDICTS_NOTE = (
-    "Each verdict compares run s of RL with run s of the principled agent chosen on "
-    "validation at that budget (the other principled agents are in the tables, not "
-    "judged), which played the same held-out episodes (paired by run; the verdicts "
-    "come from osfb_gym.stats, docs/verdicts.md). The IQMs and bootstrap CIs in the "
-    "tables below describe the runs and decide nothing: with one task and few runs the "
-    "bootstrap under-covers (docs/verdicts.md). In a resampled world a "
-    "principled agent starts every episode afresh, so its score does not depend on N. "
-    "The oracle of reject option is Chow's rule's expected risk, which an episode's "
-    "realised risk can undercut by chance (normalised regrets slightly below 0); apple's "
-    "oracle value is 0, a lower bound (its oracle does not expose the Bayes decision)."
-)
+#: the page's words (``page.toml`` beside this module), filled in below
+PAGE: dict[str, str] = package_toml("osfb_gym.bench.suites.rl_vs_principled", "page.toml")
 
 
 def best_constants(validation: pd.DataFrame) -> dict[tuple[str, str], str]:
@@ -141,27 +130,22 @@ def _tables(frame: pd.DataFrame, top: int) -> tuple[list[str], list[str]]:
 
 def _header(protocol: Protocol, validation: pd.DataFrame, test: pd.DataFrame) -> list[str]:
     p, minutes = protocol, (test["seconds"].sum() + validation["seconds"].sum()) / 60
-    algos = ", ".join(p.algos) or "none (principled side only)"
-    return [
-        f"# osfb-bench {NAME}",
-        "",
-        f"Protocol version {PROTOCOL_VERSION}. Families {', '.join(p.families)}; regimes "
-        f"{', '.join(p.regimes)} (fixed: run s plays world s, its own training seed; dynamic: "
-        f"the worlds with consequences); RL views fixed/dynamic {'/'.join(p.fixed_views)}, "
-        f"resampled {'/'.join(p.resampled_views)} (O0 plain, O1 estimator features, O2 "
-        f"feedback); algorithms {algos}; budgets N = {', '.join(f'{b:,}' for b in p.budgets)} "
-        f"env steps; {p.seeds} runs per cell; {p.episodes} held-out episodes of {p.horizon} "
-        f"steps. Tuning, the same for both sides: at most {p.tuning} configurations per agent, "
-        f"each on {p.validation_seeds} validation run(s) (worlds and episode seeds apart from "
-        "the test ones), the best at each budget tested at that budget; RL's grid gamma x "
-        f"learning_rate {list(p.learning_rate) or 'default'} x n_steps {list(p.n_steps)} x "
-        f"ent_coef {list(p.ent_coef)}. Principled agents get the same N steps: in a fixed world "
-        "they keep their state across episodes. The best constant action is chosen on the "
-        "validation episodes.",
-        f"{len(validation)} validation and {len(test)} test cells, {minutes:.0f} "
-        "worker-minutes (wall time of the cells, summed).",
-        "",
-    ]
+    words = PAGE["header"].format(
+        **{key: getattr(p, key) for key in ("seeds", "episodes", "horizon", "tuning")},
+        validation_seeds=p.validation_seeds,
+        version=PROTOCOL_VERSION,
+        families=", ".join(p.families),
+        regimes=", ".join(p.regimes),
+        fixed_views="/".join(p.fixed_views),
+        resampled_views="/".join(p.resampled_views),
+        algos=", ".join(p.algos) or "none (principled side only)",
+        budgets=", ".join(f"{b:,}" for b in p.budgets),
+        learning_rate=list(p.learning_rate) or "default",
+        n_steps=list(p.n_steps),
+        ent_coef=list(p.ent_coef),
+    )
+    cost = PAGE["cost"].format(validation=len(validation), test=len(test), minutes=minutes)
+    return [f"# osfb-bench {NAME}", "", words, cost, ""]
 
 
 def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out: Path) -> Report:
@@ -190,20 +174,16 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
         "",
         *verdicts(frame, best),
         "",
-        VERDICTS_NOTE,
+        PAGE["verdicts_note"],
         "",
         "## Deployment score after N env steps of experience",
         "",
-        "Normalised regret of the held-out episodes, (metric - oracle) / (best constant "
-        "- oracle): 0 is the oracle, 1 the best constant policy, lower is better. IQM "
-        "over runs [stratified bootstrap 95% CI]; the last column is the mean.",
+        PAGE["deployment"],
         "",
         *deployment,
         "## Total regret over the N + T steps each agent consumed",
         "",
-        "Regret of the N training / warm-up steps plus one held-out episode of T steps "
-        "(mean over runs [95% CI]), in the family's units. The figure divides it by the "
-        "best constant policy's regret over the same N + T steps.",
+        PAGE["total"],
         "",
         *total,
         *sensitivity_table(validation),
@@ -244,9 +224,7 @@ def sensitivity_table(validation: pd.DataFrame) -> list[str]:
     return [
         "## PPO's sensitivity (validation runs)",
         "",
-        "Mean validation regret (the family's units, lower is better) of PPO one setting at a "
-        "time around learning_rate 3e-4, n_steps 512, ent_coef 0 (SENSITIVITY); these runs "
-        "choose nothing. Read the spread of a row group against the RL-versus-principled gap.",
+        PAGE["sensitivity"],
         "",
         table.to_markdown(floatfmt=".4g", index=False),
         "",
@@ -335,14 +313,8 @@ def _power(comparisons: int, runs: int) -> str:
     """Say how many runs a cell needs before its verdict can name a winner on this page."""
     if comparisons == 0:
         return ""
-    needed = math.ceil(math.log2(2 * comparisons / ALPHA))
-    return (
-        f"With {runs} runs per cell the exact paired test's smallest two-sided p-value is "
-        f"{min_p_paired(runs):.3g}: the best it could say is p at most that. Naming a winner "
-        f"under Holm's correction over the page's {comparisons} comparisons needs the best "
-        f"case, 2 / 2^n times {comparisons}, at most {ALPHA:g}: at least {needed} runs per cell, "
-        "all differences of one sign; fewer runs can only ever read 'cannot tell'."
-    )
+    needed, min_p = pairs_needed(comparisons), min_p_paired(runs)
+    return PAGE["power"].format(**locals(), alpha=ALPHA)
 
 
 def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statistic: str) -> Path:

@@ -36,6 +36,8 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from osfb_gym.bench.suites.tables import package_toml
+
 #: capability -> which rows of scores.csv measure it
 CAPABILITIES: dict[str, Callable[[pd.DataFrame], pd.Series]] = {
     "exploring under one-sided feedback": lambda f: (
@@ -46,6 +48,8 @@ CAPABILITIES: dict[str, Callable[[pd.DataFrame], pd.Series]] = {
     "planning in worlds with consequences": lambda f: f["regime"] == "dynamic",
 }
 PRINCIPLED = "principled (validation-best)"
+#: the page's words (``page.toml``)
+PAGE: dict[str, str] = package_toml("osfb_gym.bench.suites.rl_vs_principled", "page.toml")
 
 
 def sides(scores: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> pd.DataFrame:
@@ -90,10 +94,7 @@ def card(scores: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> list[st
     top = f"N={budgets[-1]:,}" if budgets else "no budget"
     empty = [name for name, row in table.iterrows() if row.isna().all()]
     lines = [
-        f"Skill at {top} (1 the oracle, 0 the best constant action or worse; mean over "
-        "runs and the capability's cells; definitions in "
-        "`osfb_gym.bench.suites.rl_vs_principled.card`). No verdicts: read the verdicts "
-        "below before naming a winner.",
+        PAGE["card"].format(top=top),
         "",
         table.map(lambda v: "no rows" if pd.isna(v) else f"{v:.2f}").to_markdown()
         if len(table.columns)

@@ -10,22 +10,14 @@ this module (:data:`PROTOCOL`). The settings, the report
 
 from __future__ import annotations
 
-import sys
-from importlib import resources
 from typing import Any
 
 import pandas as pd
 
-from osfb_gym.bench.suites.tables import published
+from osfb_gym.bench.suites.tables import package_toml, published
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
-with (resources.files("osfb_gym.bench.suites.sculley") / "protocol.toml").open("rb") as _source:
-    #: ``protocol.toml``: the suites' protocols, grids, learners and the pages' words
-    PROTOCOL: dict[str, Any] = tomllib.load(_source)
+#: ``protocol.toml``: the suites' protocols, grids, learners and the pages' words
+PROTOCOL: dict[str, Any] = package_toml("osfb_gym.bench.suites.sculley", "protocol.toml")
 
 #: the ten topics of Tables 2-3 and the positive rate the paper prints beside each
 PAPER_TOPICS: dict[str, float] = dict(published("sculley_topics").itertuples(index=False))

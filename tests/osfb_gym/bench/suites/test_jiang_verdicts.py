@@ -18,9 +18,9 @@ from osfb_gym.bench.suites.jiang.verdicts import (
     grid_note,
     grid_text,
     power_note,
-    splits_needed,
     tally,
 )
+from osfb_gym.stats.paired import pairs_needed
 from tests.helpers import needs_osfb_data
 
 SHARED = Path(os.environ.get("OSFB_DATA", "/nonexistent"))
@@ -70,7 +70,7 @@ def test_too_few_splits_for_the_pages_holm_family_never_name_a_winner(splits):
     page, _ = cell_verdicts(tuned_rows(splits, gap=50.0))
     clear = [b.clear for b in page.bests]
     assert clear == ([False, False] if splits == 5 else [True, True])
-    assert f"the fewest splits that can: {splits_needed(12)}" in power_note(page)
+    assert f"the fewest splits that can: {pairs_needed(12)}" in power_note(page)
     assert ("cannot be clearly lowest" in power_note(page)) == (splits == 5)
 
 
