@@ -7,6 +7,7 @@ the oracle stripped (the agent's ``update`` receives the feedback alone).
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
@@ -314,39 +315,56 @@ def run_vector_episode(
 
 
 class _StepColumns:
-    """Per-step arrays of every sub-env, kept in blocks of steps; joined as (sub-env, step, ...).
+    """Per-step arrays of every sub-env, written into one (sub-env, step, ...) array.
 
     ``join()`` gives what ``np.stack(values, axis=1)`` of the appended arrays
-    gives (the same dtype and values), holding blocks instead of one array
-    object per step: a paper's grid (85 sub-envs, 46,400 steps) held about
-    three times its arrays in lists, stacks and per-sub-env copies. Each kind
-    is joined on its own, its blocks released as it is.
+    gives (the same dtype and values). The array is an anonymous memory map
+    that doubles when full: a page costs memory once written, and a map given
+    up on growing returns to the system at once, where a heap block may stay
+    held. A paper's grid (85 sub-envs, 46,400 steps) so holds each kind once:
+    not one array object per step, nor blocks and then their join.
     """
 
-    BLOCK = 4096  # steps a block holds
+    START = 4096  # steps the first map holds
 
     def __init__(self, num_envs: int) -> None:
         self._num_envs = num_envs
-        self._blocks: list[np.ndarray] = []
-        self._used = self.BLOCK  # steps used in the last block (full: a new one is made)
+        self._array: np.ndarray | None = None
+        self._used = 0
 
     def append(self, values: Any) -> None:
         """Add one step's values (shape (num_envs, ...))."""
         values = np.asarray(values)
-        if self._used == self.BLOCK:
-            shape = (self._num_envs, self.BLOCK, *values.shape[1:])
-            self._blocks.append(np.empty(shape, dtype=values.dtype))
-            self._used = 0
-        self._blocks[-1][:, self._used] = values
+        array = self._array
+        if array is None or self._used == array.shape[1] or values.dtype != array.dtype:
+            array = self._grow(values)
+        array[:, self._used] = values
         self._used += 1
 
+    def _grow(self, values: np.ndarray) -> np.ndarray:
+        """Move to a map with room for the next step and ``values``' dtype (promoted, not cast)."""
+        old = self._array
+        dtype = values.dtype if old is None else np.result_type(old.dtype, values.dtype)
+        if old is not None and self._used < old.shape[1] and dtype == old.dtype:
+            return old  # a dtype that casts safely into the map's
+        steps = self.START if old is None else old.shape[1] * (2 if self._used else 1)
+        shape = (self._num_envs, steps, *values.shape[1:])
+        size = int(np.prod(shape)) * dtype.itemsize
+        array = np.frombuffer(
+            mmap.mmap(-1, max(size, 1)), dtype=dtype, count=size // dtype.itemsize
+        )
+        array = array.reshape(shape)
+        if old is not None:
+            array[:, : self._used] = old[:, : self._used]
+        self._array = array
+        return array
+
     def join(self) -> np.ndarray:
-        """Return the steps as one (num_envs, steps, ...) array; the blocks are released."""
-        if not self._blocks:
+        """Return the steps as one (num_envs, steps, ...) array (a view of the map)."""
+        if self._array is None:
             return np.empty((self._num_envs, 0))
-        blocks, self._blocks = self._blocks, []
-        blocks[-1] = blocks[-1][:, : self._used]
-        return np.concatenate(blocks, axis=1)  # (a copy even of one block: no unused steps)
+        array, self._array = self._array, None
+        return array[:, : self._used]
 
 
 EnvSource = str | gym.Env | Callable[[], gym.Env]

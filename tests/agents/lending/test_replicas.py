@@ -469,11 +469,11 @@ def test_a_history_range_is_the_slice_of_the_whole_history():
         np.testing.assert_array_equal(part_y, y[start:])
 
 
-def test_a_vector_episode_longer_than_a_block_of_steps_keeps_every_step(monkeypatch):
-    """run_vector_episode keeps steps in blocks: across blocks, the trajectories of agents alone."""
+def test_a_vector_episode_longer_than_its_first_map_keeps_every_step(monkeypatch):
+    """run_vector_episode's step map grows: across growths, the trajectories of agents alone."""
     from osfb_gym import runner
 
-    monkeypatch.setattr(runner._StepColumns, "BLOCK", 7)
+    monkeypatch.setattr(runner._StepColumns, "START", 7)  # 30 steps: the map grows twice
     makers = [Greedy, lambda: Margin(alpha=0.5), lambda: Adaptive(rho=0.5)]
     envs = gym.make_vec(ID, num_envs=3, horizon=30, batch_size=2, lockstep=True)
     trajectories = run_vector_episode(envs, CutoffReplicas([make() for make in makers]), seed=4)
@@ -504,3 +504,16 @@ def test_a_cutoff_agent_declares_its_replica_runner_and_when_it_runs_alone():
         env_ids = ("DelayedImpactLending-v0",)
 
     assert replica_spec_of(ElsewhereGreedy()) is None  # no lockstep env its runner drives
+
+
+def test_step_columns_promote_a_wider_dtype_instead_of_casting_it(monkeypatch):
+    from osfb_gym import runner
+
+    monkeypatch.setattr(runner._StepColumns, "START", 2)
+    columns = runner._StepColumns(2)
+    steps = [np.array([1, 2]), np.array([3, 4]), np.array([0.5, 1.5]), np.array([5, 6])]
+    for values in steps:
+        columns.append(values)
+    joined = columns.join()
+    np.testing.assert_array_equal(joined, np.stack(steps, axis=1))
+    assert joined.dtype == np.stack(steps, axis=1).dtype == np.float64
