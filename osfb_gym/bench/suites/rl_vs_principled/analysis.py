@@ -14,9 +14,9 @@ from osfb_gym.bench.suites.rl_vs_principled.protocol import (
     NAME,
     PROTOCOL_VERSION,
     Protocol,
-    choose,
     scored,
 )
+from osfb_gym.bench.suites.rl_vs_principled.scores import best_principled, normalise, tidy
 from osfb_gym.bench.suites.tables import package_toml
 from osfb_gym.core.family import family_of
 from osfb_gym.stats import ALPHA, Page, paired
@@ -25,61 +25,6 @@ from osfb_gym.stats.paired import min_p_paired, pairs_needed
 
 #: the page's words (``page.toml`` beside this module), filled in below
 PAGE: dict[str, str] = package_toml("osfb_gym.bench.suites.rl_vs_principled", "page.toml")
-
-
-def best_constants(validation: pd.DataFrame) -> dict[tuple[str, str], str]:
-    """Return the best constant action per (family, regime), chosen on validation episodes.
-
-    The action with the best mean objective over the validation runs' episodes (JSON text
-    of the action).
-    """
-    means: dict[tuple[str, str], dict[str, list[float]]] = {}
-    for row in validation[validation["agent"] == "constant"].itertuples():
-        key = (str(row.setting).removesuffix("-dynamic"), json.loads(row.params)["regime"])
-        sign = 1 if family_of(row.env_id).lower_is_better else -1
-        for entry in row.constants:
-            action = json.dumps(entry["action"])
-            means.setdefault(key, {}).setdefault(action, []).append(
-                sign * float(np.mean(entry["objective"]))
-            )
-    return {key: min(found, key=lambda a: np.mean(found[a])) for key, found in means.items()}
-
-
-def normalise(test: pd.DataFrame, validation: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Return the test points with normalised regret and total regret over N + T steps.
-
-    Normalised: ``(metric - oracle) / (best constant - oracle)``, 0 the oracle, 1 the
-    best constant action, chosen on the validation episodes (:func:`best_constants`;
-    without validation constants, per run on the test episodes) and scored on the test ones.
-    """
-    chosen = best_constants(validation) if validation is not None else {}
-    constants = []
-    for row in test[test["agent"] == "constant"].itertuples():
-        family, regime = str(row.setting).removesuffix("-dynamic"), json.loads(row.params)["regime"]
-        sign = 1 if family_of(row.env_id).lower_is_better else -1
-        pick = chosen.get((family, regime))
-        best = (
-            next(c for c in row.constants if json.dumps(c["action"]) == pick)
-            if pick is not None
-            else min(row.constants, key=lambda c: np.mean(c["objective"]) * sign)  # noqa: B023
-        )
-        constants.append(
-            {
-                "family": family,
-                "regime": regime,
-                "seed": row.seed,
-                "constant": json.dumps(best["action"]),
-                "constant_objective": float(np.mean(best["objective"])),
-                "constant_regret": float(np.mean(best["regret"])),
-            }
-        )
-    frame = scored(test).merge(pd.DataFrame(constants), on=["family", "regime", "seed"])
-    span = frame["constant_objective"] - frame["oracle"]
-    frame["normalised"] = (frame["objective"] - frame["oracle"]) / span
-    frame["total_regret"] = frame["train_regret"] + frame["regret"]
-    episodes = frame["budget"] / frame["steps_per_episode"] + 1
-    frame["total_normalised"] = frame["total_regret"] / (episodes * frame["constant_regret"])
-    return frame
 
 
 def _ci(values: Any, statistic: str = "iqm", digits: str = ".3g") -> str:
@@ -151,7 +96,6 @@ def _header(protocol: Protocol, validation: pd.DataFrame, test: pd.DataFrame) ->
 def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out: Path) -> Report:
     """Write ``points.csv``, ``scores.csv``, ``rl-vs-principled.md`` and figures into ``out``."""
     from osfb_gym.bench.suites.rl_vs_principled.card import card
-    from osfb_gym.bench.suites.rl_vs_principled.scores import tidy
 
     everything = normalise(test, validation)
     frame = everything[everything["selected"]]
@@ -195,13 +139,6 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
     points = everything.drop(columns=[c for c in everything if c.startswith("mean_")])
     tables = {"points": points, "scores": tidy(everything)}
     return save_report(out, "\n".join(lines), tables, figures)
-
-
-def best_principled(validation: pd.DataFrame) -> dict[tuple[str, str, int], str]:
-    """Return the validation-best principled agent per (family, regime, budget)."""
-    chosen = choose(validation)
-    principled = chosen[chosen["kind"] == "principled"].sort_values("regret")
-    return principled.groupby(["family", "regime", "budget"])["agent"].first().to_dict()
 
 
 def sensitivity_table(validation: pd.DataFrame) -> list[str]:

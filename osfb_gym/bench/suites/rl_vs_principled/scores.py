@@ -1,4 +1,4 @@
-"""The released per-run scores of ``rl-vs-principled``: scores.csv, rliable matrices, leaderboard.
+"""The per-run scores of ``rl-vs-principled``: normalised regret, scores.csv, rliable, leaderboard.
 
 ``scores.csv`` is tidy (one row per run x checkpoint x agent x cell), so
 ``pandas.read_csv`` reads it and :func:`score_matrix` turns it into rliable's
@@ -36,6 +36,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from osfb_gym.bench.suites.rl_vs_principled.protocol import NAME, PROTOCOL_VERSION
+from osfb_gym.bench.suites.rl_vs_principled.protocol import NAME, PROTOCOL_VERSION, choose, scored
+from osfb_gym.core.family import family_of
 
 #: the layout of scores.csv (bump when a column changes meaning or goes)
 FORMAT_VERSION = 1
@@ -74,6 +76,68 @@ COLUMNS = (
 )
 #: the columns naming one score (a leaderboard keeps the newest row of each)
 KEY = ("family", "regime", "algorithm", "config", "run", "budget", "trained_to")
+
+
+def best_constants(validation: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """Return the best constant action per (family, regime), chosen on validation episodes.
+
+    The action with the best mean objective over the validation runs' episodes (JSON text
+    of the action).
+    """
+    means: dict[tuple[str, str], dict[str, list[float]]] = {}
+    for row in validation[validation["agent"] == "constant"].itertuples():
+        key = (str(row.setting).removesuffix("-dynamic"), json.loads(row.params)["regime"])
+        sign = 1 if family_of(row.env_id).lower_is_better else -1
+        for entry in row.constants:
+            action = json.dumps(entry["action"])
+            means.setdefault(key, {}).setdefault(action, []).append(
+                sign * float(np.mean(entry["objective"]))
+            )
+    return {key: min(found, key=lambda a: np.mean(found[a])) for key, found in means.items()}
+
+
+def normalise(test: pd.DataFrame, validation: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Return the test points with normalised regret and total regret over N + T steps.
+
+    Normalised: ``(metric - oracle) / (best constant - oracle)``, 0 the oracle, 1 the
+    best constant action, chosen on the validation episodes (:func:`best_constants`;
+    without validation constants, per run on the test episodes) and scored on the test ones.
+    """
+    chosen = best_constants(validation) if validation is not None else {}
+    constants = []
+    for row in test[test["agent"] == "constant"].itertuples():
+        family, regime = str(row.setting).removesuffix("-dynamic"), json.loads(row.params)["regime"]
+        sign = 1 if family_of(row.env_id).lower_is_better else -1
+        pick = chosen.get((family, regime))
+        best = (
+            next(c for c in row.constants if json.dumps(c["action"]) == pick)
+            if pick is not None
+            else min(row.constants, key=lambda c: np.mean(c["objective"]) * sign)  # noqa: B023
+        )
+        constants.append(
+            {
+                "family": family,
+                "regime": regime,
+                "seed": row.seed,
+                "constant": json.dumps(best["action"]),
+                "constant_objective": float(np.mean(best["objective"])),
+                "constant_regret": float(np.mean(best["regret"])),
+            }
+        )
+    frame = scored(test).merge(pd.DataFrame(constants), on=["family", "regime", "seed"])
+    span = frame["constant_objective"] - frame["oracle"]
+    frame["normalised"] = (frame["objective"] - frame["oracle"]) / span
+    frame["total_regret"] = frame["train_regret"] + frame["regret"]
+    episodes = frame["budget"] / frame["steps_per_episode"] + 1
+    frame["total_normalised"] = frame["total_regret"] / (episodes * frame["constant_regret"])
+    return frame
+
+
+def best_principled(validation: pd.DataFrame) -> dict[tuple[str, str, int], str]:
+    """Return the validation-best principled agent per (family, regime, budget)."""
+    chosen = choose(validation)
+    principled = chosen[chosen["kind"] == "principled"].sort_values("regret")
+    return principled.groupby(["family", "regime", "budget"])["agent"].first().to_dict()
 
 
 def tidy(points: pd.DataFrame) -> pd.DataFrame:
