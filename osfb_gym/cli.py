@@ -282,8 +282,16 @@ def _grade(args: argparse.Namespace) -> str | int:
 
 
 def _seed(text: str) -> int:
+    """``--seed``'s integer, or with ``-`` the first line of standard input's.
+
+    Every process can read a command line (``/proc/<pid>/cmdline``), the
+    graded agent's too; standard input it cannot.
+    """
+    where = ""
+    if text == "-":
+        text, where = sys.stdin.readline().strip(), " on standard input"
     if not text.strip().isdigit():
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0{where}, got {text!r}")
     return int(text)
 
 
@@ -377,8 +385,9 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
             _f("--time-limit", "seconds per episode", type=float, default=30.0),
             _f(
                 "--seed",
-                "reproduce a grading: draw the held-out seeds from this integer (default: "
-                "fresh secret seeds, an official grading)",
+                "reproduce a grading: draw the held-out seeds from this integer, or with '-' "
+                "from standard input, where the agent cannot read it (default: fresh secret "
+                "seeds, an official grading)",
                 type=_seed,
             ),
             _f("--out", "folder for the plot", default="osfb-results/grade"),

@@ -476,3 +476,23 @@ def test_the_cli_refuses_a_negative_seed(capsys):
         main(["grade", str(GOOD), "--env", LENDING, "--seed", "-3"])
     assert stopped.value.code == 2
     assert "--seed: expected an integer >= 0" in capsys.readouterr().err
+
+
+def test_the_cli_reads_the_seed_from_standard_input_off_the_command_line(
+    tmp_path, capsys, monkeypatch
+):
+    """``--seed -``: the agent can read the grader's command line, not its standard input."""
+    import io
+
+    arguments = ["grade", str(GOOD), "--env", LENDING, "--seeds", "2", "--no-plot"]
+    arguments += ["--env-kwargs", json.dumps(SMALL), "--out", str(tmp_path)]
+    assert main([*arguments, "--seed", "123"]) == 0
+    given = capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.StringIO("123\n"))
+    assert main([*arguments, "--seed", "-"]) == 0
+    assert capsys.readouterr().out == given
+    monkeypatch.setattr("sys.stdin", io.StringIO("abc\n"))
+    with pytest.raises(SystemExit) as stopped:
+        main([*arguments, "--seed", "-"])
+    assert stopped.value.code == 2
+    assert "expected an integer >= 0 on standard input, got 'abc'" in capsys.readouterr().err
