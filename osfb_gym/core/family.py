@@ -73,10 +73,16 @@ class Family:
         What ``info["oracle"]`` holds at a step (read only by the runner).
     oracle_objective_metric
         The episode metric holding the value of the objective under the best
-        policy the oracle exposes (reject: ``"bayes_risk"``, Chow's rule's
-        risk), for a per-step average objective; None where that value is 0
-        (lending's Bayes decision has no one-sided loss). The RL comparison's
-        regret is ``steps x (objective - oracle_objective_metric)``.
+        policy the oracle exposes, in the objective's units (reject:
+        ``"bayes_risk"``, Chow's rule's risk; apple: ``"bayes_loss"``, the
+        Bayes decision's expected loss, NaN on a dataset, where 0 is taken,
+        a lower bound); None where that value is 0 (lending's Bayes decision
+        has no one-sided loss). The RL comparison's regret is ``objective -
+        oracle_objective_metric``, times the steps where
+        ``objective_per_step``.
+    objective_per_step
+        Whether the objective is a per-step average (reject's ``average_risk``)
+        rather than an episode's total.
     views
         ``"module:Class"`` of the family's :class:`~osfb_gym.core.views.FamilyViews`:
         the feedback block and estimator features of the RL observation views;
@@ -106,6 +112,7 @@ class Family:
     grade_kwargs: dict[str, Any] = field(default_factory=dict)
     oracle_keys: tuple[str, ...] = ("loss",)
     oracle_objective_metric: str | None = None
+    objective_per_step: bool = False
     views: str | None = None
     probe: str | None = None
 

@@ -41,21 +41,25 @@ MAX_CONSTANTS = 64
 def regret(family: Family, metrics: dict[str, float]) -> float:
     """Return an episode's regret against the best policy the oracle exposes.
 
-    Where the family names the oracle policy's objective (``oracle_objective_metric``,
-    reject: Chow's rule's risk), steps x (objective - that); the others: the
-    objective against 0 (lending's Bayes decision has no one-sided loss; for
-    apple 0 is a lower bound), signed so that lower is better.
+    ``objective - oracle`` (:func:`oracle_value`), times the steps where the
+    objective is a per-step average (reject), signed so that lower is better.
     """
-    oracle = family.oracle_objective_metric
-    if oracle is not None:
-        return float((metrics[family.objective] - metrics[oracle]) * metrics["steps"])
-    value = float(metrics[family.objective])
+    value = float(metrics[family.objective]) - oracle_value(family, metrics)
+    value *= metrics["steps"] if family.objective_per_step else 1.0
     return value if family.lower_is_better else -value
 
 
-def _oracle(family: Family, metrics: dict[str, float]) -> float:
+def oracle_value(family: Family, metrics: dict[str, float]) -> float:
+    """Return the objective of the best policy the oracle exposes, in the objective's units.
+
+    The family's ``oracle_objective_metric`` (reject: Chow's rule's risk; apple:
+    the Bayes decision's loss); 0 where it names none (lending: the Bayes
+    decision has no one-sided loss) or the world does not define it (apple on
+    a dataset: a lower bound).
+    """
     metric = family.oracle_objective_metric
-    return float(metrics[metric]) if metric is not None else 0.0
+    value = float(metrics.get(metric, np.nan)) if metric is not None else 0.0
+    return 0.0 if np.isnan(value) else value
 
 
 def world(cell: Cell) -> dict[str, Any]:
@@ -100,8 +104,8 @@ def _point(
     return {
         "budget": budget,
         "objective": [float(m[family.objective]) for m in frames],
-        # the objective of the oracle's policy: Chow's rule for reject, else 0
-        "oracle": [_oracle(family, m) for m in frames],
+        # the objective of the oracle's policy: Chow's rule for reject, Bayes for apple, else 0
+        "oracle": [oracle_value(family, m) for m in frames],
         "regret": [regret(family, m) for m in frames],
         "steps": float(np.mean([m["steps"] for m in frames])),
         "train_regret": paid,

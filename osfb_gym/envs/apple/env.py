@@ -161,6 +161,7 @@ class AppleTastingEnv(FeedbackEnv):
     | ``oracle["mistake"]``    | evaluator only | 0 none, 1 false positive, 2 false negative      |
     | ``oracle["loss"]``       | evaluator only | ``cost_fp`` if FP, ``gain`` if FN, else 0       |
     | ``oracle["w"]``          | evaluator only | ``w*`` (reset, synthetic worlds only)           |
+    | ``oracle["bayes_loss"]`` | evaluator only | the Bayes decision's expected loss (synthetic) |
 
     The loss is the cost-weighted mistake: each step
     ``reward = gain * y - loss``, so over an episode
@@ -300,7 +301,7 @@ class AppleTastingEnv(FeedbackEnv):
     ((20,), Discrete(2), {'gain': 1.0, 'cost_fp': 1.0})
     >>> obs, reward, terminated, truncated, info = env.step(1)
     >>> info["feedback"]["revealed"], sorted(info["oracle"])
-    (True, ['loss', 'mistake', 'y'])
+    (True, ['bayes_loss', 'loss', 'mistake', 'y'])
     >>> reward == (1.0 if info["oracle"]["y"] else -1.0)
     True
 
@@ -370,6 +371,7 @@ class AppleTastingEnv(FeedbackEnv):
         self._over = False
         self._x = np.empty((0, self.dim), dtype=np.float32)
         self._labels = np.empty(0, dtype=np.int8)
+        self._bayes = np.empty(0)  # a synthetic chunk's Bayes expected losses (the oracle's)
         self._order: np.ndarray | None = None
         self._n_rows = 0
         self._pos = 0
@@ -424,7 +426,8 @@ class AppleTastingEnv(FeedbackEnv):
             world = self._world
             if world is None:
                 raise RuntimeError("call reset() before step()")
-            self._x, self._labels, _ = world.sample(CHUNK, self.np_random)
+            self._x, self._labels, score = world.sample(CHUNK, self.np_random)
+            self._bayes = world.bayes_loss(score, self.gain, self.cost_fp)
             self._n_rows, self._pos = CHUNK, 0
         i = self._pos if self._order is None else int(self._order[self._pos])
         self._pos += 1
@@ -461,6 +464,7 @@ class AppleTastingEnv(FeedbackEnv):
                 x, labels, score = self._world.sample(self.horizon + 1, self.np_random)
                 order = adversarial_order(labels, score, self.np_random)
                 self._x, self._labels = x[order], labels[order]
+                self._bayes = self._world.bayes_loss(score[order], self.gain, self.cost_fp)
                 self._n_rows = self.horizon + 1
             else:
                 self._n_rows = 0  # the first step draws a chunk
@@ -492,6 +496,8 @@ class AppleTastingEnv(FeedbackEnv):
         revealed = a == 1 or self.feedback_mode == "full"
         feedback = {"revealed": revealed, "y": y if revealed else 0}
         oracle = {"y": y, "mistake": mistake, "loss": loss}
+        if self._data is None:
+            oracle["bayes_loss"] = float(self._bayes[self._pos - 1])
         self._t += 1
         if self.render_mode is not None:
             self._trace.add(reward, loss, decision=a, revealed=y if revealed else -1, truth=y)

@@ -25,7 +25,8 @@ FAMILY = Family(
     ),
     columns=("f1", "label_requests"),
     small_kwargs={"horizon": 50},
-    oracle_keys=("y", "mistake", "loss"),
+    oracle_keys=("y", "mistake", "loss", "bayes_loss"),
+    oracle_objective_metric="bayes_loss",
     views="osfb_gym.envs.apple.views:AppleViews",
     probe="osfb_gym.envs.apple.family:probe",
 )

@@ -81,7 +81,10 @@ class AppleMetrics(EpisodeMetrics):
     ``label_requests`` counts tasted examples (``tp + fp``, whatever the
     feedback mode); ``tasted_negatives`` counts the label requests that were
     negatives (``fp``), the ones a one-sided learner pays for.
-    ``error_rate`` is ``(fp + fn) / steps``.
+    ``error_rate`` is ``(fp + fn) / steps``. ``bayes_loss`` is the Bayes
+    decision's expected loss summed over the episode's examples (the
+    oracle's ``bayes_loss``; 0 in a noise-free world), NaN where the world
+    does not define it (a dataset).
 
     Examples
     --------
@@ -95,6 +98,7 @@ class AppleMetrics(EpisodeMetrics):
     def __init__(self) -> None:
         super().__init__()
         self.tp = self.fp = self.tn = self.fn = 0
+        self.bayes = 0.0
 
     def update(
         self, action: Any, reward: float, feedback: dict[str, Any], oracle: dict[str, Any]
@@ -103,6 +107,7 @@ class AppleMetrics(EpisodeMetrics):
         super().update(action, reward, feedback, oracle)
         tasted = int(np.asarray(action)) == 1
         positive = int(oracle["y"]) == 1
+        self.bayes += oracle.get("bayes_loss", float("nan"))
         if tasted:
             if positive:
                 self.tp += 1
@@ -128,5 +133,6 @@ class AppleMetrics(EpisodeMetrics):
             label_requests=float(tp + fp),
             tasted_negatives=float(fp),
             error_rate=(fp + fn) / max(self.steps, 1),
+            bayes_loss=float(self.bayes),
         )
         return summary

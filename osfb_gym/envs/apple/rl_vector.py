@@ -85,6 +85,22 @@ class AppleRLVectorEnv(ChunkedStreamRLVectorEnv):
         )
         self.single_action_space = spaces.Discrete(2)
         self._init_stream(self.dim, CHUNK)
+        # the Bayes decision's expected loss on each chunk's examples (the oracle's), when recording
+        self._chunk_bayes = np.zeros((self.num_envs, CHUNK))
+
+    def _reset_one(
+        self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Reset sub-env ``i`` (its stream loaded), with its chunk's Bayes losses."""
+        info = super()._reset_one(i, seed, options)
+        if self._on_episode is not None:
+            self._chunk_bayes[i] = self.envs[i]._bayes
+        return info
+
+    def _drawn(self, i: int, extra: Any) -> None:
+        """Keep the Bayes decision's expected loss on the chunk's examples (when recording)."""
+        if self._on_episode is not None:
+            self._chunk_bayes[i] = self.envs[i]._world.bayes_loss(extra, self.gain, self.cost_fp)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """Return ``(K,)`` integer or boolean 0/1 actions (``Discrete(2)``), or raise."""
@@ -108,14 +124,16 @@ class AppleRLVectorEnv(ChunkedStreamRLVectorEnv):
         return reward, feedback
 
     def _oracle(self, actions: np.ndarray) -> dict[str, np.ndarray]:
-        """Return the single env's oracle of every decision (its ``outcome``): y, mistake, loss."""
+        """Return the single env's oracle of every decision: y, mistake, loss, Bayes loss."""
         taste, positive = actions == 1, self._label == 1
         mistake = np.where(
             taste & ~positive, FALSE_POSITIVE, np.where(~taste & positive, FALSE_NEGATIVE, 0)
         )
         loss = np.where(mistake == FALSE_POSITIVE, self.cost_fp, 0.0)
         loss = np.where(mistake == FALSE_NEGATIVE, self.gain, loss)
-        return {"y": self._label, "mistake": mistake, "loss": loss}
+        # the example just decided is the one before the chunk's position
+        bayes = self._chunk_bayes[np.arange(self.num_envs), self._pos - 1]
+        return {"y": self._label, "mistake": mistake, "loss": loss, "bayes_loss": bayes}
 
     def _feedback_row(self, value: np.ndarray, i: int) -> Any:
         """Sub-env ``i``'s entry as a Python ``bool`` or ``int``, as the single env gives it."""

@@ -68,12 +68,31 @@ class SyntheticWorld:
         np.clip(x, -FEATURE_BOUND, FEATURE_BOUND, out=x)
         x32 = x.astype(np.float32)
         score = x32.astype(np.float64) @ self.w
+        flipped = rng.random(n) < self.noise
+        return x32, (self.clean(score) ^ flipped).astype(np.int8), score
+
+    def clean(self, score: np.ndarray) -> np.ndarray:
+        """Return the noise-free labels (bool) of examples with scores ``score``."""
         clean = score > self.threshold
         if self.scenario == "striped" and self.band is not None:
             low, high = self.band
             clean &= ~((score > low) & (score < high))
-        flipped = rng.random(n) < self.noise
-        return x32, (clean ^ flipped).astype(np.int8), score
+        return clean
+
+    def bayes_loss(self, score: np.ndarray, gain: float, cost_fp: float) -> np.ndarray:
+        """Return the Bayes decision's expected loss on examples with scores ``score``.
+
+        Given ``x``, ``P(y = 1 | x)`` is ``1 - noise`` on the clean positives and
+        ``noise`` elsewhere; the Bayes decision tastes where ``P(y = 1 | x) gain``
+        exceeds ``P(y = 0 | x) cost_fp`` and expects the smaller of the two. 0
+        everywhere in a noise-free world.
+
+        >>> world = SyntheticWorld(w=np.array([1.0]), scenario="separable", noise=0.1)
+        >>> world.bayes_loss(np.array([1.0, -1.0]), gain=1.0, cost_fp=1.0).round(3).tolist()
+        [0.1, 0.1]
+        """
+        positive = np.where(self.clean(score), 1.0 - self.noise, self.noise)
+        return np.minimum(positive * gain, (1.0 - positive) * cost_fp)
 
 
 def draw_world(

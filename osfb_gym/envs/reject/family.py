@@ -25,6 +25,7 @@ FAMILY = Family(
     oracle_keys=("y", "loss", "risk", "misclassified", "rejected", "bayes_risk"),
     # regret against Chow's rule, the Bayes-optimal reject rule the oracle exposes
     oracle_objective_metric="bayes_risk",
+    objective_per_step=True,
     views="osfb_gym.envs.reject.views:RejectViews",
     probe="osfb_gym.envs.reject.family:probe",
 )

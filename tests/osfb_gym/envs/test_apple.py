@@ -469,3 +469,53 @@ def test_gappy_and_striped_worlds_stall_a_one_sided_margin_learner_with_a_bias()
     assert _recall("striped", "full", True, seeds) > 0.5
     # without a bias (Figure 5) the hyperplane is pinned through s = 0, the true boundary
     assert _recall("gappy", "one_sided", False, seeds) > 0.85
+
+
+# ---------------------------------------------------------------------------- the Bayes reference
+@pytest.mark.parametrize(("noise", "gain", "cost_fp"), [(0.2, 1.0, 1.0), (0.2, 1.0, 10.0)])
+def test_the_bayes_loss_is_the_expected_loss_of_the_better_decision(noise, gain, cost_fp):
+    world = draw_world(3, "separable", np.random.default_rng(0), noise=noise)
+    score = np.array([-2.0, -0.1, 0.1, 2.0])
+    positive = np.where(score > world.threshold, 1 - noise, noise)
+    taste, reject = (1 - positive) * cost_fp, positive * gain
+    np.testing.assert_allclose(world.bayes_loss(score, gain, cost_fp), np.minimum(taste, reject))
+    # with cost_fp 10 even a clean positive (P(y=1) = 0.8) is not worth tasting: loss 0.8
+    assert cost_fp == 1.0 or np.allclose(world.bayes_loss(score, gain, cost_fp)[score > 0], 0.8)
+
+
+@pytest.mark.parametrize("order", ["random", "adversarial"])
+def test_the_oracle_gives_the_bayes_loss_of_the_shown_example(order):
+    env = gym.make(ID, dim=4, horizon=300, noise=0.25, cost_fp=3.0, order=order)
+    obs, info = env.reset(seed=5)
+    world = env.unwrapped._world
+    total = 0.0
+    np.testing.assert_array_equal(info["oracle"]["w"], world.w)
+    for _ in range(300):  # past a chunk of 256 examples in random order
+        # the score of the float32 features shown, as the world scores them
+        expected = world.bayes_loss(np.array([obs.astype(np.float64) @ world.w]), 1.0, 3.0)[0]
+        obs, _, _, _, info = env.step(1)
+        assert info["oracle"]["bayes_loss"] == expected
+        total += expected
+    metrics = run_episode(env, _Taster(), seed=5).metrics
+    assert metrics["bayes_loss"] == pytest.approx(total)
+    assert 0 < metrics["bayes_loss"] < metrics["cumulative_loss"]
+
+
+def test_a_noise_free_world_has_bayes_loss_0_and_a_dataset_none():
+    metrics = run_episode(gym.make(ID, dim=3, horizon=40), _Taster(), seed=1).metrics
+    assert metrics["bayes_loss"] == 0.0
+    record = from_arrays(np.eye(6), np.array([0, 1, 0, 1, 1, 0.0]), name="tiny")
+    env = gym.make(ID, dataset=record)
+    env.reset(seed=0)
+    assert "bayes_loss" not in env.step(1)[4]["oracle"]
+    assert np.isnan(run_episode(env, _Taster(), seed=0).metrics["bayes_loss"])
+
+
+class _Taster(Agent):
+    """Tastes everything."""
+
+    def act(self, observation: Any) -> int:
+        return 1
+
+    def update(self, observation: Any, action: Any, reward: float, feedback: Any) -> None:
+        pass

@@ -31,6 +31,8 @@ CASES = [
     ("OneSidedLending-v0", {"horizon": 6, "world_seed": 3}, {"view": "features"}),
     ("AppleTasting-v0", {"horizon": 6}, {}),
     ("AppleTasting-v0", {"horizon": 4, "cost_fp": 3.0, "gain": 2.0}, {"view": "feedback"}),
+    # noisy: the Bayes decision's expected loss is not 0, past a chunk of 256 examples
+    ("AppleTasting-v0", {"horizon": 300, "noise": 0.2, "cost_fp": 2.0}, {}),
     # 300 steps: past a chunk of 256 examples (Chow's risk of the next chunk's)
     ("RejectOption-v0", {"horizon": 300, "d": 0.3}, {}),
     ("RejectOption-v0", {"horizon": 5, "settle": "never"}, {"discrete_actions": True}),

@@ -131,6 +131,17 @@ def test_episode_recorder_scores_as_the_runner_does():
         EpisodeRecorder(gym.make("RejectOption-v0"), None)  # type: ignore[arg-type]
 
 
+def test_regret_is_against_the_oracle_objective_in_the_objective_s_units():
+    apple, reject, lending = FAMILIES["apple"], FAMILIES["reject"], FAMILIES["lending"]
+    # apple: totals over the episode, the Bayes decision's loss subtracted (0 on a dataset)
+    assert regret(apple, {"cumulative_loss": 7.0, "bayes_loss": 2.5, "steps": 10}) == 4.5
+    assert regret(apple, {"cumulative_loss": 7.0, "bayes_loss": float("nan"), "steps": 10}) == 7
+    # reject: per-step averages, so times the steps
+    episode = {"average_risk": 0.3, "bayes_risk": 0.1, "steps": 10}
+    assert regret(reject, episode) == pytest.approx(2.0)
+    assert regret(lending, {"cumulative_loss": 3.0, "steps": 10}) == 3.0
+
+
 def test_validation_keeps_its_worlds_and_seeds_apart():
     spec = validation_spec(TINY)
     params = [agent.params for agent in spec.agents]
