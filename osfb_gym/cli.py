@@ -177,6 +177,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         progress=not args.no_progress,
         data_home=getattr(args, "data_home", None),
         settings=dict(getattr(args, "settings", [])),
+        chunk_size=args.chunk_size,
     )
 
 
@@ -304,6 +305,12 @@ _COMMON = [
     _f("--executor", "where", default="local", choices=("local", "ray")),
     _f("--address", "Ray cluster address ('auto')"),
     _f("--no-progress", "hide the progress bars", action="store_true"),
+    _f(
+        "--chunk-size",
+        "cells per task; a task's rows are stored when it ends, so smaller tasks keep a "
+        "slow run's progress more often (default: about 8 tasks per worker, at most 256)",
+        **_N,
+    ),
 ]
 #: each command: its help, its flags and what runs it
 _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {

@@ -64,6 +64,7 @@ class RunOptions:
     progress: bool = True
     data_home: str | None = None  #: folder of the dataset files
     settings: dict[str, str] = field(default_factory=dict)  #: ``--set key=value`` (text)
+    chunk_size: int | None = None  #: cells per task (None: the stage's, else the engine's)
 
     @property
     def engine(self) -> dict[str, Any]:
@@ -74,6 +75,7 @@ class RunOptions:
             "workers": self.workers,
             "address": self.address,
             "progress": self.progress,
+            "chunk_size": self.chunk_size,
         }
 
 

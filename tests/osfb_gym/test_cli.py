@@ -365,3 +365,30 @@ def test_help_of_an_unknown_suite_is_the_one_line_error(capsys):
     err = capsys.readouterr().err
     assert exit_info.value.code == 2 and "unknown suite 'nope'" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_chunk_size_reaches_the_engine_and_is_checked(tmp_path, monkeypatch, capsys):
+    """``--chunk-size``: cells per task (rows are stored per task), a positive integer."""
+    from osfb_gym.bench import executors
+
+    seen: list[int | None] = []
+    chunked = executors.chunked
+
+    def spy(cells, workers, chunk_size=None, key=None):  # type: ignore[no-untyped-def]
+        seen.append(chunk_size)
+        return chunked(cells, workers, chunk_size, key)
+
+    monkeypatch.setattr(executors, "chunked", spy)
+    spec = tmp_path / "tiny.toml"
+    spec.write_text(
+        'name = "tiny"\nseeds = 2\n[[envs]]\nid = "AppleTasting-v0"\nkwargs = { horizon = 5 }\n'
+        '[[agents]]\nname = "Perceptron"\n'
+    )
+    argv = ["sweep", str(spec), "--out", str(tmp_path / "out"), "--no-progress"]
+    assert main([*argv, "--chunk-size", "1"]) == 0
+    assert seen == [1]
+    assert len(list((tmp_path / "out" / "cells").iterdir())) == 2
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main([*argv, "--chunk-size", "0"])
+    assert "--chunk-size: expected a positive integer, got '0'" in capsys.readouterr().err
