@@ -457,16 +457,38 @@ class ChunkedStreamRLVectorEnv(NativeRLVectorEnv):
     reset and drawn by its own single env's world and generator, so the
     stream is the single env's; a step reads every sub-env's example at once.
     Subclasses call :meth:`_init_stream` in their constructor.
+
+    Where the oracle scores each example against a reference (reject: Chow's
+    rule's risk; apple: the Bayes decision's loss), the single env keeps it
+    per chunk in :attr:`reference_attr` and :meth:`_reference` computes it for
+    a drawn chunk; while recording episodes, the chunks' references are kept
+    beside the examples and :meth:`_current_reference` reads them.
     """
+
+    #: the single env's attribute holding its chunk's per-example references (None: none)
+    reference_attr: ClassVar[str | None] = None
 
     def _init_stream(self, dim: int, chunk: int) -> None:
         """Make each sub-env's chunk, its place in it and its current label (and ``_obs``)."""
         self._chunk = chunk
         self._chunk_x = np.zeros((self.num_envs, chunk, dim), dtype=np.float32)
         self._chunk_y = np.zeros((self.num_envs, chunk), dtype=np.int8)
+        self._chunk_reference = np.zeros((self.num_envs, chunk))
         self._pos = np.zeros(self.num_envs, dtype=np.intp)
         self._label = np.zeros(self.num_envs, dtype=np.int64)
         self._obs = np.zeros((self.num_envs, dim), dtype=np.float32)
+
+    def _reference(self, i: int, extra: Any) -> np.ndarray:
+        """Return the references of sub-env ``i``'s drawn chunk from what its world drew."""
+        raise NotImplementedError
+
+    def _current_reference(self) -> np.ndarray:
+        """Return every sub-env's reference of the example just decided (recording only)."""
+        # the example just decided is the one before the chunk's position
+        return self._chunk_reference[np.arange(self.num_envs), self._pos - 1]
+
+    def _recording_references(self) -> bool:
+        return self.reference_attr is not None and self._on_episode is not None
 
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
@@ -479,10 +501,14 @@ class ChunkedStreamRLVectorEnv(NativeRLVectorEnv):
         self._pos[i] = env._pos
         self._label[i] = env._y
         self._obs[i] = obs
+        if self._recording_references():
+            self._chunk_reference[i] = getattr(env, str(self.reference_attr))
         return strip_oracle(info)
 
     def _drawn(self, i: int, extra: Any) -> None:
-        """Keep what sub-env ``i``'s world drew beside a chunk's examples (nothing here)."""
+        """Keep the references of sub-env ``i``'s drawn chunk (when recording)."""
+        if self._recording_references():
+            self._chunk_reference[i] = self._reference(i, extra)
 
     def _advance(self, index: np.ndarray) -> None:
         """Move the sub-envs ``index`` to their next example, drawing a chunk where one ends."""

@@ -70,6 +70,7 @@ class AppleRLVectorEnv(ChunkedStreamRLVectorEnv):
     rl_id = "AppleTasting-RL-v0"
     single_only = SINGLE_ONLY
     records_episodes = True
+    reference_attr = "_bayes"
 
     def _setup(self, first: Any) -> None:
         """Read the single env's parameters; make the plain spaces and the arrays."""
@@ -85,22 +86,10 @@ class AppleRLVectorEnv(ChunkedStreamRLVectorEnv):
         )
         self.single_action_space = spaces.Discrete(2)
         self._init_stream(self.dim, CHUNK)
-        # the Bayes decision's expected loss on each chunk's examples (the oracle's), when recording
-        self._chunk_bayes = np.zeros((self.num_envs, CHUNK))
 
-    def _reset_one(
-        self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        """Reset sub-env ``i`` (its stream loaded), with its chunk's Bayes losses."""
-        info = super()._reset_one(i, seed, options)
-        if self._on_episode is not None:
-            self._chunk_bayes[i] = self.envs[i]._bayes
-        return info
-
-    def _drawn(self, i: int, extra: Any) -> None:
-        """Keep the Bayes decision's expected loss on the chunk's examples (when recording)."""
-        if self._on_episode is not None:
-            self._chunk_bayes[i] = self.envs[i]._world.bayes_loss(extra, self.gain, self.cost_fp)
+    def _reference(self, i: int, extra: Any) -> np.ndarray:
+        """Return the Bayes decision's expected loss on the drawn chunk (``extra``: its scores)."""
+        return self.envs[i]._world.bayes_loss(extra, self.gain, self.cost_fp)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """Return ``(K,)`` integer or boolean 0/1 actions (``Discrete(2)``), or raise."""
@@ -131,8 +120,7 @@ class AppleRLVectorEnv(ChunkedStreamRLVectorEnv):
         )
         loss = np.where(mistake == FALSE_POSITIVE, self.cost_fp, 0.0)
         loss = np.where(mistake == FALSE_NEGATIVE, self.gain, loss)
-        # the example just decided is the one before the chunk's position
-        bayes = self._chunk_bayes[np.arange(self.num_envs), self._pos - 1]
+        bayes = self._current_reference()
         return {"y": self._label, "mistake": mistake, "loss": loss, "bayes_loss": bayes}
 
     def _feedback_row(self, value: np.ndarray, i: int) -> Any:

@@ -72,6 +72,7 @@ class RejectRLVectorEnv(ChunkedStreamRLVectorEnv):
     rl_id = "RejectOption-RL-v0"
     single_only = SINGLE_ONLY
     records_episodes = True
+    reference_attr = "_chow"
 
     def _setup(self, first: Any) -> None:
         """Read the single env's parameters; make the plain spaces and the arrays."""
@@ -86,23 +87,17 @@ class RejectRLVectorEnv(ChunkedStreamRLVectorEnv):
         self.single_action_space = spaces.MultiDiscrete([3, 2])
         self._init_stream(self.dim, CHUNK)
         self._hidden = np.zeros(self.num_envs)  # each sub-env's losses held back
-        # Chow's risk of each chunk's examples (the oracle's bayes_risk), kept when recording
-        self._chunk_chow = np.zeros((self.num_envs, CHUNK))
 
     def _reset_one(
         self, i: int, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         """Reset sub-env ``i`` (its stream loaded) with no loss held back."""
         self._hidden[i] = 0.0
-        info = super()._reset_one(i, seed, options)
-        if self._on_episode is not None:
-            self._chunk_chow[i] = self.envs[i]._chow
-        return info
+        return super()._reset_one(i, seed, options)
 
-    def _drawn(self, i: int, extra: Any) -> None:
-        """Keep Chow's risk of the chunk's examples from their posterior (when recording)."""
-        if self._on_episode is not None:
-            self._chunk_chow[i] = chow_risk(extra, self.d)
+    def _reference(self, i: int, extra: Any) -> np.ndarray:
+        """Return Chow's risk of the drawn chunk's examples, from their posterior (``extra``)."""
+        return chow_risk(extra, self.d)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         """Return ``(K, 2)`` integer ``(decision, query)`` rows (``MultiDiscrete([3, 2])``)."""
@@ -154,8 +149,7 @@ class RejectRLVectorEnv(ChunkedStreamRLVectorEnv):
             "risk": risk,
             "misclassified": risk == 1.0,
             "rejected": decision == REJECT,
-            # the example just decided is the one before the chunk's position
-            "bayes_risk": self._chunk_chow[np.arange(self.num_envs), self._pos - 1],
+            "bayes_risk": self._current_reference(),
         }
 
     def _feedback_row(self, value: np.ndarray, i: int) -> Any:
