@@ -76,8 +76,10 @@ def _tables(frame: pd.DataFrame, top: int) -> tuple[list[str], list[str]]:
 def _header(protocol: Protocol, validation: pd.DataFrame, test: pd.DataFrame) -> list[str]:
     p, minutes = protocol, (test["seconds"].sum() + validation["seconds"].sum()) / 60
     words = PAGE["header"].format(
-        **{key: getattr(p, key) for key in ("seeds", "episodes", "horizon", "tuning")},
-        validation_seeds=p.validation_seeds,
+        **{
+            key: getattr(p, key)
+            for key in ("seeds", "episodes", "horizon", "tuning", "validation_seeds")
+        },
         version=PROTOCOL_VERSION,
         families=", ".join(p.families),
         regimes=", ".join(p.regimes),
@@ -250,8 +252,13 @@ def _power(comparisons: int, runs: int) -> str:
     """Say how many runs a cell needs before its verdict can name a winner on this page."""
     if comparisons == 0:
         return ""
-    needed, min_p = pairs_needed(comparisons), min_p_paired(runs)
-    return PAGE["power"].format(**locals(), alpha=ALPHA)
+    return PAGE["power"].format(
+        runs=runs,
+        min_p=min_p_paired(runs),
+        comparisons=comparisons,
+        alpha=ALPHA,
+        needed=pairs_needed(comparisons),
+    )
 
 
 def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statistic: str) -> Path:
