@@ -154,9 +154,10 @@ def _adjusted(verdicts: Sequence[Verdict]) -> list[Verdict]:
     if not verdicts:
         return []
     adjusted = holm([v.p_value for v in verdicts])
+    floors = holm([v.min_p for v in verdicts])  # the best case: every p at its floor
     return [
-        replace(v, p_adjusted=float(p), family_size=len(verdicts))
-        for v, p in zip(verdicts, adjusted, strict=True)
+        replace(v, p_adjusted=float(p), family_size=len(verdicts), min_p_adjusted=float(f))
+        for v, p, f in zip(verdicts, adjusted, floors, strict=True)
     ]
 
 
@@ -188,7 +189,7 @@ class Page:
         if not isinstance(verdict, Verdict):
             raise TypeError(f"verdict must be a Verdict, got {verdict!r}")
         self._check_alpha(verdict)
-        self._verdicts.append(replace(verdict, p_adjusted=None, family_size=1))
+        self._verdicts.append(replace(verdict, p_adjusted=None, family_size=1, min_p_adjusted=None))
         return len(self._verdicts) - 1
 
     def add_best(self, best: BestOf) -> int:
@@ -197,7 +198,10 @@ class Page:
             raise TypeError(f"best must be a BestOf, got {best!r}")
         for verdict in best.comparisons:
             self._check_alpha(verdict)
-        fresh = tuple(replace(v, p_adjusted=None, family_size=1) for v in best.comparisons)
+        fresh = tuple(
+            replace(v, p_adjusted=None, family_size=1, min_p_adjusted=None)
+            for v in best.comparisons
+        )
         self._bests.append(replace(best, comparisons=fresh))
         return len(self._bests) - 1
 

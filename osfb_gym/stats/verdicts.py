@@ -118,6 +118,11 @@ class Verdict:
         (or a :func:`best_of` cell's), else None.
     family_size
         How many comparisons the Holm correction ran over (1: none).
+    min_p_adjusted
+        The smallest adjusted p-value this comparison can reach on its page:
+        Holm's correction applied to every comparison's ``min_p`` at once (Holm's
+        adjusted p-values never fall when a raw one rises, so this is the best
+        case). None off a page.
     estimate
         What ``effect`` estimates.
     """
@@ -137,6 +142,7 @@ class Verdict:
     alpha: float = ALPHA
     p_adjusted: float | None = None
     family_size: int = 1
+    min_p_adjusted: float | None = None
     estimate: str = "mean difference"
     level: float = 1 - ALPHA
 
@@ -146,13 +152,18 @@ class Verdict:
         return self.p_value if self.p_adjusted is None else self.p_adjusted
 
     @property
-    def can_reject(self) -> bool:
-        """False when the sample is too small for the test to ever reject at ``alpha``.
+    def floor(self) -> float:
+        """The smallest p-value the decision can ever see: ``min_p``, Holm-adjusted on a page."""
+        return self.min_p if self.min_p_adjusted is None else self.min_p_adjusted
 
-        Holm's adjusted p-value is never below the raw one, so on a page this
-        is still necessary (not sufficient) for a winner.
+    @property
+    def can_reject(self) -> bool:
+        """False when the sample is too small for the decision to ever reject at ``alpha``.
+
+        On a page this counts the page's correction: 130 comparisons of 10 pairs
+        each (smallest p 2/1024) can never pass Holm, although each alone could.
         """
-        return self.min_p <= self.alpha
+        return self.floor <= self.alpha
 
     @property
     def winner(self) -> str | None:
@@ -198,10 +209,15 @@ class Verdict:
         line = f"tie (within noise): {self.a} - {self.b} = {details}"
         if not self.can_reject:
             line += (
-                f"; too few runs to ever name a winner (smallest p {self.min_p:.3g} > "
+                f"; too few runs to ever name a winner (smallest p {self._floor_text()} > "
                 f"{self.alpha:.3g})"
             )
         return line
+
+    def _floor_text(self) -> str:
+        if self.min_p_adjusted is None or self.family_size == 1:
+            return f"{self.min_p:.3g}"
+        return f"{self.min_p:.3g}, {self.min_p_adjusted:.3g} after Holm over {self.family_size}"
 
     def __str__(self) -> str:
         return self.text

@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 
 import osfb_gym.stats as v
+from osfb_gym.stats import claims
 from osfb_gym.stats.paired import min_p_paired, sign_flip_pvalues
 from osfb_gym.stats.unpaired import permutation_pvalues
 from osfb_gym.stats.verdicts import N_RESAMPLES
@@ -213,6 +214,36 @@ def test_page_applies_holm_over_all_its_verdicts():
     assert page.tally("X") == "clearly lowest in 1 of 1 cells, tied for lowest in 0"
     with pytest.raises(ValueError, match="alpha"):
         page.add(v.paired(d, np.zeros(10), lower_is_better=True, alpha=0.1))
+
+
+@pytest.mark.parametrize("size", [2, 18, 25, 26, 130])
+def test_a_page_too_large_for_its_pairs_says_so(size):
+    """10 pairs reach p = 2/1024 at best: Holm over m > 25 can never pass 0.05."""
+    page = v.Page()
+    for _ in range(size):  # every comparison as separated as 10 pairs get
+        page.add(v.paired(np.arange(10.0), np.arange(10.0) + 5, lower_is_better=True))
+    verdicts = page.verdicts
+    reachable = size * 2 / 1024 <= 0.05
+    assert all(x.can_reject == reachable for x in verdicts)
+    assert all((x.winner == "A") == reachable for x in verdicts)  # the best case decides
+    if not reachable:
+        assert f"after Holm over {size} > 0.05)" in verdicts[0].text
+        assert claims.read(verdicts[:1], ["A"]) == claims.cannot_tell(10)
+    else:
+        assert claims.read(verdicts[:1], ["A"]) == claims.REPRODUCED
+
+
+def test_can_reject_is_holm_at_every_floor():
+    """Exact for mixed sizes: a verdict can reject iff it does with every p at its floor."""
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        sizes = rng.integers(5, 12, size=int(rng.integers(2, 30)))
+        page = v.Page()
+        for n in sizes:  # each at its floor: fully separated
+            page.add(v.paired(np.zeros(n), np.ones(n), lower_is_better=True))
+        for verdict in page.verdicts:
+            assert verdict.can_reject == (verdict.winner is not None)
+            assert verdict.floor == pytest.approx(verdict.p)
 
 
 def test_place_groups_references():
