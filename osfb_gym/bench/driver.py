@@ -132,6 +132,21 @@ class RunInfo:
         """Return the stages' wall time in minutes."""
         return self.seconds / 60
 
+    @property
+    def took(self) -> str:
+        """Return the stages' wall time as a page says it, naming the cells resumed, if any.
+
+        >>> RunInfo(Path("."), seconds=6.0, cells=10, ran=0).took
+        '0.1 min in this invocation, which ran 0 of the 10 cells (the others were resumed)'
+        """
+        text = f"{self.minutes:.1f} min"
+        if self.ran < self.cells:
+            text += (
+                f" in this invocation, which ran {self.ran:,} of the {self.cells:,} cells (the "
+                "others were resumed)"
+            )
+        return text
+
 
 # ------------------------------------------------------------------- the --set keys
 def _names(text: str) -> tuple[str, ...]:

@@ -74,13 +74,14 @@ def report(
         claims = reuters_claims(summary, results)
         lines = _reuters_page(suite, summary, settings.data_home)
     lines = [f"# osfb-bench {suite.name}", "", suite.description, "", *lines]
-    lines += ["## Claims", "", verdict_table(claims), "", PROTOCOL["claims_note"], ""]
+    note = PROTOCOL["claims_note"] + ("" if suite.spam else " " + PROTOCOL["claims_note_reuters"])
+    lines += ["## Claims", "", verdict_table(claims), "", note, ""]
     if run.missing:
         lines += ["Skipped (not found locally):", *(f"- {k}: {v}" for k, v in run.missing.items())]
         lines += [""]
     if settings.horizon is not None:
         lines += [f"Streams truncated to {settings.horizon} steps: not the paper's protocol.", ""]
-    lines += [f"Run time: {run.minutes:.1f} min ({len(results)} episodes).", ""]
+    lines += [f"Run time: {run.took}; {len(results):,} episodes.", ""]
     frames = {"results": results, name: summary}
     tables = {"summary": summary, "claims": claims, "missing": run.missing}
     return save_report(run.out, "\n".join(lines), frames, **tables)

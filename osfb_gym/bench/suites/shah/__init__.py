@@ -193,5 +193,5 @@ def report(rows: Sequence[pd.DataFrame], settings: Settings, run: RunInfo) -> Re
         run.out,
         missing=run.missing,
         selection=selection,
-        minutes=run.minutes,
+        took=run.took,
     )

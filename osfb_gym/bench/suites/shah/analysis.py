@@ -255,14 +255,14 @@ def write_shah_report(
     out_dir: str | Path,
     *,
     missing: dict[str, str] | None = None,
-    minutes: float | None = None,
+    took: str | None = None,
     selection: pd.DataFrame | None = None,
 ) -> Report:
     """Write results, curves, ``selection.csv``, ``report.md`` and a PNG per dataset."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table = summary(results, curves)
-    took = f", {minutes:.1f} minutes" if minutes is not None else ""
+    took = f", {took}" if took is not None else ""
     lines = [
         f"# osfb-bench {suite.name}",
         "",
