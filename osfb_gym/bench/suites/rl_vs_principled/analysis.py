@@ -261,15 +261,31 @@ def _power(comparisons: int, runs: int) -> str:
     )
 
 
+def steps_label(steps: int) -> str:
+    """Return a budget as an axis shows it: ``0``, ``10k``, ``1M``.
+
+    >>> [steps_label(n) for n in (0, 500, 10_000, 1_000_000)]
+    ['0', '500', '10k', '1M']
+    """
+    for size, suffix in ((1_000_000, "M"), (1_000, "k")):
+        if steps >= size:
+            return f"{steps / size:g}{suffix}"
+    return str(int(steps))
+
+
 def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statistic: str) -> Path:
     """Per family (rows) and regime (columns): ``column`` against N, CI bands, every agent.
 
     An agent has one colour in every panel; RL is drawn solid, principled agents dashed.
+    A (family, regime) the run has no rows for (apple has no dynamic world) stays blank.
     """
     palette = colours(frame["agent"])
-    figure, axes = panels(*frame[["family", "regime"]].nunique(), width=4.6, height=3.2, dpi=90)
-    groups = frame.groupby(["family", "regime"], sort=False)
-    for ((family, regime), part), axis in zip(groups, axes.flat, strict=True):
+    families, regimes = (list(dict.fromkeys(frame[key])) for key in ("family", "regime"))
+    figure, axes = panels(len(families), len(regimes), width=4.6, height=3.2, dpi=90)
+    drawn = set()
+    for (family, regime), part in frame.groupby(["family", "regime"], sort=False):
+        axis = axes[families.index(family), regimes.index(regime)]
+        drawn.add(axis)
         for agent, rows in part.groupby("agent", sort=False):
             if column == "total_normalised":
                 rows = rows[rows["budget"] > 0]
@@ -287,7 +303,10 @@ def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statis
                 marker="o",
             )
         ticks = sorted(part["budget"].unique())
-        axis.set_xticks(ticks, [f"{t / 1000:g}k" if t else "0" for t in ticks])
+        positive = [t for t in ticks if t > 0]
+        if positive and max(positive) >= 10 * min(positive):  # 1e4..1e6: a log axis past 0
+            axis.set_xscale("symlog", linthresh=min(positive))
+        axis.set_xticks(ticks, [steps_label(t) for t in ticks])
         # symlog: the oracle's 0, the best constant's 1 and small regrets all readable
         axis.set_yscale("symlog", linthresh=0.01)
         axis.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
@@ -295,6 +314,8 @@ def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statis
         axis.set_xlabel("N (env steps of experience)")
         axis.set_ylabel(label + " (symlog)", fontsize=7)
         axis.legend(fontsize=6)
+    for axis in set(axes.flat) - drawn:
+        axis.set_axis_off()
     return save(figure, path)
 
 

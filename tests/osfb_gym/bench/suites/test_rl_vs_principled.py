@@ -276,3 +276,28 @@ def test_an_agent_has_one_colour_in_every_panel(tmp_path, monkeypatch):
     assert set(colours) == {"Greedy", "PPO+O0", "PPO+O1"}
     assert all(len(found) == 1 for found in colours.values())
     assert len(set.union(*colours.values())) == 3
+
+
+def test_a_family_without_a_regime_leaves_its_panel_blank(tmp_path, monkeypatch):
+    """Lending has a dynamic world and apple none: 5 panels on a 2 x 3 grid, one blank."""
+    import pandas as pd
+
+    from osfb_gym.bench.suites.rl_vs_principled import analysis as module
+
+    cells = [("lending", r) for r in ("fixed", "resampled", "dynamic")]
+    cells += [("apple", r) for r in ("fixed", "resampled")]
+    rows = [
+        {"family": f, "regime": r, "agent": "PPO+O0", "budget": b, "seed": s, "normalised": s}
+        for f, r in cells
+        for b in (0, 10_000, 100_000, 1_000_000)
+        for s in range(3)
+    ]
+    figures = []
+    monkeypatch.setattr(module, "save", lambda figure, path: figures.append(figure) or path)
+    module.plot_curves(pd.DataFrame(rows), tmp_path / "c.png", "normalised", "regret", "mean")
+    axes = figures[0].axes
+    titles = [axis.get_title() for axis in axes if axis.axison]
+    assert len(axes) == 6 and len(titles) == 5 and "apple, resampled world" in titles
+    assert not axes[5].axison  # apple's dynamic world: none
+    assert [t.get_text() for t in axes[0].get_xticklabels()] == ["0", "10k", "100k", "1M"]
+    assert axes[0].get_xscale() == "symlog"
