@@ -233,8 +233,16 @@ def train_models(
     return models
 
 
-def _group(cell: Cell) -> tuple[str, int]:
-    return cell.setting, cell.seed
+def _group(cell: Cell) -> tuple[str, int, str]:
+    """Return the key that keeps cells in one task: a setting's seed, whose cells may be replicas.
+
+    A cell that always runs alone (a custom runner's, an RL model's) is its own key,
+    so ``chunk_size`` bounds its task: the RL comparison's cells of one setting and
+    seed (every agent, configuration and regime, 35 trainings of 1e6 steps) were one
+    task, stored only when all of them had ended.
+    """
+    alone = cell.runner is not None or cell.agent in ALGORITHMS
+    return cell.setting, cell.seed, cell.key if alone else ""
 
 
 def chunked(

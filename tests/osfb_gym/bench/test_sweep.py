@@ -536,3 +536,20 @@ def test_tags_name_the_rows_without_changing_what_is_stored(tmp_path):
     assert "learner" not in stored and "world" not in stored
     with pytest.raises(ValueError, match=r"tags \['seed'\] name columns of the rows"):
         run_cells(spec({"seed": 1}, {}), tmp_path / "tagged", progress=False, resume=True)
+
+
+def test_cells_that_run_alone_are_bounded_by_the_chunk_size():
+    """A setting's seed stays in one task only where its cells may run as replicas."""
+    from osfb_gym.bench.executors import _group, chunked
+    from osfb_gym.bench.sweep import Cell
+
+    def cell(agent: str, value: int, runner: str | None = None) -> Cell:
+        return Cell("s", "OneSidedLending-v0", {}, agent, {"v": value}, 0, runner=runner)
+
+    custom = [cell("x", v, runner="osfb_gym.bench.suites.experience:rl_cell") for v in range(5)]
+    rl = [cell("PPO", v) for v in range(3)]
+    grid = [cell("Greedy", v) for v in range(4)]
+    assert [len(c) for c in chunked(custom + rl, 1, 1, key=_group)] == [1] * 8
+    assert [len(c) for c in chunked(grid, 1, 1, key=_group)] == [4]  # one replica group
+    ordered = sorted(custom + rl + grid, key=_group)  # one key type: sortable
+    assert len(ordered) == 12
