@@ -124,6 +124,8 @@ def _spec(protocol: Protocol, split: str, cells: list[CellSpec], seeds: int) -> 
 def validation_spec(protocol: Protocol) -> SweepSpec:
     """Stage 1: every configuration of both sides at every budget, and the constants.
 
+    RecurrentPPO's cells stop at ``protocol.recurrent_budget`` (:meth:`Protocol.budgets_of`).
+
     The split's runs choose each agent's configuration per budget (:func:`.protocol.choose`)
     and the best constant action; with ``sensitivity``, PPO's one-at-a-time runs too.
     """
@@ -131,10 +133,11 @@ def validation_spec(protocol: Protocol) -> SweepSpec:
     cells: list[CellSpec] = []
     for family, regime in protocol.cells():
         for algo in protocol.algos:
-            for view in protocol.views_of(algo, regime):
+            capped = protocol.budgets_of(algo)
+            for view in protocol.views_of(algo, regime) if capped else ():
                 agent = f"{algo}+{VIEW_LABELS[view]}"
                 configs = rl_configs(protocol, family, algo)
-                cells += [(family, regime, budgets, "rl", agent, c, {}) for c in configs]
+                cells += [(family, regime, capped, "rl", agent, c, {}) for c in configs]
         for name, config in principled_configs(protocol, family, regime):
             cells.append((family, regime, budgets, "principled", name, config, {}))
         cells.append((family, regime, budgets[:1], "constant", "constant", None, {}))

@@ -91,6 +91,8 @@ def _header(protocol: Protocol, validation: pd.DataFrame, test: pd.DataFrame) ->
         n_steps=list(p.n_steps),
         ent_coef=list(p.ent_coef),
     )
+    if "RecurrentPPO" in p.algos and p.budgets_of("RecurrentPPO") != p.budgets_of("PPO"):
+        words += " " + PAGE["recurrent_cap"].format(cap=p.recurrent_budget)
     cost = PAGE["cost"].format(validation=len(validation), test=len(test), minutes=minutes)
     return [f"# osfb-bench {NAME}", "", words, cost, ""]
 

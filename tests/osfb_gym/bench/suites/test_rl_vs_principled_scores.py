@@ -182,6 +182,25 @@ def test_recurrent_ppo_needs_the_feedback_view_and_dqn_the_discrete_twin():
         Protocol(extra_agents=("Greedy",))
 
 
+def test_recurrent_ppo_stops_at_its_budget_cap():
+    from osfb_gym.bench.suites.rl_vs_principled import validation_spec
+
+    protocol = Protocol(
+        families=("apple",), regimes=("resampled",), algos=("PPO", "RecurrentPPO"),
+        resampled_views=("feedback",), budgets=(100, 1_000, 10_000), recurrent_budget=1_000,
+    )  # fmt: skip
+    assert protocol.budgets_of("RecurrentPPO") == (100, 1_000)
+    assert protocol.budgets_of("PPO") == (100, 1_000, 10_000)
+    budgets = {c.params.get("algo"): c.params["budgets"] for c in validation_spec(protocol).cells()}
+    assert budgets["RecurrentPPO"] == [100, 1_000] and budgets["PPO"] == [100, 1_000, 10_000]
+    below = dataclasses.replace(protocol, recurrent_budget=10)  # below every budget: not run
+    assert "RecurrentPPO" not in {c.params.get("algo") for c in validation_spec(below).cells()}
+    uncapped = dataclasses.replace(protocol, recurrent_budget=0)
+    assert uncapped.budgets_of("RecurrentPPO") == (100, 1_000, 10_000)
+    with pytest.raises(ValueError, match="recurrent_budget"):
+        Protocol(recurrent_budget=-1)
+
+
 def test_an_rl_cell_with_several_env_copies_scores_every_checkpoint():
     from osfb_gym.bench.suites.experience import rl_cell
     from osfb_gym.bench.sweep import Cell
