@@ -44,7 +44,8 @@ def rl_configs(protocol: Protocol, family: str, algo: str = "PPO") -> list[dict[
 
     The grid gamma x learning_rate x n_steps x ent_coef (DQN: gamma x learning_rate;
     an empty ``learning_rate`` keeps the algorithm's default), subsampled to
-    ``protocol.tuning`` configurations (:func:`.protocol.subsample`).
+    ``protocol.tuning`` configurations (:func:`.protocol.subsample`); RecurrentPPO's
+    configurations carry its LSTM width (``protocol.lstm_hidden_size``).
     """
     gammas = [{"gamma": gamma} for gamma in GAMMAS.get(family, [0.0, 0.99])]
     rates = [{"learning_rate": rate} for rate in protocol.learning_rate] or [{}]
@@ -54,6 +55,9 @@ def rl_configs(protocol: Protocol, family: str, algo: str = "PPO") -> list[dict[
         batch = {} if algo == "A2C" else {"batch_size": protocol.batch_size}
         product = itertools.product(gammas, rates, protocol.n_steps, protocol.ent_coef)
         grid = [{**g, **r, "n_steps": n, "ent_coef": e, **batch} for g, r, n, e in product]
+    if algo == "RecurrentPPO":
+        policy = {"policy_kwargs": {"lstm_hidden_size": protocol.lstm_hidden_size}}
+        grid = [config | policy for config in grid]
     return subsample(grid, protocol.tuning, f"{family}/{algo}")
 
 

@@ -115,9 +115,12 @@ class Protocol:
     #: the checkpoints N: env steps of experience before every agent is scored
     budgets: tuple[int, ...] = BUDGET_PRESETS["default"]
     #: RecurrentPPO is trained and scored at the budgets up to this one only (0: all):
-    #: sb3-contrib's LSTM policy took 14 ms a step with 16 envs on one core, about 4 CPU
-    #: hours a 1e6-step run, against 0.13-0.45 s per 1,000 steps for PPO, A2C and DQN
+    #: its LSTM policy took about 4 ms a step with 16 envs on one core at width 64, over
+    #: an hour a 1e6-step run, against 0.1-0.5 ms for PPO, A2C and DQN
     recurrent_budget: int = 100_000
+    #: RecurrentPPO's LSTM width: 64, the width of every algorithm's MLP layers (SB3's
+    #: [64, 64]); sb3-contrib's default 256 costs 3.6 times as much a step (14 ms against 4)
+    lstm_hidden_size: int = 64
     #: test runs per verdict cell (the --seeds flag)
     seeds: int = 10
     #: held-out episodes scored at each checkpoint of a run
@@ -166,6 +169,7 @@ class Protocol:
             "batch_size",
             "tuning",
             "n_envs",
+            "lstm_hidden_size",
         ):
             check_int(getattr(self, key), key, minimum=1)
         for key in ("budgets", "n_steps", "ent_coef"):

@@ -191,8 +191,15 @@ def test_recurrent_ppo_stops_at_its_budget_cap():
     )  # fmt: skip
     assert protocol.budgets_of("RecurrentPPO") == (100, 1_000)
     assert protocol.budgets_of("PPO") == (100, 1_000, 10_000)
-    budgets = {c.params.get("algo"): c.params["budgets"] for c in validation_spec(protocol).cells()}
+    cells = validation_spec(protocol).cells()
+    budgets = {c.params.get("algo"): c.params["budgets"] for c in cells}
     assert budgets["RecurrentPPO"] == [100, 1_000] and budgets["PPO"] == [100, 1_000, 10_000]
+    widths = {
+        c.params["algo_kwargs"].get("policy_kwargs", {}).get("lstm_hidden_size")
+        for c in cells
+        if c.params.get("algo") == "RecurrentPPO"
+    }
+    assert widths == {64}  # the MLP layers' width, every configuration
     below = dataclasses.replace(protocol, recurrent_budget=10)  # below every budget: not run
     assert "RecurrentPPO" not in {c.params.get("algo") for c in validation_spec(below).cells()}
     uncapped = dataclasses.replace(protocol, recurrent_budget=0)
