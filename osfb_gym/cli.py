@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -429,6 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="osfb-bench",
         description="Benchmark agents under one-sided feedback.",
+        epilog="An error is one line; OSFB_DEBUG=1 in the environment prints its traceback too.",
         formatter_class=_Defaults,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -466,6 +468,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _user_errors() as error:
         if isinstance(error, OSError) and error.filename is None and error.errno is not None:
             return _bug()  # an OS failure naming no file (a lost pipe) is not the user's
+        if os.environ.get("OSFB_DEBUG"):  # is it really the input? the traceback says where
+            traceback.print_exc()
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
         print(f"osfb-bench {args.command}: error: {message}", file=sys.stderr)
         return 2

@@ -392,3 +392,11 @@ def test_chunk_size_reaches_the_engine_and_is_checked(tmp_path, monkeypatch, cap
     with pytest.raises(SystemExit):
         main([*argv, "--chunk-size", "0"])
     assert "--chunk-size: expected a positive integer, got '0'" in capsys.readouterr().err
+
+
+def test_osfb_debug_shows_where_a_user_error_was_raised(monkeypatch, capsys):
+    """An internal ValueError reads as the user's; OSFB_DEBUG=1 shows the frame that raised it."""
+    monkeypatch.setenv("OSFB_DEBUG", "1")
+    assert main(["train", "RejectOption-v0", "--env-kwargs", '{"d": 0.9}']) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err and err.strip().splitlines()[-1].endswith("d must be < 0.5, got 0.9")
