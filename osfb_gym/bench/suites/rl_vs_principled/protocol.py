@@ -178,6 +178,12 @@ class Protocol:
         if any(int(b) < 1 for b in self.budgets):
             raise ValueError(f"budgets must be positive env step counts, got {self.budgets}")
         check_int(self.recurrent_budget, "recurrent_budget", minimum=0)
+        if not self.cells():
+            raise ValueError(
+                f"--set families={','.join(self.families)} with regimes="
+                f"{','.join(self.regimes)} leaves no cell to run: the dynamic regime has "
+                f"worlds for {', '.join(DYNAMIC_ENVS)} only"
+            )
         for spec in self.extra_agents:
             if spec.count(":") != 1:
                 raise ValueError(f"extra_agents must read module:Class, got {spec!r}")

@@ -208,6 +208,11 @@ def test_recurrent_ppo_stops_at_its_budget_cap():
         Protocol(recurrent_budget=-1)
 
 
+def test_a_protocol_without_cells_names_the_settings():
+    with pytest.raises(ValueError, match="regimes=dynamic leaves no cell to run.*lending"):
+        Protocol(families=("reject",), regimes=("dynamic",))
+
+
 def test_an_rl_cell_with_several_env_copies_scores_every_checkpoint():
     from osfb_gym.bench.suites.experience import rl_cell
     from osfb_gym.bench.sweep import Cell
