@@ -92,7 +92,8 @@ def _header(protocol: Protocol, validation: pd.DataFrame, test: pd.DataFrame) ->
         ent_coef=list(p.ent_coef),
     )
     if "RecurrentPPO" in p.algos and p.budgets_of("RecurrentPPO") != p.budgets_of("PPO"):
-        words += " " + PAGE["recurrent_cap"].format(cap=p.recurrent_budget)
+        capped = "recurrent_cap" if p.budgets_of("RecurrentPPO") else "recurrent_none"
+        words += " " + PAGE[capped].format(cap=p.recurrent_budget)
     cost = PAGE["cost"].format(validation=len(validation), test=len(test), minutes=minutes)
     return [f"# osfb-bench {NAME}", "", words, cost, ""]
 

@@ -202,6 +202,13 @@ def test_recurrent_ppo_stops_at_its_budget_cap():
     assert widths == {64}  # the MLP layers' width, every configuration
     below = dataclasses.replace(protocol, recurrent_budget=10)  # below every budget: not run
     assert "RecurrentPPO" not in {c.params.get("algo") for c in validation_spec(below).cells()}
+    from osfb_gym.bench.suites.rl_vs_principled.analysis import _header
+
+    def words(p: Protocol) -> str:
+        return _header(p, pd.DataFrame({"seconds": [1.0]}), pd.DataFrame({"seconds": [1.0]}))[2]
+
+    assert "RecurrentPPO is trained and scored up to N = 1,000 only" in words(protocol)
+    assert "RecurrentPPO is not run: `recurrent_budget` (10) is below every budget" in words(below)
     uncapped = dataclasses.replace(protocol, recurrent_budget=0)
     assert uncapped.budgets_of("RecurrentPPO") == (100, 1_000, 10_000)
     with pytest.raises(ValueError, match="recurrent_budget"):
