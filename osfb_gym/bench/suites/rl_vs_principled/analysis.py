@@ -215,21 +215,23 @@ def verdicts(frame: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> list
 
 
 def who_won(words: list[tuple[str, str, int, str, str]]) -> list[str]:
-    """Return the verdicts as one table (cells x budget, agent) and where the answer depends.
+    """Return the verdicts as one table ((cell, budget) x algorithm) and where the answer depends.
 
-    The answer of a (family, regime) cell depends on the algorithm, the view or the budget
-    when its verdicts differ between two rows that differ only in that.
+    A row is a (family, regime, budget), a column an algorithm; where an algorithm saw
+    several views in a row, each verdict is prefixed by its view's label. The answer of
+    a (family, regime) cell depends on the algorithm, the view or the budget when its
+    verdicts differ between two rows that differ only in that.
     """
     if not words:
         return []
     frame = pd.DataFrame(words, columns=["family", "regime", "budget", "agent", "word"])
     frame["algorithm"] = frame["agent"].str.split("+").str[0]
     frame["view"] = frame["agent"].str.split("+").str[1]
-    table = frame.pivot_table(
-        index=["family", "regime"], columns=["agent", "budget"], values="word", aggfunc="first"
-    )
-    table.columns = [f"{agent} N={budget:,}" for agent, budget in table.columns]
-    table.index = [f"{family}, {regime}" for family, regime in table.index]
+    row = ["family", "regime", "budget"]
+    views = frame.groupby([*row, "algorithm"])["view"].transform("nunique")
+    frame["shown"] = frame["word"].where(views == 1, frame["view"] + ": " + frame["word"])
+    table = frame.pivot_table(index=row, columns="algorithm", values="shown", aggfunc="; ".join)
+    table.index = [f"{family}, {regime}, N={budget:,}" for family, regime, budget in table.index]
     depends = []
     for (family, regime), part in frame.groupby(["family", "regime"], sort=False):
         what = [

@@ -70,6 +70,17 @@ def _rates(text: str) -> tuple[float, ...]:
 RATES = {"read": _rates, "expects": "must be positive numbers, comma-separated, or empty"}
 
 
+def _cap(text: str) -> int:
+    value = float(text)  # 1e5 reads as 100000
+    if value < 0 or value != int(value):
+        raise ValueError(text)
+    return int(value)
+
+
+#: ``--set recurrent_budget=`` reads a number of env steps, 0 for none
+CAP = {"read": _cap, "expects": "must be a whole number of env steps, or 0 for no cap"}
+
+
 @dataclass(frozen=True)
 class Protocol:
     """What a run covers; every field is a ``--set`` setting (lists comma-separated).
@@ -117,7 +128,7 @@ class Protocol:
     #: RecurrentPPO is trained and scored at the budgets up to this one only (0: all):
     #: its LSTM policy took about 4 ms a step with 16 envs on one core at width 64, over
     #: an hour a 1e6-step run, against 0.1-0.5 ms for PPO, A2C and DQN
-    recurrent_budget: int = 100_000
+    recurrent_budget: int = field(default=100_000, metadata=CAP)
     #: RecurrentPPO's LSTM width: 64, the width of every algorithm's MLP layers (SB3's
     #: [64, 64]); sb3-contrib's default 256 costs 3.6 times as much a step (14 ms against 4)
     lstm_hidden_size: int = 64

@@ -162,6 +162,12 @@ def test_settings_are_checked(tmp_path):
         Protocol(resampled_views=("pixels",))
     with pytest.raises(ValueError, match="budgets"):
         run("rl-vs-principled", tmp_path, RunOptions(settings={"budgets": "many"}))
+    from osfb_gym.bench.driver import settings_of
+
+    cap = settings_of(get("rl-vs-principled"))["recurrent_budget"]
+    assert cap.read("0") == 0 and cap.read("1e5") == 100_000  # 0: no cap
+    with pytest.raises(ValueError, match="or 0 for no cap"):
+        cap.parse("-3")
 
 
 def test_old_name_is_an_alias():
