@@ -189,12 +189,18 @@ def run_task(task: Task) -> list[dict[str, Any]]:
     with threadpool_limits(limits=1):
         for group in replica_groups(cells):
             cell = group[0]
-            if len(group) > 1:
-                rows += run_replicas(group)
-            elif cell.runner is not None:
-                rows.append(run_custom(cell))
-            else:
-                rows.append(run_cell(cell, models.get(cell.model_key)))
+            try:
+                if len(group) > 1:
+                    rows += run_replicas(group)
+                elif cell.runner is not None:
+                    rows.append(run_custom(cell))
+                else:
+                    rows.append(run_cell(cell, models.get(cell.model_key)))
+            except (ValueError, TypeError) as error:
+                if type(error) not in (ValueError, TypeError):  # a subclass keeps its own
+                    raise
+                where = f"{cell.agent} on {cell.env_id} (setting {cell.setting}, seed {cell.seed})"
+                raise type(error)(f"{where}: {error}") from error
     return rows
 
 

@@ -553,3 +553,15 @@ def test_cells_that_run_alone_are_bounded_by_the_chunk_size():
     assert [len(c) for c in chunked(grid, 1, 1, key=_group)] == [4]  # one replica group
     ordered = sorted(custom + rl + grid, key=_group)  # one key type: sortable
     assert len(ordered) == 12
+
+
+def test_a_cells_error_names_the_agent_env_and_seed():
+    """A user's agent failing inside a task: the one-line error says which cell it was."""
+    from osfb_gym.bench.executors import run_task
+    from osfb_gym.bench.sweep import Cell
+
+    cell = Cell("lending", "OneSidedLending-v0", {"horizon": -5}, "Greedy", {}, 3)
+    with pytest.raises(
+        (ValueError, TypeError), match=r"Greedy on OneSidedLending-v0 \(setting lending, seed 3\): "
+    ):
+        run_task(([cell], {}))

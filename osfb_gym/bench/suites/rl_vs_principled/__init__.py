@@ -9,7 +9,6 @@ rl-vs-principled.md).
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import json
 from collections.abc import Sequence
@@ -28,6 +27,7 @@ from osfb_gym.bench.suites.rl_vs_principled.protocol import (
     VIEW_LABELS,
     Protocol,
     choose,
+    plays,
     principled_agents,
     scored,
     subsample,
@@ -49,6 +49,7 @@ def rl_configs(protocol: Protocol, family: str, algo: str = "PPO") -> list[dict[
     """
     gammas = [{"gamma": gamma} for gamma in GAMMAS.get(family, [0.0, 0.99])]
     rates = [{"learning_rate": rate} for rate in protocol.learning_rate] or [{}]
+    grid: list[dict[str, Any]]
     if algo == "DQN":
         grid = [{**gamma, **rate} for gamma, rate in itertools.product(gammas, rates)]
     else:
@@ -69,21 +70,6 @@ def principled_configs(protocol: Protocol, family: str, regime: str) -> list[tup
         pairs += [(name, c) for c in subsample(configs, protocol.tuning, f"{family}/{name}")]
     env_id = DYNAMIC_ENVS[family] if regime == "dynamic" else FAMILIES[family].env_id
     return pairs + [(spec, {}) for spec in protocol.extra_agents if plays(spec, env_id)]
-
-
-def plays(spec: str, env_id: str) -> bool:
-    """Return whether the user's agent ``module:Class`` runs on ``env_id`` (its ``env_ids``).
-
-    An agent declaring no ``env_ids`` is taken to run everywhere.
-    """
-    module, _, name = spec.partition(":")
-    try:
-        cls = getattr(importlib.import_module(module), name, None)
-    except ImportError as error:
-        raise ValueError(f"extra_agents: cannot import {module!r} ({error})") from None
-    if not isinstance(cls, type):
-        raise ValueError(f"extra_agents: module {module!r} has no class {name!r}")
-    return env_id in (getattr(cls, "env_ids", ()) or (env_id,))
 
 
 def setting(family: str, regime: str) -> str:

@@ -7,6 +7,7 @@ it imports neither (protocol: docs/reproductions/rl-vs-principled.md).
 
 from __future__ import annotations
 
+import importlib
 import json
 import zlib
 from dataclasses import dataclass, field
@@ -198,6 +199,7 @@ class Protocol:
         for spec in self.extra_agents:
             if spec.count(":") != 1:
                 raise ValueError(f"extra_agents must read module:Class, got {spec!r}")
+            self._check_plays(spec)
         if "RecurrentPPO" in self.algos and "feedback" not in (
             *self.fixed_views,
             *self.resampled_views,
@@ -205,6 +207,24 @@ class Protocol:
             raise ValueError(
                 "algos has RecurrentPPO, which runs on the feedback view only: add feedback "
                 "to fixed_views or resampled_views"
+            )
+
+    def env_ids(self) -> list[str]:
+        """Return the env id of each (family, regime) cell, in :meth:`cells` order."""
+        from osfb_gym.core.family import FAMILIES
+
+        return [
+            DYNAMIC_ENVS[family] if regime == "dynamic" else FAMILIES[family].env_id
+            for family, regime in self.cells()
+        ]
+
+    def _check_plays(self, spec: str) -> None:
+        """Refuse a user's agent that plays none of the run's worlds (it would add no row)."""
+        ids = list(dict.fromkeys(self.env_ids()))
+        if ids and not any(plays(spec, env_id) for env_id in ids):
+            raise ValueError(
+                f"extra_agents: {spec} plays none of this run's worlds ({', '.join(ids)}); its "
+                "class's env_ids name the ids it plays: add their families with --set families="
             )
 
     def budgets_of(self, algo: str) -> tuple[int, ...]:
@@ -229,6 +249,21 @@ class Protocol:
             for regime in self.regimes
             if regime != "dynamic" or family in DYNAMIC_ENVS
         ]
+
+
+def plays(spec: str, env_id: str) -> bool:
+    """Return whether the user's agent ``module:Class`` runs on ``env_id`` (its ``env_ids``).
+
+    An agent declaring no ``env_ids`` is taken to run everywhere.
+    """
+    module, _, name = spec.partition(":")
+    try:
+        cls = getattr(importlib.import_module(module), name, None)
+    except ImportError as error:
+        raise ValueError(f"extra_agents: cannot import {module!r} ({error})") from None
+    if not isinstance(cls, type):
+        raise ValueError(f"extra_agents: module {module!r} has no class {name!r}")
+    return env_id in (getattr(cls, "env_ids", ()) or (env_id,))
 
 
 def principled_agents(family: str, regime: str) -> dict[str, dict[str, list[Any]]]:

@@ -145,6 +145,12 @@ def test_leaderboard_command_runs_a_users_agent(tmp_path, capsys):
     assert "a leaderboard compares one protocol only" in capsys.readouterr().err
 
 
+def test_a_users_agent_that_plays_none_of_the_worlds_is_refused():
+    with pytest.raises(ValueError, match="agents.apple:MarginPerceptron plays none of this run"):
+        Protocol(families=("lending",), extra_agents=("agents.apple:MarginPerceptron",))
+    Protocol(families=("lending", "apple"), extra_agents=("agents.apple:MarginPerceptron",))
+
+
 def test_each_side_gets_the_same_tuning_budget():
     protocol = Protocol(
         families=("apple",), n_steps=(64, 128), ent_coef=(0.0, 0.01), tuning=3, validation_seeds=2
