@@ -299,7 +299,7 @@ def execute(
     ``address``, or on a local Ray with ``workers`` CPUs when it is None.
     ``models`` are the trained RL models by model key (:func:`train_models`);
     ``chunk_size`` is cells per task (default: about eight tasks per worker,
-    at most ``MAX_CHUNK``, a setting's seed never split).
+    at most ``MAX_CHUNK``; a setting's seed whose cells may be replicas never split).
     """
     check_choice(executor, "executor", EXECUTORS)
     check_int(workers, "workers", minimum=1)
