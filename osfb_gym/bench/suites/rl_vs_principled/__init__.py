@@ -19,7 +19,6 @@ import pandas as pd
 from osfb_gym.bench.driver import RunInfo, Stage
 from osfb_gym.bench.report import Report
 from osfb_gym.bench.suites.rl_vs_principled.protocol import (
-    DYNAMIC_ENVS,
     ENV_KWARGS,
     GAMMAS,
     NAME,
@@ -27,13 +26,13 @@ from osfb_gym.bench.suites.rl_vs_principled.protocol import (
     VIEW_LABELS,
     Protocol,
     choose,
+    env_id_of,
     plays,
     principled_agents,
     scored,
     subsample,
 )
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
-from osfb_gym.core.family import FAMILIES
 
 #: one cell of a stage: (family, regime, budgets, kind, agent, config, extra params)
 CellSpec = tuple[str, str, Sequence[int], str, str, Any, dict[str, Any]]
@@ -68,7 +67,7 @@ def principled_configs(protocol: Protocol, family: str, regime: str) -> list[tup
     for name, grid in principled_agents(family, regime).items():
         configs = [dict(zip(grid, v, strict=True)) for v in itertools.product(*grid.values())]
         pairs += [(name, c) for c in subsample(configs, protocol.tuning, f"{family}/{name}")]
-    env_id = DYNAMIC_ENVS[family] if regime == "dynamic" else FAMILIES[family].env_id
+    env_id = env_id_of(family, regime)
     return pairs + [(spec, {}) for spec in protocol.extra_agents if plays(spec, env_id)]
 
 
@@ -102,7 +101,7 @@ def _spec(protocol: Protocol, split: str, cells: list[CellSpec], seeds: int) -> 
     horizon = {"horizon": protocol.horizon}
     envs = []
     for family, regime in protocol.cells():
-        env_id = DYNAMIC_ENVS[family] if regime == "dynamic" else FAMILIES[family].env_id
+        env_id = env_id_of(family, regime)
         kwargs = dict(ENV_KWARGS.get(family, horizon))
         if regime == "dynamic" and family == "lending":
             kwargs = dict(horizon)

@@ -209,18 +209,9 @@ class Protocol:
                 "to fixed_views or resampled_views"
             )
 
-    def env_ids(self) -> list[str]:
-        """Return the env id of each (family, regime) cell, in :meth:`cells` order."""
-        from osfb_gym.core.family import FAMILIES
-
-        return [
-            DYNAMIC_ENVS[family] if regime == "dynamic" else FAMILIES[family].env_id
-            for family, regime in self.cells()
-        ]
-
     def _check_plays(self, spec: str) -> None:
         """Refuse a user's agent that plays none of the run's worlds (it would add no row)."""
-        ids = list(dict.fromkeys(self.env_ids()))
+        ids = list(dict.fromkeys(env_id_of(*cell) for cell in self.cells()))
         if ids and not any(plays(spec, env_id) for env_id in ids):
             raise ValueError(
                 f"extra_agents: {spec} plays none of this run's worlds ({', '.join(ids)}); its "
@@ -249,6 +240,13 @@ class Protocol:
             for regime in self.regimes
             if regime != "dynamic" or family in DYNAMIC_ENVS
         ]
+
+
+def env_id_of(family: str, regime: str) -> str:
+    """Return the env id a (family, regime) cell plays: the family's, or its dynamic world."""
+    from osfb_gym.core.family import FAMILIES
+
+    return DYNAMIC_ENVS[family] if regime == "dynamic" else FAMILIES[family].env_id
 
 
 def plays(spec: str, env_id: str) -> bool:
