@@ -51,6 +51,17 @@ MAX_RUNS = 100_000
 NOTES = "run.json"
 
 
+class SuiteBug(RuntimeError):
+    """A suite failed after some of its cells were stored: its bug, never the input's.
+
+    The flags and settings were read and accepted, and cells ran; a
+    ``ValueError`` from the report (or from a stage built on earlier rows)
+    would read as a user's mistake to the CLI, which shows this one with its
+    traceback as a bug instead. The stored cells stay: ``--resume`` reads
+    them back once it is fixed.
+    """
+
+
 @dataclass(frozen=True)
 class RunOptions:
     """What ``osfb-bench run`` passes to every suite (None: the suite's own value)."""
@@ -359,7 +370,12 @@ def run_stages(
     rows: list[Any] = []
     cells = ran = 0
     for stage in stages:
-        spec = stage.spec(rows) if callable(stage.spec) else stage.spec
+        if not callable(stage.spec):
+            spec = stage.spec
+        elif rows:  # built on the rows of the stages before: the input was accepted
+            spec = _after_cells(stage.spec, rows, out, f"stage {stage.label or len(rows) + 1}")
+        else:
+            spec = stage.spec(rows)
         options = dict(engine)
         if stage.chunk_size is not None and options.get("chunk_size") is None:
             options["chunk_size"] = stage.chunk_size
@@ -367,6 +383,18 @@ def run_stages(
         rows.append(frame)
         cells, ran = cells + len(frame), ran + n_run
     return rows, cells, ran
+
+
+def _after_cells(step: Callable[[list[Any]], Any], rows: list[Any], out: Path, what: str) -> Any:
+    """Return ``step(rows)``; its plain error, once cells are stored, as a :class:`SuiteBug`."""
+    try:
+        return step(rows)
+    except (ValueError, TypeError, KeyError, IndexError) as error:
+        raise SuiteBug(
+            f"the suite's {what} failed after its cells were stored in {out}: "
+            f"{type(error).__name__}: {error}. This is a bug of the suite; the cells stay, "
+            "and --resume reads them back once it is fixed"
+        ) from error
 
 
 def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **changes: Any) -> Any:
@@ -392,7 +420,7 @@ def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **chan
     seconds = time.perf_counter() - started
     where = f"{options.executor} x{options.workers}"
     info = RunInfo(out, missing, seconds, cells, ran, where)
-    report = module.report(rows, settings, info)
+    report = _after_cells(lambda rows: module.report(rows, settings, info), rows, out, "report")
     notes = {
         "suite": suite.name,
         "settings": dataclasses.asdict(settings),

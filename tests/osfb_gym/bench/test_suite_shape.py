@@ -123,3 +123,73 @@ def test_the_driver_narrows_the_settings_to_the_data_found_or_names_what_is_miss
     assert list(missing) == ["german"] and settings == _Reads(str(tmp_path), narrows=False)
     with pytest.raises(FileNotFoundError, match="no dataset of fake was found: german"):
         check_data(suite, _Reads(data_home=str(tmp_path), narrows=False))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Breaks:
+    """Settings of a suite that fails after its cells ran, in a later stage or its report."""
+
+    seeds: int = 2
+    where: str = "report"
+
+
+def _breaks_module():
+    from types import ModuleType
+
+    from osfb_gym.bench.sweep import AgentSpec, EnvSpec
+
+    module = ModuleType("breaks")
+    env = EnvSpec("OneSidedLending-v0", "lending", {"horizon": 5})
+
+    def stages(settings):
+        first = SweepSpec("breaks", (env,), (AgentSpec("Greedy"),), seeds=(0, 1))
+
+        def second(rows):
+            if settings.where == "stage":
+                raise KeyError("a column the first stage never wrote")
+            return first
+
+        return [Stage(first), Stage(second, label="tests")]
+
+    def report(rows, settings, run):
+        raise ValueError("zip() argument 2 is shorter than argument 1")
+
+    module.Settings, module.stages, module.report = _Breaks, stages, report
+    return module
+
+
+@pytest.mark.parametrize("where", ["stage", "report"])
+def test_a_failure_after_cells_are_stored_is_the_suites_bug_and_keeps_the_cells(
+    tmp_path, monkeypatch, where
+):
+    """A ValueError from a report once cells ran read as the user's mistake: now a bug."""
+    import sys
+
+    from osfb_gym.bench.driver import RunOptions, Suite, SuiteBug, run
+
+    monkeypatch.setitem(sys.modules, "breaks", _breaks_module())
+    suite = Suite("breaks", "", "breaks")
+    options = RunOptions(progress=False, settings={"where": where})
+    failed = "stage tests" if where == "stage" else "report"
+    with pytest.raises(SuiteBug, match=f"suite's {failed} failed after its cells") as caught:
+        run(suite, tmp_path, options)
+    assert isinstance(caught.value.__cause__, KeyError if where == "stage" else ValueError)
+    assert "--resume reads them back" in str(caught.value)
+    assert len(list((tmp_path / "cells").iterdir())) == 2
+
+
+def test_the_cli_shows_a_suites_bug_as_a_bug_with_its_traceback(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from osfb_gym.bench.driver import Suite
+    from osfb_gym.bench.suites import SUITES
+    from osfb_gym.cli import main
+
+    monkeypatch.setitem(sys.modules, "breaks", _breaks_module())
+    monkeypatch.setitem(SUITES, "breaks", Suite("breaks", "", "breaks"))
+    argv = ["run", "breaks", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "zip() argument 2 is shorter" in err
+    assert "SuiteBug: the suite's report failed after its cells were stored" in err
+    assert "this is a bug in osfb-bench, not in your input" in err
