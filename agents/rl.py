@@ -1,11 +1,11 @@
 """stable-baselines3 models as agents, so RL and the papers' agents run in the same loop.
 
 :class:`SB3Agent` wraps a trained model (PPO, A2C, DQN from
-stable-baselines3, RecurrentPPO from sb3-contrib). It acts on the env's own
+stable-baselines3; RecurrentPPO, TRPO, QR-DQN from sb3-contrib). It acts on the env's own
 observations and returns the env's own actions: when the model was trained
 on the adapted env of :func:`osfb_gym.wrappers.rl_env` (the plain
 ``float32`` vector of the observation, :func:`osfb_gym.wrappers.encode`;
-``Discrete`` actions for DQN), the agent applies the same adaptation
+``Discrete`` actions for DQN and QR-DQN), the agent applies the same adaptation
 itself, so it is scored on the plain env by the same runner and metrics as
 every other agent. A recurrent policy's state is carried from
 step to step and reset at every episode start.
@@ -19,6 +19,7 @@ a recurrent policy can adapt, through its state.
 from __future__ import annotations
 
 import pickle
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -31,8 +32,39 @@ from envs_registry import env_ids
 from osfb_gym.core.optional import require
 from osfb_gym.core.validation import check_choice
 
-#: the stable-baselines3 / sb3-contrib algorithms an :class:`SB3Agent` can wrap by name
-ALGORITHMS = ("PPO", "A2C", "DQN", "RecurrentPPO")
+
+@dataclass(frozen=True)
+class AlgorithmInfo:
+    """What training and the RL comparison need to know of an algorithm.
+
+    ``package`` holds its class (``stable_baselines3`` or ``sb3_contrib``);
+    ``discrete``: it acts in ``Discrete`` spaces only, so it trains on
+    :func:`osfb_gym.wrappers.rl_env`'s ``discrete_actions`` (the ``-Discrete``
+    twins); ``recurrent``: an LSTM policy (``MlpLstmPolicy``), which runs on the
+    feedback view; ``tunes``: the arguments the RL comparison's grid sets, in
+    grid order.
+    """
+
+    package: str
+    tunes: tuple[str, ...]
+    discrete: bool = False
+    recurrent: bool = False
+
+
+_ON_POLICY = ("gamma", "learning_rate", "n_steps", "ent_coef", "batch_size")
+
+#: the stable-baselines3 / sb3-contrib algorithms an :class:`SB3Agent` can wrap by name.
+#: Every osfb-gym env acts in Discrete, MultiDiscrete or MultiBinary spaces, so the
+#: algorithms for Box actions only (SAC, TD3, DDPG, TQC, CrossQ) have no env to train on.
+ALGORITHM_INFO: dict[str, AlgorithmInfo] = {
+    "PPO": AlgorithmInfo("stable_baselines3", _ON_POLICY),
+    "A2C": AlgorithmInfo("stable_baselines3", _ON_POLICY[:4]),  # no minibatches
+    "DQN": AlgorithmInfo("stable_baselines3", ("gamma", "learning_rate"), discrete=True),
+    "RecurrentPPO": AlgorithmInfo("sb3_contrib", _ON_POLICY, recurrent=True),
+    "TRPO": AlgorithmInfo("sb3_contrib", ("gamma", "learning_rate", "n_steps", "batch_size")),
+    "QRDQN": AlgorithmInfo("sb3_contrib", ("gamma", "learning_rate"), discrete=True),
+}
+ALGORITHMS = tuple(ALGORITHM_INFO)
 
 
 def algorithm(name: str) -> Any:
@@ -49,12 +81,15 @@ def algorithm(name: str) -> Any:
     >>> algorithm("SAC")
     Traceback (most recent call last):
     ...
-    ValueError: algo must be one of 'PPO', 'A2C', 'DQN', 'RecurrentPPO'; got 'SAC'
+    ValueError: algo must be one of 'PPO', 'A2C', 'DQN', 'RecurrentPPO', 'TRPO', 'QRDQN'; got 'SAC'
     """
+    return getattr(require(algorithm_info(name).package, name), name)
+
+
+def algorithm_info(name: str) -> AlgorithmInfo:
+    """Return what is known of algorithm ``name`` (one of :data:`ALGORITHMS`)."""
     check_choice(name, "algo", ALGORITHMS)
-    if name == "RecurrentPPO":
-        return require("sb3_contrib", "RecurrentPPO").RecurrentPPO
-    return getattr(require("stable_baselines3", name), name)
+    return ALGORITHM_INFO[name]
 
 
 def normalizer_path(path: str | Path) -> Path:
@@ -122,9 +157,8 @@ class SB3Agent(Agent):
     def load(cls, path: str | Path, algo: str | None = None, **kwargs: Any) -> SB3Agent:
         """Load a model saved by ``model.save(path)`` (or ``osfb-bench train``).
 
-        ``algo`` names its class (``"PPO"``, ``"A2C"``, ``"DQN"``,
-        ``"RecurrentPPO"``); by default it is read from the file name
-        ``<ALGO>_...zip`` that ``osfb-bench train`` writes.
+        ``algo`` names its class (one of :data:`ALGORITHMS`); by default it is read
+        from the file name ``<ALGO>_...zip`` that ``osfb-bench train`` writes.
         """
         require("stable_baselines3", "SB3Agent")
         name = algo if algo is not None else Path(path).name.split("_", 1)[0]

@@ -23,7 +23,7 @@ from osfb_gym.bench.suites import ALIASES, SUITES, get, run
 
 #: held-out scoring seeds of ``train`` start here, far from the training envs' seeds
 EVAL_SEED_OFFSET = 10_000
-ALGORITHMS = ("PPO", "A2C", "DQN", "RecurrentPPO")  # osfb_gym.bench.rl.ALGORITHMS (tested)
+ALGORITHMS = ("PPO", "A2C", "DQN", "RecurrentPPO", "TRPO", "QRDQN")  # bench.rl.ALGORITHMS (tested)
 VEC_ENVS = ("auto", "native", "dummy", "subproc")  # osfb_gym.bench.rl.VEC_ENVS (tested)
 
 

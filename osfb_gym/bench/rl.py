@@ -1,8 +1,9 @@
 """Training stable-baselines3 agents on osfb-gym environments (docs/rl-training.md).
 
-:func:`train` trains PPO, A2C, DQN or sb3-contrib's RecurrentPPO on copies of
-:func:`osfb_gym.wrappers.rl_env` (the oracle hidden, the observation as a
-``float32`` vector, ``Discrete`` actions for DQN) and returns the model;
+:func:`train` trains PPO, A2C, DQN or sb3-contrib's RecurrentPPO, TRPO or QR-DQN
+(:data:`ALGORITHMS`) on copies of :func:`osfb_gym.wrappers.rl_env` (the oracle
+hidden, the observation as a ``float32`` vector, ``Discrete`` actions for DQN and
+QR-DQN) and returns the model;
 :class:`agents.rl.SB3Agent` scores it on the plain env. With the env's
 ``world_seed`` set, every training episode is the same hidden world, learned
 across episodes; with ``world_seed=None`` each episode is a new world, where
@@ -15,12 +16,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.rl import ALGORITHMS, algorithm, normalizer_path
+from agents.rl import ALGORITHMS, algorithm, algorithm_info, normalizer_path
 from osfb_gym.core.optional import require_for_argument
 from osfb_gym.core.validation import check_choice, check_int
 from osfb_gym.wrappers import rl_env
 
-__all__ = ["ALGORITHMS", "algorithm", "model_path", "normalizer_path", "save", "train"]
+__all__ = [
+    "ALGORITHMS",
+    "algorithm",
+    "algorithm_info",
+    "model_path",
+    "normalizer_path",
+    "save",
+    "train",
+]
 
 #: ``train``'s choices of vector env (``"auto"``: native where it applies, else dummy)
 VEC_ENVS = ("auto", "native", "dummy", "subproc")
@@ -52,7 +61,8 @@ def train(
     env_id, env_kwargs
         The environment (set ``world_seed`` for the fixed-world regime).
     algo, algo_kwargs
-        ``"PPO"``, ``"A2C"``, ``"DQN"`` or ``"RecurrentPPO"``, and its arguments.
+        One of :data:`ALGORITHMS` (``"PPO"``, ``"A2C"``, ``"DQN"``,
+        ``"RecurrentPPO"``, ``"TRPO"``, ``"QRDQN"``), and its arguments.
     n_envs, vec, seed
         Env copies, sub-env ``i`` seeded ``seed + i`` (``seed`` seeds the
         algorithm too), stepped by ``vec``: ``"native"`` the family's vector
@@ -94,7 +104,7 @@ def train(
         on_episode=on_episode,
     )
     model = algorithm_class(
-        "MlpLstmPolicy" if algo == "RecurrentPPO" else "MlpPolicy",
+        "MlpLstmPolicy" if algorithm_info(algo).recurrent else "MlpPolicy",
         env,
         seed=seed,
         device="cpu",
@@ -150,12 +160,13 @@ def _vec_env(
             "on_episode cannot be used with vec='subproc' (it would be called in the worker "
             "processes, and the metrics lost): use vec='native', 'auto' or 'dummy'"
         )
-    if algo == "DQN":
-        _check_discrete(env_id, env_kwargs)
+    info = algorithm_info(algo)
+    if info.discrete:
+        _check_discrete(env_id, algo, env_kwargs)
     rl_kwargs = dict(
         view=view,
-        discrete_actions=algo == "DQN",
-        binary_as_multidiscrete=algo == "RecurrentPPO",
+        discrete_actions=info.discrete,
+        binary_as_multidiscrete=info.recurrent,
         **env_kwargs,
     )
     rl_env(env_id, **rl_kwargs).close()  # fail here, with the env's own message
@@ -174,8 +185,8 @@ def _vec_env(
     return env
 
 
-def _check_discrete(env_id: str, env_kwargs: dict[str, Any]) -> None:
-    """Refuse DQN on an RL-ready id whose actions are not ``Discrete``, naming its twin.
+def _check_discrete(env_id: str, algo: str, env_kwargs: dict[str, Any]) -> None:
+    """Refuse DQN or QR-DQN on an RL-ready id whose actions are not ``Discrete``, naming its twin.
 
     A base id (``OneSidedLending-v0``) is made Discrete by :func:`rl_env`'s
     ``discrete_actions``, as its ``-Discrete`` twin is; an RL id names its action
@@ -193,16 +204,16 @@ def _check_discrete(env_id: str, env_kwargs: dict[str, Any]) -> None:
     if not isinstance(space, spaces.Discrete):
         twin = env_id.replace("-v", "-Discrete-v") if "Discrete" not in env_id else env_id
         raise ValueError(
-            f"env_id {env_id!r} has {space} actions; DQN needs Discrete ones: use {twin!r}"
+            f"env_id {env_id!r} has {space} actions; {algo} needs Discrete ones: use {twin!r}"
         )
 
 
 def steps_taken(model: Any, total_timesteps: int) -> int:
     """Return the env steps ``model.learn(total_timesteps)`` takes: on-policy, whole rollouts.
 
-    PPO, A2C and RecurrentPPO collect ``n_steps`` steps in each of ``n_envs`` envs
-    before they stop, so they end at the next multiple of a rollout; other algorithms
-    (DQN) at ``total_timesteps``.
+    PPO, A2C, RecurrentPPO and TRPO collect ``n_steps`` steps in each of ``n_envs``
+    envs before they stop, so they end at the next multiple of a rollout; other
+    algorithms (DQN, QR-DQN) at ``total_timesteps``.
     """
     rollout = int(getattr(model, "n_steps", 0)) * int(getattr(model, "n_envs", 1))
     return -(-total_timesteps // rollout) * rollout if rollout > 0 else total_timesteps

@@ -38,7 +38,15 @@ SMALL = {
     "A2C": {"n_steps": 8},
     "DQN": {"learning_starts": 16, "buffer_size": 500},
     "RecurrentPPO": {"n_steps": 32, "batch_size": 16, "n_epochs": 1},
+    "TRPO": {"n_steps": 32, "batch_size": 16},
+    "QRDQN": {"learning_starts": 16, "buffer_size": 500},
 }
+
+
+def test_every_algorithm_has_a_smoke_test():
+    from agents.rl import ALGORITHMS
+
+    assert set(SMALL) == set(ALGORITHMS)
 
 
 @pytest.mark.parametrize("algo", list(SMALL))

@@ -41,21 +41,26 @@ CellSpec = tuple[str, str, Sequence[int], str, str, Any, dict[str, Any]]
 def rl_configs(protocol: Protocol, family: str, algo: str = "PPO") -> list[dict[str, Any]]:
     """Return the RL configurations of ``family`` tried on validation (the tuning rule).
 
-    The grid gamma x learning_rate x n_steps x ent_coef (DQN: gamma x learning_rate;
-    an empty ``learning_rate`` keeps the algorithm's default), subsampled to
-    ``protocol.tuning`` configurations (:func:`.protocol.subsample`); RecurrentPPO's
-    configurations carry its LSTM width (``protocol.lstm_hidden_size``).
+    The grid gamma x learning_rate x n_steps x ent_coef, over the arguments the
+    algorithm takes (:data:`agents.rl.ALGORITHM_INFO`: DQN and QR-DQN gamma x
+    learning_rate, TRPO without ent_coef; PPO, TRPO and RecurrentPPO with
+    ``batch_size``), an empty ``learning_rate`` keeping the algorithm's default,
+    subsampled to ``protocol.tuning`` configurations (:func:`.protocol.subsample`);
+    RecurrentPPO's configurations carry its LSTM width (``protocol.lstm_hidden_size``).
     """
-    gammas = [{"gamma": gamma} for gamma in GAMMAS.get(family, [0.0, 0.99])]
-    rates = [{"learning_rate": rate} for rate in protocol.learning_rate] or [{}]
-    grid: list[dict[str, Any]]
-    if algo == "DQN":
-        grid = [{**gamma, **rate} for gamma, rate in itertools.product(gammas, rates)]
-    else:
-        batch = {} if algo == "A2C" else {"batch_size": protocol.batch_size}
-        product = itertools.product(gammas, rates, protocol.n_steps, protocol.ent_coef)
-        grid = [{**g, **r, "n_steps": n, "ent_coef": e, **batch} for g, r, n, e in product]
-    if algo == "RecurrentPPO":
+    from osfb_gym.bench.rl import algorithm_info
+
+    info = algorithm_info(algo)
+    values: dict[str, Sequence[Any]] = {
+        "gamma": GAMMAS.get(family, [0.0, 0.99]),
+        "learning_rate": protocol.learning_rate,
+        "n_steps": protocol.n_steps,
+        "ent_coef": protocol.ent_coef,
+        "batch_size": (protocol.batch_size,),
+    }
+    axes = {key: values[key] for key in info.tunes if values[key]}  # () rates: the default
+    grid = [dict(zip(axes, point, strict=True)) for point in itertools.product(*axes.values())]
+    if info.recurrent:
         policy = {"policy_kwargs": {"lstm_hidden_size": protocol.lstm_hidden_size}}
         grid = [config | policy for config in grid]
     return subsample(grid, protocol.tuning, f"{family}/{algo}")

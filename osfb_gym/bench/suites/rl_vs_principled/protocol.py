@@ -82,6 +82,13 @@ def _cap(text: str) -> int:
 CAP = {"read": _cap, "expects": "must be a whole number of env steps, or 0 for no cap"}
 
 
+def _recurrent(algo: str) -> bool:
+    """Whether ``algo`` has a recurrent policy (RecurrentPPO): the feedback view, capped."""
+    from osfb_gym.bench.rl import algorithm_info
+
+    return algorithm_info(algo).recurrent
+
+
 @dataclass(frozen=True)
 class Protocol:
     """What a run covers; every field is a ``--set`` setting (lists comma-separated).
@@ -105,9 +112,9 @@ class Protocol:
     the one tested at N (ties: the first by its JSON text); a configuration chosen at
     several budgets is trained once and scored at each.
 
-    DQN runs on Discrete action spaces only: on lending, reject and delayed impact
-    its cells train on the ``-Discrete`` twin's actions (``discrete_actions``), and
-    :func:`osfb_gym.bench.rl.train` refuses DQN on an RL id whose actions are not
+    DQN and QR-DQN run on Discrete action spaces only: on lending, reject and delayed
+    impact their cells train on the ``-Discrete`` twin's actions (``discrete_actions``),
+    and :func:`osfb_gym.bench.rl.train` refuses them on an RL id whose actions are not
     Discrete, naming the twin.
     """
 
@@ -121,8 +128,8 @@ class Protocol:
     fixed_views: tuple[str, ...] = ("plain",)
     #: what RL sees in the resampled regime (plain, features, feedback)
     resampled_views: tuple[str, ...] = ("plain", "features")
-    #: the RL algorithms (PPO, A2C, DQN, RecurrentPPO; RecurrentPPO on the feedback
-    #: view only); empty: the principled side only (a leaderboard entry)
+    #: the RL algorithms (PPO, A2C, DQN, RecurrentPPO, TRPO, QRDQN; RecurrentPPO on the
+    #: feedback view only); empty: the principled side only (a leaderboard entry)
     algos: tuple[str, ...] = ("PPO",)
     #: the checkpoints N: env steps of experience before every agent is scored
     budgets: tuple[int, ...] = BUDGET_PRESETS["default"]
@@ -200,12 +207,10 @@ class Protocol:
             if spec.count(":") != 1:
                 raise ValueError(f"extra_agents must read module:Class, got {spec!r}")
             self._check_plays(spec)
-        if "RecurrentPPO" in self.algos and "feedback" not in (
-            *self.fixed_views,
-            *self.resampled_views,
-        ):
+        recurrent = [algo for algo in self.algos if _recurrent(algo)]
+        if recurrent and "feedback" not in (*self.fixed_views, *self.resampled_views):
             raise ValueError(
-                "algos has RecurrentPPO, which runs on the feedback view only: add feedback "
+                f"algos has {recurrent[0]}, which runs on the feedback view only: add feedback "
                 "to fixed_views or resampled_views"
             )
 
@@ -221,14 +226,14 @@ class Protocol:
     def budgets_of(self, algo: str) -> tuple[int, ...]:
         """Return the sorted budgets ``algo`` is trained to and scored at (RecurrentPPO's cap)."""
         budgets = tuple(sorted(self.budgets))
-        if algo != "RecurrentPPO" or not self.recurrent_budget:
+        if not _recurrent(algo) or not self.recurrent_budget:
             return budgets
         return tuple(b for b in budgets if b <= self.recurrent_budget)
 
     def views_of(self, algo: str, regime: str) -> tuple[str, ...]:
         """Return the views ``algo`` gets in ``regime`` (RecurrentPPO: the feedback view only)."""
         views = tuple(self.resampled_views if regime == "resampled" else self.fixed_views)
-        if algo == "RecurrentPPO":
+        if _recurrent(algo):
             return ("feedback",) if "feedback" in views else ()
         return views
 

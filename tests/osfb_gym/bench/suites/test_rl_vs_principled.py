@@ -1,5 +1,6 @@
 """The rl-vs-principled protocol, run for real at a tiny size (seconds), and its pieces."""
 
+import dataclasses
 import json
 
 import gymnasium as gym
@@ -8,6 +9,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
+from agents.rl import ALGORITHMS  # noqa: E402
 from osfb_gym.bench.driver import RunOptions  # noqa: E402
 from osfb_gym.bench.store import ResultStore  # noqa: E402
 from osfb_gym.bench.suites import get, run  # noqa: E402
@@ -237,16 +239,21 @@ def test_ray_gives_the_cells_of_local_processes(tmp_path):
     assert _measured(tmp_path / "local") == _measured(tmp_path / "ray")
 
 
-def test_each_algorithm_gets_a_grid_it_accepts():
-    from osfb_gym.bench.rl import algorithm
+@pytest.mark.parametrize("algo", ALGORITHMS)
+def test_each_algorithm_gets_a_grid_it_accepts(algo):
+    from osfb_gym.bench.rl import algorithm, algorithm_info
     from osfb_gym.bench.suites.rl_vs_principled import rl_configs
     from osfb_gym.wrappers import rl_env
 
     env = rl_env("RejectOption-v0", horizon=10, discrete_actions=True)
-    for algo in ("PPO", "A2C", "DQN"):
-        for config in rl_configs(TINY, "reject", algo):
-            algorithm(algo)("MlpPolicy", env, device="cpu", **config)  # no unknown argument
-    assert [c["gamma"] for c in rl_configs(TINY, "reject", "DQN")] == [0.99, 1.0]
+    policy = "MlpLstmPolicy" if algorithm_info(algo).recurrent else "MlpPolicy"
+    protocol = dataclasses.replace(TINY, learning_rate=(3e-4,), ent_coef=(0.0, 0.01))
+    configs = rl_configs(protocol, "reject", algo)
+    assert configs and all(c["learning_rate"] == 3e-4 for c in configs)
+    for config in configs:
+        algorithm(algo)(policy, env, device="cpu", **config)  # no unknown argument
+    if algorithm_info(algo).tunes == ("gamma", "learning_rate"):  # value-based: no rollouts
+        assert [c["gamma"] for c in configs] == [0.99, 1.0]
 
 
 def test_an_agent_has_one_colour_in_every_panel(tmp_path, monkeypatch):

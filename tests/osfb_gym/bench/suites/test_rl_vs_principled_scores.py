@@ -184,6 +184,8 @@ def test_recurrent_ppo_needs_the_feedback_view_and_dqn_the_discrete_twin():
 
     with pytest.raises(ValueError, match="OneSidedLending-RL-Discrete-v0"):
         train("OneSidedLending-RL-v0", "DQN", total_timesteps=8, env_kwargs={"horizon": 4})
+    with pytest.raises(ValueError, match="QRDQN needs Discrete ones: use 'RejectOption-RL-Dis"):
+        train("RejectOption-RL-v0", "QRDQN", total_timesteps=8, env_kwargs={"horizon": 4})
     with pytest.raises(ValueError, match="extra_agents must read module:Class"):
         Protocol(extra_agents=("Greedy",))
 
