@@ -164,16 +164,18 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
-def _count(text: str) -> int:
+def _count(text: str, minimum: int = 1) -> int:
     value = float(text)  # 1e4 reads as 10000
-    if value < 1 or value != int(value):
+    if value < minimum or value != int(value):
         raise ValueError(text)
     return int(value)
 
 
-def _floats(text: str, positive: bool = False) -> tuple[float, ...]:
+def _floats(text: str, positive: bool = False, empty: bool = False) -> tuple[float, ...]:
     values = tuple(float(part) for part in _names(text))
-    if not values or not all(map(math.isfinite, values)) or (positive and min(values) <= 0):
+    if not (values or empty) or not all(map(math.isfinite, values)):
+        raise ValueError(text)
+    if positive and values and min(values) <= 0:
         raise ValueError(text)
     return values
 
@@ -222,6 +224,17 @@ POWERS_OF_TWO = {
 POSITIVE = {
     "read": lambda text: _floats(text, positive=True),
     "expects": "must be positive numbers, e.g. 1,2,3",
+}
+#: field metadata for positive numbers or none (empty: the suite's default, e.g. each
+#: algorithm's own learning rate)
+POSITIVE_OR_NONE = {
+    "read": lambda text: _floats(text, positive=True, empty=True),
+    "expects": "must be positive numbers, comma-separated, or empty",
+}
+#: field metadata for a whole number that may be 0 (0: none, e.g. no cap)
+COUNT_OR_ZERO = {
+    "read": lambda text: _count(text, minimum=0),
+    "expects": "must be a whole number, or 0 for none",
 }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from osfb_gym.bench.driver import COUNT_OR_ZERO, POSITIVE_OR_NONE
 from osfb_gym.core.validation import check_int
 
 NAME = "rl-vs-principled"
@@ -60,26 +61,8 @@ SENSITIVITY = {
 }
 
 
-def _rates(text: str) -> tuple[float, ...]:
-    values = tuple(float(part) for part in text.split(",") if part.strip())
-    if not all(0 < v < float("inf") for v in values):
-        raise ValueError(text)
-    return values
-
-
-#: ``--set learning_rate=`` reads positive numbers, or nothing (each algorithm's default)
-RATES = {"read": _rates, "expects": "must be positive numbers, comma-separated, or empty"}
-
-
-def _cap(text: str) -> int:
-    value = float(text)  # 1e5 reads as 100000
-    if value < 0 or value != int(value):
-        raise ValueError(text)
-    return int(value)
-
-
 #: ``--set recurrent_budget=`` reads a number of env steps, 0 for none
-CAP = {"read": _cap, "expects": "must be a whole number of env steps, or 0 for no cap"}
+CAP = {**COUNT_OR_ZERO, "expects": "must be a whole number of env steps, or 0 for no cap"}
 
 
 def _recurrent(algo: str) -> bool:
@@ -151,7 +134,7 @@ class Protocol:
     #: steps per episode (the --horizon flag)
     horizon: int = 200
     #: learning rates on the RL grid (empty: each algorithm's default)
-    learning_rate: tuple[float, ...] = field(default=(), metadata=RATES)
+    learning_rate: tuple[float, ...] = field(default=(), metadata=POSITIVE_OR_NONE)
     #: PPO's and A2C's rollout lengths on the RL grid
     n_steps: tuple[int, ...] = (256, 512)
     #: entropy coefficients on the RL grid
