@@ -179,6 +179,7 @@ def _options(args: argparse.Namespace) -> RunOptions:
         data_home=getattr(args, "data_home", None),
         settings=dict(getattr(args, "settings", [])),
         chunk_size=args.chunk_size,
+        dry_run=getattr(args, "dry_run", False),
     )
 
 
@@ -323,6 +324,12 @@ _COMMANDS: dict[str, tuple[str, list[tuple[str, dict[str, Any]]], Any]] = {
             _f("--data-home", "folder of the dataset files", **_HOME),
             _set_flag("a suite's setting (`osfb-bench run SUITE --help` lists them)"),
             *_COMMON,
+            _f(
+                "--dry-run",
+                "say what --resume would run into --out, stage by stage, and about how long "
+                "from the cells stored there; run and write nothing",
+                action="store_true",
+            ),
         ],
         _run,
     ),

@@ -76,6 +76,7 @@ class RunOptions:
     data_home: str | None = None  #: folder of the dataset files
     settings: dict[str, str] = field(default_factory=dict)  #: ``--set key=value`` (text)
     chunk_size: int | None = None  #: cells per task (None: the stage's, else the engine's)
+    dry_run: bool = False  #: say what ``--resume`` would run into the folder, run nothing
 
     @property
     def engine(self) -> dict[str, Any]:
@@ -410,13 +411,28 @@ def _after_cells(step: Callable[[list[Any]], Any], rows: list[Any], out: Path, w
         ) from error
 
 
+def dry_run(suite: Suite, stages: Sequence[Stage], out: Path) -> str:
+    """Return what ``--resume`` would run into ``out``, stage by stage, and its estimated time."""
+    from osfb_gym.bench.run import plan
+
+    lines = plan([stage.spec for stage in stages], out)
+    head = f"osfb-bench {suite.name}, a dry run: nothing runs; with --resume into {out}:"
+    tail = (
+        "worker-hours: each cell at the median wall time of the stored cells of its "
+        "setting and agent (else of its agent), so a first run has no estimate"
+    )
+    timed = any("worker-hours" in line for line in lines)
+    return "\n".join([head, *(f"  {line}" for line in lines), *([tail] if timed else [])])
+
+
 def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **changes: Any) -> Any:
     """Run ``suite`` into ``out``: settings, data, stages, the report and ``run.json``.
 
     ``changes`` (Python values) replace fields of the suite's settings after
     ``options`` (the flags and the ``--set`` text) are applied. Return the
     suite's :class:`~osfb_gym.bench.report.Report`, its text ending with a line
-    of what ran, how long, where.
+    of what ran, how long, where; with ``options.dry_run``, only the text of
+    :func:`dry_run`, writing and running nothing.
     """
     options = options or RunOptions()
     module, out = suite.load(), Path(out)
@@ -428,6 +444,8 @@ def run(suite: Suite, out: str | Path, options: RunOptions | None = None, **chan
         raise ValueError(f"seeds (--seeds) must be at most {MAX_RUNS:,} runs, got {runs:,}")
     settings: Any
     settings, missing = check_data(suite, chosen)
+    if options.dry_run:
+        return dry_run(suite, module.stages(settings), out)
     started = time.perf_counter()
     rows, cells, ran = run_stages(module.stages(settings), out, options.engine)
     seconds = time.perf_counter() - started

@@ -11,6 +11,7 @@ suite's report starts from the rows it returns. A built-in suite runs through
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from tqdm.auto import tqdm
 
 from osfb_gym.bench.executors import execute, train_models
 from osfb_gym.bench.store import ResultStore
-from osfb_gym.bench.sweep import SweepSpec, validate
+from osfb_gym.bench.sweep import Cell, SweepSpec, validate
 
 
 def run_cells(
@@ -67,6 +68,11 @@ def run_cells(
             models=models,
             chunk_size=chunk_size,
         )
+    return stored_rows(cells, store), len(todo)
+
+
+def stored_rows(cells: list[Cell], store: ResultStore) -> pd.DataFrame:
+    """Return the stored rows of ``cells`` (all stored), in order, as :func:`run_cells` does."""
     results = store.read([cell.key for cell in cells])
     for column in ("params", "env_kwargs"):
         results[column] = [json.dumps(value, sort_keys=True) for value in results[column]]
@@ -75,7 +81,57 @@ def run_cells(
         if set(tags) & set(results):  # the rows are stored: a run with other tags resumes them
             raise ValueError(f"tags {sorted(set(tags) & set(results))} name columns of the rows")
         results = pd.concat([tags, results], axis=1)
-    return results, len(todo)
+    return results
+
+
+def plan(
+    stages: Sequence[SweepSpec | Callable[[list[pd.DataFrame]], SweepSpec]], out: Path
+) -> list[str]:
+    """Return a line per stage of what ``--resume`` would run into ``out``; run nothing.
+
+    A stage is a spec, or a function of the rows of the stages before it (a
+    stage that selects on earlier results), which is known only once those
+    are stored. The time still to run is estimated from the stored cells'
+    ``seconds`` (wall time in a worker): each cell to run costs the median of
+    the stored cells of its setting and agent, else of its agent.
+    """
+    store = ResultStore(out, read_only=True)
+    stored = pd.DataFrame(store.rows(), columns=["key", "setting", "agent", "seconds"])
+    done = set(stored["key"])
+    median = {
+        **stored.groupby("agent")["seconds"].median().to_dict(),
+        **stored.groupby(["setting", "agent"])["seconds"].median().to_dict(),
+    }
+    lines: list[str] = []
+    rows: list[pd.DataFrame] = []
+    for number, stage in enumerate(stages, 1):
+        if len(rows) < number - 1:  # an earlier stage has cells to run
+            lines.append(f"stage {number}: chosen from the rows of stage {number - 1} once stored")
+            continue
+        spec = stage(rows) if callable(stage) else stage
+        validate(spec)
+        cells = spec.cells()
+        todo = [cell for cell in cells if cell.key not in done]
+        stored_now = f"{len(cells) - len(todo):,} stored, {_cost(todo, median)}"
+        lines.append(
+            f"stage {number}: {len(cells):,} cells, {stored_now if todo else 'all stored'}"
+        )
+        if not todo:
+            rows.append(stored_rows(cells, store))
+    return lines
+
+
+def _cost(todo: list[Cell], median: dict[Any, float]) -> str:
+    """Return "N to run, about H worker-hours", saying how many cells it could not price."""
+    known = [median.get((c.setting, c.agent), median.get(c.agent)) for c in todo]
+    seconds = [value for value in known if value is not None]
+    text = f"{len(todo):,} to run"
+    if not seconds:
+        return text + " (no stored cell of their agents to time them by)"
+    text += f", about {sum(seconds) / 3600:.1f} worker-hours"
+    if len(seconds) < len(todo):
+        text += f" for {len(seconds):,} of them (no stored cell of the others' agents)"
+    return text
 
 
 def summary_line(name: str, cells: int, ran: int, seconds: float, where: str) -> str:

@@ -130,7 +130,7 @@ class _Breaks:
     """Settings of a suite that fails after its cells ran, in a later stage or its report."""
 
     seeds: int = 2
-    where: str = "report"
+    where: str = "report"  #: or "stage", or "nowhere"
 
 
 def _breaks_module():
@@ -142,7 +142,8 @@ def _breaks_module():
     env = EnvSpec("OneSidedLending-v0", "lending", {"horizon": 5})
 
     def stages(settings):
-        first = SweepSpec("breaks", (env,), (AgentSpec("Greedy"),), seeds=(0, 1))
+        seeds = tuple(range(settings.seeds))
+        first = SweepSpec("breaks", (env,), (AgentSpec("Greedy"),), seeds=seeds)
 
         def second(rows):
             if settings.where == "stage":
@@ -152,7 +153,11 @@ def _breaks_module():
         return [Stage(first), Stage(second, label="tests")]
 
     def report(rows, settings, run):
-        raise ValueError("zip() argument 2 is shorter than argument 1")
+        from osfb_gym.bench.report import Report
+
+        if settings.where == "report":
+            raise ValueError("zip() argument 2 is shorter than argument 1")
+        return Report("a page", [])
 
     module.Settings, module.stages, module.report = _Breaks, stages, report
     return module
@@ -193,3 +198,47 @@ def test_the_cli_shows_a_suites_bug_as_a_bug_with_its_traceback(tmp_path, monkey
     assert "Traceback" in err and "zip() argument 2 is shorter" in err
     assert "SuiteBug: the suite's report failed after its cells were stored" in err
     assert "this is a bug in osfb-bench, not in your input" in err
+
+
+def test_a_dry_run_says_what_resume_would_run_and_writes_nothing(tmp_path, monkeypatch):
+    import sys
+
+    from osfb_gym.bench.driver import RunOptions, Suite, run
+
+    monkeypatch.setitem(sys.modules, "breaks", _breaks_module())
+    suite, out = Suite("breaks", "", "breaks"), tmp_path / "out"
+
+    def dry(seeds: int) -> list[str]:
+        options = RunOptions(progress=False, settings={"where": "nowhere"}, dry_run=True)
+        text = run(suite, out, dataclasses.replace(options, seeds=seeds))
+        assert text.startswith(
+            f"osfb-bench breaks, a dry run: nothing runs; with --resume into {out}"
+        )
+        return text.splitlines()[1:3]
+
+    assert dry(2) == [
+        "  stage 1: 2 cells, 0 stored, 2 to run (no stored cell of their agents to time them by)",
+        "  stage 2: chosen from the rows of stage 1 once stored",
+    ]
+    assert not out.exists()  # nothing written, not even the store's folder
+    run(suite, out, RunOptions(progress=False, seeds=2, settings={"where": "nowhere"}))
+    assert dry(2) == ["  stage 1: 2 cells, all stored", "  stage 2: 2 cells, all stored"]
+    first, second = dry(3)  # one run more: priced by the stored cells of its setting and agent
+    assert first.startswith("  stage 1: 3 cells, 2 stored, 1 to run, about 0.0 worker-hours")
+    assert second == "  stage 2: chosen from the rows of stage 1 once stored"
+    assert len(list((out / "cells").iterdir())) == 2
+
+
+def test_the_cli_dry_run_prints_the_plan(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from osfb_gym.bench.driver import Suite
+    from osfb_gym.bench.suites import SUITES
+    from osfb_gym.cli import main
+
+    monkeypatch.setitem(sys.modules, "breaks", _breaks_module())
+    monkeypatch.setitem(SUITES, "breaks", Suite("breaks", "", "breaks"))
+    argv = ["run", "breaks", "--out", str(tmp_path / "out"), "--dry-run", "--seeds", "4"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "stage 1: 4 cells, 0 stored, 4 to run" in out and not (tmp_path / "out").exists()
