@@ -42,13 +42,17 @@ class AlgorithmInfo:
     :func:`osfb_gym.wrappers.rl_env`'s ``discrete_actions`` (the ``-Discrete``
     twins); ``recurrent``: an LSTM policy (``MlpLstmPolicy``), which runs on the
     feedback view; ``tunes``: the arguments the RL comparison's grid sets, in
-    grid order.
+    grid order; ``planned``: a schedule of its defaults runs over a fraction of
+    ``learn``'s ``total_timesteps`` (DQN's and QR-DQN's exploration rate), so
+    the model after N steps of a longer run is not the model of a run of N
+    steps (PPO's, A2C's and TRPO's defaults are constant: it is).
     """
 
     package: str
     tunes: tuple[str, ...]
     discrete: bool = False
     recurrent: bool = False
+    planned: bool = False
 
 
 _ON_POLICY = ("gamma", "learning_rate", "n_steps", "ent_coef", "batch_size")
@@ -59,10 +63,12 @@ _ON_POLICY = ("gamma", "learning_rate", "n_steps", "ent_coef", "batch_size")
 ALGORITHM_INFO: dict[str, AlgorithmInfo] = {
     "PPO": AlgorithmInfo("stable_baselines3", _ON_POLICY),
     "A2C": AlgorithmInfo("stable_baselines3", _ON_POLICY[:4]),  # no minibatches
-    "DQN": AlgorithmInfo("stable_baselines3", ("gamma", "learning_rate"), discrete=True),
+    "DQN": AlgorithmInfo(
+        "stable_baselines3", ("gamma", "learning_rate"), discrete=True, planned=True
+    ),
     "RecurrentPPO": AlgorithmInfo("sb3_contrib", _ON_POLICY, recurrent=True),
     "TRPO": AlgorithmInfo("sb3_contrib", ("gamma", "learning_rate", "n_steps", "batch_size")),
-    "QRDQN": AlgorithmInfo("sb3_contrib", ("gamma", "learning_rate"), discrete=True),
+    "QRDQN": AlgorithmInfo("sb3_contrib", ("gamma", "learning_rate"), discrete=True, planned=True),
 }
 ALGORITHMS = tuple(ALGORITHM_INFO)
 

@@ -167,13 +167,22 @@ def sensitivity_cells(protocol: Protocol, family: str, regime: str) -> list[Cell
 def test_spec(protocol: Protocol, chosen: pd.DataFrame) -> SweepSpec:
     """Stage 2: the chosen configurations on the test split, and the constant policies.
 
-    Each is scored at every budget up to the largest it was chosen at.
+    Each is trained as on validation and scored at every budget up to the largest it
+    was chosen at. An algorithm whose schedule spans the whole run (DQN's
+    exploration: :attr:`agents.rl.AlgorithmInfo.planned`) trains to its largest
+    budget, as its validation runs did, whatever budgets it was chosen at: trained
+    to a smaller one, it would explore on another schedule than the one validated.
     """
+    from osfb_gym.bench.rl import algorithm_info
+
     cells: list[CellSpec] = []
     keys = ["family", "regime", "kind", "agent", "config"]
     for (family, regime, kind, agent, config), picks in chosen.groupby(keys, sort=False):
         at = sorted(int(b) for b in picks["budget"])
         budgets = [b for b in sorted(protocol.budgets) if b <= at[-1]]
+        algo = agent.split("+")[0]
+        if kind == "rl" and algorithm_info(algo).planned:
+            budgets = list(protocol.budgets_of(algo))
         extra = {} if at == budgets else {"chosen_at": at}
         cells.append((family, regime, budgets, kind, agent, json.loads(config), extra))
     for family, regime in protocol.cells():

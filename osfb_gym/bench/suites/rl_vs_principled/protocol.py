@@ -93,7 +93,9 @@ class Protocol:
     x ``n_steps`` x ``ent_coef``, a principled agent's its ``PRINCIPLED`` grid. At
     each budget N the configuration with the lowest mean validation regret at N is
     the one tested at N (ties: the first by its JSON text); a configuration chosen at
-    several budgets is trained once and scored at each.
+    several budgets is trained once and scored at each, to the largest budget it was
+    chosen at, or to the algorithm's largest where its schedule spans the whole run
+    (DQN's exploration, :attr:`agents.rl.AlgorithmInfo.planned`), as on validation.
 
     DQN and QR-DQN run on Discrete action spaces only: on lending, reject and delayed
     impact their cells train on the ``-Discrete`` twin's actions (``discrete_actions``),

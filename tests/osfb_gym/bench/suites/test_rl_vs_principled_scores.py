@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
+from agents.rl import ALGORITHMS  # noqa: E402
 from osfb_gym.bench.driver import RunOptions  # noqa: E402
 from osfb_gym.bench.suites import run  # noqa: E402
 from osfb_gym.bench.suites.rl_vs_principled import (  # noqa: E402
@@ -276,3 +277,55 @@ def test_recurrent_ppo_trains_on_the_feedback_view_in_a_cell():
     cell = Cell("lending", "OneSidedLending-v0", {"horizon": 8}, "RecurrentPPO", params, 0)
     points = rl_cell(cell)["points"]
     assert [p["budget"] for p in points] == [0, 16] and points[-1]["train_episodes"] == 2
+
+
+def test_dqn_trains_to_its_largest_budget_on_test_as_on_validation():
+    """DQN's exploration decays over a tenth of the run: stopped at N it is not a run of N."""
+    from osfb_gym.bench.suites.rl_vs_principled import test_spec
+
+    protocol = Protocol(families=("lending",), regimes=("fixed",), algos=("PPO", "DQN"),
+                        budgets=(20, 40, 80), seeds=2)  # fmt: skip
+    picks = [("PPO+O0", "a", [20]), ("PPO+O0", "b", [40, 80]), ("DQN+O0", "c", [20]),
+             ("DQN+O0", "d", [40, 80]), ("Greedy", "e", [20, 40, 80])]  # fmt: skip
+    chosen = pd.DataFrame(
+        [
+            dict(
+                family="lending",
+                regime="fixed",
+                agent=agent,
+                budget=b,
+                kind="principled" if agent == "Greedy" else "rl",
+                config=json.dumps({"tag": tag}),
+                regret=0.0,
+            )  # fmt: skip
+            for agent, tag, at in picks
+            for b in at
+        ]
+    )
+    trained = {}
+    for cell in test_spec(protocol, chosen).cells():
+        config = cell.params.get("algo_kwargs", cell.params.get("agent_params", {}))
+        if cell.seed == 0 and "tag" in config:
+            trained[config["tag"]] = (cell.params["budgets"], cell.params.get("chosen_at"))
+    assert trained == {
+        "a": ([20], None),  # PPO's schedules are constant: a run of 20 steps is the same
+        "b": ([20, 40, 80], [40, 80]),
+        "c": ([20, 40, 80], [20]),  # DQN: the whole run, as validated; scored where chosen
+        "d": ([20, 40, 80], [40, 80]),
+        "e": ([20, 40, 80], None),
+    }
+
+
+@pytest.mark.parametrize("algo", ALGORITHMS)
+def test_planned_says_which_algorithms_schedule_over_the_whole_run(algo):
+    """Only an exploration schedule follows the run's length; every other default is constant."""
+    from osfb_gym.bench.rl import algorithm, algorithm_info
+    from osfb_gym.wrappers import rl_env
+
+    env = rl_env("AppleTasting-v0", horizon=10)
+    policy = "MlpLstmPolicy" if algorithm_info(algo).recurrent else "MlpPolicy"
+    model = algorithm(algo)(policy, env, device="cpu")
+    assert algorithm_info(algo).planned == hasattr(model, "exploration_schedule")
+    assert model.lr_schedule(1.0) == model.lr_schedule(0.0)
+    if hasattr(model, "clip_range"):
+        assert model.clip_range(1.0) == model.clip_range(0.0)
