@@ -2,11 +2,15 @@
 
 For each (family, algorithm) it trains one validation cell of the suite's grid
 (:func:`osfb_gym.bench.suites.experience.rl_cell`: checkpoints scored, training
-episodes' regret recorded) for ``--steps`` env steps on one core, and prints CPU
-milliseconds per env step and the CPU hours a 1e6-step run would take at that
-rate. This is what a protocol at scale costs (the suite's ``recurrent_budget``
-rests on it): run it before choosing budgets. Compare rows of one run: the
-machine's load moves every row.
+episodes' regret recorded) on one core, for ``--steps`` and for twice as many env
+steps, after a short run that pays the imports and compiled loops. Both runs score
+two checkpoints (0 and the last) and set up the same, so the difference of their CPU
+times is ``--steps`` steps of training alone: it prints
+that, in CPU milliseconds per env step, the CPU hours a 1e6-step run takes at that
+rate, and the fixed cost of a cell (setup and scoring two checkpoints), which
+dominates short runs. This is what a protocol at scale costs (the suite's
+``recurrent_budget`` rests on it): run it before choosing budgets. Compare rows of
+one run: the machine's load moves every row.
 
 Run: ``python benchmarks/rl_algo_cost.py [--steps 16384] [--n-envs 16]
 [--families lending,apple] [--algos PPO,A2C,DQN,RecurrentPPO] [--view feedback]``
@@ -24,7 +28,7 @@ from osfb_gym.bench.suites.rl_vs_principled.protocol import Protocol
 
 
 def cost(family: str, algo: str, steps: int, n_envs: int, view: str) -> float:
-    """Return CPU seconds per env step of the suite's first ``algo`` cell on ``family``."""
+    """Return the CPU seconds of the suite's first ``algo`` cell on ``family``, ``steps`` long."""
     protocol = Protocol(
         families=(family,),
         regimes=("resampled",),
@@ -37,7 +41,7 @@ def cost(family: str, algo: str, steps: int, n_envs: int, view: str) -> float:
     cell = next(c for c in validation_spec(protocol).cells() if c.params.get("algo") == algo)
     started = time.process_time()
     rl_cell(cell)
-    return (time.process_time() - started) / steps
+    return time.process_time() - started
 
 
 def main() -> None:
@@ -51,10 +55,14 @@ def main() -> None:
     print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     for family in args.families.split(","):
         for algo in args.algos.split(","):
-            per_step = cost(family, algo, args.steps, args.n_envs, args.view)
+            cost(family, algo, 1_024, args.n_envs, args.view)  # imports, compiled loops: once
+            short = cost(family, algo, args.steps, args.n_envs, args.view)
+            long = cost(family, algo, 2 * args.steps, args.n_envs, args.view)
+            per_step = (long - short) / args.steps
             print(
-                f"{family:8s} {algo:13s} {per_step * 1e3:7.3f} ms of CPU a step "
-                f"= {per_step * 1e6 / 3600:6.2f} CPU hours a 1e6-step run",
+                f"{family:8s} {algo:13s} {per_step * 1e3:7.3f} ms of CPU a training step "
+                f"= {per_step * 1e6 / 3600:6.2f} CPU hours a 1e6-step run; "
+                f"a cell's fixed cost {short - per_step * args.steps:6.1f} CPU s",
                 flush=True,
             )
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")

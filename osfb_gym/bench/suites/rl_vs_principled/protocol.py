@@ -120,7 +120,7 @@ class Protocol:
     budgets: tuple[int, ...] = BUDGET_PRESETS["default"]
     #: RecurrentPPO is trained and scored at the budgets up to this one only (0: all):
     #: its LSTM policy took about 4 ms a step with 16 envs on one core at width 64, over
-    #: an hour a 1e6-step run, against 0.1-0.5 ms for PPO, A2C and DQN
+    #: an hour a 1e6-step run, against 0.05-0.25 ms for PPO, A2C and DQN
     recurrent_budget: int = field(default=100_000, metadata=CAP)
     #: RecurrentPPO's LSTM width: 64, the width of every algorithm's MLP layers (SB3's
     #: [64, 64]); sb3-contrib's default 256 costs 3.6 times as much a step (14 ms against 4)
