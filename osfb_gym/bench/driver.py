@@ -120,12 +120,16 @@ class Stage:
     """A sweep stage: a spec, or a function of the earlier stages' rows returning one.
 
     ``label`` names its progress bar; ``chunk_size`` is the engine's cells per
-    task (None: the engine's default).
+    task (None: the engine's default); ``work`` says how much work a cell is
+    from its params (e.g. the env steps it trains), so that ``--dry-run``
+    prices the cells to run by the stored cells' seconds per unit of it (None:
+    every cell alike).
     """
 
     spec: SweepSpec | Callable[[list[pd.DataFrame]], SweepSpec]
     label: str | None = None
     chunk_size: int | None = None
+    work: Callable[[dict[str, Any]], float] | None = None
 
 
 @dataclass(frozen=True)
@@ -415,11 +419,12 @@ def dry_run(suite: Suite, stages: Sequence[Stage], out: Path) -> str:
     """Return what ``--resume`` would run into ``out``, stage by stage, and its estimated time."""
     from osfb_gym.bench.run import plan
 
-    lines = plan([stage.spec for stage in stages], out)
+    lines = plan(stages, out)
     head = f"osfb-bench {suite.name}, a dry run: nothing runs; with --resume into {out}:"
     tail = (
-        "worker-hours: each cell at the median wall time of the stored cells of its "
-        "setting and agent (else of its agent), so a first run has no estimate"
+        "worker-hours: each cell at the median wall time, per unit of the stage's work, of "
+        "the stored cells of its setting and agent (else of its agent), so a first run has "
+        "no estimate"
     )
     timed = any("worker-hours" in line for line in lines)
     return "\n".join([head, *(f"  {line}" for line in lines), *([tail] if timed else [])])

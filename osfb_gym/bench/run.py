@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from tqdm.auto import tqdm
@@ -21,6 +21,9 @@ from tqdm.auto import tqdm
 from osfb_gym.bench.executors import execute, train_models
 from osfb_gym.bench.store import ResultStore
 from osfb_gym.bench.sweep import Cell, SweepSpec, validate
+
+if TYPE_CHECKING:
+    from osfb_gym.bench.driver import Stage
 
 
 def run_cells(
@@ -84,47 +87,61 @@ def stored_rows(cells: list[Cell], store: ResultStore) -> pd.DataFrame:
     return results
 
 
-def plan(
-    stages: Sequence[SweepSpec | Callable[[list[pd.DataFrame]], SweepSpec]], out: Path
-) -> list[str]:
+def plan(stages: Sequence[Stage], out: Path) -> list[str]:
     """Return a line per stage of what ``--resume`` would run into ``out``; run nothing.
 
-    A stage is a spec, or a function of the rows of the stages before it (a
-    stage that selects on earlier results), which is known only once those
-    are stored. The time still to run is estimated from the stored cells'
-    ``seconds`` (wall time in a worker): each cell to run costs the median of
-    the stored cells of its setting and agent, else of its agent.
+    A stage whose spec is a function of the rows of the stages before it (a
+    stage that selects on earlier results) is known only once those are
+    stored. The time still to run is estimated from the stored cells'
+    ``seconds`` (wall time in a worker) per unit of the stage's ``work`` (1 a
+    cell unless the suite says, e.g. env steps): each cell to run costs its
+    work at the median rate of the stored cells of its setting and agent,
+    else of its agent.
     """
     store = ResultStore(out, read_only=True)
-    stored = pd.DataFrame(store.rows(), columns=["key", "setting", "agent", "seconds"])
-    done = set(stored["key"])
-    median = {
-        **stored.groupby("agent")["seconds"].median().to_dict(),
-        **stored.groupby(["setting", "agent"])["seconds"].median().to_dict(),
-    }
+    stored = store.rows()
+    done = {row["key"] for row in stored}
     lines: list[str] = []
-    rows: list[pd.DataFrame] = []
+    rows: list[pd.DataFrame] = []  # of the stages before, while all of them are stored
     for number, stage in enumerate(stages, 1):
-        if len(rows) < number - 1:  # an earlier stage has cells to run
-            lines.append(f"stage {number}: chosen from the rows of stage {number - 1} once stored")
+        name = f"stage {number}" + (f" ({stage.label})" if stage.label else "")
+        if callable(stage.spec) and len(rows) < number - 1:
+            lines.append(f"{name}: chosen from the rows of the stages before it, once stored")
             continue
-        spec = stage(rows) if callable(stage) else stage
+        spec = stage.spec(rows) if callable(stage.spec) else stage.spec
         validate(spec)
         cells = spec.cells()
         todo = [cell for cell in cells if cell.key not in done]
-        stored_now = f"{len(cells) - len(todo):,} stored, {_cost(todo, median)}"
-        lines.append(
-            f"stage {number}: {len(cells):,} cells, {stored_now if todo else 'all stored'}"
-        )
-        if not todo:
+        state = f"{len(cells) - len(todo):,} stored, {_cost(todo, stored, stage.work)}"
+        lines.append(f"{name}: {len(cells):,} cells, {state if todo else 'all stored'}")
+        if not todo and len(rows) == number - 1:
             rows.append(stored_rows(cells, store))
     return lines
 
 
-def _cost(todo: list[Cell], median: dict[Any, float]) -> str:
+def _cost(
+    todo: list[Cell],
+    stored: list[dict[str, Any]],
+    work: Callable[[dict[str, Any]], float] | None,
+) -> str:
     """Return "N to run, about H worker-hours", saying how many cells it could not price."""
-    known = [median.get((c.setting, c.agent), median.get(c.agent)) for c in todo]
-    seconds = [value for value in known if value is not None]
+    units = work or (lambda params: 1.0)
+    rates = pd.DataFrame(
+        [
+            (row["setting"], row["agent"], row["seconds"] / max(units(row["params"]), 1e-12))
+            for row in stored
+        ],
+        columns=["setting", "agent", "rate"],
+    )
+    median = {
+        **rates.groupby("agent")["rate"].median().to_dict(),
+        **rates.groupby(["setting", "agent"])["rate"].median().to_dict(),
+    }
+    known = [
+        (median.get((cell.setting, cell.agent), median.get(cell.agent)), units(cell.params))
+        for cell in todo
+    ]
+    seconds = [rate * size for rate, size in known if rate is not None]
     text = f"{len(todo):,} to run"
     if not seconds:
         return text + " (no stored cell of their agents to time them by)"

@@ -218,14 +218,14 @@ def test_a_dry_run_says_what_resume_would_run_and_writes_nothing(tmp_path, monke
 
     assert dry(2) == [
         "  stage 1: 2 cells, 0 stored, 2 to run (no stored cell of their agents to time them by)",
-        "  stage 2: chosen from the rows of stage 1 once stored",
+        "  stage 2 (tests): chosen from the rows of the stages before it, once stored",
     ]
     assert not out.exists()  # nothing written, not even the store's folder
     run(suite, out, RunOptions(progress=False, seeds=2, settings={"where": "nowhere"}))
-    assert dry(2) == ["  stage 1: 2 cells, all stored", "  stage 2: 2 cells, all stored"]
+    assert dry(2) == ["  stage 1: 2 cells, all stored", "  stage 2 (tests): 2 cells, all stored"]
     first, second = dry(3)  # one run more: priced by the stored cells of its setting and agent
     assert first.startswith("  stage 1: 3 cells, 2 stored, 1 to run, about 0.0 worker-hours")
-    assert second == "  stage 2: chosen from the rows of stage 1 once stored"
+    assert second == "  stage 2 (tests): chosen from the rows of the stages before it, once stored"
     assert len(list((out / "cells").iterdir())) == 2
 
 
@@ -242,3 +242,39 @@ def test_the_cli_dry_run_prints_the_plan(tmp_path, monkeypatch, capsys):
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "stage 1: 4 cells, 0 stored, 4 to run" in out and not (tmp_path / "out").exists()
+
+
+def test_the_dry_run_prices_cells_by_their_work_and_plans_a_fixed_stage_after_an_open_one(
+    tmp_path,
+):
+    from osfb_gym.bench.driver import Stage
+    from osfb_gym.bench.run import plan
+    from osfb_gym.bench.store import ResultStore
+    from osfb_gym.bench.sweep import AgentSpec, EnvSpec
+
+    env = EnvSpec("OneSidedLending-v0", "lending", {"horizon": 5})
+
+    def spec(size: float, seeds: int, agent: str = "Greedy") -> SweepSpec:
+        agents = (AgentSpec(agent, {"l2": size}),)  # l2 stands for a cell's work here
+        return SweepSpec("work", (env,), agents, seeds=tuple(range(seeds)))
+
+    stored = spec(100, 1).cells()[0]
+    row = {"key": stored.key, "setting": "lending", "agent": "Greedy", "seconds": 360.0}
+    ResultStore(tmp_path).write({**row, "params": stored.params})
+    steps = lambda params: float(params["l2"])  # noqa: E731
+    later = Stage(lambda rows: spec(100, 1), label="chosen", work=steps)
+    lines = plan(
+        [
+            Stage(spec(1_000, 2), work=steps),  # two cells of 10 times the stored one's work
+            Stage(spec(100, 1), work=steps),  # the stored cell
+            later,
+            Stage(spec(100, 1, "Adaptive"), work=steps),  # an agent with no stored cell
+        ],
+        tmp_path,
+    )
+    assert lines == [
+        "stage 1: 2 cells, 0 stored, 2 to run, about 2.0 worker-hours",  # 2 x 10 x 360 s
+        "stage 2: 1 cells, all stored",
+        "stage 3 (chosen): chosen from the rows of the stages before it, once stored",
+        "stage 4: 1 cells, 0 stored, 1 to run (no stored cell of their agents to time them by)",
+    ]

@@ -198,9 +198,14 @@ def stages(protocol: Protocol) -> list[Stage]:
     """
     chosen = lambda rows: choose(scored(rows[0]))  # noqa: E731
     return [
-        Stage(validation_spec(protocol), chunk_size=1),
-        Stage(lambda rows: test_spec(protocol, chosen(rows)), chunk_size=1),
+        Stage(validation_spec(protocol), "validation", chunk_size=1, work=env_steps),
+        Stage(lambda rows: test_spec(protocol, chosen(rows)), "test", 1, env_steps),
     ]
+
+
+def env_steps(params: dict[str, Any]) -> float:
+    """Return the env steps a cell plays before its last checkpoint: its work for --dry-run."""
+    return float(max(params.get("budgets") or [1]))
 
 
 def report(rows: Sequence[pd.DataFrame], protocol: Protocol, run: RunInfo) -> Report:
