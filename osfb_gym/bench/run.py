@@ -112,7 +112,8 @@ def plan(stages: Sequence[Stage], out: Path) -> list[str]:
         validate(spec)
         cells = spec.cells()
         todo = [cell for cell in cells if cell.key not in done]
-        state = f"{len(cells) - len(todo):,} stored, {_cost(todo, stored, stage.work)}"
+        if todo:
+            state = f"{len(cells) - len(todo):,} stored, {_cost(todo, stored, stage.work)}"
         lines.append(f"{name}: {len(cells):,} cells, {state if todo else 'all stored'}")
         if not todo and len(rows) == number - 1:
             rows.append(stored_rows(cells, store))
