@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,7 +15,12 @@ from osfb_gym.bench.suites.rl_vs_principled.protocol import (
     Protocol,
     scored,
 )
-from osfb_gym.bench.suites.rl_vs_principled.scores import best_principled, normalise, tidy
+from osfb_gym.bench.suites.rl_vs_principled.scores import (
+    best_principled,
+    normalise,
+    tidy,
+    undefined_runs,
+)
 from osfb_gym.bench.suites.tables import package_toml
 from osfb_gym.core.family import family_of
 from osfb_gym.stats import ALPHA, Page, paired
@@ -27,8 +31,12 @@ from osfb_gym.stats.paired import min_p_paired, pairs_needed
 PAGE: dict[str, str] = package_toml("osfb_gym.bench.suites.rl_vs_principled", "page.toml")
 
 
-def _ci(values: Any, statistic: str = "iqm", digits: str = ".3g") -> str:
-    value, low, high = stats.interval(values, statistic)
+def _ci(values: pd.Series, statistic: str = "iqm", digits: str = ".3g") -> str:
+    """Return ``value [low, high]`` over the defined values (NaN: undefined, :func:`normalise`)."""
+    values = values.dropna()
+    if values.empty:
+        return "undefined"
+    value, low, high = stats.interval(values.to_numpy(), statistic)
     return f"{value:{digits}} [{low:{digits}}, {high:{digits}}]"
 
 
@@ -129,6 +137,7 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
         "",
         PAGE["deployment"],
         "",
+        *_undefined(everything),
         *deployment,
         "## Total regret over the N + T steps each agent consumed",
         "",
@@ -144,6 +153,19 @@ def report(test: pd.DataFrame, validation: pd.DataFrame, protocol: Protocol, out
     points = everything.drop(columns=[c for c in everything if c.startswith("mean_")])
     tables = {"points": points, "scores": tidy(everything)}
     return save_report(out, "\n".join(lines), tables, figures)
+
+
+def _undefined(frame: pd.DataFrame) -> list[str]:
+    """Say which runs have no normalised regret (:func:`.scores.undefined_runs`), if any."""
+    gone = undefined_runs(frame)
+    if gone.empty:
+        return []
+    runs = len(frame[["family", "regime", "seed"]].drop_duplicates())
+    which = "; ".join(
+        f"{family}, {regime}: run {', '.join(str(r) for r in part['run'])}"
+        for (family, regime), part in gone.groupby(["family", "regime"], sort=False)
+    )
+    return [PAGE["undefined"].format(count=len(gone), runs=runs, which=which), ""]
 
 
 def sensitivity_table(validation: pd.DataFrame) -> list[str]:
@@ -194,6 +216,8 @@ def verdicts(frame: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> list
         for agent, rows in part[part["kind"] == "rl"].groupby("agent", sort=False):
             both = pd.concat([rows.set_index("seed")["normalised"], theirs], axis=1, join="inner")
             x, y = both.dropna().sort_index().to_numpy().T
+            if not len(x):  # no run with a defined score on both sides
+                continue
             names = (str(agent), str(principled))
             index = page.add(paired(x, y, lower_is_better=True, names=names))
             cells.append((family, regime, int(budget), names, x, y, index))
@@ -294,6 +318,9 @@ def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statis
         for agent, rows in part.groupby("agent", sort=False):
             if column == "total_normalised":
                 rows = rows[rows["budget"] > 0]
+            rows = rows.dropna(subset=[column])  # undefined runs (scores.normalise)
+            if rows.empty:
+                continue
             cis = rows.groupby("budget")[column].agg(stats.interval, statistic)
             value, low, high = np.array(cis.tolist()).T
             style = "-" if "+" in str(agent) else "--"

@@ -1,8 +1,9 @@
 """The per-run scores of ``rl-vs-principled``: normalised regret, scores.csv, rliable, leaderboard.
 
 ``scores.csv`` is tidy (one row per run x checkpoint x agent x cell), so
-``pandas.read_csv`` reads it and :func:`score_matrix` turns it into rliable's
-``{algorithm: array(runs, tasks)}``. Its columns (:data:`COLUMNS`):
+``pandas.read_csv`` reads it (:func:`read_scores` with the columns' types) and
+:func:`score_matrix` turns it into rliable's ``{algorithm: array(runs, tasks)}``.
+Its columns (:data:`COLUMNS`):
 
 ``format_version``
     The layout of this file (:data:`FORMAT_VERSION`).
@@ -26,10 +27,13 @@
     best constant action's (chosen on validation episodes).
 ``regret``, ``normalised``
     Raw regret per held-out episode (the family's units, lower is better) and
-    ``(objective - oracle) / (constant - oracle)`` (0 oracle, 1 best constant).
+    ``(objective - oracle) / (constant - oracle)`` (0 oracle, 1 best constant);
+    empty (NaN) where the best constant is no worse than the oracle on the run's
+    held-out episodes (a world where doing one thing always is optimal): there is no
+    gap to normalise by, and the run counts in no aggregate or verdict.
 ``train_regret``, ``total_regret``, ``total_normalised``
     Regret paid over the N experience steps, that plus one held-out episode, and
-    that over the best constant's regret over the same steps.
+    that over the best constant's regret over the same steps (empty as ``normalised``).
 ``steps_per_episode``
     Steps of a held-out episode.
 """
@@ -125,12 +129,23 @@ def normalise(test: pd.DataFrame, validation: pd.DataFrame | None = None) -> pd.
             }
         )
     frame = scored(test).merge(pd.DataFrame(constants), on=["family", "regime", "seed"])
+    # the constant's regret has the sign of its gap to the oracle in the regret's direction:
+    # where it is not positive the gap is empty (or reversed) and the ratios mean nothing
+    gap = frame["constant_regret"] > 0
     span = frame["constant_objective"] - frame["oracle"]
-    frame["normalised"] = (frame["objective"] - frame["oracle"]) / span
+    frame["normalised"] = ((frame["objective"] - frame["oracle"]) / span.where(gap)).astype(float)
     frame["total_regret"] = frame["train_regret"] + frame["regret"]
     episodes = frame["budget"] / frame["steps_per_episode"] + 1
-    frame["total_normalised"] = frame["total_regret"] / (episodes * frame["constant_regret"])
+    paid = episodes * frame["constant_regret"].where(gap)
+    frame["total_normalised"] = (frame["total_regret"] / paid).astype(float)
     return frame
+
+
+def undefined_runs(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return the (family, regime, run)s with no normalised regret (:func:`normalise`)."""
+    rows = frame.rename(columns={"seed": "run"})
+    gone = rows[rows["normalised"].isna()]
+    return gone[["family", "regime", "run"]].drop_duplicates().reset_index(drop=True)
 
 
 def best_principled(validation: pd.DataFrame) -> dict[tuple[str, str, int], str]:
@@ -199,6 +214,16 @@ def score_matrix(
     return {name: table.loc[runs, tasks].to_numpy(dtype=float) for name, table in tables.items()}
 
 
+def read_scores(path: str | Path) -> pd.DataFrame:
+    """Return a ``scores.csv`` (or a leaderboard CSV) with its columns' types.
+
+    An empty ``view`` (a principled agent's) stays ``""``; an empty ``normalised`` or
+    ``total_normalised`` (undefined, :func:`normalise`) is NaN.
+    """
+    frame = pd.read_csv(path, dtype={"algorithm": str, "config": str, "view": str})
+    return frame.fillna({"view": ""})
+
+
 def append_leaderboard(rows: pd.DataFrame, path: str | Path) -> pd.DataFrame:
     """Append ``rows`` (``scores.csv`` rows) to the leaderboard CSV at ``path``; return it.
 
@@ -214,7 +239,7 @@ def append_leaderboard(rows: pd.DataFrame, path: str | Path) -> pd.DataFrame:
         raise ValueError(f"rows mix format/protocol versions {sorted(versions)}")
     frame = rows.loc[:, list(COLUMNS)]
     if path.exists():
-        stored = pd.read_csv(path, keep_default_na=False)
+        stored = read_scores(path)
         stamps = stored[["format_version", "protocol_version"]].values
         theirs = {(int(f), int(p)) for f, p in stamps}
         if theirs and theirs != versions:
@@ -222,8 +247,6 @@ def append_leaderboard(rows: pd.DataFrame, path: str | Path) -> pd.DataFrame:
                 f"{path} holds rows of (format, protocol) version {sorted(theirs)}; these rows "
                 f"are of {sorted(versions)}: a leaderboard compares one protocol only"
             )
-        for column in ("config", "view", "algorithm"):
-            stored[column] = stored[column].astype(str)
         frame = pd.concat([stored, frame], ignore_index=True)
         frame = frame.drop_duplicates(subset=list(KEY), keep="last")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -251,7 +274,7 @@ def leaderboard_add(
     if not budgets:
         raise ValueError("budget must be given at least once (env steps of experience)")
     result = run(NAME, store, options, extra_agents=(agent,), algos=(), budgets=tuple(budgets))
-    scores = pd.read_csv(Path(store) / "scores.csv", keep_default_na=False)
+    scores = read_scores(Path(store) / "scores.csv")
     mine = scores[scores["kind"] == "extra"]
     board = append_leaderboard(mine, out)
     top = mine[mine["selected"].astype(bool) & (mine["budget"] == max(budgets))]

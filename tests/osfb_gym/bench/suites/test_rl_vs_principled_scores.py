@@ -28,6 +28,7 @@ from osfb_gym.bench.suites.rl_vs_principled.scores import (  # noqa: E402
     COLUMNS,
     FORMAT_VERSION,
     append_leaderboard,
+    read_scores,
     score_matrix,
 )
 from osfb_gym.cli import main  # noqa: E402
@@ -51,7 +52,7 @@ TINY = dict(
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("scores")
     text = run("rl-vs-principled", out, RunOptions(progress=False), **TINY).text
-    return out, text, pd.read_csv(out / "scores.csv", keep_default_na=False)
+    return out, text, read_scores(out / "scores.csv")
 
 
 def test_scores_csv_is_tidy_and_versioned(tiny):
@@ -115,6 +116,43 @@ def test_report_has_the_card_and_the_verdicts_per_budget(tiny):
     assert table.loc["credit for hidden losses that arrive late"].isna().all()
 
 
+def test_a_run_whose_best_constant_is_optimal_has_no_normalised_score(tiny, tmp_path):
+    # a world where one action always is optimal (a short episode of applicants all worth
+    # denying, say): the best constant has no gap to the oracle to normalise by
+    from osfb_gym.bench.store import ResultStore
+    from osfb_gym.bench.suites.rl_vs_principled.analysis import report
+
+    out, _, _ = tiny
+    rows = ResultStore(out, read_only=True).read()
+    rows["params"] = rows["params"].map(lambda p: json.dumps(p, sort_keys=True))  # as run_cells
+    split = rows["params"].map(lambda p: json.loads(p)["split"])
+    test, validation = rows[split == "test"].copy(), rows[split == "validation"].copy()
+    regime = test["params"].map(lambda p: json.loads(p)["regime"])
+    for frame in (test, validation):  # run 1 of the fixed world: every constant is the oracle
+        where = (frame["agent"] == "constant") & (frame["seed"] == 1)
+        where &= frame["params"].map(lambda p: json.loads(p)["regime"]) == "fixed"
+        for index in frame.index[where]:
+            oracle = 0.0  # lending's oracle objective (the Bayes decision has no regret)
+            frame.at[index, "constants"] = [
+                {**entry, "objective": [oracle] * len(entry["objective"]),
+                 "regret": [0.0] * len(entry["regret"])}
+                for entry in frame.at[index, "constants"]
+            ]  # fmt: skip
+    assert (regime == "fixed").any()
+    page = tmp_path / "page"
+    page.mkdir()
+    text = report(test, validation, Protocol(**TINY), page).text
+    assert "Undefined: in 1 of the 6 (family, regime, run)s" in text
+    assert "(lending, fixed: run 1)" in text
+    scores = read_scores(page / "scores.csv")
+    gone = (scores["regime"] == "fixed") & (scores["run"] == 1)
+    assert scores.loc[gone, ["normalised", "total_normalised"]].isna().all().all()
+    assert scores.loc[~gone, ["normalised", "total_normalised"]].notna().all().all()
+    assert np.isfinite(scores.loc[gone, "regret"]).all()  # the raw regret stays
+    # the fixed world's verdicts rest on the other run only
+    assert "lending, fixed, N=40: PPO+O0" in text and "n=1 pairs" in text
+
+
 def test_leaderboard_appends_and_refuses_another_protocol(tiny, tmp_path):
     _, _, scores = tiny
     board = tmp_path / "board.csv"
@@ -138,7 +176,7 @@ def test_leaderboard_command_runs_a_users_agent(tmp_path, capsys):
     argv += ["--set", "validation_seeds=1"]
     assert main(argv) == 0
     assert "rows appended to" in capsys.readouterr().out
-    rows = pd.read_csv(board, keep_default_na=False)
+    rows = read_scores(board)
     assert set(rows["algorithm"]) == {"agents.lending:Adaptive"}
     assert set(rows["run"]) == {0, 1} and set(rows["budget"]) == {0, 20}
     rows.assign(protocol_version=1).to_csv(board, index=False)
