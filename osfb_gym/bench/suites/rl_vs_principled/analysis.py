@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -52,11 +53,32 @@ def _signal(agent: str, family: str, config: str) -> str:
     return f"env reward, gamma={json.loads(config).get('gamma')}{lump}"
 
 
+def _chosen(configs: pd.Series) -> str:
+    """Return the configuration chosen at each budget, the budgets of one configuration together."""
+    budgets: dict[str, list[int]] = {}
+    for budget, config in configs.items():
+        budgets.setdefault(str(config), []).append(int(budget))
+    return "; ".join(
+        f"N={', '.join(f'{n:,}' for n in found)}: {config}" for config, found in budgets.items()
+    )
+
+
+def _markdown(table: dict[str, dict[str, str]], first: list[str]) -> str:
+    """Return ``table`` (agent -> column -> text) as markdown, ``first`` columns first.
+
+    Blank where an agent has no value (RecurrentPPO past its cap).
+    """
+    frame = pd.DataFrame.from_dict(table, orient="index")
+    columns = [c for c in first if c in frame] + [c for c in frame if c not in first]
+    return frame.reindex(columns=columns).fillna("").to_markdown()
+
+
 def _tables(frame: pd.DataFrame, top: int) -> tuple[list[str], list[str]]:
     """Return the deployment and total-regret tables, one per (family, regime)."""
     deployment, total = [], []
     for (family, regime), part in frame.groupby(["family", "regime"], sort=False):
         table, totals = {}, {}
+        budgets = [f"N={n:,}" for n in sorted(part["budget"].unique())]
         for agent, rows in part.groupby("agent", sort=False):
             last = rows[rows["budget"] == top]
             configs = rows[rows["budget"] > 0].groupby("budget")["config"].first()
@@ -65,7 +87,7 @@ def _tables(frame: pd.DataFrame, top: int) -> tuple[list[str], list[str]]:
                 f"mean at N={top:,}": _ci(last["normalised"], "mean") if len(last) else "",
                 "objective (mean)": f"{last['objective'].mean():.4g}" if len(last) else "",
                 "training signal": _signal(str(agent), family, configs.iloc[-1]),
-                "chosen on validation": "; ".join(f"N={n:,}: {c}" for n, c in configs.items()),
+                "chosen on validation": _chosen(configs),
             }
             totals[agent] = _per_budget(rows[rows["budget"] > 0], "total_regret", "mean", ".4g")
         const = part.groupby("seed")[["constant_objective", "oracle"]].first().mean()
@@ -74,10 +96,10 @@ def _tables(frame: pd.DataFrame, top: int) -> tuple[list[str], list[str]]:
             f"### {family}, {regime} world ({objective}: best constant "
             f"{const['constant_objective']:.4g}, oracle {const['oracle']:.4g})",
             "",
-            pd.DataFrame(table).T.to_markdown(),
+            _markdown(table, budgets),
             "",
         ]
-        total += [f"### {family}, {regime} world", "", pd.DataFrame(totals).T.to_markdown(), ""]
+        total += [f"### {family}, {regime} world", "", _markdown(totals, budgets), ""]
     return deployment, total
 
 
@@ -339,8 +361,10 @@ def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statis
         if positive and max(positive) >= 10 * min(positive):  # 1e4..1e6: a log axis past 0
             axis.set_xscale("symlog", linthresh=min(positive))
         axis.set_xticks(ticks, [steps_label(t) for t in ticks])
-        # symlog: the oracle's 0, the best constant's 1 and small regrets all readable
-        axis.set_yscale("symlog", linthresh=0.01)
+        _symlog(axis.yaxis, axis.set_yscale, LINTHRESH, (1, 2, 5))
+        low = min(line.get_ydata().min() for line in axis.get_lines())
+        if low >= 0:  # no regret below the oracle's: no negative half of the axis
+            axis.set_ylim(bottom=0.0)
         axis.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
         axis.set_title(f"{family}, {regime} world", fontsize=9)
         axis.set_xlabel("N (env steps of experience)")
@@ -349,6 +373,23 @@ def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statis
     for axis in set(axes.flat) - drawn:
         axis.set_axis_off()
     return save(figure, path)
+
+
+#: the linear range of the figures' symlog axes: below it, regrets are near the oracle's 0
+LINTHRESH = 0.01
+
+
+def _symlog(axis: Any, set_scale: Any, linthresh: float, subs: tuple[float, ...]) -> None:
+    """Put ``axis`` on a symlog scale with ticks at ``subs`` of each decade, read as numbers.
+
+    The oracle's 0, small regrets and the best constant's 1 all stay readable; with
+    ``subs`` (1, 2, 5) a panel that spans less than a decade (0.5-1) still has ticks.
+    """
+    from matplotlib.ticker import FuncFormatter, SymmetricalLogLocator
+
+    set_scale("symlog", linthresh=linthresh)
+    axis.set_major_locator(SymmetricalLogLocator(base=10, linthresh=linthresh, subs=subs))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
 
 
 def plot_profiles(
@@ -366,16 +407,19 @@ def plot_profiles(
     last = last.assign(name=names)
     palette = colours(last["name"])
     figure, axes = panels(1, last["regime"].nunique(), width=4.6, height=3.2, dpi=90)
-    taus = np.linspace(0.0, 1.5, 31)
+    # from the oracle's 0 to past the constant's 1, dense where good agents differ (1e-3..1e-1)
+    taus = np.concatenate([[0.0], np.geomspace(LINTHRESH / 10, 1.5, 60)])
     for axis, (regime, part) in zip(axes[0], last.groupby("regime", sort=False), strict=True):
         for name, rows in part.groupby("name", sort=False):
             runs = rows.pivot(index="seed", columns="family", values="normalised").dropna()
             matrix = runs[rows["family"].unique()].to_numpy()  # the families in order
             value, low, high = stats.performance_profile(matrix, taus, lower_is_better=True)
-            label = f"{name} ({matrix.shape[1]} families)"
+            count = matrix.shape[1]
+            label = f"{name} ({count} {'family' if count == 1 else 'families'})"
             band(axis, taus, value, colour=palette[name], label=label, bounds=(low, high))
+        _symlog(axis.xaxis, axis.set_xscale, LINTHRESH / 10, (1,))
         axis.set_title(f"{regime} world, N={top:,}", fontsize=9)
-        axis.set_xlabel("tau (normalised regret)")
+        axis.set_xlabel("tau (normalised regret, symlog)")
         axis.set_ylabel("fraction of runs with regret <= tau", fontsize=7)
         axis.legend(fontsize=6)
     return save(figure, path)

@@ -75,3 +75,19 @@ def test_the_page_says_where_the_answer_depends_on_the_budget():
     assert "| lending, fixed, N=100 " in table and "| lending, fixed, N=200 " in table
     same = verdicts(early, BEST)
     assert "No cell's verdict depends on the algorithm, the view or the budget." in same
+
+
+def test_a_capped_agent_leaves_its_later_budgets_blank_in_budget_order():
+    from osfb_gym.bench.suites.rl_vs_principled.analysis import _chosen, _markdown
+
+    table = {
+        "RecurrentPPO+O2": {"N=10": "0.5", "N=100": "0.4", "signal": "env reward"},
+        "PPO+O2": {"N=10": "0.6", "N=100": "0.3", "N=1,000": "0.2", "signal": "env reward"},
+    }
+    header = _markdown(table, ["N=10", "N=100", "N=1,000"]).splitlines()[0]
+    assert [c.strip() for c in header.strip("|").split("|")][1:] == [
+        "N=10", "N=100", "N=1,000", "signal"
+    ]  # fmt: skip
+    assert "nan" not in _markdown(table, ["N=10", "N=100", "N=1,000"])
+    configs = pd.Series({10: '{"gamma": 0.9}', 100: '{"gamma": 0.9}', 1000: '{"gamma": 0.0}'})
+    assert _chosen(configs) == 'N=10, 100: {"gamma": 0.9}; N=1,000: {"gamma": 0.0}'
