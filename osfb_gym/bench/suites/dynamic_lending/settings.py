@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from osfb_gym.bench.driver import COUNT_OR_ZERO
 from osfb_gym.core.validation import check_int
 
 NAME = "dynamic-lending"
@@ -33,14 +34,20 @@ class Settings:
     data_home: str | None = None
     #: the worlds to run: bin_shift (ml-fairness-gym's clusters), fico (Liu et al.'s tables)
     worlds: tuple[str, ...] = ("bin_shift", "fico")
-    #: steps of approving everyone before the agents' thresholds apply (lending.py: 50)
-    burnin: int = 50
+    #: steps of approving everyone before the agents' thresholds apply (lending.py: 50;
+    #: 0 for none); below the horizon
+    burnin: int = dataclasses.field(default=50, metadata=COUNT_OR_ZERO)
     #: store the groups' mean scores every this many steps (the figure)
     stride: int = 50
 
     def __post_init__(self) -> None:
         check_int(self.horizon, "horizon", minimum=1)
         check_int(self.burnin, "burnin", minimum=0)
+        if self.burnin >= self.horizon:
+            raise ValueError(
+                f"burnin ({self.burnin}) must be below horizon ({self.horizon}): every step "
+                "would be burn-in, where both agents approve everyone and nothing is compared"
+            )
         check_int(self.stride, "stride", minimum=1)
         if not self.worlds or any(w not in WORLDS for w in self.worlds):
             raise ValueError(

@@ -26,7 +26,13 @@ def test_the_spec_runs_both_agents_on_each_world_with_the_same_seeds():
 
 @pytest.mark.parametrize(
     ("kwargs", "name"),
-    [({"worlds": ("mars",)}, "worlds"), ({"horizon": 0}, "horizon"), ({"stride": 0}, "stride")],
+    [
+        ({"worlds": ("mars",)}, "worlds"),
+        ({"horizon": 0}, "horizon"),
+        ({"stride": 0}, "stride"),
+        ({"burnin": -1}, "burnin"),
+        ({"burnin": 100, "horizon": 100}, r"burnin \(100\) must be below horizon \(100\)"),
+    ],
 )
 def test_bad_settings_name_the_setting(kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -57,6 +63,9 @@ def test_a_tiny_run_pairs_by_seed_and_decides_every_claim(tmp_path, monkeypatch)
 def test_the_catalog_reads_its_settings():
     keys = driver.settings_of(get("dynamic-lending"))
     assert set(keys) == {"worlds", "burnin", "stride"}
+    assert keys["burnin"].parse("0") == 0  # no burn-in is a setting, not an error
+    with pytest.raises(ValueError, match="--set burnin= must be a whole number"):
+        keys["burnin"].parse("-3")
 
 
 @needs_osfb_data("fico")
