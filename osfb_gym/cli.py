@@ -222,6 +222,7 @@ def _train(args: argparse.Namespace) -> str:
     from envs_registry import ENVS, RL_ENVS, register_all
     from osfb_gym.bench.rl import save, train
     from osfb_gym.runner import evaluate
+    from osfb_gym.wrappers import apply_view, rl_preset
 
     register_all()
     if args.env_id not in gym.registry:  # (Gymnasium's own message suggests MuJoCo ids)
@@ -248,7 +249,10 @@ def _train(args: argparse.Namespace) -> str:
     text = f"trained {args.algo} on {args.env_id} for {model.num_timesteps:,} steps; saved {path}"
     if args.eval_seeds > 0:
         seeds = range(EVAL_SEED_OFFSET, EVAL_SEED_OFFSET + args.eval_seeds)
-        frame = evaluate(args.env_id, SB3Agent(model), seeds, env_kwargs=env_kwargs)
+        # an RL-ready id hides the oracle the scores need: play its base id through its view
+        base, preset = rl_preset(args.env_id)
+        env = gym.make(base, **env_kwargs)
+        frame = evaluate(apply_view(env, preset["view"]) if preset else env, SB3Agent(model), seeds)
         summary = frame.drop(columns=["seed", "agent"]).agg(["mean", "std"]).T
         text += (
             f"\n\nscored on {args.eval_seeds} held-out episodes (seeds {seeds.start}..):\n"

@@ -19,7 +19,7 @@ from typing import Any
 from agents.rl import ALGORITHMS, algorithm, algorithm_info, normalizer_path
 from osfb_gym.core.optional import require_for_argument
 from osfb_gym.core.validation import check_choice, check_int
-from osfb_gym.wrappers import rl_env
+from osfb_gym.wrappers import rl_env, rl_preset
 
 __all__ = [
     "ALGORITHMS",
@@ -50,7 +50,7 @@ def train(
     callback: Any = None,
     torch_threads: int | None = None,
     normalize: bool = False,
-    view: str = "plain",
+    view: str | None = None,
     normalize_reward: bool = False,
     on_episode: Callable[[dict[str, float]], None] | None = None,
 ) -> Any:
@@ -77,6 +77,9 @@ def train(
         frozen by :class:`~agents.rl.SB3Agent`) and of rewards.
     view
         What the policy sees (:func:`~osfb_gym.wrappers.rl_env`); score through the same view.
+        None: an RL-ready id's own (``OneSidedLending-RL-Feedback-v0``: ``"feedback"``,
+        :func:`~osfb_gym.wrappers.rl_preset`), ``"plain"`` for a base id. A view other
+        than an RL-ready id's is refused.
     on_episode
         Receives each finished training episode's metrics (by step, then
         sub-env), which the policy never sees; not with ``vec="subproc"``.
@@ -143,7 +146,7 @@ def _vec_env(
     n_envs: int,
     seed: int,
     vec: str,
-    view: str,
+    view: str | None,
     normalize: tuple[bool, bool],
     gamma: float,
     on_episode: Callable[[dict[str, float]], None] | None,
@@ -163,13 +166,19 @@ def _vec_env(
     info = algorithm_info(algo)
     if info.discrete:
         _check_discrete(env_id, algo, env_kwargs)
+    base, preset = rl_preset(env_id)  # an RL-ready id's view and actions stay its own
     rl_kwargs = dict(
-        view=view,
-        discrete_actions=info.discrete,
+        view=preset.get("view", "plain") if view is None else view,
+        discrete_actions=info.discrete or bool(preset.get("discrete_actions")),
         binary_as_multidiscrete=info.recurrent,
         **env_kwargs,
     )
-    rl_env(env_id, **rl_kwargs).close()  # fail here, with the env's own message
+    if preset and rl_kwargs["view"] != preset["view"]:
+        raise ValueError(
+            f"view={view!r} contradicts env_id {env_id!r}, which is the {preset['view']!r} "
+            f"view: drop view, or train on the base id {base!r} with it"
+        )
+    rl_env(base, **rl_kwargs).close()  # fail here, with the env's own message
     env = make_sb3_vec_env(
         env_id,
         n_envs,

@@ -23,7 +23,7 @@ from osfb_gym.wrappers.observations import (
     FeedbackObservation,
     VectorObservation,
 )
-from osfb_gym.wrappers.rl import apply_view, needs_flattening, rl_env
+from osfb_gym.wrappers.rl import apply_view, needs_flattening, rl_env, rl_preset
 from osfb_gym.wrappers.views import VIEWS, encode, encode_space
 
 __all__ = [
@@ -39,4 +39,5 @@ __all__ = [
     "encode_space",
     "needs_flattening",
     "rl_env",
+    "rl_preset",
 ]

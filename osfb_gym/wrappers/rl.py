@@ -68,6 +68,33 @@ def apply_view(env: gym.Env, view: str = "plain", **options: Any) -> gym.Env:
     raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}; got {view!r}")
 
 
+#: the entry point of the RL-ready ids (envs_registry)
+RL_ENTRY_POINT = "osfb_gym.wrappers:rl_env"
+
+
+def rl_preset(env_id: str) -> tuple[str, dict[str, Any]]:
+    """Return ``(base id, preset)``: an RL-ready id's env and the :func:`rl_env` keywords it fixes.
+
+    ``preset`` holds the id's ``view`` (and ``discrete_actions`` for a
+    ``-Discrete`` twin); a base id is its own base, with no preset. Scoring a
+    policy trained on an RL-ready id means playing the base id through that view
+    (:func:`apply_view`), which keeps the oracle the evaluator reads.
+
+    Examples
+    --------
+    >>> import osfb_gym
+    >>> rl_preset("RejectOption-RL-Feedback-Discrete-v0")
+    ('RejectOption-v0', {'view': 'feedback', 'discrete_actions': True})
+    >>> rl_preset("RejectOption-v0")
+    ('RejectOption-v0', {})
+    """
+    spec = gym.spec(env_id)  # an unknown id raises Gymnasium's own error here
+    if spec.entry_point != RL_ENTRY_POINT:
+        return env_id, {}
+    preset = dict(spec.kwargs)
+    return str(preset.pop("env_id")), preset
+
+
 def rl_env(
     env_id: str,
     *,

@@ -226,12 +226,24 @@ class SB3VecEnv(VecEnv):
 
 
 def _rl_arguments(env_id: str, kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """Return ``(base id, rl_env keywords)`` of ``env_id``: a base id, or an RL id's preset."""
-    spec = gym.spec(env_id)  # an unknown id raises Gymnasium's own error here
-    if spec.entry_point == "osfb_gym.wrappers:rl_env":
-        preset = dict(spec.kwargs)
-        return str(preset.pop("env_id")), {**preset, **kwargs}
-    return env_id, dict(kwargs)
+    """Return ``(base id, rl_env keywords)`` of ``env_id``: a base id, or an RL id's preset.
+
+    A keyword that contradicts the RL id's preset (``view="plain"`` with a
+    ``-Feedback`` id) is refused: it would silently train on another env than
+    the one named.
+    """
+    from osfb_gym.wrappers.rl import rl_preset
+
+    base, preset = rl_preset(env_id)
+    clash = {k: v for k, v in kwargs.items() if k in preset and v != preset[k]}
+    if clash:
+        given = ", ".join(f"{k}={v!r}" for k, v in clash.items())
+        fixed = ", ".join(f"{k}={preset[k]!r}" for k in clash)
+        raise ValueError(
+            f"env_id {env_id!r} is {fixed} already, which {given} contradicts: pass that or "
+            f"drop the argument, or choose it on the base id {base!r}"
+        )
+    return base, {**preset, **kwargs}
 
 
 def make_sb3_vec_env(

@@ -162,6 +162,20 @@ def test_train_saves_a_model_and_scores_it_on_held_out_episodes(tmp_path, capsys
     assert "scored on 2 held-out episodes" in printed and "average_risk" in printed
 
 
+@pytest.mark.parametrize(
+    ("env_id", "algo"),
+    [("AppleTasting-RL-Feedback-v0", "RecurrentPPO"), ("RejectOption-RL-Discrete-v0", "PPO")],
+)
+def test_train_on_an_rl_id_scores_it_through_its_view(env_id, algo, tmp_path, capsys):
+    # an RL-ready id hides the oracle the scores read: training ended in an error after the
+    # model was saved, on every RL-ready id with the default --eval-seeds
+    argv = ["train", env_id, "--algo", algo, "--total-timesteps", "16", "--n-envs", "2"]
+    argv += ["--env-kwargs", '{"horizon": 8}', "--algo-kwargs", '{"n_steps": 8, "batch_size": 8}']
+    argv += ["--save", str(tmp_path), "--eval-seeds", "2", "--no-progress"]
+    assert main(argv) == 0
+    assert "scored on 2 held-out episodes" in capsys.readouterr().out
+
+
 def test_tensorboard_without_its_package_is_explained(tmp_path, capsys):
     import importlib.util
 

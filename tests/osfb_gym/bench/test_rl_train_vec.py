@@ -123,3 +123,42 @@ def test_a_model_trained_natively_saves_and_loads_with_its_statistics(tmp_path):
     normalizer = model.get_vec_normalize_env()
     assert normalizer.obs_rms.count > 1
     np.testing.assert_allclose(loaded.obs_stats_[0], normalizer.obs_rms.mean)
+
+
+def _rl_ids() -> list[str]:
+    from envs_registry import rl_env_ids
+
+    return rl_env_ids()
+
+
+@pytest.mark.parametrize("env_id", _rl_ids())
+@pytest.mark.parametrize("vec", ["dummy", "native"])
+def test_an_rl_id_trains_on_its_own_view_and_actions(env_id, vec):
+    # train passed view="plain" and discrete_actions=False over an RL id's preset: PPO on
+    # a -Feedback id saw the plain view, on a -Discrete twin the MultiDiscrete actions
+    import gymnasium as gym
+
+    from osfb_gym.wrappers import rl_preset
+
+    kwargs = {} if "MultiServiceChoice" in env_id else {"horizon": 4}
+    if vec == "native" and gym.spec(env_id).vector_entry_point is None:
+        pytest.skip(f"{env_id} has no native vector env")
+    model = train(
+        env_id, "A2C", total_timesteps=4, env_kwargs=kwargs, n_envs=2, vec=vec,
+        algo_kwargs={"n_steps": 2},
+    )  # fmt: skip
+    env = gym.make(env_id, **kwargs)
+    assert model.observation_space.shape == env.observation_space.shape
+    assert model.action_space == env.action_space
+    with pytest.raises(ValueError, match=r"contradicts env_id .* drop view, or train on the base"):
+        other = "plain" if rl_preset(env_id)[1]["view"] != "plain" else "feedback"
+        train(env_id, "A2C", total_timesteps=4, env_kwargs=kwargs, view=other)
+
+
+def test_an_rl_ids_preset_is_not_overridden_by_a_keyword():
+    from osfb_gym.wrappers.sb3 import make_sb3_vec_env
+
+    with pytest.raises(ValueError, match=r"is view='feedback' already, which view='plain'"):
+        make_sb3_vec_env("AppleTasting-RL-Feedback-v0", 2, view="plain", horizon=4)
+    venv = make_sb3_vec_env("AppleTasting-RL-Feedback-v0", 2, view="feedback", horizon=4)
+    assert venv.num_envs == 2
