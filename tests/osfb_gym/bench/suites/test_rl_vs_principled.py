@@ -314,3 +314,19 @@ def test_a_family_without_a_regime_leaves_its_panel_blank(tmp_path, monkeypatch)
     assert not axes[5].axison  # apple's dynamic world: none
     assert [t.get_text() for t in axes[0].get_xticklabels()] == ["0", "10k", "100k", "1M"]
     assert axes[0].get_xscale() == "symlog"
+
+
+def test_a_narrowed_run_holds_the_same_cells_as_the_full_one():
+    # the docs' way to check released rows: fewer families, regimes, algorithms and runs
+    full = Protocol(
+        families=("lending", "apple"), regimes=("fixed", "resampled", "dynamic"),
+        algos=("PPO", "A2C", "DQN"), resampled_views=("feedback",), seeds=12,
+    )  # fmt: skip
+    narrow = dataclasses.replace(
+        full, families=("apple",), regimes=("fixed",), algos=("A2C",), seeds=2
+    )
+
+    def keys(protocol):
+        return {cell.key for cell in validation_spec(protocol).cells()}
+
+    assert keys(narrow) and keys(narrow) <= keys(full)
