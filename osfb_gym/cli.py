@@ -231,6 +231,7 @@ def _train(args: argparse.Namespace) -> str:
 
     world = {} if args.world_seed is None else {"world_seed": args.world_seed}
     env_kwargs = args.env_kwargs | world
+    _check_env_arguments(args.env_id, env_kwargs, world)
     model = train(
         args.env_id,
         args.algo,
@@ -259,6 +260,33 @@ def _train(args: argparse.Namespace) -> str:
             + summary.to_markdown(floatfmt=".4g")
         )
     return text
+
+
+def _check_env_arguments(env_id: str, env_kwargs: dict[str, Any], world: dict[str, int]) -> None:
+    """Refuse an argument the env does not take, naming the flag and the arguments it does take.
+
+    Gymnasium's own message ("X.__init__() got an unexpected keyword argument ... was raised
+    from the environment creator for ...") names neither; an env whose world is not drawn
+    from a seed (the delayed-impact worlds, CartPole) has no ``world_seed`` for ``--world-seed``.
+    """
+    import gymnasium as gym
+
+    from osfb_gym.bench.sweep import env_arguments
+    from osfb_gym.wrappers import rl_preset
+
+    base = rl_preset(env_id)[0]
+    if not isinstance(gym.spec(base).entry_point, str):  # a creator registered as an object
+        return
+    accepted = env_arguments(base)
+    if "kwargs" in accepted:  # a creator taking any keyword: the env's own check decides
+        return
+    for name in env_kwargs:
+        if name not in accepted:
+            flag = "--world-seed" if name in world else "--env-kwargs"
+            raise ValueError(
+                f"{flag}: {base} takes no argument {name!r}; its arguments: "
+                f"{', '.join(a for a in accepted if a != 'render_mode')}"
+            )
 
 
 def _grade(args: argparse.Namespace) -> str | int:

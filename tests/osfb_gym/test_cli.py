@@ -243,6 +243,14 @@ USER_ERRORS = [
     (["sweep", "/nonexistent.toml"], "/nonexistent.toml: no such file; give a file"),
     (["sweep", str(Path(__file__).parent)], f"{Path(__file__).parent}: a folder; give a file"),
     (["train", "RejectOption-v0", "--env-kwargs", "[1]"], "--env-kwargs: expected a JSON object"),
+    (
+        ["train", "DelayedImpactLending-RL-v0", "--world-seed", "0"],
+        "--world-seed: DelayedImpactLending-v0 takes no argument 'world_seed'; its arguments: ",
+    ),
+    (
+        ["train", "MultiServiceChoice-v0", "--env-kwargs", '{"horizon": 3}'],
+        "--env-kwargs: MultiServiceChoice-v0 takes no argument 'horizon'; its arguments: n_users",
+    ),
     (["grade", "x.py", "--env", "AppleTasting-v0", "--env-kwargs", "{"], "--env-kwargs: expected"),
     (["train", "RejectOption-v0", "--env-kwargs", '{"d": 0.9}'], "d must be"),
     (["train", "NoSuchEnv-v0"], "NoSuchEnv"),
