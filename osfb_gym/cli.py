@@ -522,12 +522,54 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _bug() -> int:
     traceback.print_exc()
+    error = sys.exc_info()[1]
+    where = None if error is None else _users_frame(error)
+    if where is not None:  # a user's agent (leaderboard, extra_agents, sweep) raised it
+        print(
+            f"osfb-bench: the error above was raised in your code ({where}), not in "
+            "osfb-bench: the traceback shows the call that led there",
+            file=sys.stderr,
+        )
+        return 1
     print(
         "osfb-bench: this is a bug in osfb-bench, not in your input; please report it to "
         "the osfb-gym issue tracker with the command and the traceback above",
         file=sys.stderr,
     )
     return 1
+
+
+def _users_frame(error: BaseException) -> str | None:
+    """Return ``file:line`` of the innermost frame of ``error`` outside osfb-gym and libraries.
+
+    The innermost frame that is neither osfb-gym's packages (``osfb_gym``, ``agents``,
+    ``envs_registry``), an installed library nor the standard library is the user's
+    code: their agent or env. A worker process's frames come as text (the
+    ``__cause__`` a process pool attaches); they are read from it. None when the
+    error arose in osfb-gym or a library.
+    """
+    import re
+    import sysconfig
+
+    import agents
+    import envs_registry
+
+    ours = [Path(str(module.__file__)).resolve().parent for module in (agents, envs_registry)]
+    ours.append(Path(__file__).resolve().parent)
+    paths = sysconfig.get_paths()
+    libraries = {Path(paths[key]).resolve() for key in ("stdlib", "purelib", "platlib")}
+    frames = [(f.f_code.co_filename, n) for f, n in traceback.walk_tb(error.__traceback__)]
+    if error.__cause__ is not None and error.__cause__.__traceback__ is None:  # a worker's text
+        text = str(error.__cause__)
+        frames += [(f, int(n)) for f, n in re.findall(r'File "([^"]+)", line (\d+)', text)]
+    found = None
+    for name, line in frames:
+        path = Path(name).resolve()
+        if not path.is_file():  # <frozen ...>, <string>
+            continue
+        if not any(path.is_relative_to(folder) for folder in (*ours, *libraries)):
+            found = f"{path}:{line}"
+    return found
 
 
 if __name__ == "__main__":

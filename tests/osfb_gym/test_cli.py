@@ -279,13 +279,31 @@ def test_a_spec_with_values_of_the_wrong_type_is_a_user_error(tmp_path, capsys):
 def test_a_bug_shows_its_traceback_and_asks_for_a_report(monkeypatch, capsys):
     from osfb_gym.bench.suites import quick
 
-    def broken(settings):
-        raise KeyError("a bug")
-
-    monkeypatch.setattr(quick, "stages", broken)
+    # a KeyError with no frame outside osfb-gym (a C method): osfb-gym's own bug
+    monkeypatch.setattr(quick, "stages", {}.__getitem__)
     assert main(["run", "quick"]) == 1
     err = capsys.readouterr().err
-    assert "Traceback" in err and "KeyError: 'a bug'" in err and "please report it" in err
+    assert "Traceback" in err and "KeyError: Settings(" in err and "please report it" in err
+
+
+def test_an_error_in_a_users_agent_is_theirs_not_a_bug(tmp_path, monkeypatch, capsys):
+    # a user's agent that raises (leaderboard add, extra_agents) was "a bug in osfb-bench"
+    (tmp_path / "crashing.py").write_text(
+        "from agents.base import Agent\n"
+        "class Crash(Agent):\n"
+        "    env_ids = ('OneSidedLending-v0',)\n"
+        "    def act(self, observation):\n"
+        "        raise RuntimeError('boom')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv = ["leaderboard", "add", "crashing:Crash", "--budget", "10", "--seeds", "1"]
+    argv += ["--horizon", "5", "--store", str(tmp_path / "store"), "--out", str(tmp_path / "b.csv")]
+    argv += ["--set", "families=lending", "--set", "regimes=fixed", "--no-progress"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "RuntimeError: boom" in err
+    assert f"raised in your code ({(tmp_path / 'crashing.py').resolve()}:5)" in err
+    assert "please report it" not in err
 
 
 def test_the_train_command_offers_every_algorithm_and_vector_env_of_the_bench():
