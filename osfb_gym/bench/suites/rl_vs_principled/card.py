@@ -1,7 +1,8 @@
 """The one-screen report card of ``rl-vs-principled``: one score per capability, bsuite's manner.
 
 Every score is read from the released rows (``scores.csv``, :mod:`.scores`): the
-rows validation selected, at the largest budget N of the run. A row's *skill* is
+rows validation selected, at the largest budget N each side was trained to (the
+run's, or RecurrentPPO's ``recurrent_budget`` where it stops earlier). A row's *skill* is
 ``clip(1 - normalised regret, 0, 1)``: 1 the oracle, 0 the best constant action or
 worse. An algorithm's score on a capability is the mean skill over its runs of the
 capability's (family, regime) cells; RL algorithms are pooled over their views (each
@@ -23,8 +24,8 @@ planning in worlds with consequences
 scale
     How much of the gap to the oracle experience closes: per cell, ``clip(1 - n_large
     / n_small, 0, 1)`` with ``n_small`` and ``n_large`` the mean normalised regret at
-    the smallest and the largest budget (cells with ``n_small <= 0`` skipped), averaged
-    over every cell; needs two budgets.
+    the side's smallest and largest budget (cells with ``n_small <= 0`` skipped),
+    averaged over every cell; needs two budgets.
 
 A capability without rows says so ("no rows": its families or regime were not run).
 """
@@ -64,25 +65,40 @@ def sides(scores: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> pd.Dat
     return rows.assign(side=names)
 
 
+def largest_budgets(rows: pd.DataFrame) -> pd.Series:
+    """Return each side's largest budget: the run's, or lower where the side stops earlier.
+
+    RecurrentPPO stops at ``recurrent_budget`` (1e5 where the others train to 1e6): its
+    card scores are read there, rather than left out.
+    """
+    return rows.groupby("side")["budget"].max()
+
+
 def card_scores(scores: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> pd.DataFrame:
-    """Return the card: capabilities x sides, NaN where a capability has no rows."""
+    """Return the card: capabilities x sides, NaN where a capability has no rows.
+
+    Each side is read at its own largest budget (:func:`largest_budgets`).
+    """
     rows = sides(scores, best)
-    budgets = sorted(b for b in rows["budget"].unique() if b > 0)
+    rows = rows[rows["budget"] > 0]
     out: dict[str, dict[str, float]] = {}
-    if not budgets:
+    if rows.empty:
         return pd.DataFrame(index=[*CAPABILITIES, "scale"], dtype=float)
-    top = rows[rows["budget"] == budgets[-1]]
+    largest = rows["side"].map(largest_budgets(rows))
+    smallest = rows["side"].map(rows.groupby("side")["budget"].min())
+    top = rows[rows["budget"] == largest]
     skill = (1.0 - top["normalised"]).clip(0.0, 1.0)
     for capability, which in CAPABILITIES.items():
         mask = which(top)
         out[capability] = skill[mask].groupby(top.loc[mask, "side"]).mean().to_dict()
+    ends = rows[(rows["budget"] == smallest) | (rows["budget"] == largest)]
+    ends = ends.assign(end=np.where(ends["budget"] == smallest.loc[ends.index], "small", "large"))
+    keys = ["side", "family", "regime", "algorithm"]
+    means = ends.pivot_table(index=keys, columns="end", values="normalised")
     out["scale"] = {}
-    if len(budgets) > 1:
-        keys = ["side", "family", "regime", "algorithm"]
-        ends = rows[rows["budget"].isin([budgets[0], budgets[-1]])]
-        means = ends.pivot_table(index=keys, columns="budget", values="normalised")
-        means = means[means[budgets[0]] > 0].dropna()
-        closed = (1.0 - means[budgets[-1]] / means[budgets[0]]).clip(0.0, 1.0)
+    if {"small", "large"} <= set(means.columns):  # a side with one budget has no scale
+        means = means[means["small"] > 0].dropna()
+        closed = (1.0 - means["large"] / means["small"]).clip(0.0, 1.0)
         out["scale"] = closed.groupby(level="side").mean().to_dict()
     return pd.DataFrame(out).T.reindex([*CAPABILITIES, "scale"])
 
@@ -92,6 +108,11 @@ def card(scores: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> list[st
     table = card_scores(scores, best)
     budgets = sorted(b for b in scores["budget"].unique() if b > 0)
     top = f"N={budgets[-1]:,}" if budgets else "no budget"
+    rows = sides(scores, best)
+    largest = largest_budgets(rows[rows["budget"] > 0]) if budgets else pd.Series(dtype=int)
+    earlier = [f"{side} at N={int(n):,}" for side, n in largest.items() if n < budgets[-1]]
+    if earlier:
+        top += f" ({', '.join(earlier)}: the largest it was trained to)"
     empty = [name for name, row in table.iterrows() if row.isna().all()]
     lines = [
         PAGE["card"].format(top=top),

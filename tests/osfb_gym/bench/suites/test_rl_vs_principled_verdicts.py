@@ -91,3 +91,33 @@ def test_a_capped_agent_leaves_its_later_budgets_blank_in_budget_order():
     assert "nan" not in _markdown(table, ["N=10", "N=100", "N=1,000"])
     configs = pd.Series({10: '{"gamma": 0.9}', 100: '{"gamma": 0.9}', 1000: '{"gamma": 0.0}'})
     assert _chosen(configs) == 'N=10, 100: {"gamma": 0.9}; N=1,000: {"gamma": 0.0}'
+
+
+def test_the_card_reads_a_capped_recurrent_ppo_at_its_own_largest_budget():
+    from osfb_gym.bench.suites.rl_vs_principled.card import PRINCIPLED, card, card_scores
+
+    rows = []
+    for algorithm, kind, budgets in (
+        ("PPO+O2", "rl", (10, 100)),
+        ("RecurrentPPO+O2", "rl", (10,)),  # stopped at its cap
+        ("Adaptive", "principled", (10, 100)),
+    ):
+        for budget in budgets:
+            for run in range(3):
+                rows.append(
+                    {
+                        "family": "lending", "regime": "resampled", "algorithm": algorithm,
+                        "kind": kind, "budget": budget, "selected": True, "run": run,
+                        "normalised": 0.5 if budget == 10 else 0.25,
+                    }
+                )  # fmt: skip
+    scores = pd.DataFrame(rows)
+    best = {("lending", "resampled", b): "Adaptive" for b in (10, 100)}
+    table = card_scores(scores, best)
+    adapting = table.loc["adapting within an episode to a new world"]
+    # RecurrentPPO at N=10 (skill 0.5), the others at N=100 (0.75); it was left out
+    assert adapting["RecurrentPPO"] == pytest.approx(0.5)
+    assert adapting["PPO"] == adapting[PRINCIPLED] == pytest.approx(0.75)
+    assert table.loc["scale", "PPO"] == pytest.approx(0.5)
+    assert np.isnan(table.loc["scale", "RecurrentPPO"])  # one budget: no scale
+    assert "RecurrentPPO at N=10: the largest it was trained to" in card(scores, best)[0]
