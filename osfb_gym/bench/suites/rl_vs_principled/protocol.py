@@ -192,12 +192,15 @@ class Protocol:
             if spec.count(":") != 1:
                 raise ValueError(f"extra_agents must read module:Class, got {spec!r}")
             self._check_plays(spec)
-        recurrent = [algo for algo in self.algos if _recurrent(algo)]
-        if recurrent and "feedback" not in (*self.fixed_views, *self.resampled_views):
-            raise ValueError(
-                f"algos has {recurrent[0]}, which runs on the feedback view only: add feedback "
-                "to fixed_views or resampled_views"
-            )
+        regimes = {regime for _, regime in self.cells()}
+        for algo in self.algos:
+            if _recurrent(algo) and not any(self.views_of(algo, r) for r in regimes):
+                views = {"resampled_views" if r == "resampled" else "fixed_views" for r in regimes}
+                raise ValueError(
+                    f"algos has {algo}, which runs on the feedback view only, and no regime "
+                    f"of the run ({', '.join(sorted(regimes))}) has it: add feedback to "
+                    f"{' or '.join(sorted(views))}"
+                )
 
     def _check_plays(self, spec: str) -> None:
         """Refuse a user's agent that plays none of the run's worlds (it would add no row)."""

@@ -216,6 +216,13 @@ def test_each_side_gets_the_same_tuning_budget():
 def test_recurrent_ppo_needs_the_feedback_view_and_dqn_the_discrete_twin():
     with pytest.raises(ValueError, match="RecurrentPPO, which runs on the feedback view"):
         Protocol(algos=("RecurrentPPO",))
+    # the feedback view of a regime the run does not have gives RecurrentPPO no cell either
+    with pytest.raises(
+        ValueError,
+        match=r"no regime of the run \(fixed\) has it: add feedback to "
+        "fixed_views$",
+    ):
+        Protocol(algos=("RecurrentPPO",), regimes=("fixed",), resampled_views=("feedback",))
     protocol = Protocol(algos=("PPO", "RecurrentPPO"), resampled_views=("features", "feedback"))
     assert protocol.views_of("RecurrentPPO", "resampled") == ("feedback",)
     assert protocol.views_of("RecurrentPPO", "fixed") == ()
