@@ -181,6 +181,17 @@ class Protocol:
                 raise ValueError(f"{key} must name at least one value")
         if any(int(b) < 1 for b in self.budgets):
             raise ValueError(f"budgets must be positive env step counts, got {self.budgets}")
+        if list(self.budgets) != sorted(set(self.budgets)):
+            raise ValueError(
+                "budgets must be increasing, each once (the checkpoints N, e.g. 10000,30000), "
+                f"got {','.join(map(str, self.budgets))}"
+            )
+        if min(self.ent_coef) < 0:
+            raise ValueError(f"ent_coef must be >= 0 (an entropy bonus), got {self.ent_coef}")
+        self._check_minibatches()
+        repeated = {spec for spec in self.extra_agents if self.extra_agents.count(spec) > 1}
+        if repeated:
+            raise ValueError(f"extra_agents lists {sorted(repeated)[0]} more than once")
         check_int(self.recurrent_budget, "recurrent_budget", minimum=0)
         if not self.cells():
             raise ValueError(
@@ -195,12 +206,34 @@ class Protocol:
         regimes = {regime for _, regime in self.cells()}
         for algo in self.algos:
             if _recurrent(algo) and not any(self.views_of(algo, r) for r in regimes):
-                views = {"resampled_views" if r == "resampled" else "fixed_views" for r in regimes}
+                names = {"resampled_views" if r == "resampled" else "fixed_views" for r in regimes}
                 raise ValueError(
                     f"algos has {algo}, which runs on the feedback view only, and no regime "
                     f"of the run ({', '.join(sorted(regimes))}) has it: add feedback to "
-                    f"{' or '.join(sorted(views))}"
+                    f"{' or '.join(sorted(names))}"
                 )
+
+    def _check_minibatches(self) -> None:
+        """Refuse rollouts or minibatches of one step for the algorithms that take minibatches.
+
+        A rollout (``n_steps x n_envs``) or minibatch of one cannot normalise its
+        advantages: PPO and TRPO assert it inside the run, RecurrentPPO's loss turns NaN.
+        """
+        from osfb_gym.bench.rl import algorithm_info
+
+        minibatched = [a for a in self.algos if "batch_size" in algorithm_info(a).tunes]
+        if not minibatched:
+            return
+        if min(self.n_steps) * self.n_envs < 2:
+            raise ValueError(
+                f"{minibatched[0]} needs rollouts of at least 2 steps (n_steps x n_envs), got "
+                f"n_steps={min(self.n_steps)} x n_envs={self.n_envs}"
+            )
+        if self.batch_size < 2:
+            raise ValueError(
+                f"batch_size must be at least 2 for {minibatched[0]} (a minibatch of one "
+                f"cannot normalise its advantages), got {self.batch_size}"
+            )
 
     def _check_plays(self, spec: str) -> None:
         """Refuse a user's agent that plays none of the run's worlds (it would add no row)."""

@@ -273,6 +273,7 @@ def leaderboard_add(
 
     if not budgets:
         raise ValueError("budget must be given at least once (env steps of experience)")
+    budgets = sorted(budgets)  # --budget flags in any order; a repeated one is refused
     result = run(NAME, store, options, extra_agents=(agent,), algos=(), budgets=tuple(budgets))
     scores = read_scores(Path(store) / "scores.csv")
     mine = scores[scores["kind"] == "extra"]

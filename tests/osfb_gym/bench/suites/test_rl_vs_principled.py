@@ -172,6 +172,30 @@ def test_settings_are_checked(tmp_path):
         cap.parse("-3")
 
 
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"budgets": (20, 10)}, "budgets must be increasing, each once .* got 20,10"),
+        ({"budgets": (10, 10)}, "budgets must be increasing, each once"),
+        ({"ent_coef": (0.0, -0.1)}, r"ent_coef must be >= 0"),
+        # PPO and TRPO assert these inside the run (a crash after validation), RecurrentPPO's
+        # loss turns NaN
+        ({"n_steps": (1,)}, r"PPO needs rollouts of at least 2 steps .* n_steps=1 x n_envs=1"),
+        ({"algos": ("TRPO",), "n_steps": (1, 8)}, "TRPO needs rollouts of at least 2 steps"),
+        ({"batch_size": 1}, "batch_size must be at least 2 for PPO"),
+        ({"extra_agents": ("agents.lending:Greedy",) * 2}, "lists agents.lending:Greedy more"),
+    ],
+)
+def test_settings_that_would_fail_inside_the_run_are_refused_first(changes, message):
+    with pytest.raises(ValueError, match=message):
+        Protocol(**changes)
+
+
+def test_a2c_takes_rollouts_of_one_step():
+    assert Protocol(algos=("A2C",), n_steps=(1,), batch_size=1).n_steps == (1,)
+    assert Protocol(algos=("PPO",), n_steps=(1,), n_envs=2).n_envs == 2  # 2 steps a rollout
+
+
 def test_old_name_is_an_alias():
     assert get("rl-vs-bandit").name == "rl-vs-principled"
 
