@@ -106,15 +106,18 @@ def train(
         gamma=float((algo_kwargs or {}).get("gamma", 0.99)),
         on_episode=on_episode,
     )
-    model = algorithm_class(
-        "MlpLstmPolicy" if algorithm_info(algo).recurrent else "MlpPolicy",
-        env,
-        seed=seed,
-        device="cpu",
-        verbose=0,
-        tensorboard_log=None if tensorboard_log is None else str(tensorboard_log),
-        **(algo_kwargs or {}),
-    )
+    try:
+        model = algorithm_class(
+            "MlpLstmPolicy" if algorithm_info(algo).recurrent else "MlpPolicy",
+            env,
+            seed=seed,
+            device="cpu",
+            verbose=0,
+            tensorboard_log=None if tensorboard_log is None else str(tensorboard_log),
+            **(algo_kwargs or {}),
+        )
+    except AssertionError as error:  # SB3 checks its arguments with asserts (n_steps x n_envs)
+        raise ValueError(f"algo_kwargs: {algo} refuses {algo_kwargs or {}}: {error}") from error
     if progress_bar:
         callback = _with_bar(callback, progress(f"training {algo} on {env_id}", total_timesteps))
     model.learn(total_timesteps=total_timesteps, callback=callback)

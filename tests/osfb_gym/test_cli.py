@@ -244,6 +244,10 @@ USER_ERRORS = [
     (["sweep", str(Path(__file__).parent)], f"{Path(__file__).parent}: a folder; give a file"),
     (["train", "RejectOption-v0", "--env-kwargs", "[1]"], "--env-kwargs: expected a JSON object"),
     (
+        ["train", "RejectOption-v0", "--algo-kwargs", '{"n_steps": 1}', "--no-progress"],
+        "algo_kwargs: PPO refuses {'n_steps': 1}: `n_steps * n_envs` must be greater than 1",
+    ),
+    (
         ["train", "DelayedImpactLending-RL-v0", "--world-seed", "0"],
         "--world-seed: DelayedImpactLending-v0 takes no argument 'world_seed'; its arguments: ",
     ),
