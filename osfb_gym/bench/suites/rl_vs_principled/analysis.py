@@ -362,8 +362,10 @@ def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statis
             axis.set_xscale("symlog", linthresh=min(positive))
         axis.set_xticks(ticks, [steps_label(t) for t in ticks])
         _symlog(axis.yaxis, axis.set_yscale, LINTHRESH, (1, 2, 5))
-        low = min(line.get_ydata().min() for line in axis.get_lines())
-        if low >= 0:  # no regret below the oracle's: no negative half of the axis
+        # no regret below the oracle's: no negative half of the axis (a panel whose runs
+        # are all undefined has no line)
+        lowest = [np.nanmin(line.get_ydata()) for line in axis.get_lines()]
+        if lowest and min(lowest) >= 0:
             axis.set_ylim(bottom=0.0)
         axis.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
         axis.set_title(f"{family}, {regime} world", fontsize=9)
