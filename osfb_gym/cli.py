@@ -222,7 +222,7 @@ def _train(args: argparse.Namespace) -> str:
     from envs_registry import ENVS, RL_ENVS, register_all
     from osfb_gym.bench.rl import save, train
     from osfb_gym.runner import evaluate
-    from osfb_gym.wrappers import apply_view, rl_preset
+    from osfb_gym.wrappers import apply_view, check_env_kwargs, rl_preset
 
     register_all()
     if args.env_id not in gym.registry:  # (Gymnasium's own message suggests MuJoCo ids)
@@ -230,8 +230,10 @@ def _train(args: argparse.Namespace) -> str:
         raise ValueError(f"env_id {args.env_id!r} is not a registered id; osfb-gym's: {ids}")
 
     world = {} if args.world_seed is None else {"world_seed": args.world_seed}
+    base, preset = rl_preset(args.env_id)  # an env whose world is not drawn from a seed has none
+    check_env_kwargs(base, world, "--world-seed")
+    check_env_kwargs(base, args.env_kwargs, "--env-kwargs")
     env_kwargs = args.env_kwargs | world
-    _check_env_arguments(args.env_id, env_kwargs, world)
     model = train(
         args.env_id,
         args.algo,
@@ -251,7 +253,6 @@ def _train(args: argparse.Namespace) -> str:
     if args.eval_seeds > 0:
         seeds = range(EVAL_SEED_OFFSET, EVAL_SEED_OFFSET + args.eval_seeds)
         # an RL-ready id hides the oracle the scores need: play its base id through its view
-        base, preset = rl_preset(args.env_id)
         env = gym.make(base, **env_kwargs)
         frame = evaluate(apply_view(env, preset["view"]) if preset else env, SB3Agent(model), seeds)
         summary = frame.drop(columns=["seed", "agent"]).agg(["mean", "std"]).T
@@ -260,33 +261,6 @@ def _train(args: argparse.Namespace) -> str:
             + summary.to_markdown(floatfmt=".4g")
         )
     return text
-
-
-def _check_env_arguments(env_id: str, env_kwargs: dict[str, Any], world: dict[str, int]) -> None:
-    """Refuse an argument the env does not take, naming the flag and the arguments it does take.
-
-    Gymnasium's own message ("X.__init__() got an unexpected keyword argument ... was raised
-    from the environment creator for ...") names neither; an env whose world is not drawn
-    from a seed (the delayed-impact worlds, CartPole) has no ``world_seed`` for ``--world-seed``.
-    """
-    import gymnasium as gym
-
-    from osfb_gym.bench.sweep import env_arguments
-    from osfb_gym.wrappers import rl_preset
-
-    base = rl_preset(env_id)[0]
-    if not isinstance(gym.spec(base).entry_point, str):  # a creator registered as an object
-        return
-    accepted = env_arguments(base)
-    if "kwargs" in accepted:  # a creator taking any keyword: the env's own check decides
-        return
-    for name in env_kwargs:
-        if name not in accepted:
-            flag = "--world-seed" if name in world else "--env-kwargs"
-            raise ValueError(
-                f"{flag}: {base} takes no argument {name!r}; its arguments: "
-                f"{', '.join(a for a in accepted if a != 'render_mode')}"
-            )
 
 
 def _grade(args: argparse.Namespace) -> str | int:

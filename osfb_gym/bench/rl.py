@@ -19,7 +19,7 @@ from typing import Any
 from agents.rl import ALGORITHMS, algorithm, algorithm_info, normalizer_path
 from osfb_gym.core.optional import require_for_argument
 from osfb_gym.core.validation import check_choice, check_int
-from osfb_gym.wrappers import rl_env, rl_preset
+from osfb_gym.wrappers import check_env_kwargs, rl_env, rl_preset
 
 __all__ = [
     "ALGORITHMS",
@@ -166,10 +166,11 @@ def _vec_env(
             "on_episode cannot be used with vec='subproc' (it would be called in the worker "
             "processes, and the metrics lost): use vec='native', 'auto' or 'dummy'"
         )
+    base, preset = rl_preset(env_id)  # an RL-ready id's view and actions stay its own
+    check_env_kwargs(base, env_kwargs, "env_kwargs")
     info = algorithm_info(algo)
     if info.discrete:
         _check_discrete(env_id, algo, env_kwargs)
-    base, preset = rl_preset(env_id)  # an RL-ready id's view and actions stay its own
     rl_kwargs = dict(
         view=preset.get("view", "plain") if view is None else view,
         discrete_actions=info.discrete or bool(preset.get("discrete_actions")),

@@ -11,7 +11,6 @@ naming it and the valid choices. The TOML format: docs/benchmark.md and
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import sys
 from collections import Counter
@@ -30,6 +29,7 @@ from osfb_gym.bench.rl import ALGORITHMS
 from osfb_gym.bench.store import canonical, stable_key
 from osfb_gym.core.family import load
 from osfb_gym.core.validation import check_choice, check_memory
+from osfb_gym.wrappers.rl import env_arguments
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -91,12 +91,6 @@ def agents_for(env_id: str) -> list[str]:
     """Return the names of the agents (classes, then RL algorithms) that run on ``env_id``."""
     names = [name for name, cls in agent_classes().items() if env_id in cls.env_ids]
     return names + list(ALGORITHMS)
-
-
-def env_arguments(env_id: str) -> list[str]:
-    """Return the keyword arguments the env class of ``env_id`` accepts."""
-    cls = load(str(gym.spec(env_id).entry_point))
-    return [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
 
 
 @dataclass(frozen=True)
@@ -353,9 +347,9 @@ def _all_agents() -> str:
 
 def _check_env(env: EnvSpec, ids: list[str]) -> None:
     check_choice(env.id, "env id", ids)
-    valid = env_arguments(env.id)
+    valid = env_arguments(env.id)  # None: an env taking **kwargs checks them itself (retention)
     for name, value in env.kwargs.items():
-        if "kwargs" not in valid:  # an env taking **kwargs checks them itself (retention)
+        if valid is not None:
             check_choice(name, f"an argument of {env.id}", valid)
         if name == "dataset" and isinstance(value, str):  # not a Dataset object given in code
             from osfb_gym.data import list_datasets

@@ -23,7 +23,14 @@ from osfb_gym.wrappers.observations import (
     FeedbackObservation,
     VectorObservation,
 )
-from osfb_gym.wrappers.rl import apply_view, needs_flattening, rl_env, rl_preset
+from osfb_gym.wrappers.rl import (
+    apply_view,
+    check_env_kwargs,
+    env_arguments,
+    needs_flattening,
+    rl_env,
+    rl_preset,
+)
 from osfb_gym.wrappers.views import VIEWS, encode, encode_space
 
 __all__ = [
@@ -35,8 +42,10 @@ __all__ = [
     "FeedbackObservation",
     "VectorObservation",
     "apply_view",
+    "check_env_kwargs",
     "encode",
     "encode_space",
+    "env_arguments",
     "needs_flattening",
     "rl_env",
     "rl_preset",

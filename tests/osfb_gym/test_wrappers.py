@@ -93,3 +93,17 @@ def test_a_hidden_oracle_env_solves_no_reference(monkeypatch):
     env.reset(seed=0)
     for user in range(3):
         env.step(user)
+
+
+def test_an_argument_the_env_lacks_is_named_once_with_the_ones_it_takes():
+    from osfb_gym.wrappers import env_arguments
+
+    with pytest.raises(TypeError, match=r"^AppleTasting-v0 takes no argument 'horizn'; its "
+                       r"arguments: .*horizon"):  # fmt: skip
+        rl_env("AppleTasting-v0", horizn=20)
+    with pytest.raises(TypeError) as raised:  # through an RL-ready id, Gymnasium adds its context
+        gym.make("AppleTasting-RL-v0", horizn=20)
+    assert str(raised.value).count("takes no argument 'horizn'") == 1
+    assert "unexpected keyword" not in str(raised.value)
+    assert "render_mode" in env_arguments("AppleTasting-v0")
+    assert env_arguments("AppleTasting-RL-v0") is None  # rl_env takes any keyword: checked inside

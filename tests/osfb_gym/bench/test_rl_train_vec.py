@@ -162,3 +162,12 @@ def test_an_rl_ids_preset_is_not_overridden_by_a_keyword():
         make_sb3_vec_env("AppleTasting-RL-Feedback-v0", 2, view="plain", horizon=4)
     venv = make_sb3_vec_env("AppleTasting-RL-Feedback-v0", 2, view="feedback", horizon=4)
     assert venv.num_envs == 2
+
+
+@pytest.mark.parametrize("env_id", ["DelayedImpactLending-v0", "DelayedImpactLending-RL-v0"])
+def test_an_argument_the_env_lacks_is_named_with_the_ones_it_takes(env_id):
+    # Gymnasium's creator message named neither train's parameter nor the env's arguments
+    # (the delayed-impact worlds are read from data, so they have no world_seed)
+    with pytest.raises(TypeError, match=r"^env_kwargs: DelayedImpactLending-v0 takes no argument "
+                       r"'world_seed'; its arguments: .*horizon"):  # fmt: skip
+        train(env_id, "A2C", total_timesteps=4, env_kwargs={"world_seed": 0})

@@ -25,9 +25,10 @@ from osfb_gym.bench.driver import RunInfo, Stage
 from osfb_gym.bench.report import Report
 from osfb_gym.bench.suites.family_page import write_outputs
 from osfb_gym.bench.suites.quick.analysis import experience_rows, experience_section
-from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec, env_arguments
+from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.core.optional import missing_message
 from osfb_gym.core.validation import check_int
+from osfb_gym.wrappers.rl import env_arguments
 
 NAME = "quick"
 LENDING_WORLDS = ("lending default (logistic)", "lending greedy trap (logistic)")
@@ -92,7 +93,7 @@ def with_horizon(spec: SweepSpec, horizon: int | None) -> SweepSpec:
         return spec
     envs = tuple(
         EnvSpec(env.id, env.label, env.kwargs | {"horizon": horizon}, env.tags)
-        if "horizon" in env_arguments(env.id)
+        if "horizon" in (env_arguments(env.id) or ())
         else env
         for env in spec.envs
     )
