@@ -16,8 +16,8 @@ over a page and the grader's placement are in :mod:`osfb_gym.stats.page`.
 A winner is named only when the two-sided p-value (after Holm, on a page)
 is at most ``alpha``; the side with the better estimate wins. With too few
 pairs the test can never reject (5 pairs: the smallest two-sided p is
-``2 / 2^5 = 0.0625 > 0.05``), and the verdict says so instead of naming a
-winner. The false-positive rates of these rules at the suites' sample sizes
+``2 / 2^5 = 0.0625 > 0.05``), and the verdict says "cannot tell" and why,
+not "tie", which is kept for a test that could have rejected and did not. The false-positive rates of these rules at the suites' sample sizes
 are measured in ``tests/osfb_gym/stats/test_calibration.py`` (docs/verdicts.md).
 
 Only NumPy and SciPy are imported, so the grader reads this module without
@@ -193,7 +193,9 @@ class Verdict:
         """One line for a page.
 
         ``"A lower than B: -0.12 [-0.2, -0.04], paired sign-flip (exact, ...) p=0.004,
-        n=20 pairs"`` or ``"tie (within noise): A - B = ..."``.
+        n=20 pairs"``, ``"tie (within noise): A - B = ..."``, or ``"cannot tell: A - B =
+        ...; too few runs to ever name a winner (smallest p 0.0625 > 0.05)"`` where the
+        sample could never reject (:attr:`can_reject`).
         """
         p = f"p={self.p_value:.2g}"
         if self.mc_error > 0:
@@ -206,13 +208,13 @@ class Verdict:
             loser = self.b if winner == self.a else self.a
             word = "lower" if self.lower_is_better else "higher"
             return f"{winner} {word} than {loser}: {self.a} - {self.b} = {details}"
-        line = f"tie (within noise): {self.a} - {self.b} = {details}"
-        if not self.can_reject:
-            line += (
-                f"; too few runs to ever name a winner (smallest p {self._floor_text()} > "
-                f"{self.alpha:.3g})"
-            )
-        return line
+        if self.can_reject:
+            return f"tie (within noise): {self.a} - {self.b} = {details}"
+        # not a tie: the test could not have said otherwise (claims read it "cannot tell")
+        return (
+            f"cannot tell: {self.a} - {self.b} = {details}; too few runs to ever name a winner "
+            f"(smallest p {self._floor_text()} > {self.alpha:.3g})"
+        )
 
     def _floor_text(self) -> str:
         if self.min_p_adjusted is None or self.family_size == 1:
