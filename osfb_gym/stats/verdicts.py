@@ -17,8 +17,9 @@ A winner is named only when the two-sided p-value (after Holm, on a page)
 is at most ``alpha``; the side with the better estimate wins. With too few
 pairs the test can never reject (5 pairs: the smallest two-sided p is
 ``2 / 2^5 = 0.0625 > 0.05``), and the verdict says "cannot tell" and why,
-not "tie", which is kept for a test that could have rejected and did not. The false-positive rates of these rules at the suites' sample sizes
-are measured in ``tests/osfb_gym/stats/test_calibration.py`` (docs/verdicts.md).
+not "tie", which is kept for a test that could have rejected and did not.
+The false-positive rates of these rules at the suites' sample sizes are
+measured in ``tests/osfb_gym/stats/test_calibration.py`` (docs/verdicts.md).
 
 Only NumPy and SciPy are imported, so the grader reads this module without
 the benchmark engine.
