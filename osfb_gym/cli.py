@@ -470,9 +470,23 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+def _import_from_the_current_folder() -> None:
+    """Let ``module:Class`` name a module in the current folder, as ``python -m`` does.
+
+    A console script's ``sys.path`` starts at its own folder, so ``leaderboard add
+    my_agent:MyAgent`` beside ``my_agent.py`` could not import it. The folder goes last:
+    a file there never shadows an installed package (a user's ``agents.py``). A process
+    pool's workers inherit the path; Ray's import from the driver's folder themselves.
+    """
+    here = os.getcwd()
+    if "" not in sys.path and here not in sys.path:
+        sys.path.append(here)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``osfb-bench``; returns the exit code (2 for a user error, 1 for a bug)."""
     args = build_parser().parse_args(argv)
+    _import_from_the_current_folder()
     try:
         result = args.handler(args)
     except KeyboardInterrupt:
@@ -519,7 +533,8 @@ def _users_frame(error: BaseException) -> str | None:
     The innermost frame that is neither osfb-gym's packages (``osfb_gym``, ``agents``,
     ``envs_registry``), an installed library nor the standard library is the user's
     code: their agent or env. A worker process's frames come as text (the
-    ``__cause__`` a process pool attaches); they are read from it. None when the
+    ``__cause__`` a process pool or :func:`osfb_gym.bench.executors.execute`'s Ray
+    path attaches); they are read from it. None when the
     error arose in osfb-gym or a library.
     """
     import re

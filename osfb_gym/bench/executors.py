@@ -11,6 +11,7 @@ import io
 import itertools
 import math
 import os
+import re
 import signal
 import sys
 import threading
@@ -372,6 +373,24 @@ def _ray(tasks: list[Task], workers: int, address: str | None) -> Iterator[list[
     try:
         remote = ray.remote(num_cpus=1)(run_task)
         yield from _completed([remote.remote(task).future() for task in tasks])
+    except ray.exceptions.RayTaskError as error:
+        # Ray wraps the task's error in one whose message is its colored traceback; raise
+        # the error itself, with the worker's traceback as text, as a process pool does
+        if not isinstance(error.cause, Exception):
+            raise
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # Ray's frames left out, no colors
+        raise error.cause from RemoteTraceback(text)
     finally:
         if started_here:
             ray.shutdown()
+
+
+class RemoteTraceback(Exception):
+    """A worker's traceback, as text: the ``__cause__`` of an error a Ray task raised.
+
+    The error itself is raised in this process, as a process pool raises its
+    worker's (whose ``__cause__`` is the same kind of text).
+    """
+
+    def __str__(self) -> str:
+        return f'\n"""\n{self.args[0]}"""'

@@ -290,24 +290,56 @@ def test_a_bug_shows_its_traceback_and_asks_for_a_report(monkeypatch, capsys):
     assert "Traceback" in err and "KeyError: Settings(" in err and "please report it" in err
 
 
-def test_an_error_in_a_users_agent_is_theirs_not_a_bug(tmp_path, monkeypatch, capsys):
-    # a user's agent that raises (leaderboard add, extra_agents) was "a bug in osfb-bench"
-    (tmp_path / "crashing.py").write_text(
-        "from agents.base import Agent\n"
-        "class Crash(Agent):\n"
-        "    env_ids = ('OneSidedLending-v0',)\n"
-        "    def act(self, observation):\n"
-        "        raise RuntimeError('boom')\n"
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
+CRASHING_AGENT = """from agents.base import Agent
+class Crash(Agent):
+    env_ids = ('OneSidedLending-v0',)
+    def act(self, observation):
+        raise {error}('boom')
+"""
+
+
+def _add_crashing_agent(tmp_path, monkeypatch, error, *executor):
+    # the agent's module sits in the current folder, as a user's would: no PYTHONPATH
+    (tmp_path / "crashing.py").write_text(CRASHING_AGENT.format(error=error))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    monkeypatch.delitem(sys.modules, "crashing", raising=False)
     argv = ["leaderboard", "add", "crashing:Crash", "--budget", "10", "--seeds", "1"]
     argv += ["--horizon", "5", "--store", str(tmp_path / "store"), "--out", str(tmp_path / "b.csv")]
-    argv += ["--set", "families=lending", "--set", "regimes=fixed", "--no-progress"]
-    assert main(argv) == 1
+    argv += ["--set", "families=lending", "--set", "regimes=fixed", "--no-progress", *executor]
+    return main(argv)
+
+
+def test_an_error_in_a_users_agent_is_theirs_not_a_bug(tmp_path, monkeypatch, capsys):
+    # a user's agent that raises (leaderboard add, extra_agents) was "a bug in osfb-bench"
+    assert _add_crashing_agent(tmp_path, monkeypatch, "RuntimeError") == 1
     err = capsys.readouterr().err
     assert "RuntimeError: boom" in err
     assert f"raised in your code ({(tmp_path / 'crashing.py').resolve()}:5)" in err
     assert "please report it" not in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("error", ["RuntimeError", "ValueError"])
+def test_an_error_in_a_users_agent_on_ray_reads_as_in_a_local_worker(
+    error, tmp_path, monkeypatch, capsys
+):
+    # Ray wrapped it: a RuntimeError read as "a bug in osfb-bench", a ValueError's one line
+    # was Ray's colored "ray::run_task() (pid=..., ip=...)"
+    pytest.importorskip("ray")
+    code = _add_crashing_agent(tmp_path, monkeypatch, error, "--executor", "ray", "--workers", "1")
+    err = capsys.readouterr().err
+    if error == "RuntimeError":
+        assert code == 1 and "RuntimeError: boom" in err and "please report it" not in err
+        assert f"raised in your code ({(tmp_path / 'crashing.py').resolve()}:5)" in err
+    else:
+        # (the last line: Ray's own logger may complain above it of an earlier test's stderr)
+        last = err.strip().splitlines()[-1]
+        assert code == 2 and "ray::" not in err
+        assert last == (
+            "osfb-bench leaderboard: error: crashing:Crash on OneSidedLending-v0 (setting "
+            "lending, seed 0): boom"
+        )
 
 
 def test_the_train_command_offers_every_algorithm_and_vector_env_of_the_bench():
