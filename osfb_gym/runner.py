@@ -374,6 +374,9 @@ def _make_env(env: EnvSource, env_kwargs: dict[str, Any] | None) -> gym.Env:
     if env_kwargs is not None and not isinstance(env_kwargs, dict):
         raise TypeError(f"env_kwargs must be a dict or None, got {env_kwargs!r}")
     if isinstance(env, str):
+        from osfb_gym.wrappers.rl import check_env_kwargs
+
+        check_env_kwargs(env, env_kwargs or {}, "env_kwargs")  # names those the env takes
         return gym.make(env, **(env_kwargs or {}))
     if env_kwargs:
         raise ValueError("env_kwargs can only be given with an env id (a string)")

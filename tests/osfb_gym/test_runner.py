@@ -73,6 +73,9 @@ def test_evaluate_clones_the_agent_and_reproduces():
     assert first.equals(second) and len(first) == 3
     with pytest.raises(ValueError, match="env_kwargs"):
         evaluate(gym.make("OneSidedLending-v0"), agent, [0], env_kwargs=kwargs)
+    with pytest.raises(TypeError, match=r"^env_kwargs: OneSidedLending-v0 takes no argument "
+                       r"'horizn'; its arguments: .*horizon"):  # fmt: skip
+        evaluate("OneSidedLending-v0", agent, [0], env_kwargs={"horizn": 20})
 
 
 class ApproveAll:
