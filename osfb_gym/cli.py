@@ -9,11 +9,12 @@ is imported before a command runs, so ``--help`` answers at once.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -470,25 +471,33 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
-def _import_from_the_current_folder() -> None:
+@contextlib.contextmanager
+def _importing_from_the_current_folder() -> Iterator[None]:
     """Let ``module:Class`` name a module in the current folder, as ``python -m`` does.
 
     A console script's ``sys.path`` starts at its own folder, so ``leaderboard add
     my_agent:MyAgent`` beside ``my_agent.py`` could not import it. The folder goes last:
     a file there never shadows an installed package (a user's ``agents.py``). A process
     pool's workers inherit the path; Ray's import from the driver's folder themselves.
+    It is taken away again after the command, for callers of :func:`main` in-process.
     """
     here = os.getcwd()
-    if "" not in sys.path and here not in sys.path:
+    added = "" not in sys.path and here not in sys.path
+    if added:
         sys.path.append(here)
+    try:
+        yield
+    finally:
+        if added and here in sys.path:
+            sys.path.remove(here)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``osfb-bench``; returns the exit code (2 for a user error, 1 for a bug)."""
     args = build_parser().parse_args(argv)
-    _import_from_the_current_folder()
     try:
-        result = args.handler(args)
+        with _importing_from_the_current_folder():
+            result = args.handler(args)
     except KeyboardInterrupt:
         print("osfb-bench: interrupted", file=sys.stderr)
         return 130

@@ -313,6 +313,7 @@ def _add_crashing_agent(tmp_path, monkeypatch, error, *executor):
 def test_an_error_in_a_users_agent_is_theirs_not_a_bug(tmp_path, monkeypatch, capsys):
     # a user's agent that raises (leaderboard add, extra_agents) was "a bug in osfb-bench"
     assert _add_crashing_agent(tmp_path, monkeypatch, "RuntimeError") == 1
+    assert str(tmp_path) not in sys.path  # the folder is taken away after the command
     err = capsys.readouterr().err
     assert "RuntimeError: boom" in err
     assert f"raised in your code ({(tmp_path / 'crashing.py').resolve()}:5)" in err
