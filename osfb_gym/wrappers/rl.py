@@ -97,6 +97,12 @@ def rl_preset(env_id: str) -> tuple[str, dict[str, Any]]:
     return str(preset.pop("env_id")), preset
 
 
+#: ``gym.make``'s own keywords (``max_episode_steps``, ...), which it takes beside the env's
+MAKE_ARGUMENTS = tuple(
+    p for p in inspect.signature(gym.make).parameters if p not in ("id", "kwargs")
+)
+
+
 def env_arguments(env_id: str) -> list[str] | None:
     """Return the keyword arguments the env of ``env_id`` takes; None when it takes any.
 
@@ -121,6 +127,8 @@ def env_arguments(env_id: str) -> list[str] | None:
 def check_env_kwargs(env_id: str, kwargs: Mapping[str, Any], name: str | None = None) -> None:
     """Refuse an argument the env of ``env_id`` does not take, naming it and those it takes.
 
+    ``gym.make``'s own keywords (:data:`MAKE_ARGUMENTS`) pass.
+
     Gymnasium's own message (``X.__init__() got an unexpected keyword argument
     'y' was raised from the environment creator for ...``) names neither the
     caller's parameter ``name`` (``"env_kwargs"``, a CLI flag) nor the
@@ -144,7 +152,7 @@ def check_env_kwargs(env_id: str, kwargs: Mapping[str, Any], name: str | None = 
     if accepted is None:
         return
     for key in kwargs:
-        if key not in accepted:
+        if key not in accepted and key not in MAKE_ARGUMENTS:
             raise TypeError(
                 ("" if name is None else f"{name}: ")
                 + f"{env_id} takes no argument {key!r}; its arguments: "

@@ -107,3 +107,7 @@ def test_an_argument_the_env_lacks_is_named_once_with_the_ones_it_takes():
     assert "unexpected keyword" not in str(raised.value)
     assert "render_mode" in env_arguments("AppleTasting-v0")
     assert env_arguments("AppleTasting-RL-v0") is None  # rl_env takes any keyword: checked inside
+    # gym.make's own keywords are not the env's, and pass
+    env = rl_env("AppleTasting-v0", max_episode_steps=3, disable_env_checker=True, horizon=20)
+    env.reset(seed=0)
+    assert [env.step(1)[3] for _ in range(3)] == [False, False, True]  # truncated at 3
