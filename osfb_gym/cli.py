@@ -222,8 +222,9 @@ def _train(args: argparse.Namespace) -> str:
     from agents.rl import SB3Agent
     from envs_registry import ENVS, RL_ENVS, register_all
     from osfb_gym.bench.rl import save, train
+    from osfb_gym.core.validation import check_env_kwargs
     from osfb_gym.runner import evaluate
-    from osfb_gym.wrappers import apply_view, check_env_kwargs, rl_preset
+    from osfb_gym.wrappers import apply_view, rl_preset
 
     register_all()
     if args.env_id not in gym.registry:  # (Gymnasium's own message suggests MuJoCo ids)

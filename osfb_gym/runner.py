@@ -22,7 +22,7 @@ from osfb_gym.core.channels import FEEDBACK, ORACLE, strip_oracle
 from osfb_gym.core.env import FeedbackEnv
 from osfb_gym.core.metrics import EpisodeMetrics
 from osfb_gym.core.seeding import spawn_seed
-from osfb_gym.core.validation import check_bool, check_int
+from osfb_gym.core.validation import check_bool, check_env_kwargs, check_int
 
 AGENT_STREAM = 1
 
@@ -374,8 +374,6 @@ def _make_env(env: EnvSource, env_kwargs: dict[str, Any] | None) -> gym.Env:
     if env_kwargs is not None and not isinstance(env_kwargs, dict):
         raise TypeError(f"env_kwargs must be a dict or None, got {env_kwargs!r}")
     if isinstance(env, str):
-        from osfb_gym.wrappers.rl import check_env_kwargs
-
         check_env_kwargs(env, env_kwargs or {}, "env_kwargs")  # names those the env takes
         return gym.make(env, **(env_kwargs or {}))
     if env_kwargs:

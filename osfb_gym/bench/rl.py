@@ -18,8 +18,8 @@ from typing import Any
 
 from agents.rl import ALGORITHMS, algorithm, algorithm_info, normalizer_path
 from osfb_gym.core.optional import require_for_argument
-from osfb_gym.core.validation import check_choice, check_int
-from osfb_gym.wrappers import check_env_kwargs, rl_env, rl_preset
+from osfb_gym.core.validation import check_choice, check_env_kwargs, check_int
+from osfb_gym.wrappers import rl_env, rl_preset
 
 __all__ = [
     "ALGORITHMS",

@@ -28,8 +28,7 @@ from envs_registry import ENVS, register_all
 from osfb_gym.bench.rl import ALGORITHMS
 from osfb_gym.bench.store import canonical, stable_key
 from osfb_gym.core.family import load
-from osfb_gym.core.validation import check_choice, check_memory
-from osfb_gym.wrappers.rl import env_arguments
+from osfb_gym.core.validation import check_choice, check_memory, env_arguments
 
 if sys.version_info >= (3, 11):
     import tomllib

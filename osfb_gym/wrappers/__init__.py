@@ -23,14 +23,7 @@ from osfb_gym.wrappers.observations import (
     FeedbackObservation,
     VectorObservation,
 )
-from osfb_gym.wrappers.rl import (
-    apply_view,
-    check_env_kwargs,
-    env_arguments,
-    needs_flattening,
-    rl_env,
-    rl_preset,
-)
+from osfb_gym.wrappers.rl import apply_view, needs_flattening, rl_env, rl_preset
 from osfb_gym.wrappers.views import VIEWS, encode, encode_space
 
 __all__ = [
@@ -42,10 +35,8 @@ __all__ = [
     "FeedbackObservation",
     "VectorObservation",
     "apply_view",
-    "check_env_kwargs",
     "encode",
     "encode_space",
-    "env_arguments",
     "needs_flattening",
     "rl_env",
     "rl_preset",

@@ -13,15 +13,14 @@ trained policy is scored through.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
 from gymnasium import spaces
 
 from osfb_gym.core.channels import HideOracle
-from osfb_gym.core.family import load
+from osfb_gym.core.validation import check_env_kwargs
 from osfb_gym.wrappers.actions import BinaryAsMultiDiscrete, DiscreteActions
 from osfb_gym.wrappers.observations import (
     EstimatorFeatures,
@@ -95,69 +94,6 @@ def rl_preset(env_id: str) -> tuple[str, dict[str, Any]]:
         return env_id, {}
     preset = dict(spec.kwargs)
     return str(preset.pop("env_id")), preset
-
-
-#: ``gym.make``'s own keywords (``max_episode_steps``, ...), which it takes beside the env's
-MAKE_ARGUMENTS = tuple(
-    p for p in inspect.signature(gym.make).parameters if p not in ("id", "kwargs")
-)
-
-
-def env_arguments(env_id: str) -> list[str] | None:
-    """Return the keyword arguments the env of ``env_id`` takes; None when it takes any.
-
-    None also for a creator registered as an object rather than a
-    ``"module:Class"`` string, whose arguments the env checks itself.
-
-    Examples
-    --------
-    >>> import osfb_gym
-    >>> "world_seed" in env_arguments("OneSidedLending-v0")
-    True
-    """
-    entry_point = gym.spec(env_id).entry_point
-    if not isinstance(entry_point, str):
-        return None
-    parameters = inspect.signature(load(entry_point)).parameters.values()
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
-        return None
-    return [p.name for p in parameters]
-
-
-def check_env_kwargs(env_id: str, kwargs: Mapping[str, Any], name: str | None = None) -> None:
-    """Refuse an argument the env of ``env_id`` does not take, naming it and those it takes.
-
-    ``gym.make``'s own keywords (:data:`MAKE_ARGUMENTS`) pass.
-
-    Gymnasium's own message (``X.__init__() got an unexpected keyword argument
-    'y' was raised from the environment creator for ...``) names neither the
-    caller's parameter ``name`` (``"env_kwargs"``, a CLI flag) nor the
-    arguments there are; through an RL-ready id it came twice.
-
-    Raises
-    ------
-    TypeError
-        ``"<name>: <env_id> takes no argument 'y'; its arguments: ..."``.
-
-    Examples
-    --------
-    >>> import osfb_gym
-    >>> check_env_kwargs("AppleTasting-v0", {"horizon": 5})
-    >>> check_env_kwargs("AppleTasting-v0", {"horizn": 5}, "env_kwargs")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    TypeError: env_kwargs: AppleTasting-v0 takes no argument 'horizn'; its arguments: ...
-    """
-    accepted = env_arguments(env_id)
-    if accepted is None:
-        return
-    for key in kwargs:
-        if key not in accepted and key not in MAKE_ARGUMENTS:
-            raise TypeError(
-                ("" if name is None else f"{name}: ")
-                + f"{env_id} takes no argument {key!r}; its arguments: "
-                f"{', '.join(a for a in accepted if a != 'render_mode')}"
-            )
 
 
 def rl_env(

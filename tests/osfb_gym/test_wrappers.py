@@ -96,7 +96,7 @@ def test_a_hidden_oracle_env_solves_no_reference(monkeypatch):
 
 
 def test_an_argument_the_env_lacks_is_named_once_with_the_ones_it_takes():
-    from osfb_gym.wrappers import env_arguments
+    from osfb_gym.core.validation import env_arguments
 
     with pytest.raises(TypeError, match=r"^AppleTasting-v0 takes no argument 'horizn'; its "
                        r"arguments: .*horizon"):  # fmt: skip

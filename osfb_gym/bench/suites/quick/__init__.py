@@ -27,8 +27,7 @@ from osfb_gym.bench.suites.family_page import write_outputs
 from osfb_gym.bench.suites.quick.analysis import experience_rows, experience_section
 from osfb_gym.bench.sweep import AgentSpec, EnvSpec, SweepSpec
 from osfb_gym.core.optional import missing_message
-from osfb_gym.core.validation import check_int
-from osfb_gym.wrappers.rl import env_arguments
+from osfb_gym.core.validation import check_int, env_arguments
 
 NAME = "quick"
 LENDING_WORLDS = ("lending default (logistic)", "lending greedy trap (logistic)")
