@@ -321,7 +321,8 @@ def env_arguments(env_id: str) -> list[str] | None:
     """Return the keyword arguments the env of ``env_id`` takes; None when it takes any.
 
     None also for a creator registered as an object rather than a
-    ``"module:Class"`` string, whose arguments the env checks itself.
+    ``"module:Class"`` string, whose arguments the env checks itself, and for
+    one that cannot be imported or has no signature, which ``gym.make`` reports.
 
     Examples
     --------
@@ -332,7 +333,10 @@ def env_arguments(env_id: str) -> list[str] | None:
     entry_point = gym.spec(env_id).entry_point
     if not isinstance(entry_point, str):
         return None
-    parameters = inspect.signature(load(entry_point)).parameters.values()
+    try:
+        parameters = inspect.signature(load(entry_point)).parameters.values()
+    except (ImportError, AttributeError, ValueError, TypeError):
+        return None
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
         return None
     return [p.name for p in parameters]

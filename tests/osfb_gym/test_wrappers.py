@@ -111,3 +111,16 @@ def test_an_argument_the_env_lacks_is_named_once_with_the_ones_it_takes():
     env = rl_env("AppleTasting-v0", max_episode_steps=3, disable_env_checker=True, horizon=20)
     env.reset(seed=0)
     assert [env.step(1)[3] for _ in range(3)] == [False, False, True]  # truncated at 3
+
+
+def test_an_env_whose_creator_cannot_be_read_is_left_to_gym_make():
+    from osfb_gym.core.validation import check_env_kwargs, env_arguments
+
+    gym.register("OsfbTestMissing-v0", entry_point="no_such_module_anywhere:Env")
+    try:
+        assert env_arguments("OsfbTestMissing-v0") is None
+        check_env_kwargs("OsfbTestMissing-v0", {"anything": 1})  # gym.make will say what is wrong
+        with pytest.raises(ModuleNotFoundError):
+            rl_env("OsfbTestMissing-v0", anything=1)
+    finally:
+        del gym.registry["OsfbTestMissing-v0"]
