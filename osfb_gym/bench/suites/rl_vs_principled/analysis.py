@@ -46,11 +46,14 @@ def _per_budget(rows: pd.DataFrame, column: str, *how: str) -> dict[str, str]:
     return {f"N={n:,}": _ci(values, *how) for n, values in rows.groupby("budget")[column]}
 
 
-def _signal(agent: str, family: str, config: str) -> str:
+def _signal(agent: str, family: str, configs: pd.Series) -> str:
+    """Return what an agent learns from; an RL agent's gamma, or "by budget" where it differs."""
     if "+" not in agent:
         return "revealed outcomes (info['feedback'])"
     lump = " (hidden losses as one lump at the episode end)" if family == "reject" else ""
-    return f"env reward, gamma={json.loads(config).get('gamma')}{lump}"
+    gammas = {json.loads(config).get("gamma") for config in configs}
+    gamma = f"={gammas.pop()}" if len(gammas) == 1 else " as chosen at each budget"
+    return f"env reward, gamma{gamma}{lump}"
 
 
 def _chosen(configs: pd.Series) -> str:
@@ -86,7 +89,7 @@ def _tables(frame: pd.DataFrame, top: int) -> tuple[list[str], list[str]]:
                 **_per_budget(rows, "normalised"),
                 f"mean at N={top:,}": _ci(last["normalised"], "mean") if len(last) else "",
                 "objective (mean)": f"{last['objective'].mean():.4g}" if len(last) else "",
-                "training signal": _signal(str(agent), family, configs.iloc[-1]),
+                "training signal": _signal(str(agent), family, configs),
                 "chosen on validation": _chosen(configs),
             }
             totals[agent] = _per_budget(rows[rows["budget"] > 0], "total_regret", "mean", ".4g")

@@ -93,6 +93,16 @@ def test_a_capped_agent_leaves_its_later_budgets_blank_in_budget_order():
     assert _chosen(configs) == 'N=10, 100: {"gamma": 0.9}; N=1,000: {"gamma": 0.0}'
 
 
+def test_the_training_signal_names_one_gamma_only_where_every_budget_chose_it():
+    from osfb_gym.bench.suites.rl_vs_principled.analysis import _signal
+
+    # it named the largest budget's gamma for all, beside configurations choosing another
+    mixed = pd.Series({10: '{"gamma": 0.9}', 100: '{"gamma": 0.0}'})
+    assert _signal("PPO+O0", "lending", mixed) == "env reward, gamma as chosen at each budget"
+    assert _signal("PPO+O0", "apple", mixed[:1]) == "env reward, gamma=0.9"
+    assert _signal("Greedy", "lending", mixed) == "revealed outcomes (info['feedback'])"
+
+
 def test_the_card_reads_a_capped_recurrent_ppo_at_its_own_largest_budget():
     from osfb_gym.bench.suites.rl_vs_principled.card import PRINCIPLED, card, card_scores
 
