@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -330,10 +331,11 @@ def steps_label(steps: int) -> str:
 def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statistic: str) -> Path:
     """Per family (rows) and regime (columns): ``column`` against N, CI bands, every agent.
 
-    An agent has one colour in every panel; RL is drawn solid, principled agents dashed.
-    A (family, regime) the run has no rows for (apple has no dynamic world) stays blank.
+    An algorithm has one colour in every panel (PPO+O0 and PPO+O2 alike) and a view one
+    marker (:func:`_styles`); RL is drawn solid, principled agents dashed. A (family,
+    regime) the run has no rows for (apple has no dynamic world) stays blank.
     """
-    palette = colours(frame["agent"])
+    styles = _styles(frame["agent"])
     families, regimes = (list(dict.fromkeys(frame[key])) for key in ("family", "regime"))
     figure, axes = panels(len(families), len(regimes), width=4.6, height=3.2, dpi=90)
     drawn = set()
@@ -348,16 +350,16 @@ def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statis
                 continue
             cis = rows.groupby("budget")[column].agg(stats.interval, statistic)
             value, low, high = np.array(cis.tolist()).T
-            style = "-" if "+" in str(agent) else "--"
+            colour, marker = styles[str(agent)]
             band(
                 axis,
                 cis.index,
                 value,
-                colour=palette[agent],
+                colour=colour,
                 label=agent,
                 bounds=(low, high),
-                style=style,
-                marker="o",
+                style="-" if "+" in str(agent) else "--",
+                marker=marker,
             )
         ticks = sorted(part["budget"].unique())
         positive = [t for t in ticks if t > 0]
@@ -378,6 +380,26 @@ def plot_curves(frame: pd.DataFrame, path: Path, column: str, label: str, statis
     for axis in set(axes.flat) - drawn:
         axis.set_axis_off()
     return save(figure, path)
+
+
+#: a view's marker on the figures: one algorithm's views share its colour and differ in shape
+VIEW_MARKERS = {"O0": "o", "O1": "s", "O2": "^"}
+
+
+def _styles(agents: Iterable[Any]) -> dict[str, tuple[str, str]]:
+    """Return each agent's colour and marker: a colour per algorithm, a marker per view.
+
+    ``"PPO+O2"`` is PPO on the feedback view; a principled agent (no ``+``) gets a circle.
+
+    >>> _styles(["PPO+O0", "Greedy", "PPO+O2"])
+    {'PPO+O0': ('C0', 'o'), 'Greedy': ('C1', 'o'), 'PPO+O2': ('C0', '^')}
+    """
+    names = [str(agent) for agent in dict.fromkeys(agents)]
+    palette = colours(name.partition("+")[0] for name in names)
+    return {
+        name: (palette[name.partition("+")[0]], VIEW_MARKERS.get(name.partition("+")[2], "o"))
+        for name in names
+    }
 
 
 #: the linear range of the figures' symlog axes: below it, regrets are near the oracle's 0
@@ -410,7 +432,7 @@ def plot_profiles(
     last = last[principled | (last["kind"] == "rl")]
     names = last["agent"].where(last["kind"] == "rl", "principled (validation-best)")
     last = last.assign(name=names)
-    palette = colours(last["name"])
+    styles = _styles(last["name"])
     figure, axes = panels(1, last["regime"].nunique(), width=4.6, height=3.2, dpi=90)
     # from the oracle's 0 to past the constant's 1, dense where good agents differ (1e-3..1e-1)
     taus = np.concatenate([[0.0], np.geomspace(LINTHRESH / 10, 1.5, 60)])
@@ -421,7 +443,11 @@ def plot_profiles(
             value, low, high = stats.performance_profile(matrix, taus, lower_is_better=True)
             count = matrix.shape[1]
             label = f"{name} ({count} {'family' if count == 1 else 'families'})"
-            band(axis, taus, value, colour=palette[name], label=label, bounds=(low, high))
+            colour, marker = styles[str(name)]
+            band(
+                axis, taus, value, colour=colour, label=label, bounds=(low, high),
+                marker=marker, markevery=6, markersize=4,
+            )  # fmt: skip
         _symlog(axis.xaxis, axis.set_xscale, LINTHRESH / 10, (1,))
         axis.set_title(f"{regime} world, N={top:,}", fontsize=9)
         axis.set_xlabel("tau (normalised regret, symlog)")
