@@ -280,7 +280,7 @@ def test_each_algorithm_gets_a_grid_it_accepts(algo):
         assert [c["gamma"] for c in configs] == [0.99, 1.0]
 
 
-def test_an_agent_has_one_colour_in_every_panel(tmp_path, monkeypatch):
+def test_an_algorithm_has_one_colour_in_every_panel_and_a_view_one_marker(tmp_path, monkeypatch):
     import pandas as pd
 
     from osfb_gym.bench.suites.rl_vs_principled import analysis as module
@@ -307,12 +307,16 @@ def test_an_agent_has_one_colour_in_every_panel(tmp_path, monkeypatch):
     monkeypatch.setattr(module, "save", lambda figure, path: figures.append(figure) or path)
     module.plot_curves(pd.DataFrame(rows), tmp_path / "c.png", "normalised", "regret", "mean")
     colours: dict[str, set] = {}
+    markers: dict[str, set] = {}
     for axis in figures[0].axes:
         for line in axis.get_lines()[:-1]:  # the last line is the constant's level at 1
             colours.setdefault(line.get_label(), set()).add(line.get_color())
+            markers.setdefault(line.get_label(), set()).add(line.get_marker())
     assert set(colours) == {"Greedy", "PPO+O0", "PPO+O1"}
-    assert all(len(found) == 1 for found in colours.values())
-    assert len(set.union(*colours.values())) == 3
+    assert all(len(found) == 1 for found in (*colours.values(), *markers.values()))
+    # one colour per algorithm (PPO on either view), a marker per view
+    assert colours["PPO+O0"] == colours["PPO+O1"] != colours["Greedy"]
+    assert markers["PPO+O0"] != markers["PPO+O1"]
 
 
 def test_a_family_without_a_regime_leaves_its_panel_blank(tmp_path, monkeypatch):
