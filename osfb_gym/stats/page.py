@@ -78,14 +78,33 @@ class BestOf:
         return not self.tied
 
     @property
+    def untestable(self) -> list[str]:
+        """The agents the best could never be shown better than: too few runs for the test."""
+        return [v.b for v in self.comparisons if v.winner != self.best and not v.can_reject]
+
+    @property
     def text(self) -> str:
-        """``"clearly lowest: X"`` or ``"tied for lowest: X with Y, Z"``."""
+        """``"clearly lowest: X"``, ``"tied for lowest: X with Y, Z"`` or ``"cannot tell ..."``.
+
+        An agent the test could never separate from the best (too few runs, or
+        too many comparisons on the page, :attr:`Verdict.can_reject`) is not
+        called tied: "cannot tell the lowest: X (best mean) against Y; too few
+        runs to ever name a winner".
+        """
         word = "lowest" if self.lower_is_better else "highest"
         if self.clear:
             return f"clearly {word}: {self.best}"
-        line = f"tied for {word}: {self.best} with {', '.join(self.tied)}"
-        if not all(v.can_reject for v in self.comparisons):
-            line += " (too few runs to ever name a winner)"
+        untestable = self.untestable
+        tied = [name for name in self.tied if name not in untestable]
+        few = "too few runs to ever name a winner"
+        if not tied:
+            return (
+                f"cannot tell the {word}: {self.best} (best mean) against "
+                f"{', '.join(untestable)}; {few}"
+            )
+        line = f"tied for {word}: {self.best} with {', '.join(tied)}"
+        if untestable:
+            line += f"; cannot tell against {', '.join(untestable)} ({few})"
         return line
 
     def __str__(self) -> str:
@@ -248,11 +267,19 @@ class Page:
     def sentence(self) -> str:
         """What the page says about its verdicts: the tests, the level and Holm's correction."""
         level = f"{1 - self.alpha:.0%}"
+        verdicts, bests = self._resolve()
+        flat = verdicts + [v for b in bests for v in b.comparisons]
+        otherwise = "'tie (within noise)'"
+        if any(not v.can_reject for v in flat):
+            otherwise += (
+                ", or 'cannot tell' where the runs are too few for the test to ever reject "
+                "(even the most one-sided outcome of this many runs would not pass)"
+            )
         return (
             f"A winner is named only where a two-sided test rejects 'no difference' at "
             f"{self.alpha:g} after Holm's correction over the page's {self.size} comparisons "
             f"(so the chance of naming any false winner on this page is at most "
-            f"{self.alpha:.0%}); otherwise the verdict is 'tie (within noise)'. Paired runs "
+            f"{self.alpha:.0%}); otherwise the verdict is {otherwise}. Paired runs "
             f"use exact sign-flip tests, independent runs exact permutation tests; intervals "
             f"are each comparison's own {level} CI (the test inverted, not Holm-adjusted)."
         )

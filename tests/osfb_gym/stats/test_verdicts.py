@@ -188,7 +188,30 @@ def test_best_of_clear_and_tied():
     high = v.best_of({"A": base, "B": base + 1}, lower_is_better=False)
     assert high.text == "clearly highest: B"
     few = v.best_of({"A": base[:5], "B": base[:5] + 1}, lower_is_better=True)
-    assert few.text == "tied for lowest: A with B (too few runs to ever name a winner)"
+    assert few.untestable == ["B"]
+    assert few.text == (
+        "cannot tell the lowest: A (best mean) against B; too few runs to ever name a winner"
+    )
+
+
+def test_best_of_separates_a_tie_from_a_comparison_that_could_never_reject():
+    """Unpaired, 10 + 1 runs reach p = 2/11 at best: never below 0.05."""
+    base = np.arange(10.0)
+    cell = v.best_of(
+        {"A": base, "B": base + [0.2, -0.2] * 5, "C": [20.0]},
+        lower_is_better=True,
+        paired_runs=False,
+    )
+    assert cell.tied == ["B", "C"] and cell.untestable == ["C"]
+    assert cell.text == (
+        "tied for lowest: A with B; cannot tell against C (too few runs to ever name a winner)"
+    )
+    page = v.Page()
+    page.add_best(cell)
+    assert "or 'cannot tell' where the runs are too few" in page.sentence
+    calm = v.Page()
+    calm.add(v.paired(base, base + 1, lower_is_better=True))
+    assert "cannot tell" not in calm.sentence
 
 
 def test_page_applies_holm_over_all_its_verdicts():
