@@ -230,14 +230,17 @@ class Page:
                 f"verdict was made at alpha={verdict.alpha:g}, the page's alpha is {self.alpha:g}"
             )
 
+    def _family(self) -> list[Verdict]:
+        """Every comparison of the page, unadjusted: the pairwise ones, then the cells'."""
+        return self._verdicts + [v for b in self._bests for v in b.comparisons]
+
     @property
     def size(self) -> int:
         """The number of comparisons Holm's correction runs over."""
-        return len(self._verdicts) + sum(len(b.comparisons) for b in self._bests)
+        return len(self._family())
 
     def _resolve(self) -> tuple[list[Verdict], list[BestOf]]:
-        flat = self._verdicts + [v for b in self._bests for v in b.comparisons]
-        adjusted = iter(_adjusted(flat))
+        adjusted = iter(_adjusted(self._family()))
         verdicts = [next(adjusted) for _ in self._verdicts]
         bests = [
             replace(b, comparisons=tuple(next(adjusted) for _ in b.comparisons))
@@ -267,10 +270,8 @@ class Page:
     def sentence(self) -> str:
         """What the page says about its verdicts: the tests, the level and Holm's correction."""
         level = f"{1 - self.alpha:.0%}"
-        verdicts, bests = self._resolve()
-        flat = verdicts + [v for b in bests for v in b.comparisons]
         otherwise = "'tie (within noise)'"
-        if any(not v.can_reject for v in flat):
+        if any(not v.can_reject for v in _adjusted(self._family())):
             otherwise += (
                 ", or 'cannot tell' where the runs are too few for the test to ever reject "
                 "(even the most one-sided outcome of this many runs would not pass)"
