@@ -164,6 +164,20 @@ def sensitivity_cells(protocol: Protocol, family: str, regime: str) -> list[Cell
     ]
 
 
+def sensitivity_spec(protocol: Protocol) -> SweepSpec:
+    """``sensitivity=only``: PPO's sensitivity runs and the constant actions on validation.
+
+    The same cells as :func:`validation_spec`'s (a store holds them for either); the
+    constants normalise the table's regret.
+    """
+    budgets = tuple(sorted(protocol.budgets))
+    cells: list[CellSpec] = []
+    for family, regime in protocol.cells():
+        cells += sensitivity_cells(protocol, family, regime)
+        cells.append((family, regime, budgets[:1], "constant", "constant", None, {}))
+    return _spec(protocol, "validation", cells, protocol.validation_seeds)
+
+
 def test_spec(protocol: Protocol, chosen: pd.DataFrame) -> SweepSpec:
     """Stage 2: the chosen configurations on the test split, and the constant policies.
 
@@ -194,8 +208,11 @@ def test_spec(protocol: Protocol, chosen: pd.DataFrame) -> SweepSpec:
 def stages(protocol: Protocol) -> list[Stage]:
     """Return the validation stage, then the test stage of its chosen configurations.
 
-    Each cell is a training run: one a task, so workers share them out.
+    Each cell is a training run: one a task, so workers share them out. With
+    ``sensitivity=only``, one stage: :func:`sensitivity_spec`.
     """
+    if protocol.sensitivity == "only":
+        return [Stage(sensitivity_spec(protocol), "sensitivity", chunk_size=1, work=env_steps)]
     chosen = lambda rows: choose(scored(rows[0]))  # noqa: E731
     return [
         Stage(validation_spec(protocol), "validation", chunk_size=1, work=env_steps),
@@ -209,8 +226,13 @@ def env_steps(params: dict[str, Any]) -> float:
 
 
 def report(rows: Sequence[pd.DataFrame], protocol: Protocol, run: RunInfo) -> Report:
-    """Write the points, the page and the figures (:mod:`.analysis`) from both stages' rows."""
-    from osfb_gym.bench.suites.rl_vs_principled.analysis import report as write_report
+    """Write the points, the page and the figures (:mod:`.analysis`) from both stages' rows.
 
+    With ``sensitivity=only``, the sensitivity table's page from its one stage.
+    """
+    from osfb_gym.bench.suites.rl_vs_principled import analysis
+
+    if protocol.sensitivity == "only":
+        return analysis.sensitivity_report(rows[0], protocol, run.out)
     validation, test = rows
-    return write_report(test, validation, protocol, run.out)
+    return analysis.report(test, validation, protocol, run.out)

@@ -195,8 +195,12 @@ def _undefined(frame: pd.DataFrame) -> list[str]:
 
 
 def sensitivity_table(validation: pd.DataFrame) -> list[str]:
-    """PPO's sensitivity runs: mean validation regret per configuration and budget."""
-    rows = scored(validation)
+    """PPO's sensitivity runs: mean normalised validation regret per setting and budget.
+
+    Normalised by the constant actions of ``validation`` (:func:`.scores.normalise`);
+    no section without sensitivity runs.
+    """
+    rows = normalise(validation, validation) if len(validation) else pd.DataFrame()
     rows = rows[(rows["purpose"] == "sensitivity") & (rows["budget"] > 0)] if len(rows) else rows
     if not len(rows):
         return []
@@ -207,7 +211,10 @@ def sensitivity_table(validation: pd.DataFrame) -> list[str]:
         for c in rows["config"]
     ]
     table = rows.assign(setting=varied).pivot_table(
-        index=["family", "regime", "agent", "setting"], columns="budget", values="regret"
+        index=["family", "regime", "agent", "setting"],
+        columns="budget",
+        values="normalised",
+        sort=False,
     )
     table.columns = [f"N={n:,}" for n in table.columns]
     table = table.reset_index()
@@ -216,9 +223,40 @@ def sensitivity_table(validation: pd.DataFrame) -> list[str]:
         "",
         PAGE["sensitivity"],
         "",
-        table.to_markdown(floatfmt=".4g", index=False),
+        table.to_markdown(floatfmt=".3g", index=False),
         "",
     ]
+
+
+def sensitivity_report(validation: pd.DataFrame, protocol: Protocol, out: Path) -> Report:
+    """Write the page of ``sensitivity=only``: the table, and its runs' ``scores.csv``.
+
+    ``scores.csv`` has the columns of the full protocol's (:func:`.scores.tidy`), one row
+    per sensitivity run and checkpoint, none of them selected.
+    """
+    p = protocol
+    points = normalise(validation, validation)
+    points = points[points["purpose"] == "sensitivity"].reset_index(drop=True)
+    words = PAGE["sensitivity_header"].format(
+        **{key: getattr(p, key) for key in ("episodes", "horizon", "validation_seeds", "n_envs")},
+        version=PROTOCOL_VERSION,
+        families=", ".join(p.families),
+        regimes=", ".join(p.regimes),
+        fixed_views="/".join(p.fixed_views),
+        resampled_views="/".join(p.resampled_views),
+        budgets=", ".join(f"{b:,}" for b in p.budgets),
+        cells=len(validation),
+        minutes=validation["seconds"].sum() / 60,
+    )
+    lines = [
+        f"# osfb-bench {NAME}: PPO's sensitivity",
+        "",
+        words,
+        "",
+        *sensitivity_table(validation),
+    ]
+    tables = {"points": points, "scores": tidy(points)}
+    return save_report(out, "\n".join(lines), tables)
 
 
 def verdicts(frame: pd.DataFrame, best: dict[tuple[str, str, int], str]) -> list[str]:

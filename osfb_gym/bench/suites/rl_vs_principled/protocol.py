@@ -11,7 +11,7 @@ import importlib
 import json
 import zlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -53,7 +53,8 @@ BUDGET_PRESETS = {
     "1e5": (10_000, 100_000),
     "1e6": (10_000, 100_000, 1_000_000),
 }
-#: PPO's one-at-a-time sensitivity around the chosen defaults (stage ``sensitivity=True``)
+#: PPO's one-at-a-time sensitivity around the chosen defaults (``--set sensitivity=true`` or
+#: ``only``)
 SENSITIVITY = {
     "learning_rate": (1e-4, 3e-4, 1e-3),
     "n_steps": (128, 512, 2048),
@@ -61,6 +62,16 @@ SENSITIVITY = {
 }
 
 
+def _sensitivity(text: str) -> bool | Literal["only"]:
+    """Read ``--set sensitivity=``: true, false, or only (the sensitivity runs alone)."""
+    word = text.strip().lower()
+    if word not in ("true", "false", "only"):
+        raise ValueError(text)
+    return "only" if word == "only" else word == "true"
+
+
+#: ``--set sensitivity=`` reads true, false or only
+SENSITIVITY_SETTING = {"read": _sensitivity, "expects": "expects true, false or only"}
 #: ``--set recurrent_budget=`` reads a number of env steps, 0 for none
 CAP = {**COUNT_OR_ZERO, "expects": "must be a whole number of env steps, or 0 for no cap"}
 
@@ -147,8 +158,9 @@ class Protocol:
     #: one, else SB3's DummyVecEnv); each of PPO's and A2C's rollouts is then
     #: n_steps x n_envs steps (1 keeps the released rows' training)
     n_envs: int = 1
-    #: run PPO's one-at-a-time sensitivity over SENSITIVITY on validation (a table)
-    sensitivity: bool = False
+    #: run PPO's one-at-a-time sensitivity over SENSITIVITY on validation (a table); only:
+    #: those runs and the constant actions alone, without choosing or testing anything
+    sensitivity: bool | Literal["only"] = field(default=False, metadata=SENSITIVITY_SETTING)
     #: your own agents, ``module:Class`` (an :class:`agents.base.Agent` subclass with a
     #: no-argument constructor), run as principled agents are (no grid)
     extra_agents: tuple[str, ...] = ()
@@ -193,6 +205,13 @@ class Protocol:
         if repeated:
             raise ValueError(f"extra_agents lists {sorted(repeated)[0]} more than once")
         check_int(self.recurrent_budget, "recurrent_budget", minimum=0)
+        others = [a for a in self.algos if a != "PPO"] + list(self.extra_agents)
+        if self.sensitivity == "only" and others:
+            raise ValueError(
+                f"sensitivity=only runs PPO's sensitivity runs alone: {others[0]} (of "
+                f"{'algos' if others[0] in self.algos else 'extra_agents'}) would not run; "
+                "drop it, or use sensitivity=true for the whole protocol with the table"
+            )
         if not self.cells():
             raise ValueError(
                 f"--set families={','.join(self.families)} with regimes="
@@ -320,6 +339,7 @@ def scored(rows: pd.DataFrame) -> pd.DataFrame:
         config = params.get("algo_kwargs", params.get("agent_params", {}))
         at = [int(b) for b in params.get("chosen_at", params["budgets"])]
         chosen = {*at, 0} if min(at) == min(int(b) for b in params["budgets"]) else set(at)
+        purpose = params.get("purpose", "tune")
         for point in row.points:
             out.append(
                 {
@@ -327,14 +347,15 @@ def scored(rows: pd.DataFrame) -> pd.DataFrame:
                     "regime": params["regime"],
                     "env_id": row.env_id,
                     "split": params["split"],
-                    "purpose": params.get("purpose", "tune"),
+                    "purpose": purpose,
                     "agent": agent,
                     "kind": "rl" if rl else "extra" if ":" in agent else "principled",
                     "view": params.get("view", ""),
                     "config": json.dumps(config, sort_keys=True),
                     "seed": row.seed,
                     "budget": point["budget"],
-                    "selected": int(point["budget"]) in chosen,
+                    # a sensitivity run is never chosen (:func:`choose`)
+                    "selected": int(point["budget"]) in chosen and purpose == "tune",
                     **{k: float(np.mean(point[k])) for k in ("objective", "oracle", "regret")},
                     "train_regret": point["train_regret"],
                     "steps_per_episode": point["steps"],

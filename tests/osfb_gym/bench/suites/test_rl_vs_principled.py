@@ -16,6 +16,7 @@ from osfb_gym.bench.suites import get, run  # noqa: E402
 from osfb_gym.bench.suites.experience import principled_cell, regret  # noqa: E402
 from osfb_gym.bench.suites.rl_vs_principled import (  # noqa: E402
     Protocol,
+    stages,
     validation_spec,
 )
 from osfb_gym.bench.sweep import Cell  # noqa: E402
@@ -358,3 +359,65 @@ def test_a_narrowed_run_holds_the_same_cells_as_the_full_one():
         return {cell.key for cell in validation_spec(protocol).cells()}
 
     assert keys(narrow) and keys(narrow) <= keys(full)
+
+
+def test_sensitivity_only_runs_the_cells_the_full_protocol_stores_for_its_table():
+    only = Protocol(families=("lending", "apple"), regimes=("fixed", "dynamic"), sensitivity="only")
+    [stage] = stages(only)
+    keys = {cell.key for cell in stage.spec.cells()}
+    full = validation_spec(dataclasses.replace(only, sensitivity=True))
+    assert keys < {cell.key for cell in full.cells()}  # a store holds them for either
+    params = [cell.params for cell in stage.spec.cells()]
+    # 3 (family, regime) cells x 7 settings x 2 validation runs, and the constants
+    assert sum(p.get("purpose") == "sensitivity" for p in params) == 3 * 7 * 2
+    assert sum(cell.agent == "constant" for cell in stage.spec.cells()) == 3 * 2
+    assert len(stages(dataclasses.replace(only, sensitivity=True))) == 2
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"algos": ("PPO", "A2C")}, r"A2C \(of algos\) would not run"),
+        ({"extra_agents": ("agents.lending:Greedy",)}, r"Greedy \(of extra_agents\) would not"),
+    ],
+)
+def test_sensitivity_only_refuses_agents_it_would_not_run(changes, message):
+    with pytest.raises(ValueError, match=message):
+        Protocol(sensitivity="only", **changes)
+
+
+def test_the_sensitivity_setting_reads_true_false_or_only(tmp_path):
+    from osfb_gym.bench.driver import settings_of
+
+    setting = settings_of(get("rl-vs-principled"))["sensitivity"]
+    assert [setting.parse(t) for t in ("true", "False", "only")] == [True, False, "only"]
+    with pytest.raises(ValueError, match="--set sensitivity= expects true, false or only"):
+        setting.parse("alone")
+
+
+def test_sensitivity_only_writes_the_table_and_its_runs(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from osfb_gym.bench.suites import rl_vs_principled
+    from osfb_gym.bench.suites.rl_vs_principled.scores import read_scores
+
+    monkeypatch.setattr(rl_vs_principled, "SENSITIVITY", {"ent_coef": (0.0, 0.1)})
+    changes = dict(
+        families=("lending",), regimes=("fixed",), budgets=(20, 600), seeds=2, episodes=2,
+        horizon=10, batch_size=64, sensitivity="only",
+    )  # fmt: skip
+    report = run("rl-vs-principled", tmp_path, RunOptions(progress=False), **changes)
+    assert "nothing chosen or tested, so no verdicts" in report.text
+    assert "## Verdicts" not in report.text and "| ent_coef=0.1 " in report.text
+    scores = read_scores(tmp_path / "scores.csv")
+    # 2 settings x 2 validation runs x the checkpoints 0, 20, 600; none chosen
+    assert len(scores) == 2 * 2 * 3 and not scores["selected"].any()
+    expected = (scores["objective"] - scores["oracle"]) / (
+        scores["constant_objective"] - scores["oracle"]
+    )
+    np.testing.assert_allclose(scores["normalised"], expected)
+    # the table's numbers are the means of these rows (a 512-step rollout trained by N=600)
+    row = scores[(scores["budget"] == 600) & scores["config"].str.contains('"ent_coef": 0.1')]
+    text = report.text.split("| ent_coef=0.1 ")[1].splitlines()[0]
+    assert f"{row['normalised'].mean():.3g}" in text
+    assert isinstance(pd.read_csv(tmp_path / "points.csv"), pd.DataFrame)

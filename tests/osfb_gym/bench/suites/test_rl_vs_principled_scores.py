@@ -292,6 +292,8 @@ def test_an_rl_cell_with_several_env_copies_scores_every_checkpoint():
 def test_the_sensitivity_table_names_the_setting_each_row_varies():
     from osfb_gym.bench.suites.rl_vs_principled.analysis import sensitivity_table
 
+    common = dict(setting="lending", seed=0, env_id="OneSidedLending-v0")
+
     def row(config, regret, purpose="sensitivity"):
         params = dict(
             regime="fixed", split="validation", budgets=[100], algo="PPO", view="plain",
@@ -299,15 +301,19 @@ def test_the_sensitivity_table_names_the_setting_each_row_varies():
         )  # fmt: skip
         point = dict(budget=100, objective=[regret], oracle=[0.0], regret=[regret],
                      train_regret=1.0, steps=10.0)  # fmt: skip
-        return dict(agent="PPO", params=json.dumps(params), setting="lending", seed=0,
-                    env_id="OneSidedLending-v0", points=[point])  # fmt: skip
+        return dict(agent="PPO", params=json.dumps(params), points=[point], **common)
 
+    # the best constant's objective, 2 above the oracle's, is the unit of the table
+    constants = [{"action": 1, "objective": [2.0], "regret": [2.0]}]
+    params = json.dumps(dict(regime="fixed", split="validation", budgets=[100]))
+    constant = dict(agent="constant", params=params, constants=constants, **common)
     base = {"learning_rate": 3e-4, "n_steps": 512, "ent_coef": 0.0}
     rows = [row(base, 0.5), row(base | {"n_steps": 128}, 0.25), row(base, 9.0, "tune")]
-    text = "\n".join(sensitivity_table(pd.DataFrame(rows)))
+    text = "\n".join(sensitivity_table(pd.DataFrame([*rows, constant])))
     assert "| base " in text and "| n_steps=128 " in text
-    assert "0.25" in text and "9" not in text.split("|---")[-1]  # the tuning run is not a row
-    assert sensitivity_table(pd.DataFrame([row(base, 1.0, "tune")])) == []
+    assert "|   0.25  |" in text and "|   0.125 |" in text  # regret over the constant's
+    assert "4.5" not in text.split("|---")[-1]  # the tuning run is not a row
+    assert sensitivity_table(pd.DataFrame([row(base, 1.0, "tune"), constant])) == []
 
 
 def test_recurrent_ppo_trains_on_the_feedback_view_in_a_cell():
