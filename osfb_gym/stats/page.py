@@ -107,6 +107,21 @@ class BestOf:
             line += f"; cannot tell against {', '.join(untestable)} ({few})"
         return line
 
+    def reading(self, agent: str) -> str | None:
+        """Return how the cell places ``agent``: clear, tied, cannot tell, or None.
+
+        ``"clear"``: the best, every other significantly worse; ``"cannot tell"``: not
+        separated only from agents the test never could separate (:attr:`untestable`);
+        ``"tied"``: not separated from one it could; None: significantly worse.
+        """
+        if agent == self.best:
+            if self.clear:
+                return "clear"
+            return "cannot tell" if len(self.untestable) == len(self.tied) else "tied"
+        if agent not in self.tied:
+            return None
+        return "cannot tell" if agent in self.untestable else "tied"
+
     def __str__(self) -> str:
         return self.text
 
@@ -259,12 +274,18 @@ class Page:
         return self._resolve()[1]
 
     def tally(self, agent: str) -> str:
-        """Count ``agent``'s cells: ``"clearly lowest in a of n cells, tied for lowest in b"``."""
+        """Count ``agent``'s cells: ``"clearly lowest in a of n cells, tied for lowest in b"``.
+
+        A cell where ``agent`` is not separated only from agents the test never could
+        separate (:meth:`BestOf.reading`) is not a tie: it adds ", cannot tell in c (too
+        few runs)".
+        """
         bests = self.bests
-        clear = sum(b.best == agent and b.clear for b in bests)
-        tied = sum(agent == b.best and not b.clear or agent in b.tied for b in bests)
+        found = [b.reading(agent) for b in bests]
+        clear, tied, unknown = (found.count(w) for w in ("clear", "tied", "cannot tell"))
         word = "lowest" if not bests or bests[0].lower_is_better else "highest"
-        return f"clearly {word} in {clear} of {len(bests)} cells, tied for {word} in {tied}"
+        line = f"clearly {word} in {clear} of {len(bests)} cells, tied for {word} in {tied}"
+        return line + (f", cannot tell in {unknown} (too few runs)" if unknown else "")
 
     @property
     def sentence(self) -> str:

@@ -239,6 +239,19 @@ def test_page_applies_holm_over_all_its_verdicts():
         page.add(v.paired(d, np.zeros(10), lower_is_better=True, alpha=0.1))
 
 
+def test_a_tally_tells_ties_from_cells_too_small_to_tell():
+    gap = {"A": np.zeros(12), "B": np.full(12, 5.0), "C": np.zeros(12)}
+    page = v.Page()
+    page.add_best(v.best_of(gap, lower_is_better=True))  # A with C: a tie it could reject
+    few = page.add_best(v.best_of({"A": np.zeros(3), "B": np.ones(3)}, lower_is_better=True))
+    assert page.bests[few].reading("A") == page.bests[few].reading("B") == "cannot tell"
+    assert page.bests[0].reading("B") is None and page.bests[0].reading("C") == "tied"
+    assert page.tally("A") == (
+        "clearly lowest in 0 of 2 cells, tied for lowest in 1, cannot tell in 1 (too few runs)"
+    )
+    assert page.tally("C") == "clearly lowest in 0 of 2 cells, tied for lowest in 1"
+
+
 @pytest.mark.parametrize("size", [2, 18, 25, 26, 130])
 def test_a_page_too_large_for_its_pairs_says_so(size):
     """10 pairs reach p = 2/1024 at best: Holm over m > 25 can never pass 0.05."""

@@ -7,7 +7,8 @@ against every other method by exact sign-flip tests over the splits, with
 Holm's correction over every comparison of the page (:class:`osfb_gym.stats.Page`).
 A cell says "clearly lowest: X" only when X is significantly lower than
 every other method, else "tied (within noise)" with the methods it cannot be
-told from, and the paired CI of the lowest against its closest competitor.
+told from, and the paired CI of the lowest against its closest competitor; with
+splits too few for the test to ever reject, "cannot tell" rather than "tied".
 
 Also here: the statement that the published scale is not recoverable, the
 check that every method's grid reaches no exploration, and the sensitivity
@@ -106,6 +107,11 @@ def cell_text(cell: BestOf) -> str:
     )
     if cell.clear:
         return f"clearly lowest: {cell.best} ({ci})"
+    if cell.reading(cell.best) == "cannot tell":
+        return (
+            f"cannot tell (too few splits to ever name a winner): {cell.best} (lowest mean) "
+            f"against {', '.join(cell.tied)} ({ci})"
+        )
     return f"tied (within noise): {cell.best} with {', '.join(cell.tied)} ({ci})"
 
 
@@ -114,16 +120,19 @@ def tally(verdicts: CellVerdicts, methods: Sequence[str]) -> str:
     bests = verdicts.bests
     parts = []
     for method in methods:
-        clear = sum(b.best == method and b.clear for b in bests)
-        tied = sum(not b.clear and (b.best == method or method in b.tied) for b in bests)
-        if clear or tied:
+        found = [b.reading(method) for b in bests]
+        clear, tied, unknown = (found.count(w) for w in ("clear", "tied", "cannot tell"))
+        if clear or tied or unknown:
             parts.append(
                 f"{LABELS.get(method, method)} clearly lowest in {clear}, tied for lowest in {tied}"
+                + (f", cannot tell in {unknown}" if unknown else "")
             )
-    ties = sum(not b.clear for b in bests)
+    readings = [b.reading(b.best) for b in bests]
+    ties, unknown = readings.count("tied"), readings.count("cannot tell")
+    never = f", {unknown} cannot be told (too few splits to ever name a winner)" if unknown else ""
     return (
-        f"Of {len(bests)} cells, {len(bests) - ties} have a clearly lowest method and {ties} are "
-        f"ties (within noise): " + "; ".join(parts) + "."
+        f"Of {len(bests)} cells, {readings.count('clear')} have a clearly lowest method and "
+        f"{ties} are ties (within noise){never}: " + "; ".join(parts) + "."
     )
 
 

@@ -72,6 +72,11 @@ def test_too_few_splits_for_the_pages_holm_family_never_name_a_winner(splits):
     assert clear == ([False, False] if splits == 5 else [True, True])
     assert f"the fewest splits that can: {pairs_needed(12)}" in power_note(page)
     assert ("cannot be clearly lowest" in power_note(page)) == (splits == 5)
+    # forced, not found: neither cell is called a tie
+    texts = [cell_text(b) for b in page.bests]
+    assert all(t.startswith("cannot tell (too few splits") for t in texts) == (splits == 5)
+    counted = "0 are ties (within noise), 2 cannot be told" in tally(page, METHODS)
+    assert counted == (splits == 5)
 
 
 def test_pairs_follow_the_split_not_the_row_order():
