@@ -28,7 +28,12 @@ from envs_registry import ENVS, register_all
 from osfb_gym.bench.rl import ALGORITHMS
 from osfb_gym.bench.store import canonical, stable_key
 from osfb_gym.core.family import load
-from osfb_gym.core.validation import check_choice, check_memory, env_arguments
+from osfb_gym.core.validation import (
+    MAKE_ARGUMENTS,
+    check_choice,
+    check_memory,
+    env_arguments,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -348,6 +353,14 @@ def _check_env(env: EnvSpec, ids: list[str]) -> None:
     check_choice(env.id, "env id", ids)
     valid = env_arguments(env.id)  # None: an env taking **kwargs checks them itself (retention)
     for name, value in env.kwargs.items():
+        if name in MAKE_ARGUMENTS:  # gym.make's own: a cell makes its envs as its runner needs
+            length = (
+                " (an episode's length is the env's horizon)" if "horizon" in (valid or ()) else ""
+            )
+            raise ValueError(
+                f"{name} is gym.make's argument, not one of {env.id}'s: a sweep's env "
+                f"kwargs are the env's own{length}"
+            )
         if valid is not None:
             check_choice(name, f"an argument of {env.id}", valid)
         if name == "dataset" and isinstance(value, str):  # not a Dataset object given in code

@@ -146,6 +146,12 @@ BAD = [
         "'a' and 'b'",
         "same env",
     ),
+    (
+        '[[envs]]\nid = "OneSidedLending-v0"\nkwargs = { max_episode_steps = 50 }\n'
+        '[[agents]]\nname = "Greedy"',
+        "max_episode_steps is gym.make's argument",
+        "an episode's length is the env's horizon",
+    ),
     ('name = "../../x"\n' + GOOD, "../../x", "plain name"),
     ('name = ""\n' + GOOD, "''", "plain name"),
     ('name = ".."\n' + GOOD, "'..'", "plain name"),
