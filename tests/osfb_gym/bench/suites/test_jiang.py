@@ -101,7 +101,8 @@ def test_cli_runs_a_tiny_reproduction_with_both_tunings(tmp_path, capsys):
     assert "| german" in text and "(35.71)" in text  # the paper's greedy, German, 50%
     assert "alpha tuned on splits [0, 2]" in text and "the verdict on splits [1, 3]" in text
     assert "the paper reports 784 rows" in text  # blood: our data differ, and we say so
-    assert "| tied (within noise): " in text  # 4 splits can never name a clear lowest
+    assert "| cannot tell (too few splits" in text  # 4 splits can never name a clear lowest
+    assert "| tied (within noise): " not in text  # so no cell is called a tie
     assert "Held-out tuning: Of 4 cells" in capsys.readouterr().out
     assert "truncated to 2 steps" in text and set(results["steps"]) == {2}
     assert main([*argv, "--set", "splits=3"]) == 2  # the splits are --seeds
