@@ -217,7 +217,7 @@ def sensitivity_table(validation: pd.DataFrame) -> list[str]:
         sort=False,
     )
     table.columns = [f"N={n:,}" for n in table.columns]
-    table = table.reset_index()
+    table = table.astype(object).where(table.notna(), None).reset_index()  # None: not run
     return [
         "## PPO's sensitivity (validation runs)",
         "",

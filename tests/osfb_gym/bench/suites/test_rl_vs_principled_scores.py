@@ -314,6 +314,11 @@ def test_the_sensitivity_table_names_the_setting_each_row_varies():
     assert "|   0.25  |" in text and "|   0.125 |" in text  # regret over the constant's
     assert "4.5" not in text.split("|---")[-1]  # the tuning run is not a row
     assert sensitivity_table(pd.DataFrame([row(base, 1.0, "tune"), constant])) == []
+    # a budget one setting did not run to is blank, not "nan"
+    longer = row(base | {"ent_coef": 0.1}, 0.5)
+    longer["points"] = [*longer["points"], dict(longer["points"][0], budget=200)]
+    text = "\n".join(sensitivity_table(pd.DataFrame([*rows, longer, constant])))
+    assert "N=200" in text and "nan" not in text
 
 
 def test_recurrent_ppo_trains_on_the_feedback_view_in_a_cell():
