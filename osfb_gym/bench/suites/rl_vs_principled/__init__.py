@@ -23,6 +23,7 @@ from osfb_gym.bench.suites.rl_vs_principled.protocol import (
     GAMMAS,
     NAME,
     SENSITIVITY,
+    SENSITIVITY_BASE,
     VIEW_LABELS,
     Protocol,
     choose,
@@ -144,9 +145,7 @@ def sensitivity_cells(protocol: Protocol, family: str, regime: str) -> list[Cell
     """PPO one-at-a-time around gamma's first value, lr 3e-4, n_steps 512, ent_coef 0."""
     base = {
         "gamma": GAMMAS.get(family, [0.0, 0.99])[0],
-        "learning_rate": 3e-4,
-        "n_steps": 512,
-        "ent_coef": 0.0,
+        **SENSITIVITY_BASE,
         "batch_size": protocol.batch_size,
     }
     configs = [base] + [

@@ -14,6 +14,7 @@ from osfb_gym.bench.report import Report, band, colours, panels, save, save_repo
 from osfb_gym.bench.suites.rl_vs_principled.protocol import (
     NAME,
     PROTOCOL_VERSION,
+    SENSITIVITY_BASE,
     Protocol,
     scored,
 )
@@ -107,20 +108,25 @@ def _tables(frame: pd.DataFrame, top: int) -> tuple[list[str], list[str]]:
     return deployment, total
 
 
+def _described(protocol: Protocol, *keys: str) -> dict[str, Any]:
+    """Return the words of a page's header that describe ``protocol``, and ``keys`` as set."""
+    p = protocol
+    return {
+        **{key: getattr(p, key) for key in ("episodes", "horizon", "validation_seeds", *keys)},
+        "version": PROTOCOL_VERSION,
+        "families": ", ".join(p.families),
+        "regimes": ", ".join(p.regimes),
+        "fixed_views": "/".join(p.fixed_views),
+        "resampled_views": "/".join(p.resampled_views),
+        "budgets": ", ".join(f"{b:,}" for b in p.budgets),
+    }
+
+
 def _header(protocol: Protocol, validation: pd.DataFrame, test: pd.DataFrame) -> list[str]:
     p, minutes = protocol, (test["seconds"].sum() + validation["seconds"].sum()) / 60
     words = PAGE["header"].format(
-        **{
-            key: getattr(p, key)
-            for key in ("seeds", "episodes", "horizon", "tuning", "validation_seeds")
-        },
-        version=PROTOCOL_VERSION,
-        families=", ".join(p.families),
-        regimes=", ".join(p.regimes),
-        fixed_views="/".join(p.fixed_views),
-        resampled_views="/".join(p.resampled_views),
+        **_described(p, "seeds", "tuning"),
         algos=", ".join(p.algos) or "none (principled side only)",
-        budgets=", ".join(f"{b:,}" for b in p.budgets),
         learning_rate=list(p.learning_rate) or "default",
         n_steps=list(p.n_steps),
         ent_coef=list(p.ent_coef),
@@ -204,7 +210,7 @@ def sensitivity_table(validation: pd.DataFrame) -> list[str]:
     rows = rows[(rows["purpose"] == "sensitivity") & (rows["budget"] > 0)] if len(rows) else rows
     if not len(rows):
         return []
-    base = {"learning_rate": 3e-4, "n_steps": 512, "ent_coef": 0.0}
+    base = SENSITIVITY_BASE
     varied = [
         ", ".join(f"{k}={v:g}" for k, v in json.loads(c).items() if k in base and v != base[k])
         or "base"
@@ -234,17 +240,10 @@ def sensitivity_report(validation: pd.DataFrame, protocol: Protocol, out: Path) 
     ``scores.csv`` has the columns of the full protocol's (:func:`.scores.tidy`), one row
     per sensitivity run and checkpoint, none of them selected.
     """
-    p = protocol
     points = normalise(validation, validation)
     points = points[points["purpose"] == "sensitivity"].reset_index(drop=True)
     words = PAGE["sensitivity_header"].format(
-        **{key: getattr(p, key) for key in ("episodes", "horizon", "validation_seeds", "n_envs")},
-        version=PROTOCOL_VERSION,
-        families=", ".join(p.families),
-        regimes=", ".join(p.regimes),
-        fixed_views="/".join(p.fixed_views),
-        resampled_views="/".join(p.resampled_views),
-        budgets=", ".join(f"{b:,}" for b in p.budgets),
+        **_described(protocol, "n_envs"),
         cells=len(validation),
         minutes=validation["seconds"].sum() / 60,
     )

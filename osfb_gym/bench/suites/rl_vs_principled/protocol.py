@@ -60,6 +60,8 @@ SENSITIVITY = {
     "n_steps": (128, 512, 2048),
     "ent_coef": (0.0, 0.01, 0.1),
 }
+#: the setting the sensitivity runs vary one key of at a time (the report names the key)
+SENSITIVITY_BASE = {"learning_rate": 3e-4, "n_steps": 512, "ent_coef": 0.0}
 
 
 def _sensitivity(text: str) -> bool | Literal["only"]:
